@@ -1,0 +1,121 @@
+// preflight-check — PreToolUse: checks each pending tool call against the guardrails.
+// Also keeps the session facts the check needs, from the hook payloads (never the transcript, which
+// lags): the user's prompts (UserPromptSubmit) and which files were read (forgotten at PreCompact).
+
+import fs from 'node:fs'
+import { decide } from './decide'
+import type { Decision } from '../../lib/core/decision'
+import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
+import { compileRules } from '../../lib/core/guardrails'
+import { fingerprint } from '../../lib/core/fingerprint'
+import { currentBranch } from '../../lib/io/git'
+import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { processIO, runHook } from '../../lib/runtime/run-hook'
+
+const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
+const MAX_PROMPTS = 20
+
+const HELP = `preflight-check — Ratchet's PreToolUse guard (a Claude Code hook; reads one hook payload on stdin)
+
+Classifies the pending tool call (public surface, irreversible, stale data, prior incident, scope beyond
+the request) and applies the matching guardrails: allow silently, warn, check (deny once with a
+[PRE-FLIGHT] note, let the identical retry through), ask, or deny. Also records prompts
+(UserPromptSubmit) and forgets reads at compaction (PreCompact).
+
+Register it with \`ratchet init\`. Try a decision by hand with:
+  ratchet guardrails explain --command "git push origin main"
+State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
+
+function handle(payload: HookPayload, paths: Paths): Decision {
+  switch (payload.hook_event_name) {
+    case 'PreToolUse':
+      return preToolUse(payload, paths)
+    case 'UserPromptSubmit': {
+      const prompt = payload.prompt
+      updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+      return { kind: 'allow' }
+    }
+    case 'PreCompact':
+      // After compaction the model no longer holds what it read: reads must be redone before edits.
+      updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
+      return { kind: 'allow' }
+    default:
+      return { kind: 'allow' }
+  }
+}
+
+function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
+  const started = process.hrtime.bigint()
+  const now = Date.now()
+  const loaded = loadGuardrails(paths)
+  const session = readSession(paths, payload.session_id)
+  const { config, problem } = readConfig(paths)
+  const fp = fingerprint(payload.tool_name, payload.tool_input)
+  const result = decide(
+    { tool_name: payload.tool_name, tool_input: payload.tool_input, cwd: payload.cwd },
+    { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
+    compileRules(loaded.rules),
+    { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: session.checks, fingerprint: fp, now },
+  )
+
+  // Side effects after the decision; if one fails the decision still stands (and is logged).
+  const { verdict, action } = result
+  try {
+    if (action.reads.length || verdict === 'check' || verdict === 'proceeded_after_check') {
+      updateSession(paths, payload.session_id, (s) => {
+        const reads = { ...s.reads }
+        for (const r of action.reads) reads[r] = now
+        const checks = { ...s.checks }
+        if (verdict === 'check') checks[fp] = now
+        if (verdict === 'proceeded_after_check') delete checks[fp]
+        return { next: { ...s, reads, checks, updated: now }, result: undefined }
+      })
+    }
+    // A proceed-after-check is the same action again: it was counted when the check fired.
+    if (verdict !== 'proceeded_after_check') recordFires(paths, result.fired.map((f) => f.id), new Date(now).toISOString())
+  } catch (e) {
+    logError(paths, 'preflight-check', e)
+  }
+  logActivity(paths, {
+    time: new Date(now).toISOString(),
+    hook: 'preflight-check',
+    event: 'PreToolUse',
+    session: payload.session_id,
+    tool: payload.tool_name,
+    action: action.summary,
+    classes: result.classes,
+    patterns: [...new Set(action.findings.map((f) => f.pattern))],
+    guardrails: result.fired.map((f) => f.id),
+    ...(result.builtin ? { builtin: result.builtin } : {}),
+    decision: verdict,
+    fingerprint: fp,
+    latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
+  })
+
+  const problems = [...loaded.problems, ...(problem ? [problem] : [])]
+  if (!problems.length) return result.decision
+  const notice = `Ratchet: ${problems[0]}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}${loaded.origin === 'packaged-fallback' ? ' — using the packaged default rules until it is fixed' : ''}`
+  return { ...result.decision, notice }
+}
+
+export function failurePolicy(payload: HookPayload, why: string): Decision {
+  if (payload.hook_event_name !== 'PreToolUse' || READ_ONLY_TOOLS.has(payload.tool_name)) return { kind: 'allow' }
+  // Never fail open on an action we could not check.
+  return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`ratchet doctor\` shows what is wrong.` }
+}
+
+export function main(): Promise<void> {
+  const paths = resolvePaths()
+  return runHook(
+    {
+      name: 'preflight-check',
+      help: HELP,
+      events: ['PreToolUse', 'UserPromptSubmit', 'PreCompact'],
+      budgetMs: 3000,
+      onMalformed: 'block',
+      onFailure: failurePolicy,
+      handle: (p) => handle(p, paths),
+    },
+    processIO((hook, e) => logError(paths, hook, e)),
+  )
+}

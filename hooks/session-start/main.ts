@@ -1,0 +1,49 @@
+// session-start — SessionStart: puts the active guardrails and pending approvals in front of the agent.
+// On `compact` and `clear` it also forgets which files were read: the model no longer holds them.
+
+import { decide, type PendingSummary } from './decide'
+import type { HookPayload } from '../../lib/core/payloads'
+import { readJson } from '../../lib/io/store'
+import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { processIO, runHook } from '../../lib/runtime/run-hook'
+
+const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)
+
+Injects a compact "active guardrails" block (hard rules first, at most 5 lines plus a count of the
+rest) and any pending approvals into the new session, via additionalContext.
+Register it with \`ratchet init\`; see the block by hand with \`ratchet guardrails list\`.`
+
+export function pendingSummaries(paths: Paths): PendingSummary[] {
+  const r = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [] as unknown[])
+  if (!r.ok) return []
+  return (r.value as Record<string, unknown>[])
+    .filter((e) => e && e.status === 'pending')
+    .map((e) => ({ id: String(e.id), action: String(e.action ?? ''), severity: e.severity as string | undefined, requested_at: e.requested_at as string | undefined }))
+}
+
+function handle(payload: HookPayload, paths: Paths) {
+  if (payload.hook_event_name !== 'SessionStart') return { kind: 'allow' as const }
+  if (payload.source === 'compact' || payload.source === 'clear') {
+    updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
+  }
+  const loaded = loadGuardrails(paths)
+  const pending = pendingSummaries(paths)
+  logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length}` })
+  return decide(loaded.rules, pending, loaded.problems)
+}
+
+export function main(): Promise<void> {
+  const paths = resolvePaths()
+  return runHook(
+    {
+      name: 'session-start',
+      help: HELP,
+      events: ['SessionStart'],
+      budgetMs: 3000,
+      onMalformed: 'allow',
+      onFailure: () => ({ kind: 'allow' }),
+      handle: (p) => handle(p, paths),
+    },
+    processIO((hook, e) => logError(paths, hook, e)),
+  )
+}

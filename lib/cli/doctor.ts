@@ -1,0 +1,103 @@
+// `ratchet doctor`: is Ratchet registered, built, readable, and fast enough?
+
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
+import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths } from '../io/state'
+import { readJson } from '../io/store'
+import { readSettings } from './install'
+
+interface Check {
+  name: string
+  ok: boolean
+  detail: string
+  /** A warning does not fail the doctor. */
+  warn?: boolean
+}
+
+export function doctor(o: { projectDir: string; json?: boolean }): void {
+  const checks: Check[] = []
+  const projectDir = path.resolve(o.projectDir)
+  const major = Number(process.versions.node.split('.')[0])
+  checks.push({ name: 'node', ok: major >= 20, detail: `v${process.versions.node}${major >= 20 ? '' : ' (Ratchet needs Node 20 or newer)'}` })
+
+  const bundle = path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs')
+  checks.push({ name: 'build', ok: fs.existsSync(bundle), detail: fs.existsSync(bundle) ? `${PACKAGE_ROOT}/dist` : `missing ${bundle}: run npm install in ${PACKAGE_ROOT}` })
+
+  const files = [path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json'), path.join(homeDir(), '.claude', 'settings.json')]
+  const found: { file: string; event: string; command: string }[] = []
+  for (const file of files) {
+    try {
+      for (const r of registeredRatchetHooks(readSettings(file))) found.push({ file, ...r })
+    } catch (e) {
+      checks.push({ name: 'settings', ok: false, detail: (e as Error).message })
+    }
+  }
+  for (const reg of REGISTRATIONS) {
+    const hits = found.filter((f) => f.event === reg.event)
+    checks.push({
+      name: `hook ${reg.event}`,
+      ok: hits.length > 0,
+      detail: hits.length ? hits.map((h) => `${h.command} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : 'not registered: run `ratchet init`',
+    })
+    for (const h of hits) {
+      const exe = h.command.replace(/"\$CLAUDE_PROJECT_DIR"|\$CLAUDE_PROJECT_DIR/g, projectDir).replace(/"/g, '').split(/\s+/)[0]
+      if (!fs.existsSync(exe)) checks.push({ name: `hook ${reg.event}`, ok: false, detail: `${exe} does not exist (moved or uninstalled?): run \`ratchet init\` again` })
+    }
+  }
+
+  const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR ?? projectDir }, projectDir)
+  checks.push(writable(paths.stateDir))
+  const g = loadGuardrails(paths)
+  checks.push({ name: 'guardrails', ok: g.problems.length === 0, detail: g.problems.length ? g.problems.join('; ') : `${g.rules.length} rules from ${g.file}` })
+  const q = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [])
+  checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error })
+  const c = readConfig(paths)
+  checks.push({ name: 'config', ok: !c.problem, detail: c.problem ?? (fs.existsSync(paths.config) ? paths.config : 'defaults (no config.json)') })
+
+  if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
+
+  const failed = checks.filter((x) => !x.ok && !x.warn)
+  if (o.json) process.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }, null, 2) + '\n')
+  else {
+    for (const x of checks) process.stdout.write(`${x.ok ? '✓' : x.warn ? '!' : '✗'} ${x.name.padEnd(22)} ${x.detail}\n`)
+    process.stdout.write(failed.length ? `\n${failed.length} problem(s).\n` : '\nAll good.\n')
+  }
+  if (failed.length) process.exitCode = 1
+}
+
+function writable(dir: string): Check {
+  try {
+    fs.mkdirSync(dir, { recursive: true })
+    const probe = path.join(dir, `.doctor-${process.pid}`)
+    fs.writeFileSync(probe, '')
+    fs.rmSync(probe)
+    return { name: 'state folder', ok: true, detail: dir }
+  } catch (e) {
+    return { name: 'state folder', ok: false, detail: `${dir} is not writable: ${(e as Error).message}` }
+  }
+}
+
+/** Median start-to-exit time of preflight-check against bare node, in a scratch state folder. */
+function latency(bundle: string, guardrails: string): Check {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-doctor-'))
+  if (fs.existsSync(guardrails)) fs.copyFileSync(guardrails, path.join(scratch, 'guardrails.json'))
+  const payload = JSON.stringify({ session_id: 'doctor', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls -la' }, cwd: scratch })
+  const time = (args: string[]) => {
+    const t = process.hrtime.bigint()
+    spawnSync(process.execPath, args, { input: payload, env: { ...process.env, RATCHET_DIR: scratch, CLAUDE_PROJECT_DIR: scratch } })
+    return Number(process.hrtime.bigint() - t) / 1e6
+  }
+  const hook: number[] = []
+  const bare: number[] = []
+  for (let i = 0; i < 7; i++) {
+    bare.push(time(['-e', '']))
+    hook.push(time([bundle]))
+  }
+  fs.rmSync(scratch, { recursive: true, force: true })
+  const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]
+  const ratio = med(hook) / med(bare)
+  return { name: 'hook start-up', ok: true, warn: ratio > 1.5, detail: `preflight-check ${med(hook).toFixed(0)} ms vs bare node ${med(bare).toFixed(0)} ms (${ratio.toFixed(2)}×)` }
+}

@@ -1,0 +1,209 @@
+// `ratchet guardrails list|add|explain|patterns` and `ratchet log`.
+
+import fs from 'node:fs'
+import { CliError } from './errors'
+import { decide } from '../../hooks/preflight-check/decide'
+import { compileRules, decisionOf, matchability, validateGuardrails, type Guardrail } from '../core/guardrails'
+import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
+import { fingerprint } from '../core/fingerprint'
+import { parsePayload } from '../core/payloads'
+import { currentBranch } from '../io/git'
+import { updateJson } from '../io/store'
+import { homeDir, loadGuardrails, readConfig, readSession, resolvePaths } from '../io/state'
+
+const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
+
+export function list(o: { json?: boolean }): void {
+  const paths = resolvePaths()
+  const loaded = loadGuardrails(paths)
+  const rows = [...loaded.rules].sort((a, b) => (a.severity === b.severity ? a.id.localeCompare(b.id) : a.severity === 'hard' ? -1 : 1))
+  if (o.json) {
+    out(JSON.stringify({ file: loaded.file, origin: loaded.origin, problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
+    return
+  }
+  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (packaged defaults: run `ratchet init` to get your own copy)' : ' (packaged defaults: the project file is broken)'}`)
+  for (const p of loaded.problems) out(`  ! ${p}`)
+  if (!rows.length) return out('  (no guardrails)')
+  const w = Math.max(...rows.map((r) => r.id.length))
+  for (const r of rows) {
+    const how = matchability(r)
+    const what = how === 'awareness' ? `${r.pattern} (not machine-matched: shown at session start only)` : [isKnownPattern(r.pattern) ? r.pattern : '', r.match ? `match ${JSON.stringify(r.match)}` : ''].filter(Boolean).join(' + ')
+    const fired = r.fire_count ? `fired ${r.fire_count}×, last ${r.last_fired ?? '?'}` : 'never fired'
+    out(`${r.enabled === false ? '-' : ' '} ${r.id.padEnd(w)}  ${r.severity.padEnd(4)} → ${decisionOf(r).padEnd(5)}  ${what}`)
+    out(`  ${' '.repeat(w)}  ${r.rule}`)
+    out(`  ${' '.repeat(w)}  ${r.source ? `from ${r.source}; ` : ''}${fired}`)
+  }
+}
+
+interface AddOptions {
+  rule: string
+  pattern?: string
+  id?: string
+  trigger?: string
+  check?: string
+  source?: string
+  severity: 'hard' | 'soft'
+  decision?: Guardrail['decision']
+  tools?: string[]
+  command?: string[]
+  paths?: string[]
+  urls?: string[]
+  json?: boolean
+}
+
+export function add(o: AddOptions): void {
+  const match = Object.fromEntries(Object.entries({ tools: o.tools, command: o.command, paths: o.paths, urls: o.urls }).filter(([, v]) => v?.length))
+  if (!o.pattern && !Object.keys(match).length) throw new CliError('give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls')
+  if (o.pattern && !isKnownPattern(o.pattern) && !Object.keys(match).length)
+    process.stderr.write(`ratchet: note: "${o.pattern}" is not a known detector, so this rule is shown at session start but never matched (add --command/--paths/… to match it)\n`)
+  const paths = resolvePaths()
+  if (!fs.existsSync(paths.guardrails)) {
+    fs.mkdirSync(paths.stateDir, { recursive: true })
+    fs.copyFileSync(paths.packagedGuardrails, paths.guardrails)
+  }
+  const added = updateJson<unknown[], Guardrail>(
+    paths.guardrails,
+    {
+      onCorrupt: 'fail',
+      fallback: () => [],
+      validate: (raw) => {
+        const v = validateGuardrails(raw)
+        if (v.fatal || v.problems.length) return `fix these first: ${v.problems.map((p) => `${p.where}: ${p.message}`).join('; ')}`
+        return raw as unknown[]
+      },
+    },
+    (list) => {
+      const ids = new Set(list.map((g) => (g as { id: string }).id))
+      const id = o.id ?? nextId(ids)
+      if (ids.has(id)) throw new CliError(`a guardrail with id ${id} already exists`)
+      const rule: Guardrail = {
+        id,
+        source: o.source ?? null,
+        pattern: o.pattern ?? 'custom',
+        trigger: o.trigger ?? null,
+        rule: o.rule,
+        severity: o.severity,
+        added: new Date().toISOString().slice(0, 10),
+        last_fired: null,
+        fire_count: 0,
+        ...(o.decision ? { decision: o.decision } : {}),
+        ...(o.check ? { check: o.check } : {}),
+        ...(Object.keys(match).length ? { match } : {}),
+      }
+      const v = validateGuardrails([rule])
+      if (v.problems.length) throw new CliError(v.problems.map((p) => `${p.where}: ${p.message}`).join('; '))
+      return { next: [...list, rule], result: rule }
+    },
+  )
+  if (o.json) out(JSON.stringify(added, null, 2))
+  else out(`Added ${added.id} (${added.severity} → ${decisionOf(added)}) to ${paths.guardrails}`)
+}
+
+function nextId(ids: Set<string>): string {
+  let n = 1
+  for (const id of ids) {
+    const m = /^GR-(\d+)$/.exec(id)
+    if (m) n = Math.max(n, Number(m[1]) + 1)
+  }
+  return `GR-${String(n).padStart(3, '0')}`
+}
+
+interface ExplainOptions {
+  command?: string
+  tool: string
+  input?: string
+  session?: string
+  json?: boolean
+}
+
+export function explain(payloadArg: string | undefined, o: ExplainOptions): void {
+  let call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string; session_id?: string }
+  if (payloadArg) {
+    const text = fs.readFileSync(payloadArg === '-' ? 0 : payloadArg, 'utf8')
+    const p = parsePayload(text)
+    if (!p.ok) throw new CliError(`${payloadArg === '-' ? 'stdin' : payloadArg}: ${p.error}`)
+    if (p.payload.hook_event_name !== 'PreToolUse') throw new CliError(`explain takes a PreToolUse payload, got ${p.payload.hook_event_name}`)
+    call = p.payload
+  } else if (o.command !== undefined) call = { tool_name: 'Bash', tool_input: { command: o.command } }
+  else if (o.input !== undefined) {
+    let input: unknown
+    try {
+      input = JSON.parse(o.input)
+    } catch (e) {
+      throw new CliError(`--input is not JSON: ${(e as Error).message}`)
+    }
+    if (!input || typeof input !== 'object') throw new CliError('--input must be a JSON object')
+    call = { tool_name: o.tool, tool_input: input as Record<string, unknown> }
+  } else throw new CliError('give a payload file (or - for stdin), --command "…", or --tool NAME --input JSON')
+
+  const paths = resolvePaths()
+  const loaded = loadGuardrails(paths)
+  const sessionId = o.session ?? call.session_id
+  const session = sessionId ? readSession(paths, sessionId) : { reads: {}, prompts: [], checks: {} }
+  const { config } = readConfig(paths)
+  const r = decide(
+    { tool_name: call.tool_name, tool_input: call.tool_input, cwd: call.cwd ?? process.cwd() },
+    { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
+    compileRules(loaded.rules),
+    { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: {}, fingerprint: fingerprint(call.tool_name, call.tool_input), now: Date.now() },
+  )
+  if (o.json) {
+    out(JSON.stringify({ action: r.action.summary, tool: r.action.tool, classes: r.classes, findings: r.action.findings, guardrails: r.fired.map((f) => ({ id: f.id, decision: f.decision, because: f.because })), builtin: r.builtin ?? null, verdict: r.verdict, decision: r.decision, rules_file: loaded.file, problems: loaded.problems }, null, 2))
+    return
+  }
+  out(`Action:   ${r.action.summary}`)
+  out(`Classes:  ${r.classes.length ? r.classes.map((c) => CLASS_LABEL[c]).join(', ') : 'none'}`)
+  for (const f of r.action.findings) out(`  - ${f.pattern}${f.catastrophic ? ' (catastrophic)' : ''}: ${f.detail}`)
+  if (r.action.incomplete) out('  ! the command could not be read completely (unterminated quote or bracket)')
+  out(`Rules:    ${r.fired.length ? '' : 'none fired'}`)
+  for (const f of r.fired) out(`  - ${f.id} → ${f.decision}: ${f.because.join('; ')}`)
+  if (r.builtin) out(`Built-in: ${r.builtin}`)
+  out(`Decision: ${r.verdict}${r.verdict === 'check' ? ' (denied once; an identical retry within the window runs)' : ''}`)
+  if (!sessionId && r.action.findings.some((f) => f.class === 'stale_data')) out('          (no session given: explain assumes nothing was read yet; pass --session ID)')
+  if (r.decision.kind !== 'allow' || r.decision.context) out('\n' + ('reason' in r.decision ? r.decision.reason : r.decision.context))
+  for (const p of loaded.problems) out(`! ${p}`)
+}
+
+export function patterns(o: { json?: boolean }): void {
+  if (o.json) return out(JSON.stringify({ classes: ACTION_CLASSES, patterns: PATTERNS }, null, 2))
+  out('Classes (match every pattern of the class): ' + ACTION_CLASSES.join(', ') + ', catastrophic')
+  const w = Math.max(...Object.keys(PATTERNS).map((k) => k.length))
+  for (const c of ACTION_CLASSES) {
+    const names = Object.entries(PATTERNS).filter(([, p]) => p.class === c)
+    if (!names.length) continue
+    out(`\n${CLASS_LABEL[c]} (${c}):`)
+    for (const [name, p] of names) out(`  ${name.padEnd(w)}  ${p.description}`)
+  }
+}
+
+export function log(o: { lines: string; json?: boolean }): void {
+  const paths = resolvePaths()
+  const n = Math.max(1, Number(o.lines) || 20)
+  let text = ''
+  try {
+    // Read only the tail: the log grows without bound.
+    const fd = fs.openSync(paths.activity, 'r')
+    const size = fs.fstatSync(fd).size
+    const want = Math.min(size, n * 2000)
+    const buf = Buffer.alloc(want)
+    fs.readSync(fd, buf, 0, want, size - want)
+    fs.closeSync(fd)
+    text = buf.toString('utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out(`No activity yet (${paths.activity}).`)
+    throw e
+  }
+  const lines = text.split('\n').filter(Boolean).slice(-n)
+  for (const line of lines) {
+    if (o.json) {
+      out(line)
+      continue
+    }
+    try {
+      const r = JSON.parse(line)
+      out(`${r.time}  ${String(r.decision).padEnd(21)} ${r.tool ?? r.event}  ${r.action ?? r.note ?? ''}${r.guardrails?.length ? `  [${r.guardrails.join(', ')}]` : ''}`)
+    } catch {
+      /* a partial first line of the tail window */
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// `ratchet init` / `ratchet uninstall`: edit Claude Code settings and set up the state folder.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { CliError } from './errors'
+import { withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
+import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
+
+interface ScopeOptions {
+  user?: boolean
+  local?: boolean
+  projectDir: string
+}
+
+export function settingsFile(o: ScopeOptions): string {
+  if (o.user) return path.join(homeDir(), '.claude', 'settings.json')
+  return path.join(path.resolve(o.projectDir), '.claude', o.local ? 'settings.local.json' : 'settings.json')
+}
+
+export function readSettings(file: string): Settings {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}
+    throw new CliError(`cannot read ${file}: ${(e as Error).message}`)
+  }
+  if (!text.trim()) return {}
+  try {
+    const v = JSON.parse(text)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected a JSON object')
+    return v
+  } catch (e) {
+    // Claude Code silently ignores an invalid settings file in -p mode: refuse to make it worse.
+    throw new CliError(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
+  }
+}
+
+/** The command Claude Code runs for a hook: relative to $CLAUDE_PROJECT_DIR when installed inside it. */
+export function hookCommand(hook: HookName, projectDir: string, user: boolean): string {
+  const bin = path.join(PACKAGE_ROOT, 'bin', hook)
+  const rel = path.relative(path.resolve(projectDir), bin)
+  if (!user && !rel.startsWith('..') && !path.isAbsolute(rel)) return `"$CLAUDE_PROJECT_DIR"/${rel.split(path.sep).join('/')}`
+  return JSON.stringify(bin)
+}
+
+export function init(o: ScopeOptions & { dryRun?: boolean }): void {
+  const file = settingsFile(o)
+  const projectDir = path.resolve(o.projectDir)
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new CliError(`the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
+  const before = readSettings(file)
+  const after = withRatchet(before, (h) => hookCommand(h, projectDir, !!o.user))
+  if (o.dryRun) {
+    process.stdout.write(JSON.stringify(after, null, 2) + '\n')
+    return
+  }
+  const changed = JSON.stringify(before) !== JSON.stringify(after)
+  if (changed) {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    writeJsonFile(file, after)
+  }
+  const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
+  const created = setUpStateFolder(paths.stateDir, paths.packagedGuardrails)
+  const regs = registeredRatchetHooks(after)
+  process.stdout.write(
+    [
+      `${changed ? 'Registered' : 'Already registered'} in ${file}:`,
+      ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${r.command}  [timeout ${r.timeout}s]`),
+      `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
+      'Next: start `claude` in this project; `ratchet guardrails list` shows what is enforced, `ratchet doctor` checks the install.',
+    ].join('\n') + '\n',
+  )
+}
+
+function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[] {
+  const created: string[] = []
+  fs.mkdirSync(stateDir, { recursive: true })
+  const put = (name: string, write: (p: string) => void) => {
+    const p = path.join(stateDir, name)
+    if (fs.existsSync(p)) return
+    write(p)
+    created.push(name)
+  }
+  put('guardrails.json', (p) => fs.copyFileSync(packagedGuardrails, p))
+  put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n'))
+  put('.gitignore', (p) => fs.writeFileSync(p, '# Machine state: keep guardrails.json (and config.json without secrets) in git.\nactivity.jsonl\nerrors.log\nsessions/\n*.lock\n*.tmp\n*.corrupt-*\n'))
+  return created
+}
+
+export function uninstall(o: ScopeOptions): void {
+  const file = settingsFile(o)
+  const before = readSettings(file)
+  const removed = registeredRatchetHooks(before).length
+  if (!removed) {
+    process.stdout.write(`No Ratchet hooks in ${file}; nothing to do.\n`)
+    return
+  }
+  writeJsonFile(file, withoutRatchet(before))
+  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) from ${file}. The state folder was kept.\n`)
+}

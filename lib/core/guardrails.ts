@@ -1,0 +1,281 @@
+// guardrails.json: the seed's format as-is (a bare array of {id, source, pattern, trigger, rule,
+// severity, added, last_fired, fire_count}) plus optional machine matching (`match`) and an explicit
+// `decision`. Validation returns problems as data; only the edges turn them into messages or exits.
+
+import * as z from 'zod/mini'
+import { Minimatch } from 'minimatch'
+import path from 'node:path'
+import { ACTION_CLASSES, AWARENESS_ONLY, PATTERNS, isKnownPattern } from './patterns'
+import type { Classification } from './classify'
+
+export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
+export type RuleDecision = (typeof DECISIONS)[number]
+/** Strength order: a stronger decision wins when several rules fire. */
+export const STRENGTH: Record<RuleDecision, number> = { warn: 1, check: 2, ask: 3, pause: 4, deny: 5 }
+
+const guardrailSchema = () => {
+  const globList = z.optional(z.array(z.string()))
+  const match = z.strictObject({ tools: globList, command: globList, paths: globList, urls: globList })
+  return z.looseObject({
+    id: z.string().check(z.minLength(1)),
+    source: z.optional(z.nullable(z.string())),
+    pattern: z.string().check(z.minLength(1)),
+    trigger: z.optional(z.nullable(z.string())),
+    rule: z.string(),
+    severity: z.enum(['hard', 'soft']),
+    added: z.optional(z.nullable(z.string())),
+    last_fired: z.optional(z.nullable(z.string())),
+    fire_count: z.optional(z.nullable(z.number())),
+    match: z.optional(match),
+    decision: z.optional(z.enum(DECISIONS)),
+    check: z.optional(z.string()),
+    enabled: z.optional(z.boolean()),
+  })
+}
+let schema: ReturnType<typeof guardrailSchema> | undefined
+/** The zod schema of one guardrail, built on first use (a hook whose file is already validated never needs it). */
+export const GuardrailSchema = () => (schema ??= guardrailSchema())
+export type Guardrail = z.infer<ReturnType<typeof guardrailSchema>>
+
+export interface Problem {
+  /** JSON path inside the file, e.g. `[2].severity`. */
+  where: string
+  message: string
+}
+
+export interface LoadedRules {
+  rules: Guardrail[]
+  problems: Problem[]
+  /** True when the file could not be used at all (bad JSON, not an array). */
+  fatal: boolean
+}
+
+/** Validates the parsed file entry by entry: one bad rule is reported and skipped, the rest still work. */
+export function validateGuardrails(raw: unknown): LoadedRules {
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { guardrails?: unknown }).guardrails) ? (raw as { guardrails: unknown[] }).guardrails : null
+  if (!list) return { rules: [], problems: [{ where: '(root)', message: 'expected an array of guardrails (or {"guardrails": [...]})' }], fatal: true }
+  const rules: Guardrail[] = []
+  const problems: Problem[] = []
+  const ids = new Set<string>()
+  list.forEach((entry, i) => {
+    const r = GuardrailSchema().safeParse(entry)
+    if (!r.success) {
+      for (const issue of r.error.issues.slice(0, 3)) problems.push({ where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, message: issue.message })
+      return
+    }
+    const g = r.data
+    if (ids.has(g.id)) problems.push({ where: `[${i}].id`, message: `duplicate id ${g.id}; the first one wins` })
+    else {
+      ids.add(g.id)
+      rules.push(g)
+    }
+  })
+  return { rules, problems, fatal: false }
+}
+
+/** Why a rule can or cannot be matched by machine; shown by `guardrails list` and `explain`. */
+export function matchability(g: Guardrail): 'pattern' | 'match' | 'pattern+match' | 'awareness' {
+  const known = isKnownPattern(g.pattern)
+  if (g.match && known) return 'pattern+match'
+  if (g.match) return 'match'
+  if (known) return 'pattern'
+  return 'awareness'
+}
+
+export function decisionOf(g: Guardrail): RuleDecision {
+  return g.decision ?? (g.severity === 'hard' ? 'deny' : 'check')
+}
+
+export const citesIncident = (g: Guardrail) => /\bINC-\d+/i.test(g.source ?? '')
+
+// ---------------------------------------------------------------------------------------------
+// Compiled form, built once per process. Building it is cheap (no regex is compiled up front);
+// matching looks rules up by pattern name and by tool name, and a glob's longest literal part is
+// tested with `includes` before its regex is ever built. So 1,000 rules cost microseconds per call.
+
+export interface CompiledRule {
+  rule: Guardrail
+  decision: RuleDecision
+  byPattern: boolean
+  tools?: Glob[]
+  command?: Glob[]
+  paths?: Glob[]
+  urls?: Glob[]
+}
+
+export interface RuleIndex {
+  /** Rules keyed by the pattern or class name they name. */
+  byKey: Map<string, CompiledRule[]>
+  /** Glob-only rules keyed by each exact tool name they list. */
+  byTool: Map<string, CompiledRule[]>
+  /** Glob-only rules with no tool list or a wildcard in it: tested on every call. */
+  anyTool: CompiledRule[]
+  all: CompiledRule[]
+}
+
+const WILD = '*?'
+const PATH_WILD = '*?[]{}()!+@'
+
+/**
+ * The longest run of characters a match must contain. For paths, only whole segments without glob
+ * syntax count (so `**\/x.env` yields `x.env`, which a top-level `x.env` also contains).
+ * A plain loop: a regex split here costs milliseconds in a cold process with many rules.
+ */
+export function longestLiteral(glob: string, isPath: boolean): string {
+  let best = ''
+  let start = 0
+  let clean = true
+  for (let i = 0; i <= glob.length; i++) {
+    const c = i < glob.length ? glob[i] : '/'
+    if (isPath) {
+      if (c === '/') {
+        if (clean && i - start > best.length) best = glob.slice(start, i)
+        start = i + 1
+        clean = true
+      } else if (PATH_WILD.includes(c)) clean = false
+    } else if (i === glob.length || WILD.includes(c)) {
+      if (i - start > best.length) best = glob.slice(start, i)
+      start = i + 1
+    }
+  }
+  return best
+}
+
+/** `*` matches anything (slashes too), `?` one character; everything else is literal. */
+export function wildcard(glob: string, flags = ''): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  return new RegExp(`^${body}$`, flags)
+}
+
+/**
+ * One glob, compiled on first use. `literal` is a substring every match must contain: testing it
+ * with `includes` first means most rules never build a regex at all.
+ */
+class Glob {
+  private matcher?: { test(v: string): boolean }
+  private lit?: string
+  constructor(
+    readonly source: string,
+    private readonly kind: 'wildcard' | 'caseless' | 'path',
+  ) {}
+
+  private literal(): string {
+    if (this.lit === undefined) {
+      this.lit = longestLiteral(this.source, this.kind === 'path')
+      if (this.kind === 'caseless') this.lit = this.lit.toLowerCase()
+    }
+    return this.lit
+  }
+
+  test(value: string): boolean {
+    const lit = this.literal()
+    if (lit && !(this.kind === 'caseless' ? value.toLowerCase() : value).includes(lit)) return false
+    if (!this.matcher) {
+      if (this.kind === 'path') {
+        const mm = new Minimatch(this.source, { dot: true, matchBase: !this.source.includes('/') })
+        this.matcher = { test: (v) => mm.match(v) }
+      } else this.matcher = wildcard(this.source, this.kind === 'caseless' ? 'i' : '')
+    }
+    return this.matcher.test(value)
+  }
+}
+
+const globs = (list: string[] | undefined, kind: 'wildcard' | 'caseless' | 'path') => list?.map((g) => new Glob(kind === 'wildcard' ? g.trim() : g, kind))
+
+export function compileRules(rules: Guardrail[]): RuleIndex {
+  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), anyTool: [], all: [] }
+  const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
+    const list = map.get(key)
+    if (list) list.push(c)
+    else map.set(key, [c])
+  }
+  for (const rule of rules) {
+    if (rule.enabled === false) continue
+    const m = rule.match
+    const byPattern = isKnownPattern(rule.pattern)
+    if (!byPattern && !m) continue // awareness only: shown at session start, never matched
+    const c: CompiledRule = {
+      rule,
+      decision: decisionOf(rule),
+      byPattern,
+      tools: globs(m?.tools, 'wildcard'),
+      command: globs(m?.command, 'wildcard'),
+      paths: globs(m?.paths, 'path'),
+      urls: globs(m?.urls, 'caseless'),
+    }
+    index.all.push(c)
+    if (byPattern) push(index.byKey, rule.pattern, c)
+    else if (m?.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) for (const t of new Set(m.tools)) push(index.byTool, t, c)
+    else index.anyTool.push(c)
+  }
+  return index
+}
+
+export interface FiredRule {
+  id: string
+  rule: Guardrail
+  decision: RuleDecision
+  /** Human-readable reasons, e.g. `pattern git_push: git push origin main`. */
+  because: string[]
+}
+
+export function matchRules(index: RuleIndex, action: Classification, projectDir: string): FiredRule[] {
+  const fired: FiredRule[] = []
+  const keys = new Map<string, string>() // key → first detail that produced it
+  for (const f of action.findings) {
+    if (!keys.has(f.pattern)) keys.set(f.pattern, f.detail)
+    if (!keys.has(f.class)) keys.set(f.class, f.detail)
+    if (f.catastrophic && !keys.has('catastrophic')) keys.set('catastrophic', f.detail)
+  }
+  const rels = action.paths.map((abs) => {
+    const rel = path.posix.relative(projectDir, abs)
+    return rel.startsWith('..') ? null : rel
+  })
+  // Each rule sits in exactly one byKey list, or in byTool lists (one tool per call), or in anyTool:
+  // no rule can be visited twice.
+  for (const [key, detail] of keys)
+    for (const c of index.byKey.get(key) ?? [])
+      if (!c.rule.match || globsMatch(c, action, rels, false))
+        fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [`pattern ${key}: ${detail}`, ...describe(c, action, rels)] })
+  const byTool = index.byTool.get(action.tool)
+  if (byTool) for (const c of byTool) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.anyTool) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  return fired
+}
+
+const anyHit = (globs: Glob[], values: string[]): string | undefined => {
+  for (const v of values) for (const g of globs) if (g.test(v)) return v
+  return undefined
+}
+
+/** Relative globs match the project-relative path or the absolute one; absolute globs only the latter. */
+function pathHit(globs: Glob[], paths: string[], rels: (string | null)[]): string | undefined {
+  for (let i = 0; i < paths.length; i++) {
+    const abs = paths[i]
+    const rel = rels[i]
+    for (const g of globs) if (g.source.startsWith('/') ? g.test(abs) : (rel !== null && g.test(rel)) || g.test(abs)) return abs
+  }
+  return undefined
+}
+
+/** Every given field must match at least one value. Allocation-free: it runs for every rule. */
+function globsMatch(c: CompiledRule, a: Classification, rels: (string | null)[], toolKnown: boolean): boolean {
+  if (c.tools && !toolKnown && anyHit(c.tools, [a.tool]) === undefined) return false
+  if (c.command && anyHit(c.command, a.commands) === undefined) return false
+  if (c.urls && anyHit(c.urls, a.urls) === undefined) return false
+  if (c.paths && pathHit(c.paths, a.paths, rels) === undefined) return false
+  return true
+}
+
+/** Why a rule that matched did so, for the note, `explain` and the log. */
+function describe(c: CompiledRule, a: Classification, rels: (string | null)[]): string[] {
+  const why: string[] = []
+  if (c.tools) why.push(`tool ${a.tool}`)
+  if (c.command) why.push(`command "${anyHit(c.command, a.commands)}" matches ${c.command.map((g) => JSON.stringify(g.source)).join(' or ')}`)
+  if (c.paths) why.push(`path ${pathHit(c.paths, a.paths, rels)}`)
+  if (c.urls) why.push(`url ${anyHit(c.urls, a.urls)}`)
+  return why
+}
+
+export const KNOWN_PATTERN_NAMES = [...ACTION_CLASSES, 'catastrophic', ...Object.keys(PATTERNS)]
+export { AWARENESS_ONLY }

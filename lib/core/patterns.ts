@@ -1,0 +1,56 @@
+// The named patterns a guardrail's `pattern` can refer to. Each belongs to one of the seed's trigger
+// classes; a guardrail may also name a class itself (`public_surface`) to match all of its patterns.
+
+export const ACTION_CLASSES = ['public_surface', 'irreversible', 'stale_data', 'prior_incident', 'scope_beyond_request', 'self_protection'] as const
+export type ActionClass = (typeof ACTION_CLASSES)[number]
+
+export const CLASS_LABEL: Record<ActionClass, string> = {
+  public_surface: 'public surface',
+  irreversible: 'irreversible',
+  stale_data: 'stale data',
+  prior_incident: 'prior incident',
+  scope_beyond_request: 'scope beyond request',
+  self_protection: "Ratchet's own configuration",
+}
+
+export interface PatternInfo {
+  class: ActionClass
+  description: string
+}
+
+export const PATTERNS: Record<string, PatternInfo> = {
+  git_push: { class: 'public_surface', description: 'git push to a remote' },
+  pr_or_issue_create: { class: 'public_surface', description: 'creating or merging a PR, issue, release, gist or repo (gh, glab, hub)' },
+  package_publish: { class: 'public_surface', description: 'publishing a package (npm/yarn/pnpm publish, cargo publish, twine upload, gem push, …)' },
+  container_push: { class: 'public_surface', description: 'pushing a container image (docker/podman push)' },
+  email_send: { class: 'public_surface', description: 'sending email (mail, sendmail, smtplib, …)' },
+  http_upload: { class: 'public_surface', description: 'HTTP POST/PUT/upload to an external host' },
+  deploy: { class: 'public_surface', description: 'deploying (vercel, netlify, fly, kubectl apply, terraform apply, helm, …)' },
+  remote_copy: { class: 'public_surface', description: 'copying files to another host (scp, rsync host:, aws s3 cp, gsutil, rclone)' },
+  external_post: { class: 'public_surface', description: 'an MCP tool that posts, sends or publishes' },
+  file_delete: { class: 'irreversible', description: 'deleting files (rm, find -delete, xargs rm, unlink, shred, interpreter one-liners)' },
+  git_discard: { class: 'irreversible', description: 'discarding work (reset --hard, clean -f, checkout/restore of the tree, stash drop/clear)' },
+  git_history_rewrite: { class: 'irreversible', description: 'rewriting history (force push, filter-branch, reflog expire, update-ref -d)' },
+  git_ref_delete: { class: 'irreversible', description: 'deleting branches or tags, locally or on a remote' },
+  db_destroy: { class: 'irreversible', description: 'destroying data (DROP/DELETE/TRUNCATE, dropdb, FLUSHALL, db:drop)' },
+  infra_destroy: { class: 'irreversible', description: 'destroying infrastructure (terraform destroy, kubectl delete, cloud delete/terminate, docker prune)' },
+  disk_format: { class: 'irreversible', description: 'formatting or overwriting disks (mkfs, dd of=/dev/…, wipefs, fdisk)' },
+  irreversible_mcp: { class: 'irreversible', description: 'an MCP tool that deletes, drops or destroys' },
+  stale_write: { class: 'stale_data', description: 'changing an existing file that was not read in the current context' },
+  outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
+  unrequested_web: { class: 'scope_beyond_request', description: 'web access the user’s request did not mention' },
+  unrequested_publish: { class: 'scope_beyond_request', description: 'publishing when the user’s request did not mention it' },
+  ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
+  // Named patterns from the seed's guardrails.json, so its file works as-is.
+  commit_to_public_repo: { class: 'public_surface', description: 'git add, commit or push (the seed’s GR-002)' },
+  timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
+}
+
+/** Named patterns that are about judgement, not actions: shown at session start, never machine-matched. */
+export const AWARENESS_ONLY = new Set(['inline_execution_of_spawnable_task'])
+
+const KNOWN = new Set<string>([...Object.keys(PATTERNS), ...ACTION_CLASSES, 'catastrophic'])
+
+export function isKnownPattern(name: string): boolean {
+  return KNOWN.has(name)
+}

@@ -1,0 +1,74 @@
+// zod schemas of the Claude Code hook payloads (see ../shared/reference/claude-code-hooks.md §2).
+// Loose on purpose: new fields appear in every client release and must pass through untouched.
+// zod/mini keeps the hook bundles small: full zod costs ~70 ms of start-up, zod/mini ~1 ms.
+
+import * as z from 'zod/mini'
+
+// Built on demand, one event at a time: constructing all twelve schemas up front costs a few ms of
+// start-up on every tool call, and a hook only ever sees one event.
+const common = () => ({
+  session_id: z.string(),
+  transcript_path: z.optional(z.string()),
+  cwd: z.optional(z.string()),
+  permission_mode: z.optional(z.string()),
+  agent_id: z.optional(z.string()),
+  agent_type: z.optional(z.string()),
+})
+const toolInput = () => z.record(z.string(), z.unknown())
+const ev = <E extends string>(name: E) => z.literal(name)
+
+const factories = {
+  SessionStart: () => z.looseObject({ ...common(), hook_event_name: ev('SessionStart'), source: z.optional(z.string()), model: z.optional(z.string()) }),
+  UserPromptSubmit: () => z.looseObject({ ...common(), hook_event_name: ev('UserPromptSubmit'), prompt: z.string() }),
+  PreToolUse: () => z.looseObject({ ...common(), hook_event_name: ev('PreToolUse'), tool_name: z.string(), tool_input: toolInput(), tool_use_id: z.optional(z.string()) }),
+  PermissionRequest: () => z.looseObject({ ...common(), hook_event_name: ev('PermissionRequest'), tool_name: z.string(), tool_input: toolInput(), permission_suggestions: z.optional(z.array(z.unknown())) }),
+  PostToolUse: () => z.looseObject({ ...common(), hook_event_name: ev('PostToolUse'), tool_name: z.string(), tool_input: toolInput(), tool_response: z.optional(z.unknown()), tool_use_id: z.optional(z.string()), duration_ms: z.optional(z.number()) }),
+  PostToolUseFailure: () => z.looseObject({ ...common(), hook_event_name: ev('PostToolUseFailure'), tool_name: z.string(), tool_input: toolInput(), tool_use_id: z.optional(z.string()), error: z.optional(z.unknown()), is_interrupt: z.optional(z.boolean()) }),
+  Stop: () => z.looseObject({ ...common(), hook_event_name: ev('Stop'), stop_hook_active: z.optional(z.boolean()), last_assistant_message: z.optional(z.string()) }),
+  SubagentStart: () => z.looseObject({ ...common(), hook_event_name: ev('SubagentStart') }),
+  SubagentStop: () => z.looseObject({ ...common(), hook_event_name: ev('SubagentStop'), stop_hook_active: z.optional(z.boolean()), agent_transcript_path: z.optional(z.string()), last_assistant_message: z.optional(z.string()) }),
+  PreCompact: () => z.looseObject({ ...common(), hook_event_name: ev('PreCompact'), trigger: z.optional(z.string()), custom_instructions: z.optional(z.nullable(z.string())) }),
+  Notification: () => z.looseObject({ ...common(), hook_event_name: ev('Notification'), message: z.optional(z.string()), title: z.optional(z.string()), notification_type: z.optional(z.string()) }),
+  SessionEnd: () => z.looseObject({ ...common(), hook_event_name: ev('SessionEnd'), reason: z.optional(z.string()) }),
+}
+
+type Factories = typeof factories
+export type HookEvent = keyof Factories
+export type PayloadOf<E extends HookEvent> = z.infer<ReturnType<Factories[E]>>
+export type HookPayload = { [E in HookEvent]: PayloadOf<E> }[HookEvent]
+export const HOOK_EVENTS = Object.keys(factories) as HookEvent[]
+
+const built = new Map<HookEvent, z.ZodMiniType>()
+/** The zod schema of one event's payload. */
+export function payloadSchema<E extends HookEvent>(event: E): ReturnType<Factories[E]> {
+  let s = built.get(event)
+  if (!s) built.set(event, (s = factories[event]()))
+  return s as ReturnType<Factories[E]>
+}
+
+/** One line naming the first problem, e.g. `tool_input: expected record, received string`. */
+export function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+    .join('; ')
+}
+
+export type ParsedPayload = { ok: true; payload: HookPayload } | { ok: false; error: string }
+
+export function parsePayload(text: string): ParsedPayload {
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    const msg = text.trim() ? (e as Error).message : 'stdin was empty'
+    return { ok: false, error: `stdin is not a JSON hook payload (${msg})` }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: 'stdin is not a JSON object' }
+  const event = (raw as { hook_event_name?: unknown }).hook_event_name
+  if (typeof event !== 'string' || !(event in factories))
+    return { ok: false, error: `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event` }
+  const r = payloadSchema(event as HookEvent).safeParse(raw)
+  if (!r.success) return { ok: false, error: `${event} payload: ${describeIssues(r.error)}` }
+  return { ok: true, payload: r.data as HookPayload }
+}

@@ -1,0 +1,250 @@
+// Ratchet's state folder and the files in it. Where it lives: $RATCHET_DIR, else
+// $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet. The packaged guardrails.json is the default when the
+// project has none.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import * as z from 'zod/mini'
+import { appendJsonl, readJson, updateJson, writeFileAtomic } from './store'
+import { validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+
+/** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
+export const PACKAGE_ROOT: string = (() => {
+  let dir = __dirname
+  for (let i = 0; i < 4; i++) {
+    if (fs.existsSync(path.join(dir, 'guardrails.json')) && fs.existsSync(path.join(dir, 'package.json'))) return dir
+    dir = path.dirname(dir)
+  }
+  return path.resolve(__dirname, '..')
+})()
+
+export interface Paths {
+  projectDir: string
+  stateDir: string
+  guardrails: string
+  packagedGuardrails: string
+  pending: string
+  activity: string
+  config: string
+  sessions: string
+  errors: string
+}
+
+export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Paths {
+  const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
+  const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
+  return {
+    projectDir,
+    stateDir,
+    guardrails: path.join(stateDir, 'guardrails.json'),
+    packagedGuardrails: path.join(PACKAGE_ROOT, 'guardrails.json'),
+    pending: path.join(stateDir, 'pending-actions.json'),
+    activity: path.join(stateDir, 'activity.jsonl'),
+    config: path.join(stateDir, 'config.json'),
+    sessions: path.join(stateDir, 'sessions'),
+    errors: path.join(stateDir, 'errors.log'),
+  }
+}
+
+export const homeDir = (): string => process.env.HOME || require('node:os').homedir()
+
+// ---- guardrails ------------------------------------------------------------------------------
+
+export interface LoadedGuardrails {
+  rules: Guardrail[]
+  /** Problems with the project's file, each naming file and field. */
+  problems: string[]
+  /** Which file the rules came from. */
+  file: string
+  origin: 'project' | 'packaged' | 'packaged-fallback'
+}
+
+const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
+
+export function loadGuardrails(paths: Paths): LoadedGuardrails {
+  const trusted = readValidated(paths)
+  if (trusted) return { rules: trusted, problems: [], file: paths.guardrails, origin: 'project' }
+  const before = statKey(paths.guardrails)
+  const own = readJson(paths.guardrails, (raw) => validateGuardrails(raw), () => null)
+  if (own.ok && own.value) {
+    const v = own.value
+    if (!v.fatal) {
+      if (!v.problems.length && before && before === statKey(paths.guardrails)) stampValidated(paths, before)
+      return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
+    }
+    return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
+  }
+  if (!own.ok) return { ...packaged(paths), problems: [own.error], origin: 'packaged-fallback' }
+  return packaged(paths)
+}
+
+// Validating 1,000 rules with zod takes ~30 ms in a fresh process, on every tool call. So a file that
+// validated cleanly is stamped with its size, mtime and inode; while the stamp matches, the file is
+// the one that was validated and is used as is. Any edit (by a human or by our counters) changes the
+// stat, so it is validated again.
+
+const stampFile = (paths: Paths) => path.join(paths.stateDir, '.guardrails-validated')
+
+function statKey(file: string): string | null {
+  try {
+    const st = fs.statSync(file)
+    return `${st.size}:${st.mtimeMs}:${st.ino}`
+  } catch {
+    return null
+  }
+}
+
+function readValidated(paths: Paths): Guardrail[] | null {
+  try {
+    const key = statKey(paths.guardrails)
+    if (!key || fs.readFileSync(stampFile(paths), 'utf8') !== key) return null
+    const raw = JSON.parse(fs.readFileSync(paths.guardrails, 'utf8'))
+    if (statKey(paths.guardrails) !== key) return null
+    const list = Array.isArray(raw) ? raw : raw?.guardrails
+    return Array.isArray(list) ? (list as Guardrail[]) : null
+  } catch {
+    return null
+  }
+}
+
+function stampValidated(paths: Paths, key: string): void {
+  try {
+    writeFileAtomic(stampFile(paths), key)
+  } catch {
+    /* only a speed-up */
+  }
+}
+
+function packaged(paths: Paths): LoadedGuardrails {
+  const r = readJson(paths.packagedGuardrails, (raw) => validateGuardrails(raw), () => null)
+  const rules = r.ok && r.value ? r.value.rules : []
+  return { rules, problems: r.ok ? [] : [r.error], file: paths.packagedGuardrails, origin: 'packaged' }
+}
+
+/**
+ * Counts fires in the project's guardrails.json (creating it from the packaged defaults if needed).
+ * Only `fire_count` and `last_fired` change; a file that does not validate is never rewritten.
+ */
+export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
+  if (!ids.length) return
+  if (!fs.existsSync(paths.guardrails)) {
+    try {
+      fs.mkdirSync(paths.stateDir, { recursive: true })
+      fs.copyFileSync(paths.packagedGuardrails, paths.guardrails, fs.constants.COPYFILE_EXCL)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+    }
+  }
+  const wanted = new Set(ids)
+  let clean = false
+  updateJson<unknown[]>(
+    paths.guardrails,
+    {
+      onCorrupt: 'fail',
+      fallback: () => [],
+      validate: (raw) => {
+        const v = validateGuardrails(raw)
+        clean = !v.problems.length
+        return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : Array.isArray(raw) ? raw : (raw as { guardrails: unknown[] }).guardrails
+      },
+      // Still under the lock: the file we stat is the one we just wrote.
+      afterWrite: () => {
+        const key = clean ? statKey(paths.guardrails) : null
+        if (key) stampValidated(paths, key)
+      },
+    },
+    (list) => {
+      const next = list.map((g) => {
+        const r = g as Record<string, unknown>
+        if (!r || typeof r !== 'object' || !wanted.has(r.id as string)) return g
+        return { ...r, last_fired: nowIso, fire_count: (typeof r.fire_count === 'number' ? r.fire_count : 0) + 1 }
+      })
+      return { next, result: undefined }
+    },
+  )
+}
+
+// ---- per-session facts -----------------------------------------------------------------------
+
+const sessionSchema = () =>
+  z.object({
+    reads: z.record(z.string(), z.number()),
+    prompts: z.array(z.string()),
+    checks: z.record(z.string(), z.number()),
+    compactions: z.optional(z.number()),
+    updated: z.optional(z.number()),
+  })
+let sessionZ: ReturnType<typeof sessionSchema> | undefined
+export type SessionState = z.infer<ReturnType<typeof sessionSchema>>
+
+const emptySession = (): SessionState => ({ reads: {}, prompts: [], checks: {} })
+
+export function sessionFile(paths: Paths, sessionId: string): string {
+  return path.join(paths.sessions, sessionId.replace(/[^A-Za-z0-9_.-]/g, '_') + '.json')
+}
+
+const validateSession = (raw: unknown) => {
+  const r = (sessionZ ??= sessionSchema()).safeParse(raw)
+  return r.success ? r.data : 'not a session state file'
+}
+
+export function readSession(paths: Paths, sessionId: string): SessionState {
+  const r = readJson(sessionFile(paths, sessionId), validateSession, emptySession)
+  return r.ok ? r.value : emptySession()
+}
+
+export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
+  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, change)
+}
+
+// ---- activity log and errors -----------------------------------------------------------------
+
+export interface ActivityRecord {
+  time: string
+  hook: string
+  event: string
+  session?: string
+  tool?: string
+  action?: string
+  classes?: string[]
+  guardrails?: string[]
+  decision: string
+  latency_ms?: number
+  note?: string
+  [extra: string]: unknown
+}
+
+export function logActivity(paths: Paths, record: ActivityRecord): void {
+  appendJsonl(paths.activity, record)
+}
+
+/** Full details (stacks) go here, never into the agent's context. */
+export function logError(paths: Paths, hook: string, error: unknown): void {
+  try {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    fs.mkdirSync(paths.stateDir, { recursive: true })
+    fs.appendFileSync(paths.errors, `${new Date().toISOString()} ${hook}: ${text}\n`)
+  } catch {
+    /* the error log is best effort */
+  }
+}
+
+// ---- config ----------------------------------------------------------------------------------
+
+const configSchema = () =>
+  z.looseObject({
+    checkWindowSeconds: z.optional(z.number()),
+  })
+export type Config = z.infer<ReturnType<typeof configSchema>>
+
+export function readConfig(paths: Paths): { config: Config; problem?: string } {
+  const r = readJson(paths.config, (raw) => {
+    const v = configSchema().safeParse(raw)
+    return v.success ? v.data : v.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')
+  }, () => ({}))
+  return r.ok ? { config: r.value } : { config: {}, problem: r.error }
+}
+
+export function writeJsonFile(file: string, value: unknown): void {
+  writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n')
+}

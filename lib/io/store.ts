@@ -1,0 +1,169 @@
+// The one module that writes state. Several hook processes run at once (Claude Code runs matching
+// hooks in parallel, and sessions share a project), so every read-modify-write is:
+//   lock → read → validate → apply a pure change → write a temp file → rename → unlock.
+// Readers take no lock: a rename replaces the whole file atomically.
+// Synchronous on purpose: a hook does a handful of small file operations and exits.
+
+import fs from 'node:fs'
+import path from 'node:path'
+
+export class StateError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(message)
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms)
+
+export interface LockOptions {
+  /** Give up after this long (ms). */
+  timeoutMs?: number
+  /** A lock older than this (ms) whose owner is gone is broken. */
+  staleMs?: number
+}
+
+function ownerAlive(lockFile: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(lockFile, 'utf8'))
+    if (!pid) return true // being written right now
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Runs `fn` holding an exclusive cross-process lock on `file` (a sibling `.lock` file). */
+export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): T {
+  const lock = file + '.lock'
+  const deadline = Date.now() + (opts.timeoutMs ?? 5000)
+  const staleMs = opts.staleMs ?? 10_000
+  let delay = 1
+  for (;;) {
+    try {
+      const fd = fs.openSync(lock, 'wx')
+      fs.writeSync(fd, String(process.pid))
+      fs.closeSync(fd)
+      break
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') {
+        fs.mkdirSync(path.dirname(lock), { recursive: true })
+        continue
+      }
+      if (code !== 'EEXIST') throw e
+      try {
+        const age = Date.now() - fs.statSync(lock).mtimeMs
+        if ((age > 500 && !ownerAlive(lock)) || age > staleMs) {
+          // Break it by renaming first, so two breakers cannot both delete a fresh lock.
+          const grave = `${lock}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`
+          fs.renameSync(lock, grave)
+          fs.rmSync(grave, { force: true })
+          continue
+        }
+      } catch {
+        continue // the lock went away between our checks: try again
+      }
+      if (Date.now() > deadline) throw new StateError(`timed out waiting for the lock ${lock}`, file)
+      sleep(delay + Math.random() * delay)
+      delay = Math.min(delay * 2, 25)
+    }
+  }
+  try {
+    return fn()
+  } finally {
+    fs.rmSync(lock, { force: true })
+  }
+}
+
+/** Writes via a unique temp file and a rename, so readers see the old or the new file, never half. */
+export function writeFileAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+  try {
+    fs.writeFileSync(tmp, text)
+    fs.renameSync(tmp, file)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(path.dirname(file))) {
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      return writeFileAtomic(file, text)
+    }
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
+}
+
+export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: string }
+
+/** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
+export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T): ReadResult<T> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
+    return { ok: false, error: `${file}: ${(e as Error).message}` }
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    return { ok: false, error: `${file}: not valid JSON (${(e as Error).message})` }
+  }
+  const v = validate(raw)
+  if (typeof v === 'string') return { ok: false, error: `${file}: ${v}` }
+  return { ok: true, value: v, exists: true }
+}
+
+export interface UpdateOptions<T> {
+  validate: (raw: unknown) => T | string
+  fallback: () => T
+  /**
+   * What to do with a file that does not parse or validate. Machine-written files are moved aside
+   * (kept for inspection) and reset; human-edited files are never rewritten: the update fails.
+   */
+  onCorrupt: 'reset' | 'fail'
+  indent?: number
+  /** Runs after a write, still holding the lock. */
+  afterWrite?: () => void
+}
+
+/** Locked read-modify-write. `change` is pure: it gets the current value and returns the next. */
+export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, change: (current: T) => { next: T; result: R }): R {
+  return withLock(file, () => {
+    const read = readJson(file, opts.validate, opts.fallback)
+    let current: T
+    if (read.ok) current = read.value
+    else if (opts.onCorrupt === 'reset') {
+      const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      try {
+        fs.renameSync(file, aside)
+      } catch {
+        /* already gone */
+      }
+      process.emitWarning(`${read.error}; moved aside to ${aside} and started afresh`)
+      current = opts.fallback()
+    } else throw new StateError(read.error, file)
+    const { next, result } = change(current)
+    if (next !== current || !read.ok || !read.exists) {
+      writeFileAtomic(file, JSON.stringify(next, null, opts.indent ?? 2) + '\n')
+      opts.afterWrite?.()
+    }
+    return result
+  })
+}
+
+/** Appends one JSON line with a single write(2) on an O_APPEND descriptor: lines never interleave. */
+export function appendJsonl(file: string, record: unknown): void {
+  const line = JSON.stringify(record) + '\n'
+  try {
+    fs.appendFileSync(file, line)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.appendFileSync(file, line)
+  }
+}

@@ -1,0 +1,64 @@
+// The one place that knows Claude Code's output wire format: Decision → exit code + stdout + stderr.
+// Rules (../shared/reference/claude-code-hooks.md §3): exit 0 + one JSON object on stdout; exit 2 + stderr
+// blocks; any other exit code fails open, so we never use one to mean "block". A clean allow prints nothing.
+
+import type { Decision } from '../core/decision'
+import type { HookEvent } from '../core/payloads'
+
+export interface Rendered {
+  exitCode: 0 | 2
+  stdout: string
+  stderr: string
+}
+
+/** Injected text is capped at 10,000 characters by Claude Code; we cut first and say so. */
+const LIMIT = 9500
+const cap = (s: string) => (s.length > LIMIT ? s.slice(0, LIMIT) + '\n… (cut; run `ratchet` for the rest)' : s)
+
+const CONTEXT_EVENTS: ReadonlySet<HookEvent> = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'Stop'])
+const BLOCK_EVENTS: ReadonlySet<HookEvent> = new Set(['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact'])
+
+export function render(event: HookEvent, d: Decision): Rendered {
+  const out: Record<string, unknown> = {}
+  const specific: Record<string, unknown> = { hookEventName: event }
+  if (d.notice) out.systemMessage = cap(d.notice)
+
+  if (event === 'PreToolUse') {
+    if (d.kind === 'deny' || d.kind === 'ask' || d.kind === 'defer') {
+      specific.permissionDecision = d.kind
+      specific.permissionDecisionReason = cap(d.reason)
+    } else if (d.kind === 'block') {
+      specific.permissionDecision = 'deny'
+      specific.permissionDecisionReason = cap(d.reason)
+    }
+    // An allow never says "allow": that would skip the user's own permission prompt.
+    if (d.kind === 'allow' && d.context) specific.additionalContext = cap(d.context)
+  } else if (event === 'PermissionRequest') {
+    if (d.kind === 'deny' || d.kind === 'block') specific.decision = { behavior: 'deny', message: cap(d.reason) }
+    // allow/ask: stay silent and let the user's prompt appear.
+  } else {
+    if ((d.kind === 'block' || d.kind === 'deny') && BLOCK_EVENTS.has(event)) {
+      out.decision = 'block'
+      out.reason = cap(d.reason)
+    }
+    const context = d.kind === 'allow' || d.kind === 'block' ? d.context : undefined
+    if (context && CONTEXT_EVENTS.has(event)) specific.additionalContext = cap(context)
+  }
+
+  if (Object.keys(specific).length > 1) out.hookSpecificOutput = specific
+  return { exitCode: 0, stdout: Object.keys(out).length ? JSON.stringify(out) + '\n' : '', stderr: '' }
+}
+
+/** For when there is no usable payload: exit 2 blocks whatever event this was, stderr says why. */
+export function renderBlockingError(line: string): Rendered {
+  return { exitCode: 2, stdout: '', stderr: oneLine(line) + '\n' }
+}
+
+/** A problem the user should see without blocking anything. */
+export function renderNotice(line: string): Rendered {
+  return { exitCode: 0, stdout: '', stderr: oneLine(line) + '\n' }
+}
+
+export function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim()
+}

@@ -1,0 +1,143 @@
+// Runs one hook invocation: read stdin → validate → handle within a time budget → render.
+//
+// Claude Code treats a crash, exit 1 or a kill at the timeout as "carry on" (fail open). So the
+// runtime always decides something itself: if the handler throws or overruns its budget, the hook's
+// declared failure policy decides, the human gets one line on stderr, and the stack goes to the log.
+
+import fs from 'node:fs'
+import type { Decision } from '../core/decision'
+import { parsePayload, type HookEvent, type HookPayload } from '../core/payloads'
+import { render, renderBlockingError, renderNotice, oneLine, type Rendered } from './render'
+
+export interface HookIO {
+  readStdin(): Promise<string>
+  stdinIsTTY: boolean
+  argv: string[]
+  write(r: Rendered): void
+  /** Ends the process now (used only when the budget runs out while work is stuck). */
+  exitNow(code: number): void
+  logError(hook: string, error: unknown): void
+}
+
+export interface HookSpec {
+  name: string
+  /** What `--help` prints. */
+  help: string
+  /** Events this hook handles; any other is ignored (exit 0, one line on stderr). */
+  events: readonly HookEvent[]
+  /** Time the handler may take; keep it well under the registered timeout. */
+  budgetMs: number
+  /** When stdin is not a usable payload: block (exit 2) or let it pass with a notice. */
+  onMalformed: 'block' | 'allow'
+  /** The decision when the handler throws or overruns. */
+  onFailure(payload: HookPayload, why: string): Decision
+  handle(payload: HookPayload): Decision | Promise<Decision>
+}
+
+export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
+  if (io.argv.includes('--help') || io.argv.includes('-h') || io.stdinIsTTY) {
+    io.write({ exitCode: 0, stdout: spec.help.trimEnd() + '\n', stderr: '' })
+    return
+  }
+  let timer: NodeJS.Timeout | undefined
+  let settled = false
+  const finish = (r: Rendered) => {
+    if (settled) return
+    settled = true
+    if (timer) clearTimeout(timer)
+    io.write(r)
+  }
+
+  let payload: HookPayload | undefined
+  const budget = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), spec.budgetMs)
+    timer.unref?.()
+  })
+
+  const work = (async (): Promise<Rendered> => {
+    const text = await io.readStdin()
+    const parsed = parsePayload(text)
+    if (!parsed.ok) {
+      const line = `ratchet ${spec.name}: ${parsed.error}`
+      return spec.onMalformed === 'block' ? renderBlockingError(`${line}; blocked to be safe`) : renderNotice(line)
+    }
+    payload = parsed.payload
+    if (!spec.events.includes(payload.hook_event_name)) return renderNotice(`ratchet ${spec.name}: ignoring ${payload.hook_event_name} (handles ${spec.events.join(', ')})`)
+    return render(payload.hook_event_name, await spec.handle(payload))
+  })()
+
+  const failed = (why: string, error?: unknown): Rendered => {
+    if (error !== undefined) io.logError(spec.name, error)
+    if (!payload) return renderBlockingError(`ratchet ${spec.name}: ${why}; blocked to be safe`)
+    const r = render(payload.hook_event_name, spec.onFailure(payload, why))
+    return { ...r, stderr: r.stderr + oneLine(`ratchet ${spec.name}: ${why}`) + '\n' }
+  }
+
+  try {
+    const outcome = await Promise.race([work, budget])
+    if (outcome === 'timeout') {
+      finish(failed(`ran out of its ${spec.budgetMs} ms budget`))
+      io.exitNow(0)
+      return
+    }
+    finish(outcome)
+  } catch (e) {
+    finish(failed(`internal error: ${oneLine((e as Error)?.message ?? String(e))} (details in the state folder's errors.log)`, e))
+  }
+}
+
+/**
+ * The real process edges, for the executables. stdin and stdout go through plain file-descriptor
+ * calls: touching process.stdin/stdout builds stream objects and costs ~10 ms of start-up.
+ */
+export function processIO(logError: (hook: string, e: unknown) => void): HookIO {
+  return {
+    stdinIsTTY: stdinIsTerminal(),
+    argv: process.argv.slice(2),
+    readStdin: async () => {
+      try {
+        return fs.readFileSync(0, 'utf8')
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code
+        if (code === 'EOF') return ''
+        if (code !== 'EAGAIN') throw e
+        // A non-blocking pipe: fall back to the stream reader.
+        return new Promise((resolve, reject) => {
+          const chunks: Buffer[] = []
+          process.stdin.on('data', (c: Buffer) => chunks.push(c))
+          process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+          process.stdin.on('error', reject)
+        })
+      }
+    },
+    write: (r) => {
+      if (r.stdout) writeAll(1, r.stdout)
+      if (r.stderr) writeAll(2, r.stderr)
+      process.exitCode = r.exitCode
+    },
+    exitNow: (code) => process.exit(process.exitCode ?? code),
+    logError,
+  }
+}
+
+/** A terminal on stdin means a human ran the hook by hand. Checked without node:tty, which drags in streams. */
+function stdinIsTerminal(): boolean {
+  try {
+    const st = fs.fstatSync(0)
+    return st.isCharacterDevice() && st.rdev !== fs.statSync('/dev/null').rdev
+  } catch {
+    return false
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text)
+  let off = 0
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(fd, buf, off)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
+    }
+  }
+}

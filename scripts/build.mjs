@@ -1,0 +1,46 @@
+// Bundles each executable into one CommonJS file in dist/, so a hook starts close to bare node:
+// no module resolution at run time, and zod/mini + minimatch tree-shaken to what is used. Then runs
+// each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.cjs).
+import { build } from 'esbuild'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const entries = {
+  'preflight-check': 'hooks/preflight-check/main.ts',
+  'session-start': 'hooks/session-start/main.ts',
+  ratchet: 'lib/cli/main.ts',
+}
+
+rmSync('dist', { recursive: true, force: true })
+await build({
+  entryPoints: entries,
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Prefer ESM builds of dependencies: they tree-shake (zod/mini: 15 KB instead of 450 KB).
+  mainFields: ['module', 'main'],
+  conditions: ['import'],
+})
+copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
+
+// Warm-up runs that write the code caches. A scratch project, so nothing real is touched.
+const scratch = mkdtempSync(join(tmpdir(), 'ratchet-build-'))
+const env = { ...process.env, RATCHET_WRITE_CODE_CACHE: '1', CLAUDE_PROJECT_DIR: scratch, RATCHET_DIR: join(scratch, '.ratchet') }
+const warm = [
+  ['preflight-check', { session_id: 'build', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'sudo rm -rf build && git push origin main' }, cwd: scratch }],
+  ['session-start', { session_id: 'build', hook_event_name: 'SessionStart', source: 'startup', cwd: scratch }],
+]
+for (const [hook, payload] of warm) {
+  const r = spawnSync(process.execPath, [join('bin', hook)], { input: JSON.stringify(payload), env, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`warm-up of ${hook} failed (exit ${r.status}): ${r.stderr}`)
+}
+spawnSync(process.execPath, [join('bin', 'ratchet'), '--help'], { env: { ...env, RATCHET_WRITE_CODE_CACHE: '1' } })
+rmSync(scratch, { recursive: true, force: true })

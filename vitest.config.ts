@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // The end-to-end suites spawn many processes; two cores are all CI has.
+    maxWorkers: 2,
+    minWorkers: 1,
+  },
+})
