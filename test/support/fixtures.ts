@@ -1,0 +1,59 @@
+// Shared test helpers: real payload samples, temp projects, and running the built executables.
+import { spawnSync, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+export const ROOT = path.resolve(__dirname, '..', '..')
+export const SHARED = path.resolve(ROOT, '..', 'shared', 'reference')
+export const BIN = (name: string) => path.join(ROOT, 'bin', name)
+
+/** The real hook payloads recorded from the claude CLI 2.1.330, with a copy in test/fixtures. */
+export function hookSamples(): Record<string, unknown>[] {
+  const file = fs.existsSync(path.join(SHARED, 'hook-stdin-samples.jsonl')) ? path.join(SHARED, 'hook-stdin-samples.jsonl') : path.join(ROOT, 'test', 'fixtures', 'hook-stdin-samples.jsonl')
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+}
+
+export function tempProject(prefix = 'ratchet-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+}
+
+export interface Run {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+export function runBin(name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv; args?: string[] } = {}): Run {
+  const r = spawnSync(BIN(name), opts.args ?? [], {
+    input: typeof input === 'string' ? input : JSON.stringify(input),
+    cwd: opts.cwd,
+    env: { ...process.env, NODE_ENV: undefined, ...opts.env },
+    encoding: 'utf8',
+  })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+export function runBinAsync(name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN(name), [], { cwd: opts.cwd, env: { ...process.env, ...opts.env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (status) => resolve({ status, stdout, stderr }))
+    child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input))
+  })
+}
+
+export const preToolUse = (cwd: string, tool_name: string, tool_input: Record<string, unknown>, session_id = 'sess-1') => ({
+  session_id,
+  transcript_path: path.join(cwd, 'transcript.jsonl'),
+  cwd,
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name,
+  tool_input,
+  tool_use_id: 'toolu_test',
+})

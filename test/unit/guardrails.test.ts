@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest'
+import { compileRules, decisionOf, longestLiteral, matchRules, matchability, validateGuardrails, type Guardrail } from '../../lib/core/guardrails'
+import { classify, type ClassifyContext } from '../../lib/core/classify'
+
+// The seed's guardrails.json, verbatim (../shared/seeds/000…: "The Missing Link").
+const SEED = [
+  { id: 'GR-001', source: 'INC-005, INC-007', pattern: 'inline_execution_of_spawnable_task', trigger: "about to execute a task that doesn't require Aaron's live input", rule: 'Spawn a sub-agent. No exceptions. No size threshold.', severity: 'hard', added: '2026-02-28', last_fired: null, fire_count: 0 },
+  { id: 'GR-002', source: 'INC-003', pattern: 'commit_to_public_repo', trigger: 'git add/commit/push in ratchet/ directory', rule: 'Verify no private-pattern files in staging. Check pre-commit hook ran.', severity: 'hard', added: '2026-02-28' },
+  { id: 'GR-003', source: 'INC-001', pattern: 'timezone_dependent_action', trigger: 'creating cron jobs or time-based automation', rule: 'Verify current timezone from context.json. Do not assume.', severity: 'soft', added: '2026-02-26' },
+]
+
+const PROJECT = '/p'
+const ctx: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/u', stateDir: '/p/.ratchet', session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'feature' }
+const fire = (rules: unknown[], tool: string, input: Record<string, unknown>) => {
+  const v = validateGuardrails(rules)
+  return matchRules(compileRules(v.rules), classify({ tool_name: tool, tool_input: input, cwd: PROJECT }, ctx), PROJECT).map((f) => f.id)
+}
+
+describe('guardrails.json format', () => {
+  it("accepts the seed's file as-is", () => {
+    const v = validateGuardrails(SEED)
+    expect(v.problems).toEqual([])
+    expect(v.rules.map((r) => r.id)).toEqual(['GR-001', 'GR-002', 'GR-003'])
+  })
+  it('defaults the decision from severity: hard → deny, soft → check; `decision` overrides', () => {
+    expect(decisionOf(SEED[1] as Guardrail)).toBe('deny')
+    expect(decisionOf(SEED[2] as Guardrail)).toBe('check')
+    expect(decisionOf({ ...(SEED[2] as Guardrail), decision: 'warn' })).toBe('warn')
+  })
+  it.each([
+    [[{ ...SEED[0], severity: 'medium' }], '[0].severity'],
+    [[SEED[0], { ...SEED[1], rule: 42 }], '[1].rule'],
+    [[{ ...SEED[2], match: { comand: ['x'] } }], '[0].match'],
+    [[{ ...SEED[2], match: { command: 'git push' } }], '[0].match.command'],
+    [[{ ...SEED[2], decision: 'maybe' }], '[0].decision'],
+    [[{ id: 'X' }], '[0].pattern'],
+  ])('reports %j at %s and keeps the valid rules', (rules, where) => {
+    const v = validateGuardrails(rules)
+    expect(v.problems.map((p) => p.where)).toContain(where)
+    expect(v.fatal).toBe(false)
+  })
+  it('a file that is not an array is fatal', () => {
+    expect(validateGuardrails({ rules: [] }).fatal).toBe(true)
+    expect(validateGuardrails({ guardrails: SEED }).rules).toHaveLength(3)
+  })
+  it('duplicate ids: the first wins, the second is reported', () => {
+    const v = validateGuardrails([SEED[1], { ...SEED[2], id: 'GR-002' }])
+    expect(v.rules).toHaveLength(1)
+    expect(v.problems[0]).toEqual({ where: '[1].id', message: 'duplicate id GR-002; the first one wins' })
+  })
+  it('says which rules are matched by machine and which are awareness-only', () => {
+    expect(SEED.map((r) => matchability(r as Guardrail))).toEqual(['awareness', 'pattern', 'pattern'])
+  })
+})
+
+describe('matching', () => {
+  it('the seed rules fire on their patterns', () => {
+    expect(fire(SEED, 'Bash', { command: 'git commit -am wip' })).toEqual(['GR-002'])
+    expect(fire(SEED, 'Bash', { command: 'crontab jobs.txt' })).toEqual(['GR-003'])
+    expect(fire(SEED, 'Bash', { command: 'ls' })).toEqual([])
+  })
+  const custom = (match: Record<string, string[]>, pattern = 'custom') => [{ id: 'C', pattern, rule: 'r', severity: 'soft', match }]
+  it.each([
+    [{ command: ['git push*'] }, 'Bash', { command: 'sudo git push origin main' }, true],
+    [{ command: ['git push*'] }, 'Bash', { command: 'echo "git push"' }, false],
+    [{ command: ['terraform *'] }, 'Bash', { command: 'cd infra && terraform apply' }, true],
+    [{ tools: ['mcp__github__*'] }, 'mcp__github__create_issue', {}, true],
+    [{ tools: ['mcp__github__*'] }, 'mcp__slack__post', {}, false],
+    [{ paths: ['**/.env'] }, 'Write', { file_path: '/p/.env', content: '' }, true],
+    [{ paths: ['**/.env'] }, 'Write', { file_path: '/p/app/.env', content: '' }, true],
+    [{ paths: ['src/**'] }, 'Edit', { file_path: '/p/src/a/b.ts', old_string: 'a', new_string: 'b' }, true],
+    [{ paths: ['src/**'] }, 'Edit', { file_path: '/p/lib/a.ts', old_string: 'a', new_string: 'b' }, false],
+    [{ paths: ['/etc/**'] }, 'Bash', { command: 'sudo tee /etc/hosts' }, true],
+    [{ paths: ['*.lock'] }, 'Bash', { command: 'rm package.lock' }, true],
+    [{ urls: ['https://api.stripe.com/*'] }, 'WebFetch', { url: 'https://API.stripe.com/v1/charges', prompt: 'x' }, true],
+    [{ urls: ['https://api.stripe.com/*'] }, 'Bash', { command: 'curl https://api.stripe.com/v1/x' }, true],
+    [{ tools: ['Bash'], command: ['npm *'] }, 'Bash', { command: 'npm publish' }, true],
+    [{ tools: ['Write'], command: ['npm *'] }, 'Bash', { command: 'npm publish' }, false],
+  ])('match %j on %s %j → %s', (match, tool, input, expected) => {
+    expect(fire(custom(match), tool, input)).toEqual(expected ? ['C'] : [])
+  })
+  it('pattern + match: both must hold', () => {
+    const rules = custom({ command: ['* origin main*'] }, 'git_push')
+    expect(fire(rules, 'Bash', { command: 'git push origin main' })).toEqual(['C'])
+    expect(fire(rules, 'Bash', { command: 'git push origin feature' })).toEqual([])
+  })
+  it('a class name matches every pattern of the class', () => {
+    const rules = [{ id: 'P', pattern: 'public_surface', rule: 'r', severity: 'soft' }]
+    expect(fire(rules, 'Bash', { command: 'npm publish' })).toEqual(['P'])
+    expect(fire(rules, 'Bash', { command: 'docker push x' })).toEqual(['P'])
+  })
+  it('disabled rules never fire', () => {
+    expect(fire([{ id: 'P', pattern: 'git_push', rule: 'r', severity: 'soft', enabled: false }], 'Bash', { command: 'git push' })).toEqual([])
+  })
+  it.each([
+    ['git push*', false, 'git push'],
+    ['*deploy-tool-5 *', false, 'deploy-tool-5 '],
+    ['**/secret.env', true, 'secret.env'],
+    ['config/service-*/**', true, 'config'],
+    ['{a,b}/*.ts', true, ''],
+  ])('literal prefilter of %s', (glob, isPath, lit) => {
+    expect(longestLiteral(glob, isPath)).toBe(lit)
+  })
+})

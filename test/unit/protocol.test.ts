@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { parsePayload, HOOK_EVENTS } from '../../lib/core/payloads'
+import { render, renderBlockingError } from '../../lib/runtime/render'
+import { hookSamples } from '../support/fixtures'
+
+describe('hook payloads', () => {
+  const samples = hookSamples()
+  it.each(samples.map((s) => [s.hook_event_name as string, s]))('real %s payload from claude 2.1.330 parses', (_event, sample) => {
+    const r = parsePayload(JSON.stringify(sample))
+    expect(r.ok).toBe(true)
+  })
+
+  it('keeps unknown fields (newer clients add them every release)', () => {
+    const r = parsePayload(JSON.stringify({ session_id: 's', hook_event_name: 'Stop', background_tasks: [], future_field: { x: 1 } }))
+    expect(r.ok && (r.payload as Record<string, unknown>).future_field).toEqual({ x: 1 })
+  })
+
+  it.each([
+    ['', 'stdin was empty'],
+    ['not json', 'stdin is not a JSON hook payload'],
+    ['[1,2]', 'stdin is not a JSON object'],
+    ['{"session_id":"s"}', 'hook_event_name undefined is not a Claude Code hook event'],
+    ['{"session_id":"s","hook_event_name":"Bogus"}', 'hook_event_name "Bogus" is not a Claude Code hook event'],
+    ['{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}', 'PreToolUse payload: tool_input:'],
+    ['{"hook_event_name":"UserPromptSubmit","prompt":"hi"}', 'UserPromptSubmit payload: session_id:'],
+  ])('malformed %j → one line naming the problem', (text, message) => {
+    const r = parsePayload(text)
+    expect(r.ok).toBe(false)
+    if (!r.ok) {
+      expect(r.error).toContain(message)
+      expect(r.error).not.toContain('\n')
+    }
+  })
+
+  it('covers every event of the reference', () => {
+    expect(HOOK_EVENTS).toEqual(expect.arrayContaining(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'Notification', 'SessionEnd']))
+  })
+})
+
+describe('render: Decision → exactly what Claude Code expects', () => {
+  it('a clean allow prints nothing and exits 0', () => {
+    expect(render('PreToolUse', { kind: 'allow' })).toEqual({ exitCode: 0, stdout: '', stderr: '' })
+  })
+  it('PreToolUse deny/ask/defer use permissionDecision with the reason', () => {
+    for (const kind of ['deny', 'ask', 'defer'] as const) {
+      const r = render('PreToolUse', { kind, reason: 'why' })
+      expect(r.exitCode).toBe(0)
+      expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: kind, permissionDecisionReason: 'why' } })
+    }
+  })
+  it('an allow with context never says "allow" (that would skip the user’s permission prompt)', () => {
+    const out = JSON.parse(render('PreToolUse', { kind: 'allow', context: 'note', notice: 'for the user' }).stdout)
+    expect(out).toEqual({ systemMessage: 'for the user', hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: 'note' } })
+  })
+  it('SessionStart and UserPromptSubmit context goes in additionalContext', () => {
+    expect(JSON.parse(render('SessionStart', { kind: 'allow', context: 'rules' }).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'rules' } })
+    expect(JSON.parse(render('UserPromptSubmit', { kind: 'allow', context: 'c' }).stdout).hookSpecificOutput.additionalContext).toBe('c')
+  })
+  it('post-action events block with decision: block', () => {
+    expect(JSON.parse(render('PostToolUse', { kind: 'block', reason: 'r', context: 'c' }).stdout)).toEqual({ decision: 'block', reason: 'r', hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'c' } })
+    expect(JSON.parse(render('Stop', { kind: 'block', reason: 'keep going' }).stdout)).toEqual({ decision: 'block', reason: 'keep going' })
+  })
+  it('PermissionRequest denies with decision.behavior', () => {
+    expect(JSON.parse(render('PermissionRequest', { kind: 'deny', reason: 'no' }).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no' } } })
+  })
+  it('caps injected text below Claude Code’s 10,000 characters', () => {
+    const r = JSON.parse(render('SessionStart', { kind: 'allow', context: 'x'.repeat(20000) }).stdout)
+    expect(r.hookSpecificOutput.additionalContext.length).toBeLessThan(10000)
+  })
+  it('a blocking error is exit 2 with one line on stderr (exit 1 would fail open)', () => {
+    expect(renderBlockingError('bad\nthing')).toEqual({ exitCode: 2, stdout: '', stderr: 'bad thing\n' })
+  })
+})
