@@ -57,3 +57,21 @@ export const preToolUse = (cwd: string, tool_name: string, tool_input: Record<st
   tool_input,
   tool_use_id: 'toolu_test',
 })
+
+/** Runs a command without blocking the event loop (an in-process mock server must keep answering). */
+export function exec(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env })
+    let stdout = ''
+    let stderr = ''
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000)
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (status) => {
+      clearTimeout(timer)
+      resolve({ status, stdout, stderr })
+    })
+    child.stdin.end(opts.input ?? '')
+  })
+}
