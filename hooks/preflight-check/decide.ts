@@ -114,13 +114,14 @@ export function preflightNote(action: Classification, fired: FiredRule[], classe
   const checkText = own.length ? own.join(' / ') : DEFAULT_CHECK[classes.find((c) => c !== 'prior_incident') ?? 'irreversible']
   const rules = fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (from ${f.rule.source})` : ''}: ${f.rule.rule}`)
   if (catastrophic) rules.unshift('built-in: deleting / or home, formatting disks, dropping databases and force-pushing the default branch are never done by the agent')
+  const hardIds = fired.filter((f) => f.decision === 'deny').map((f) => f.id).slice(0, MAX_NOTE_RULES)
   const windowMin = Math.round(opts.checkWindowMs / 60000)
   const proceed: Record<RuleDecision, string> = {
     warn: 'yes, allowed; keep the check in mind.',
     check: `not yet. If the check holds and the user asked for this, retry the identical call within ${windowMin} min and it will run (logged as "proceeded after check"). Otherwise stop and ask the user.`,
     ask: 'only if the user approves at the prompt.',
     pause: 'no: waiting for a human decision. Carry on with other work and do not retry or route around it.',
-    deny: `no. This is a hard rule${ids.length ? ` (${shownIds.join(', ')})` : ''}: do not retry it or get the same effect another way (other commands and tools are checked too). Tell the user what you wanted to do and why.`,
+    deny: `no. This is a hard rule${hardIds.length ? ` (${hardIds.join(', ')})` : ''}: do not retry it or get the same effect another way (other commands and tools are checked too). Tell the user what you wanted to do and why.`,
   }
   return [
     `[PRE-FLIGHT] Action: ${catastrophic ?? action.summary}`,

@@ -1,0 +1,135 @@
+// The `ratchet` admin CLI, as a user runs it.
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BIN, ROOT, tempProject } from '../support/fixtures'
+
+let dir: string
+let home: string
+const ratchet = (args: string[], input?: string) => {
+  const r = spawnSync(BIN('ratchet'), args, { cwd: dir, encoding: 'utf8', input, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' } })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+const settings = (f = 'settings.json') => JSON.parse(fs.readFileSync(path.join(dir, '.claude', f), 'utf8'))
+
+beforeEach(() => {
+  dir = tempProject()
+  home = tempProject('ratchet-home-')
+})
+
+describe('ratchet init / uninstall', () => {
+  it('registers every hook with timeouts in seconds, keeps other settings, and is idempotent', () => {
+    fs.mkdirSync(path.join(dir, '.claude'))
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }))
+    const r = ratchet(['init'])
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Registered in')
+    const s = settings()
+    expect(s.model).toBe('opus')
+    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }])
+    expect(s.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), timeout: 10 }] }])
+    expect(Object.keys(s.hooks).sort()).toEqual(['PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'])
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))).toEqual([])
+    const again = ratchet(['init'])
+    expect(again.stdout).toContain('Already registered')
+    expect(settings()).toEqual(s)
+  })
+
+  it('--local and --user write their own files', () => {
+    expect(ratchet(['init', '--local']).status).toBe(0)
+    expect(settings('settings.local.json').hooks.SessionStart).toHaveLength(1)
+    expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
+    expect(ratchet(['init', '--user']).status).toBe(0)
+    expect(JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse).toHaveLength(1)
+  })
+
+  it('refuses to touch an invalid settings file', () => {
+    fs.mkdirSync(path.join(dir, '.claude'))
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{ "hooks": ')
+    const r = ratchet(['init'])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toMatch(/^ratchet: .*settings\.json is not valid JSON .*nothing was changed\n$/)
+    expect(fs.readFileSync(path.join(dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "hooks": ')
+  })
+
+  it('uninstall removes only Ratchet', () => {
+    fs.mkdirSync(path.join(dir, '.claude'))
+    const theirs = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'lint' }] }] } }
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(theirs))
+    ratchet(['init'])
+    expect(ratchet(['uninstall']).stdout).toContain('Removed 4')
+    expect(settings()).toEqual(theirs)
+    expect(ratchet(['uninstall']).stdout).toContain('nothing to do')
+  })
+})
+
+describe('ratchet guardrails', () => {
+  it('list shows hard rules first; --json is machine-readable', () => {
+    ratchet(['init'])
+    const text = ratchet(['guardrails', 'list']).stdout
+    expect(text.indexOf('RG-CATASTROPHIC')).toBeLessThan(text.indexOf('RG-PUBLIC'))
+    const json = JSON.parse(ratchet(['guardrails', 'list', '--json']).stdout)
+    expect(json.origin).toBe('project')
+    expect(json.guardrails[0]).toMatchObject({ id: 'RG-CATASTROPHIC', effective_decision: 'deny', matched_by: 'pattern' })
+  })
+
+  it('add appends a rule that preflight-check then enforces', () => {
+    ratchet(['init'])
+    const r = ratchet(['guardrails', 'add', '--command', 'terraform apply*', '--rule', 'Plan first and show the user the diff.', '--source', 'INC-009', '--severity', 'hard'])
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Added GR-001 (hard → deny)')
+    const explain = JSON.parse(ratchet(['guardrails', 'explain', '--command', 'cd infra && terraform apply -auto-approve', '--json']).stdout)
+    expect(explain.guardrails.map((g: { id: string }) => g.id)).toContain('GR-001')
+    expect(explain.verdict).toBe('deny')
+    expect(explain.decision.reason).toContain('prior incident INC-009')
+  })
+
+  it('add rejects bad input with one clear line', () => {
+    ratchet(['init'])
+    expect(ratchet(['guardrails', 'add', '--rule', 'x']).stderr).toBe('ratchet: give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls\n')
+    const bad = ratchet(['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push', '--severity', 'medium'])
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr).toContain("argument 'medium' is invalid")
+  })
+
+  it('explain says which classes and rules fire and why, for a command or a payload', () => {
+    const t = ratchet(['guardrails', 'explain', '--command', 'echo "git push" && git push origin main'])
+    expect(t.stdout).toContain('Classes:  public surface')
+    expect(t.stdout).toContain('- git_push: git push origin main')
+    expect(t.stdout).toContain('- RG-PUBLIC → check: pattern public_surface: git push origin main')
+    expect(t.stdout).toContain('Decision: check')
+    const payload = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: dir })
+    expect(ratchet(['guardrails', 'explain', '-'], payload).stdout).toContain('Decision: allow')
+    expect(ratchet(['guardrails', 'explain', '-'], '{oops').stderr).toContain('ratchet: stdin: stdin is not a JSON hook payload')
+  })
+})
+
+describe('ratchet doctor', () => {
+  it('fails before init and passes after, reporting start-up against bare node', () => {
+    const before = ratchet(['doctor'])
+    expect(before.status).toBe(1)
+    expect(before.stdout).toContain('✗ hook PreToolUse')
+    ratchet(['init'])
+    const after = ratchet(['doctor', '--json'])
+    const report = JSON.parse(after.stdout)
+    expect(report.ok).toBe(true)
+    expect(report.checks.find((c: { name: string }) => c.name === 'hook start-up').detail).toMatch(/preflight-check \d+ ms vs bare node \d+ ms/)
+  })
+
+  it('names a broken guardrails.json', () => {
+    ratchet(['init'])
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), '[{"id":"A","pattern":"git_push","rule":"r","severity":"sometimes"}]')
+    const r = ratchet(['doctor'])
+    expect(r.status).toBe(1)
+    expect(r.stdout).toContain('guardrails.json: [0].severity')
+  })
+})
+
+describe('help', () => {
+  it('ratchet --help lists the commands', () => {
+    const r = ratchet(['--help'])
+    for (const c of ['init', 'uninstall', 'guardrails', 'doctor', 'log']) expect(r.stdout).toContain(c)
+  })
+})
