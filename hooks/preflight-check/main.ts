@@ -47,16 +47,23 @@ function handle(payload: HookPayload, paths: Paths): Decision {
 function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   const started = process.hrtime.bigint()
   const now = Date.now()
-  const loaded = loadGuardrails(paths)
+  let loaded = loadGuardrails(paths)
   const session = readSession(paths, payload.session_id)
   const { config, problem } = readConfig(paths)
   const fp = fingerprint(payload.tool_name, payload.tool_input)
-  const result = decide(
-    { tool_name: payload.tool_name, tool_input: payload.tool_input, cwd: payload.cwd },
-    { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
-    compileRules(loaded.rules),
-    { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: session.checks, fingerprint: fp, now },
-  )
+  const run = () =>
+    decide(
+      { tool_name: payload.tool_name, tool_input: payload.tool_input, cwd: payload.cwd },
+      { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
+      compileRules(loaded.rules),
+      { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: session.checks, fingerprint: fp, now },
+    )
+  let result = run()
+  if (result.fired.length && loaded.slim) {
+    // The index has no rule texts; the note needs them. Only calls that fire a rule pay for this.
+    loaded = loadGuardrails(paths, { full: true })
+    result = run()
+  }
 
   // Side effects after the decision; if one fails the decision still stands (and is logged).
   const { verdict, action } = result

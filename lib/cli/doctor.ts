@@ -50,7 +50,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
 
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR ?? projectDir }, projectDir)
   checks.push(writable(paths.stateDir))
-  const g = loadGuardrails(paths)
+  const g = loadGuardrails(paths, { full: true })
   checks.push({ name: 'guardrails', ok: g.problems.length === 0, detail: g.problems.length ? g.problems.join('; ') : `${g.rules.length} rules from ${g.file}` })
   const q = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [])
   checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error })

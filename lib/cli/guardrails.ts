@@ -15,7 +15,7 @@ const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s 
 
 export function list(o: { json?: boolean }): void {
   const paths = resolvePaths()
-  const loaded = loadGuardrails(paths)
+  const loaded = loadGuardrails(paths, { full: true })
   const rows = [...loaded.rules].sort((a, b) => (a.severity === b.severity ? a.id.localeCompare(b.id) : a.severity === 'hard' ? -1 : 1))
   if (o.json) {
     out(JSON.stringify({ file: loaded.file, origin: loaded.origin, problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
@@ -137,7 +137,7 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
   } else throw new CliError('give a payload file (or - for stdin), --command "…", or --tool NAME --input JSON')
 
   const paths = resolvePaths()
-  const loaded = loadGuardrails(paths)
+  const loaded = loadGuardrails(paths, { full: true })
   const sessionId = o.session ?? call.session_id
   const session = sessionId ? readSession(paths, sessionId) : { reads: {}, prompts: [], checks: {} }
   const { config } = readConfig(paths)

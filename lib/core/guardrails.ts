@@ -97,10 +97,12 @@ export interface CompiledRule {
   rule: Guardrail
   decision: RuleDecision
   byPattern: boolean
-  tools?: Glob[]
-  command?: Glob[]
-  paths?: Glob[]
-  urls?: Glob[]
+  /** Built on the rule's first evaluation: most rules are never evaluated in a given call. */
+  globs?: { tools?: Glob[]; command?: Glob[]; paths?: Glob[]; urls?: Glob[] }
+}
+
+function globsOf(c: CompiledRule): NonNullable<CompiledRule['globs']> {
+  return (c.globs ??= { tools: globs(c.rule, 'tools'), command: globs(c.rule, 'command'), paths: globs(c.rule, 'paths'), urls: globs(c.rule, 'urls') })
 }
 
 export interface RuleIndex {
@@ -157,7 +159,10 @@ class Glob {
   constructor(
     readonly source: string,
     private readonly kind: 'wildcard' | 'caseless' | 'path',
-  ) {}
+    precomputed?: string,
+  ) {
+    this.lit = precomputed
+  }
 
   private literal(): string {
     if (this.lit === undefined) {
@@ -180,7 +185,25 @@ class Glob {
   }
 }
 
-const globs = (list: string[] | undefined, kind: 'wildcard' | 'caseless' | 'path') => list?.map((g) => new Glob(kind === 'wildcard' ? g.trim() : g, kind))
+type GlobField = 'tools' | 'command' | 'paths' | 'urls'
+const KIND: Record<GlobField, 'wildcard' | 'caseless' | 'path'> = { tools: 'wildcard', command: 'wildcard', paths: 'path', urls: 'caseless' }
+
+/** The prefilter literal of each glob of a rule, as `compileRules` would compute it. */
+export function ruleLiterals(match: Guardrail['match']): Partial<Record<GlobField, string[]>> {
+  const out: Partial<Record<GlobField, string[]>> = {}
+  for (const f of Object.keys(KIND) as GlobField[]) {
+    const list = match?.[f]
+    if (!list) continue
+    out[f] = list.map((g) => {
+      const lit = longestLiteral(f === 'command' ? g.trim() : g, KIND[f] === 'path')
+      return KIND[f] === 'caseless' ? lit.toLowerCase() : lit
+    })
+  }
+  return out
+}
+
+const globs = (rule: Guardrail & { literals?: Partial<Record<GlobField, string[]>> }, f: GlobField) =>
+  rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? g.trim() : g, KIND[f], rule.literals?.[f]?.[i]))
 
 export function compileRules(rules: Guardrail[]): RuleIndex {
   const index: RuleIndex = { byKey: new Map(), byTool: new Map(), anyTool: [], all: [] }
@@ -194,15 +217,7 @@ export function compileRules(rules: Guardrail[]): RuleIndex {
     const m = rule.match
     const byPattern = isKnownPattern(rule.pattern)
     if (!byPattern && !m) continue // awareness only: shown at session start, never matched
-    const c: CompiledRule = {
-      rule,
-      decision: decisionOf(rule),
-      byPattern,
-      tools: globs(m?.tools, 'wildcard'),
-      command: globs(m?.command, 'wildcard'),
-      paths: globs(m?.paths, 'path'),
-      urls: globs(m?.urls, 'caseless'),
-    }
+    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern }
     index.all.push(c)
     if (byPattern) push(index.byKey, rule.pattern, c)
     else if (m?.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) for (const t of new Set(m.tools)) push(index.byTool, t, c)
@@ -259,7 +274,8 @@ function pathHit(globs: Glob[], paths: string[], rels: (string | null)[]): strin
 }
 
 /** Every given field must match at least one value. Allocation-free: it runs for every rule. */
-function globsMatch(c: CompiledRule, a: Classification, rels: (string | null)[], toolKnown: boolean): boolean {
+function globsMatch(rule: CompiledRule, a: Classification, rels: (string | null)[], toolKnown: boolean): boolean {
+  const c = globsOf(rule)
   if (c.tools && !toolKnown && anyHit(c.tools, [a.tool]) === undefined) return false
   if (c.command && anyHit(c.command, a.commands) === undefined) return false
   if (c.urls && anyHit(c.urls, a.urls) === undefined) return false
@@ -268,7 +284,8 @@ function globsMatch(c: CompiledRule, a: Classification, rels: (string | null)[],
 }
 
 /** Why a rule that matched did so, for the note, `explain` and the log. */
-function describe(c: CompiledRule, a: Classification, rels: (string | null)[]): string[] {
+function describe(rule: CompiledRule, a: Classification, rels: (string | null)[]): string[] {
+  const c = globsOf(rule)
   const why: string[] = []
   if (c.tools) why.push(`tool ${a.tool}`)
   if (c.command) why.push(`command "${anyHit(c.command, a.commands)}" matches ${c.command.map((g) => JSON.stringify(g.source)).join(' or ')}`)

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import * as z from 'zod/mini'
 import { appendJsonl, readJson, updateJson, writeFileAtomic } from './store'
-import { validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
 export const PACKAGE_ROOT: string = (() => {
@@ -57,19 +57,31 @@ export interface LoadedGuardrails {
   /** Which file the rules came from. */
   file: string
   origin: 'project' | 'packaged' | 'packaged-fallback'
+  /**
+   * True when `rules` hold only what matching needs (from the derived index): ids, patterns,
+   * decisions and globs, without rule texts. Load again with `full` before showing a rule.
+   */
+  slim?: boolean
 }
 
 const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
 
-export function loadGuardrails(paths: Paths): LoadedGuardrails {
-  const trusted = readValidated(paths)
-  if (trusted) return { rules: trusted, problems: [], file: paths.guardrails, origin: 'project' }
+/**
+ * The rules in force. Validating 1,000 rules with zod takes ~30 ms in a fresh process, on every tool
+ * call, so a file that validated cleanly gets a derived index (`.guardrails-index.json`) stamped with
+ * the file's size, mtime and inode. While the stamp matches, the file is the one that was validated:
+ * the hook reads the small index (matching fields and precomputed glob literals only) instead of the
+ * whole file. Any edit, by a human or by our own counters, changes the stat and brings a fresh check.
+ */
+export function loadGuardrails(paths: Paths, opts: { full?: boolean } = {}): LoadedGuardrails {
+  const trusted = readIndexed(paths, !!opts.full)
+  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim }
   const before = statKey(paths.guardrails)
   const own = readJson(paths.guardrails, (raw) => validateGuardrails(raw), () => null)
   if (own.ok && own.value) {
     const v = own.value
     if (!v.fatal) {
-      if (!v.problems.length && before && before === statKey(paths.guardrails)) stampValidated(paths, before)
+      if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, v.rules)
       return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
     }
     return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
@@ -78,12 +90,7 @@ export function loadGuardrails(paths: Paths): LoadedGuardrails {
   return packaged(paths)
 }
 
-// Validating 1,000 rules with zod takes ~30 ms in a fresh process, on every tool call. So a file that
-// validated cleanly is stamped with its size, mtime and inode; while the stamp matches, the file is
-// the one that was validated and is used as is. Any edit (by a human or by our counters) changes the
-// stat, so it is validated again.
-
-const stampFile = (paths: Paths) => path.join(paths.stateDir, '.guardrails-validated')
+const indexFile = (paths: Paths) => path.join(paths.stateDir, '.guardrails-index.json')
 
 function statKey(file: string): string | null {
   try {
@@ -94,22 +101,36 @@ function statKey(file: string): string | null {
   }
 }
 
-function readValidated(paths: Paths): Guardrail[] | null {
+function readIndexFile(paths: Paths): { key: string; rules: Guardrail[] } | null {
   try {
-    const key = statKey(paths.guardrails)
-    if (!key || fs.readFileSync(stampFile(paths), 'utf8') !== key) return null
-    const raw = JSON.parse(fs.readFileSync(paths.guardrails, 'utf8'))
-    if (statKey(paths.guardrails) !== key) return null
-    const list = Array.isArray(raw) ? raw : raw?.guardrails
-    return Array.isArray(list) ? (list as Guardrail[]) : null
+    return JSON.parse(fs.readFileSync(indexFile(paths), 'utf8'))
   } catch {
     return null
   }
 }
 
-function stampValidated(paths: Paths, key: string): void {
+function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean } | null {
   try {
-    writeFileAtomic(stampFile(paths), key)
+    const key = statKey(paths.guardrails)
+    if (!key) return null
+    const index = readIndexFile(paths)
+    if (!index || index.key !== key) return null
+    if (!full) return { rules: index.rules, slim: true }
+    const raw = JSON.parse(fs.readFileSync(paths.guardrails, 'utf8'))
+    if (statKey(paths.guardrails) !== key) return null
+    const list = Array.isArray(raw) ? raw : raw?.guardrails
+    return Array.isArray(list) ? { rules: list as Guardrail[], slim: false } : null
+  } catch {
+    return null
+  }
+}
+
+function writeIndex(paths: Paths, key: string, rules: Guardrail[]): void {
+  try {
+    const slim = rules
+      .filter((r) => r.enabled !== false)
+      .map((r) => ({ id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) }))
+    writeFileAtomic(indexFile(paths), JSON.stringify({ key, rules: slim }))
   } catch {
     /* only a speed-up */
   }
@@ -136,21 +157,28 @@ export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
     }
   }
   const wanted = new Set(ids)
-  let clean = false
+  // Unchanged since it was validated (the index says so): skip re-validating 1,000 rules with zod.
+  const index = readIndexFile(paths)
+  let clean: Guardrail[] | null = null
   updateJson<unknown[]>(
     paths.guardrails,
     {
       onCorrupt: 'fail',
       fallback: () => [],
       validate: (raw) => {
+        const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown })?.guardrails
+        if (index && Array.isArray(list) && index.key === statKey(paths.guardrails)) {
+          clean = index.rules
+          return list
+        }
         const v = validateGuardrails(raw)
-        clean = !v.problems.length
-        return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : Array.isArray(raw) ? raw : (raw as { guardrails: unknown[] }).guardrails
+        clean = v.problems.length ? null : v.rules
+        return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : (list as unknown[])
       },
-      // Still under the lock: the file we stat is the one we just wrote.
+      // Counters changed, matching did not: re-key the index to the file just written (still locked).
       afterWrite: () => {
         const key = clean ? statKey(paths.guardrails) : null
-        if (key) stampValidated(paths, key)
+        if (key && clean) writeIndex(paths, key, clean)
       },
     },
     (list) => {
