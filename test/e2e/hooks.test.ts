@@ -115,6 +115,23 @@ describe('preflight-check', () => {
     expect(out.systemMessage).toContain(`${state('guardrails.json')}: [1].severity`)
   })
 
+  it('a human edit of guardrails.json takes effect on the next call (the derived index is never stale)', () => {
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const rules = [{ id: 'P', pattern: 'git_push', rule: 'check pushes', severity: 'soft' }]
+    fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
+    expect(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).toBe('') // validates, writes the index
+    expect(fs.existsSync(state('.guardrails-index.json'))).toBe(true)
+    expect(denyReason(guard(preToolUse(dir, 'Bash', { command: 'git push' })).stdout)).toContain('Proceed: not yet') // check; counters rewrite the file
+    // The human turns it into a hard rule, then breaks a field: both are seen at once.
+    const edited = JSON.parse(fs.readFileSync(state('guardrails.json'), 'utf8'))
+    edited[0].severity = 'hard'
+    fs.writeFileSync(state('guardrails.json'), JSON.stringify(edited, null, 2))
+    expect(denyReason(guard(preToolUse(dir, 'Bash', { command: 'git push origin x' })).stdout)).toContain('Proceed: no.')
+    edited[0].severity = 'sometimes'
+    fs.writeFileSync(state('guardrails.json'), JSON.stringify(edited, null, 2))
+    expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).systemMessage).toContain('[0].severity')
+  })
+
   it('an internal error never fails open on an action it could not check', () => {
     const blocker = path.join(dir, 'not-a-dir')
     fs.writeFileSync(blocker, '')
