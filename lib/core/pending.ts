@@ -1,0 +1,194 @@
+// The approval queue's rules, pure: entries of pending-actions.json and every transition they may
+// take. Each transition is a function from the current list to the next, so the I/O layer can apply
+// it under the lock and a decision is applied exactly once, whoever races to apply it.
+//
+// Severities and timeouts (the seed's "Timeout Behavior"):
+//   destructive     never times out: the action does not happen without approval;
+//   time-sensitive  4 h, then `timeout` with outcome `not_done` (the conservative path);
+//   informational   30 min, then `timeout` with outcome `proceed_safer`, and the human is told after.
+
+export const SEVERITIES = ['destructive', 'time-sensitive', 'informational'] as const
+export type Severity = (typeof SEVERITIES)[number]
+export const STATUSES = ['pending', 'approved', 'denied', 'timeout', 'consumed'] as const
+export type Status = (typeof STATUSES)[number]
+
+/** Seconds until a pending entry times out (the seed's table); null waits forever. */
+export const TIMEOUT_SECONDS: Record<Severity, number | null> = { destructive: null, 'time-sensitive': 14_400, informational: 1_800 }
+
+export interface PendingEntry {
+  id: string
+  action: string
+  trigger: string
+  context: string
+  severity: Severity
+  requested_at: string
+  status: Status
+  timeout: number | null
+  /** Identity of the exact tool call (tool + normalized input) an approval applies to, if any. */
+  fingerprint: string | null
+  decided_at: string | null
+  decided_by: string | null
+  /** The human's words ("tell me what to change"), if any. */
+  reply: string | null
+  /** Delivery to the human: false until a message went out. */
+  notified: boolean
+  /** What a timeout meant: the action is not done, or the agent may take the safer option. */
+  timeout_outcome?: 'not_done' | 'proceed_safer'
+  /** A per-action secret carried in the Telegram buttons, so a stale tap cannot decide another action. */
+  secret?: string
+  /** Telegram message carrying the buttons, to edit after the decision. */
+  message_id?: number
+  /** Who asked: the session whose agent should hear the outcome, and whether it has. */
+  session_id?: string | null
+  delivered?: boolean
+  /** For informational timeouts: whether the after-the-fact notice went out. */
+  notice_sent?: boolean
+  /** The exact tool call, kept to compare an approved retry in full (not just its hash). */
+  tool?: string
+  input?: unknown
+  consumed_at?: string
+  notify_attempts?: number
+  last_error?: string | null
+}
+
+export interface NewAction {
+  action: string
+  trigger: string
+  context: string
+  severity: Severity
+  fingerprint?: string | null
+  session_id?: string | null
+  tool?: string
+  input?: unknown
+}
+
+export function newEntry(a: NewAction, id: string, secret: string, now: Date): PendingEntry {
+  return {
+    id,
+    action: a.action,
+    trigger: a.trigger,
+    context: a.context,
+    severity: a.severity,
+    requested_at: now.toISOString(),
+    status: 'pending',
+    timeout: TIMEOUT_SECONDS[a.severity],
+    fingerprint: a.fingerprint ?? null,
+    decided_at: null,
+    decided_by: null,
+    reply: null,
+    notified: false,
+    secret,
+    session_id: a.session_id ?? null,
+    delivered: false,
+    ...(a.tool ? { tool: a.tool, input: a.input } : {}),
+  }
+}
+
+export type DecideResult = { ok: true; entry: PendingEntry } | { ok: false; reason: string; entry?: PendingEntry }
+
+/**
+ * Records a human's decision. Only a pending entry can be decided: a second tap, a duplicate update
+ * or a racing heartbeat gets `ok: false` and changes nothing.
+ */
+export function decideEntry(list: PendingEntry[], id: string, verdict: 'approved' | 'denied', by: string, now: Date, reply?: string | null): { next: PendingEntry[]; result: DecideResult } {
+  const i = list.findIndex((e) => e.id === id)
+  if (i < 0) return { next: list, result: { ok: false, reason: `no pending action ${id}` } }
+  const e = list[i]
+  if (e.status !== 'pending') return { next: list, result: { ok: false, reason: `${id} is already ${e.status}`, entry: e } }
+  const entry: PendingEntry = { ...e, status: verdict, decided_at: now.toISOString(), decided_by: by, reply: reply ?? e.reply, delivered: false }
+  const next = list.slice()
+  next[i] = entry
+  return { next, result: { ok: true, entry } }
+}
+
+/** A reply that is not a plain approval: recorded as instructions, and the action is not approved. */
+export function replyApproves(text: string): boolean {
+  return /^\s*(✅|👍|yes|y|ok|okay|approve[d]?|go( ahead)?|proceed|do it|lgtm)\s*[.!]*\s*$/i.test(text)
+}
+export function replyDenies(text: string): boolean {
+  return /^\s*(❌|👎|no|n|deny|denied|cancel|stop|don'?t)\s*[.!]*\s*$/i.test(text)
+}
+
+/** Applies timeouts that are due. Returns the entries that timed out. */
+export function applyTimeouts(list: PendingEntry[], now: Date): { next: PendingEntry[]; result: PendingEntry[] } {
+  const timedOut: PendingEntry[] = []
+  const next = list.map((e) => {
+    if (e.status !== 'pending' || e.timeout === null) return e
+    if (now.getTime() - Date.parse(e.requested_at) < e.timeout * 1000) return e
+    const t: PendingEntry = {
+      ...e,
+      status: 'timeout',
+      decided_at: now.toISOString(),
+      decided_by: 'timeout',
+      timeout_outcome: e.severity === 'informational' ? 'proceed_safer' : 'not_done',
+      delivered: false,
+      notice_sent: e.severity === 'informational' ? false : undefined,
+    }
+    timedOut.push(t)
+    return t
+  })
+  return { next: timedOut.length ? next : list, result: timedOut }
+}
+
+/**
+ * An approved entry for exactly this call (same fingerprint and, when kept, the same input) is used
+ * up: allowed once, then `consumed`. A different action finds nothing.
+ */
+export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date): { next: PendingEntry[]; result: PendingEntry | null } {
+  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (e.input === undefined || JSON.stringify(e.input) === JSON.stringify(input)))
+  if (i < 0) return { next: list, result: null }
+  const entry: PendingEntry = { ...list[i], status: 'consumed', consumed_at: now.toISOString() }
+  const next = list.slice()
+  next[i] = entry
+  return { next, result: entry }
+}
+
+/** The newest entry still open for this exact call (so a retry does not queue a duplicate). */
+export function openFor(list: PendingEntry[], fingerprint: string): PendingEntry | undefined {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const e = list[i]
+    if (e.fingerprint === fingerprint && e.status === 'pending') return e
+  }
+  return undefined
+}
+
+/** Decisions the asking session has not heard yet; marks them delivered. */
+export function takeUndelivered(list: PendingEntry[], sessionId: string): { next: PendingEntry[]; result: PendingEntry[] } {
+  const out: PendingEntry[] = []
+  const next = list.map((e) => {
+    if (e.session_id !== sessionId || e.delivered !== false || e.status === 'pending') return e
+    out.push(e)
+    return { ...e, delivered: true }
+  })
+  return { next: out.length ? next : list, result: out }
+}
+
+/** How the agent hears about a decision at its next hook. */
+export function outcomeNote(e: PendingEntry): string {
+  const reply = e.reply ? ` The human said: "${e.reply}".` : ''
+  switch (e.status) {
+    case 'approved':
+      return `[RATCHET] Approved by ${e.decided_by}: ${e.action} (${e.id}).${reply} Retry exactly that action now; it is allowed once.`
+    case 'denied':
+      return `[RATCHET] Not approved: ${e.action} (${e.id}).${reply || ' Do not do it.'} Do not retry it or route around it.`
+    case 'timeout':
+      return e.timeout_outcome === 'proceed_safer'
+        ? `[RATCHET] No answer in time for ${e.action} (${e.id}): go ahead with the safer option, not the action itself. The human will be told.`
+        : `[RATCHET] No answer in time for ${e.action} (${e.id}): it is not done. Carry on without it.`
+    default:
+      return `[RATCHET] ${e.id}: ${e.status}.`
+  }
+}
+
+export function validatePendingList(raw: unknown): PendingEntry[] | string {
+  if (!Array.isArray(raw)) return 'expected an array of pending actions'
+  for (let i = 0; i < raw.length; i++) {
+    const e = raw[i] as Partial<PendingEntry>
+    if (!e || typeof e !== 'object') return `[${i}]: expected an object`
+    if (typeof e.id !== 'string') return `[${i}].id: expected a string`
+    if (!STATUSES.includes(e.status as Status)) return `[${i}].status: expected one of ${STATUSES.join(', ')}`
+    if (!SEVERITIES.includes(e.severity as Severity)) return `[${i}].severity: expected one of ${SEVERITIES.join(', ')}`
+    if (typeof e.action !== 'string') return `[${i}].action: expected a string`
+  }
+  return raw as PendingEntry[]
+}

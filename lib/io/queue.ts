@@ -1,0 +1,38 @@
+// pending-actions.json: the approval queue, through the one state writer (lib/io/store.ts).
+// Every change is a pure transition from lib/core/pending.ts applied under the lock; no lock is
+// ever held across a network call or a wait for a human.
+
+import { randomBytes } from 'node:crypto'
+import { newEntry, validatePendingList, type NewAction, type PendingEntry } from '../core/pending'
+import { readJson, updateJson } from './store'
+import type { Paths } from './state'
+
+const opts = { validate: validatePendingList, fallback: (): PendingEntry[] => [], onCorrupt: 'reset' as const }
+
+export function readQueue(paths: Paths): { entries: PendingEntry[]; error?: string } {
+  const r = readJson(paths.pending, validatePendingList, () => [])
+  return r.ok ? { entries: r.value } : { entries: [], error: r.error }
+}
+
+export function updateQueue<R>(paths: Paths, change: (list: PendingEntry[]) => { next: PendingEntry[]; result: R }): R {
+  return updateJson(paths.pending, opts, change)
+}
+
+export function newId(): string {
+  return `pa-${randomBytes(4).toString('hex')}`
+}
+
+export function enqueue(paths: Paths, action: NewAction, now = new Date()): PendingEntry {
+  const entry = newEntry(action, newId(), randomBytes(8).toString('hex'), now)
+  return updateQueue(paths, (list) => ({ next: [...list, entry], result: entry }))
+}
+
+export function patchEntry(paths: Paths, id: string, patch: (e: PendingEntry) => Partial<PendingEntry>): PendingEntry | undefined {
+  return updateQueue(paths, (list) => {
+    const i = list.findIndex((e) => e.id === id)
+    if (i < 0) return { next: list, result: undefined }
+    const next = list.slice()
+    next[i] = { ...list[i], ...patch(list[i]) }
+    return { next, result: next[i] }
+  })
+}
