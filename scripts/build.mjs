@@ -11,6 +11,7 @@ export const entries = {
   'preflight-check': 'hooks/preflight-check/main.ts',
   'session-start': 'hooks/session-start/main.ts',
   ratchet: 'lib/cli/main.ts',
+  'pause-and-ask': 'lib/cli/pause-and-ask.ts',
 }
 
 rmSync('dist', { recursive: true, force: true })

@@ -14,6 +14,12 @@ export type Verdict = 'allow' | 'warn' | 'check' | 'proceeded_after_check' | 'as
 export interface PreflightOptions {
   /** How long an identical retry after a check is let through. */
   checkWindowMs: number
+  /**
+   * Whether this project has never used a capability (a named pattern in FIRST_USE) before: its
+   * first use pauses for a human (the seed's mandatory pause). Omit to turn that off. Asked only
+   * when such a pattern is found, so the hot path does not read the capabilities file.
+   */
+  isNewCapability?: (pattern: string) => boolean
   /** Checks issued earlier in this session: fingerprint → time (ms). */
   checks: Record<string, number>
   fingerprint: string
@@ -26,9 +32,12 @@ export interface PreflightResult {
   action: Classification
   fired: FiredRule[]
   classes: ActionClass[]
-  /** A built-in protection that decided, if any: `self-protection`, `catastrophic`. */
-  builtin?: 'self-protection' | 'catastrophic'
+  /** A built-in protection that decided, if any. */
+  builtin?: 'self-protection' | 'catastrophic' | 'first-use'
 }
+
+/** The seed's mandatory pause: the first email, the first public post, the first publish. */
+export const FIRST_USE = new Set(['email_send', 'external_post', 'pr_or_issue_create', 'package_publish'])
 
 const MAX_NOTE_RULES = 5
 
@@ -72,6 +81,12 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
     const via: RuleDecision = human.length ? human.reduce<RuleDecision>((a, f) => (STRENGTH[f.decision] > STRENGTH[a] ? f.decision : a), 'ask') : 'deny'
     const note = preflightNote(action, fired, classes, via, opts, catastrophic.detail)
     return { ...base, builtin: 'catastrophic', verdict: via, decision: via === 'ask' ? { kind: 'ask', reason: note } : { kind: 'deny', reason: note } }
+  }
+
+  const firstUse = opts.isNewCapability && action.findings.find((f) => FIRST_USE.has(f.pattern) && opts.isNewCapability!(f.pattern))
+  if (firstUse && (!strongest || STRENGTH[strongest] < STRENGTH.pause)) {
+    const note = preflightNote(action, fired, classes, 'pause', opts).replace(/^Trigger: /m, `Trigger: first use of a new capability (${firstUse.pattern}) + `)
+    return { ...base, builtin: 'first-use', verdict: 'pause', decision: { kind: 'deny', reason: note } }
   }
 
   if (!strongest) return { ...base, verdict: 'allow', decision: { kind: 'allow' } }
@@ -120,7 +135,7 @@ export function preflightNote(action: Classification, fired: FiredRule[], classe
     warn: 'yes, allowed; keep the check in mind.',
     check: `not yet. If the check holds and the user asked for this, retry the identical call within ${windowMin} min and it will run (logged as "proceeded after check"). Otherwise stop and ask the user.`,
     ask: 'only if the user approves at the prompt.',
-    pause: 'no: waiting for a human decision. Carry on with other work and do not retry or route around it.',
+    pause: 'no: queued for a human decision. Carry on with other work; do not retry or route around it until you hear the outcome.',
     deny: `no. This is a hard rule${hardIds.length ? ` (${hardIds.join(', ')})` : ''}: do not retry it or get the same effect another way (other commands and tools are checked too). Tell the user what you wanted to do and why.`,
   }
   return [

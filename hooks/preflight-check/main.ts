@@ -11,6 +11,8 @@ import { fingerprint } from '../../lib/core/fingerprint'
 import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
+import { capabilitiesUsed, handlePause, takeOutcomes } from './pause'
+import { telegramConfig } from '../../lib/io/telegram-config'
 
 const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
 const MAX_PROMPTS = 20
@@ -33,7 +35,9 @@ function handle(payload: HookPayload, paths: Paths): Decision {
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
       updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
-      return { kind: 'allow' }
+      // Decisions on this session's pauses reach the model before its next turn.
+      const outcomes = takeOutcomes(paths, payload.session_id)
+      return outcomes.length ? { kind: 'allow', context: outcomes.join('\n') } : { kind: 'allow' }
     }
     case 'PreCompact':
       // After compaction the model no longer holds what it read: reads must be redone before edits.
@@ -51,12 +55,14 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   const session = readSession(paths, payload.session_id)
   const { config, problem } = readConfig(paths)
   const fp = fingerprint(payload.tool_name, payload.tool_input)
+  let caps: Set<string> | undefined
+  const isNewCapability = config.firstUsePause === false ? undefined : (p: string) => !(caps ??= capabilitiesUsed(paths)).has(p)
   const run = () =>
     decide(
       { tool_name: payload.tool_name, tool_input: payload.tool_input, cwd: payload.cwd },
       { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
       compileRules(loaded.rules),
-      { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: session.checks, fingerprint: fp, now },
+      { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: session.checks, fingerprint: fp, now, isNewCapability },
     )
   let result = run()
   if (result.fired.length && loaded.slim) {
@@ -65,8 +71,21 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     result = run()
   }
 
+  // A pause queues exactly this call for a human, or lets it through once if one approved it.
+  let decision = result.decision
+  let verdict: string = result.verdict
+  let pendingId: string | undefined
+  if (result.verdict === 'pause') {
+    const p = handlePause(paths, payload, result, fp, new Date(now), !!telegramConfig(process.env, config))
+    decision = p.decision
+    verdict = p.verdict === 'approved' ? 'approved_by_human' : 'pause'
+    pendingId = p.entry.id
+  }
+  const outcomes = takeOutcomes(paths, payload.session_id)
+  if (outcomes.length) decision = withNotes(decision, outcomes.join('\n'))
+
   // Side effects after the decision; if one fails the decision still stands (and is logged).
-  const { verdict, action } = result
+  const { action } = result
   try {
     if (action.reads.length || verdict === 'check' || verdict === 'proceeded_after_check') {
       updateSession(paths, payload.session_id, (s) => {
@@ -94,15 +113,23 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     patterns: [...new Set(action.findings.map((f) => f.pattern))],
     guardrails: result.fired.map((f) => f.id),
     ...(result.builtin ? { builtin: result.builtin } : {}),
+    ...(pendingId ? { pending_id: pendingId } : {}),
     decision: verdict,
     fingerprint: fp,
     latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
   })
 
   const problems = [...loaded.problems, ...(problem ? [problem] : [])]
-  if (!problems.length) return result.decision
+  if (!problems.length) return decision
   const notice = `Ratchet: ${problems[0]}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}${loaded.origin === 'packaged-fallback' ? ' — using the packaged default rules until it is fixed' : ''}`
-  return { ...result.decision, notice }
+  return { ...decision, notice }
+}
+
+/** Outcomes of earlier pauses go first: in a deny's reason, or as context on an allow. */
+function withNotes(d: Decision, notes: string): Decision {
+  if (d.kind === 'allow') return { ...d, context: d.context ? `${notes}\n${d.context}` : notes }
+  if ('reason' in d) return { ...d, reason: `${notes}\n\n${d.reason}` }
+  return d
 }
 
 export function failurePolicy(payload: HookPayload, why: string): Decision {

@@ -81,6 +81,42 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .action(async (o) => (await import('./doctor')).doctor(o))
 
   program
+    .command('heartbeat')
+    .description('apply approval timeouts, send and retry Telegram notifications, read replies (for cron)')
+    .option('--watch', 'keep running, long-polling Telegram so an approval lands within seconds')
+    .option('--seconds <n>', 'with --watch: stop after this many seconds')
+    .option('--cron-line', 'print a crontab entry for this project and exit')
+    .option('--notify <id>', 'only send the notification for this queued action (used by the hooks)')
+    .option('--json', 'machine-readable report')
+    .action(async (o) => (await import('./approvals')).heartbeat(o))
+
+  const pending = program.command('pending').description('the approval queue (pending-actions.json): list, show, approve, deny')
+  pending
+    .command('list')
+    .description('actions waiting for a decision')
+    .option('--all', 'include decided, timed-out and consumed ones')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./approvals')).pendingList(o))
+  pending
+    .command('show')
+    .argument('<id>')
+    .description('one queued action in full')
+    .option('--json', 'machine-readable output')
+    .action(async (id, o) => (await import('./approvals')).pendingShow(id, o))
+  pending
+    .command('approve')
+    .argument('<id>')
+    .option('--note <text>', 'instructions passed to the agent')
+    .description('approve a pending action (the agent may then do exactly that action, once)')
+    .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'approved', o))
+  pending
+    .command('deny')
+    .argument('<id>')
+    .option('--note <text>', 'what to do instead, passed to the agent')
+    .description('deny a pending action')
+    .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'denied', o))
+
+  program
     .command('log')
     .description('the most recent hook decisions from the activity log')
     .option('-n, --lines <n>', 'how many', '20')

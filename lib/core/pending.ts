@@ -41,6 +41,8 @@ export interface PendingEntry {
   /** Who asked: the session whose agent should hear the outcome, and whether it has. */
   session_id?: string | null
   delivered?: boolean
+  /** Whether the Telegram message now shows the outcome (its buttons removed). */
+  outcome_shown?: boolean
   /** For informational timeouts: whether the after-the-fact notice went out. */
   notice_sent?: boolean
   /** The exact tool call, kept to compare an approved retry in full (not just its hash). */
@@ -137,7 +139,7 @@ export function applyTimeouts(list: PendingEntry[], now: Date): { next: PendingE
 export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date): { next: PendingEntry[]; result: PendingEntry | null } {
   const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (e.input === undefined || JSON.stringify(e.input) === JSON.stringify(input)))
   if (i < 0) return { next: list, result: null }
-  const entry: PendingEntry = { ...list[i], status: 'consumed', consumed_at: now.toISOString() }
+  const entry: PendingEntry = { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
   const next = list.slice()
   next[i] = entry
   return { next, result: entry }

@@ -1,0 +1,222 @@
+// The approval loop: `ratchet heartbeat` (cron or --watch) and `ratchet pending …` at the terminal.
+// The queue file is the source of truth; Telegram is only a way to reach the human. Every queue
+// change is a pure transition applied under the lock; no lock is held across a network call.
+
+import path from 'node:path'
+import { CliError } from './errors'
+import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
+import { readQueue, updateQueue, patchEntry } from '../io/queue'
+import { PACKAGE_ROOT, logActivity, readConfig, resolvePaths, type Paths } from '../io/state'
+import { readJson, updateJson } from '../io/store'
+import { client, describeError, interpret, sendNotice, sendPause, showOutcome, telegramConfig, type TelegramConfig, type TgUpdate } from '../io/telegram'
+
+export interface HeartbeatReport {
+  timedOut: string[]
+  notified: string[]
+  decided: string[]
+  notices: string[]
+  errors: string[]
+  ignored: string[]
+  telegram: boolean
+}
+
+const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
+
+export function configuredTelegram(paths: Paths, env = process.env): TelegramConfig | null {
+  const { config } = readConfig(paths)
+  return telegramConfig(env, config as { telegram?: { token?: string; chat_id?: string; api_url?: string } })
+}
+
+function log(paths: Paths, decision: string, e: Partial<PendingEntry>, note?: string): void {
+  logActivity(paths, { time: new Date().toISOString(), hook: 'pause-and-ask', event: 'queue', session: e.session_id ?? undefined, action: e.action, decision, pending_id: e.id, severity: e.severity, ...(note ? { note } : {}) })
+}
+
+/** One heartbeat: timeouts, notifications and their retries, after-the-fact notices, replies. */
+export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; pollSeconds?: number; onlyId?: string; env?: NodeJS.ProcessEnv } = {}): Promise<HeartbeatReport> {
+  const now = opts.now ?? (() => new Date())
+  const report: HeartbeatReport = { timedOut: [], notified: [], decided: [], notices: [], errors: [], ignored: [], telegram: false }
+
+  for (const e of updateQueue(paths, (list) => applyTimeouts(list, now()))) {
+    report.timedOut.push(e.id)
+    log(paths, `timeout_${e.timeout_outcome}`, e)
+  }
+
+  const cfg = configuredTelegram(paths, opts.env)
+  if (!cfg) return report
+  report.telegram = true
+  const api = client(cfg)
+  const fail = (what: string, e: unknown) => report.errors.push(`${what}: ${describeError(e, cfg)}`)
+
+  // Notify what has not reached the human yet (and retry earlier failures).
+  for (const e of readQueue(paths).entries.filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
+    try {
+      const messageId = await sendPause(api, cfg, e)
+      patchEntry(paths, e.id, () => ({ notified: true, message_id: messageId, last_error: null }))
+      report.notified.push(e.id)
+    } catch (err) {
+      patchEntry(paths, e.id, (x) => ({ notify_attempts: (x.notify_attempts ?? 0) + 1, last_error: describeError(err, cfg) }))
+      fail(`notify ${e.id}`, err)
+    }
+  }
+  if (opts.onlyId) return report
+
+  await pollReplies(paths, cfg, api, report, opts.pollSeconds ?? 0, now)
+
+  // Show outcomes on the buttons' message (decisions made here, at the terminal or by timeout) and
+  // tell the human after the fact when an informational pause timed out.
+  for (const e of readQueue(paths).entries) {
+    if (e.status !== 'pending' && e.message_id !== undefined && !e.outcome_shown) {
+      try {
+        await showOutcome(api, cfg, e)
+        patchEntry(paths, e.id, () => ({ outcome_shown: true }))
+      } catch (err) {
+        fail(`edit ${e.id}`, err)
+      }
+    }
+    if (e.status === 'timeout' && e.timeout_outcome === 'proceed_safer' && e.notice_sent === false) {
+      try {
+        await sendNotice(api, cfg, `⏱ No answer within ${Math.round((e.timeout ?? 0) / 60)} min on "${e.action}" (${e.id}): the agent went ahead with the safer option instead.`)
+        patchEntry(paths, e.id, () => ({ notice_sent: true }))
+        report.notices.push(e.id)
+      } catch (err) {
+        fail(`notice ${e.id}`, err)
+      }
+    }
+  }
+  return report
+}
+
+const offsetFile = (paths: Paths) => path.join(paths.stateDir, 'telegram-state.json')
+type TgState = { offset: number }
+const validateTg = (raw: unknown): TgState | string => (raw && typeof (raw as TgState).offset === 'number' ? (raw as TgState) : 'expected {"offset": number}')
+
+async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<typeof client>, report: HeartbeatReport, pollSeconds: number, now: () => Date): Promise<void> {
+  const r = readJson(offsetFile(paths), validateTg, () => ({ offset: 0 }))
+  const offset = r.ok ? r.value.offset : 0
+  let updates: TgUpdate[]
+  try {
+    updates = (await api.getUpdates({ offset, timeout: pollSeconds, allowed_updates: ['message', 'callback_query'] })) as unknown as TgUpdate[]
+  } catch (err) {
+    report.errors.push(`poll: ${describeError(err, cfg)}`)
+    return
+  }
+  for (const u of updates) {
+    const entries = readQueue(paths).entries
+    const what = interpret(u, cfg.chatId, entries, replyApproves, replyDenies)
+    let answer: string | undefined
+    if (what.kind === 'decide') {
+      const res = updateQueue(paths, (list) => decideEntry(list, what.id, what.verdict, `telegram:${what.by}`, now(), what.reply))
+      if (res.ok) {
+        report.decided.push(what.id)
+        log(paths, what.verdict, res.entry, what.reply ? `reply: ${what.reply}` : undefined)
+        answer = what.verdict === 'approved' ? 'Approved ✅' : 'Cancelled ❌'
+        try {
+          await showOutcome(api, cfg, res.entry)
+          patchEntry(paths, what.id, () => ({ outcome_shown: true }))
+        } catch (err) {
+          report.errors.push(`edit ${what.id}: ${describeError(err, cfg)}`)
+        }
+      } else {
+        report.ignored.push(`${u.update_id}: ${res.reason}`)
+        answer = `Already decided (${res.entry?.status ?? 'unknown'})`
+      }
+    } else if (what.kind === 'unauthorized') {
+      report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, not the configured chat`)
+      logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}` })
+    } else {
+      report.ignored.push(`${u.update_id}: ${what.why}`)
+      answer = what.callbackId ? 'This button is no longer valid.' : undefined
+    }
+    if (what.callbackId) await api.answerCallbackQuery({ callback_query_id: what.callbackId, ...(answer ? { text: answer } : {}) }).catch(() => {})
+    // Persist the offset after each update: a crash re-reads at most one, and it is applied once.
+    updateJson(offsetFile(paths), { validate: validateTg, fallback: () => ({ offset: 0 }), onCorrupt: 'reset' }, (s) => ({ next: { offset: Math.max(s.offset, u.update_id + 1) }, result: undefined }))
+  }
+}
+
+// ---- commands ------------------------------------------------------------------------------------
+
+export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?: boolean; seconds?: string; notify?: string }): Promise<void> {
+  const paths = resolvePaths()
+  if (o.notify) {
+    const r = await heartbeatOnce(paths, { onlyId: o.notify })
+    for (const e of r.errors) process.stderr.write(`ratchet heartbeat: ${e}\n`)
+    return
+  }
+  if (o.cronLine) {
+    const bin = path.join(PACKAGE_ROOT, 'bin', 'ratchet')
+    out(`# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)`)
+    out(`* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(path.join(paths.stateDir, 'heartbeat.log'))} 2>&1`)
+    return
+  }
+  const print = (r: HeartbeatReport) => {
+    if (o.json) return out(JSON.stringify(r))
+    const parts = [
+      r.telegram ? '' : 'Telegram not configured (the queue still works: ratchet pending list)',
+      r.timedOut.length ? `timed out: ${r.timedOut.join(', ')}` : '',
+      r.notified.length ? `notified: ${r.notified.join(', ')}` : '',
+      r.decided.length ? `decided: ${r.decided.join(', ')}` : '',
+      r.notices.length ? `told after the fact: ${r.notices.join(', ')}` : '',
+      ...r.errors.map((e) => `! ${e}`),
+    ].filter(Boolean)
+    out(`${new Date().toISOString()} heartbeat: ${parts.length ? parts.join('; ') : 'nothing to do'}`)
+  }
+  if (!o.watch) {
+    const r = await heartbeatOnce(paths)
+    print(r)
+    if (r.errors.length) process.exitCode = 1
+    return
+  }
+  // --watch: long-poll so a tap reaches the queue within a second or two; back off on errors.
+  const stopAt = o.seconds ? Date.now() + Number(o.seconds) * 1000 : Infinity
+  let backoff = 1000
+  let stopping = false
+  process.once('SIGINT', () => (stopping = true))
+  process.once('SIGTERM', () => (stopping = true))
+  while (!stopping && Date.now() < stopAt) {
+    const r = await heartbeatOnce(paths, { pollSeconds: Math.max(0, Math.min(25, Math.floor((stopAt - Date.now()) / 1000) - 1)) })
+    if (r.errors.length || r.decided.length || r.timedOut.length || r.notified.length) print(r)
+    if (r.errors.length) {
+      await new Promise((res) => setTimeout(res, backoff))
+      backoff = Math.min(backoff * 2, 60_000)
+    } else backoff = 1000
+    if (!r.telegram) await new Promise((res) => setTimeout(res, 5000))
+  }
+}
+
+export function pendingList(o: { json?: boolean; all?: boolean }): void {
+  const paths = resolvePaths()
+  const { entries, error } = readQueue(paths)
+  if (error) throw new CliError(error)
+  const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
+  if (o.json) return out(JSON.stringify(shown, null, 2))
+  if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
+  for (const e of shown) out(`${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}`)
+}
+
+export function pendingShow(id: string, o: { json?: boolean }): void {
+  const e = readQueue(resolvePaths()).entries.find((x) => x.id === id)
+  if (!e) throw new CliError(`no pending action ${id} (ratchet pending list --all)`)
+  const { secret: _secret, ...visible } = e
+  if (o.json) return out(JSON.stringify(visible, null, 2))
+  for (const [k, v] of Object.entries(visible)) if (v !== undefined && k !== 'input') out(`${k.padEnd(16)} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  out(`\nThe agent will hear: ${outcomeNote(e)}`)
+}
+
+export async function pendingDecide(id: string, verdict: 'approved' | 'denied', o: { note?: string }): Promise<void> {
+  const paths = resolvePaths()
+  const user = process.env.USER || process.env.LOGNAME || 'terminal'
+  const res = updateQueue(paths, (list) => decideEntry(list, id, verdict, `terminal:${user}`, new Date(), o.note ?? null))
+  if (!res.ok) throw new CliError(res.reason)
+  log(paths, verdict, res.entry, o.note ? `reply: ${o.note}` : undefined)
+  out(`${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${res.entry.action}`)
+  // Update the Telegram message too, if there is one; the queue is already decided either way.
+  const cfg = configuredTelegram(paths)
+  if (cfg && res.entry.message_id !== undefined) {
+    try {
+      await showOutcome(client(cfg), cfg, res.entry)
+      patchEntry(paths, id, () => ({ outcome_shown: true }))
+    } catch (e) {
+      process.stderr.write(`ratchet: decided, but the Telegram message was not updated: ${describeError(e, cfg)}\n`)
+    }
+  }
+}

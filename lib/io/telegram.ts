@@ -1,0 +1,97 @@
+// Telegram, through node-telegram-bot-api 2.x (`Api`, which takes an `apiRoot`): the pause message
+// with ✅/❌ buttons, edits after a decision, after-the-fact notices, and reading replies.
+// Loaded only by the heartbeat and pause-and-ask, never on a hook's hot path.
+
+import { Api, TelegramApiError } from 'node-telegram-bot-api'
+import { maskSecrets } from '../core/secrets'
+import type { PendingEntry } from '../core/pending'
+
+export { telegramConfig, type TelegramConfig } from './telegram-config'
+import type { TelegramConfig } from './telegram-config'
+
+export function client(cfg: TelegramConfig): Api {
+  // Bounded: a dead Telegram costs seconds, never a hang. 429 retry_after is honoured up to 30 s.
+  return new Api(cfg.token, { apiRoot: cfg.apiUrl, timeoutMs: 10_000, maxRetries: 2, retryBackoffMs: 300, maxRetryAfterMs: 30_000 })
+}
+
+/** One line for logs and terminals, with the bot token never in it. */
+export function describeError(e: unknown, cfg?: TelegramConfig): string {
+  let msg: string
+  if (e instanceof TelegramApiError) msg = e.errorCode === 401 ? 'Telegram rejected the bot token (401 Unauthorized)' : `Telegram API error ${e.errorCode}: ${e.description}${e.retryAfter ? ` (retry after ${e.retryAfter}s)` : ''}`
+  else msg = `Telegram unreachable: ${(e as Error)?.message ?? String(e)}`
+  return cfg ? msg.split(cfg.token).join('<token>') : msg
+}
+
+export const callbackData = (e: PendingEntry, verdict: 'a' | 'd') => `pa:${e.id}:${e.secret}:${verdict}`
+
+export function pauseMessage(e: PendingEntry): string {
+  return maskSecrets(
+    [`🔩 [PAUSE] I'm about to ${e.action}.`, `Trigger: ${e.trigger}`, `Context: ${e.context}`, `Severity: ${e.severity}${e.timeout ? ` (times out in ${Math.round(e.timeout / 60)} min)` : ' (waits for you)'} · ${e.id}`, '', 'Reply ✅ to proceed, ❌ to cancel, or tell me what to change.'].join('\n'),
+  )
+}
+
+export function outcomeMessage(e: PendingEntry): string {
+  const what = e.status === 'approved' ? '✅ Approved' : e.status === 'denied' ? '❌ Not approved' : e.status === 'timeout' ? (e.timeout_outcome === 'proceed_safer' ? '⏱ Timed out: took the safer option' : '⏱ Timed out: not done') : e.status
+  return maskSecrets(`🔩 ${e.action}\n${what}${e.decided_by && e.decided_by !== 'timeout' ? ` by ${e.decided_by}` : ''}${e.reply ? `\n“${e.reply}”` : ''} · ${e.id}`)
+}
+
+export async function sendPause(api: Api, cfg: TelegramConfig, e: PendingEntry): Promise<number> {
+  const m = await api.sendMessage({
+    chat_id: cfg.chatId,
+    text: pauseMessage(e),
+    reply_markup: { inline_keyboard: [[{ text: '✅ Proceed', callback_data: callbackData(e, 'a') }, { text: '❌ Cancel', callback_data: callbackData(e, 'd') }]] },
+  })
+  return m.message_id
+}
+
+export async function showOutcome(api: Api, cfg: TelegramConfig, e: PendingEntry): Promise<void> {
+  if (e.message_id === undefined) return
+  await api.editMessageText({ chat_id: cfg.chatId, message_id: e.message_id, text: outcomeMessage(e), reply_markup: { inline_keyboard: [] } })
+}
+
+export async function sendNotice(api: Api, cfg: TelegramConfig, text: string): Promise<void> {
+  await api.sendMessage({ chat_id: cfg.chatId, text: maskSecrets(text) })
+}
+
+// ---- reading updates ---------------------------------------------------------------------------
+
+export interface TgUpdate {
+  update_id: number
+  message?: { message_id: number; chat: { id: number | string }; from?: { id: number; username?: string; first_name?: string }; text?: string; reply_to_message?: { message_id: number } }
+  callback_query?: { id: string; from: { id: number; username?: string; first_name?: string }; data?: string; message?: { message_id: number; chat: { id: number | string } } }
+}
+
+export type Interpretation =
+  | { kind: 'decide'; id: string; verdict: 'approved' | 'denied'; by: string; reply?: string; callbackId?: string }
+  | { kind: 'ignore'; why: string; callbackId?: string }
+  | { kind: 'unauthorized'; from: string; chat: string; callbackId?: string }
+
+const who = (f?: { id: number; username?: string; first_name?: string }) => (f ? (f.username ? `@${f.username}` : f.first_name ?? String(f.id)) : 'unknown')
+
+/** Pure: what one update means for the queue. Only the configured chat may decide. */
+export function interpret(u: TgUpdate, chatId: string, entries: PendingEntry[], approves: (t: string) => boolean, denies: (t: string) => boolean): Interpretation {
+  if (u.callback_query) {
+    const q = u.callback_query
+    const chat = String(q.message?.chat.id ?? '')
+    if (chat !== chatId) return { kind: 'unauthorized', from: who(q.from), chat, callbackId: q.id }
+    const m = /^pa:([\w-]+):([0-9a-f]+):([ad])$/.exec(q.data ?? '')
+    if (!m) return { kind: 'ignore', why: `unknown button ${JSON.stringify(q.data)}`, callbackId: q.id }
+    const e = entries.find((x) => x.id === m[1])
+    // A stale or forged tap: the secret must be the one sent with this very action.
+    if (!e || e.secret !== m[2]) return { kind: 'ignore', why: `button for ${m[1]} does not match any action`, callbackId: q.id }
+    return { kind: 'decide', id: e.id, verdict: m[3] === 'a' ? 'approved' : 'denied', by: who(q.from), callbackId: q.id }
+  }
+  if (u.message) {
+    const msg = u.message
+    const chat = String(msg.chat.id)
+    if (chat !== chatId) return { kind: 'unauthorized', from: who(msg.from), chat }
+    const text = (msg.text ?? '').trim()
+    const target = msg.reply_to_message ? entries.find((e) => e.message_id === msg.reply_to_message!.message_id) : undefined
+    if (!target) return { kind: 'ignore', why: msg.reply_to_message ? 'reply to a message that is not a pause' : 'not a reply to a pause message' }
+    if (!text) return { kind: 'ignore', why: 'empty reply' }
+    // A reply is the human's instructions; it approves only if it plainly says so.
+    if (approves(text)) return { kind: 'decide', id: target.id, verdict: 'approved', by: who(msg.from), reply: text }
+    return { kind: 'decide', id: target.id, verdict: 'denied', by: who(msg.from), reply: denies(text) ? undefined : text }
+  }
+  return { kind: 'ignore', why: 'update type not used' }
+}

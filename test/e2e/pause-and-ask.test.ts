@@ -1,0 +1,242 @@
+// pause-and-ask, the heartbeat and the queue, with the real node-telegram-bot-api client talking to
+// a local fake of the Telegram Bot API.
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BIN, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
+import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram'
+import { heartbeatOnce } from '../../lib/cli/approvals'
+import { resolvePaths } from '../../lib/io/state'
+import type { PendingEntry } from '../../lib/core/pending'
+
+let dir: string
+let tg: FakeTelegram
+let env: NodeJS.ProcessEnv
+
+const queue = (): PendingEntry[] => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
+const run = (bin: string, args: string[]) => exec(BIN(bin), args, { cwd: dir, env: { ...process.env, ...env } })
+const paths = () => resolvePaths({ ...env }, dir)
+const beat = (now?: Date) => heartbeatOnce(paths(), { env: { ...env }, ...(now ? { now: () => now } : {}) })
+const ask = async (action: string, severity = 'destructive') => JSON.parse((await run('pause-and-ask', ['--action', action, '--trigger', 'test', '--context', 'ctx', '--severity', severity])).stdout)
+const buttons = (m: { reply_markup?: { inline_keyboard?: { callback_data?: string }[][] } }) => (m.reply_markup?.inline_keyboard ?? []).flat().map((b) => b.callback_data!)
+
+beforeEach(async () => {
+  dir = tempProject()
+  tg = await startFakeTelegram()
+  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+})
+afterEach(async () => {
+  await tg.close()
+})
+
+describe('pause-and-ask', () => {
+  it('queues, notifies with the seed’s message and ✅/❌ buttons, and masks secrets', async () => {
+    const r = await ask('deploy with API_KEY=sk-live-abcdefghijklmnop1234 to prod')
+    expect(r).toEqual({ id: expect.stringMatching(/^pa-[0-9a-f]{8}$/), status: 'pending' })
+    const [m] = tg.messages
+    expect(m.text).toMatch(/^🔩 \[PAUSE\] I'm about to deploy with API_KEY=sk-l…\*\*\*\* to prod\.\nTrigger: test\nContext: ctx\n/)
+    expect(m.text).not.toContain('abcdefghijklmnop1234')
+    expect(m.text).toContain('Reply ✅ to proceed, ❌ to cancel, or tell me what to change.')
+    expect(buttons(m)).toEqual([expect.stringMatching(new RegExp(`^pa:${r.id}:[0-9a-f]{16}:a$`)), expect.stringMatching(/:d$/)])
+    expect(queue()[0]).toMatchObject({ id: r.id, status: 'pending', notified: true, message_id: m.message_id, severity: 'destructive', timeout: null, decided_at: null, decided_by: null, reply: null })
+  })
+
+  it('✅ approves: status, edited message, answered tap', async () => {
+    const { id } = await ask('send the newsletter')
+    tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[0])
+    const r = await beat()
+    expect(r.decided).toEqual([id])
+    expect((await run('pause-and-ask', ['status', id])).stdout).toBe('approved\n')
+    expect(queue()[0]).toMatchObject({ status: 'approved', decided_by: 'telegram:@owner' })
+    expect(tg.messages[0].edits[0]).toContain('✅ Approved by telegram:@owner')
+    expect(tg.messages[0].reply_markup?.inline_keyboard).toEqual([])
+    expect(tg.answers).toEqual([{ callback_query_id: expect.any(String), text: 'Approved ✅' }])
+  })
+
+  it('❌ denies', async () => {
+    const { id } = await ask('drop the cache')
+    tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[1])
+    await beat()
+    expect((await run('pause-and-ask', ['status', id])).stdout).toBe('denied\n')
+  })
+
+  it('a text reply is the human’s instructions and does not approve; a plain "yes" does', async () => {
+    const a = await ask('post the announcement')
+    const b = await ask('tag the release')
+    tg.reply(tg.messages[0].message_id, 'not yet, fix the typo in the title first')
+    tg.reply(tg.messages[1].message_id, 'yes')
+    await beat()
+    expect((await run('pause-and-ask', ['status', a.id])).stdout).toBe('denied\nreply: not yet, fix the typo in the title first\n')
+    expect((await run('pause-and-ask', ['status', b.id])).stdout).toBe('approved\nreply: yes\n')
+  })
+
+  it('only the configured chat may decide; others are ignored and logged', async () => {
+    const { id } = await ask('rotate the keys')
+    tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[0], { chatId: '666', from: 'mallory' })
+    const r = await beat()
+    expect(r.decided).toEqual([])
+    expect(queue()[0].status).toBe('pending')
+    const log = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+    expect(log).toContain('"decision":"unauthorized"')
+    expect(log).toContain('mallory')
+    void id
+  })
+
+  it('a stale or forged button can never decide another action', async () => {
+    const first = await ask('first action')
+    const second = await ask('second action')
+    const [approveFirst] = buttons(tg.messages[0])
+    // Forge: the first action's secret with the second's id.
+    tg.tap(tg.messages[1].message_id, approveFirst.replace(first.id, second.id))
+    tg.tap(tg.messages[0].message_id, approveFirst)
+    tg.tap(tg.messages[0].message_id, approveFirst) // a second tap on a decided action
+    await beat()
+    expect(queue().map((e) => e.status)).toEqual(['approved', 'pending'])
+    expect(tg.answers.map((a) => a.text)).toEqual(['This button is no longer valid.', 'Approved ✅', 'Already decided (approved)'])
+  })
+
+  it('a redelivered update is applied once', async () => {
+    const { id } = await ask('merge to main')
+    const u = tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[1])
+    await beat()
+    tg.redeliver(u)
+    await beat()
+    const decisions = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.pending_id === id && l.decision === 'denied')
+    expect(decisions).toHaveLength(1)
+  })
+
+  it('two heartbeats at once lose nothing and decide once', async () => {
+    await ask('a')
+    await ask('b')
+    tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[0])
+    tg.tap(tg.messages[1].message_id, buttons(tg.messages[1])[1])
+    const runs = await Promise.all([run('ratchet', ['heartbeat', '--json']), run('ratchet', ['heartbeat', '--json']), run('ratchet', ['heartbeat', '--json'])])
+    expect(runs.map((r) => r.status)).toEqual([0, 0, 0])
+    const decided = runs.flatMap((r) => JSON.parse(r.stdout).decided)
+    expect(decided.sort()).toEqual(queue().map((e) => e.id).sort())
+    expect(queue().map((e) => e.status)).toEqual(['approved', 'denied'])
+  })
+
+  it('status --wait blocks until the decision and exits 0 only when approved', async () => {
+    const { id } = await ask('ship it')
+    const waiting = run('pause-and-ask', ['status', id, '--wait', '--interval', '100'])
+    await new Promise((r) => setTimeout(r, 400))
+    tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[0])
+    await beat()
+    const r = await waiting
+    expect(r).toMatchObject({ status: 0, stdout: 'approved\n' })
+  })
+})
+
+describe('timeouts (injected clock)', () => {
+  const later = (ms: number) => new Date(Date.now() + ms)
+  it('destructive waits forever', async () => {
+    await ask('delete the bucket', 'destructive')
+    await beat(later(365 * 24 * 3600_000))
+    expect(queue()[0].status).toBe('pending')
+  })
+  it('time-sensitive: 4 hours, then timeout and the action is not done', async () => {
+    await ask('renew the certificate', 'time-sensitive')
+    await beat(later(4 * 3600_000 - 60_000))
+    expect(queue()[0].status).toBe('pending')
+    const r = await beat(later(4 * 3600_000 + 1000))
+    expect(r.timedOut).toHaveLength(1)
+    expect(queue()[0]).toMatchObject({ status: 'timeout', timeout_outcome: 'not_done', decided_by: 'timeout' })
+    expect(tg.messages[0].edits[0]).toContain('Timed out: not done')
+  })
+  it('informational: 30 minutes, then the safer option, and the human is told after the fact', async () => {
+    await ask('use the cached build', 'informational')
+    await beat(later(31 * 60_000))
+    expect(queue()[0]).toMatchObject({ status: 'timeout', timeout_outcome: 'proceed_safer', notice_sent: true })
+    expect(tg.messages.map((m) => m.text).at(-1)).toMatch(/^⏱ No answer within 30 min on "use the cached build"/)
+    // Told once.
+    await beat(later(40 * 60_000))
+    expect(tg.messages.filter((m) => m.text.startsWith('⏱'))).toHaveLength(1)
+  })
+})
+
+describe('Telegram failing', () => {
+  it('a 5xx on send keeps the action queued; the next heartbeat delivers it', async () => {
+    tg.fail('sendMessage', 502, { ok: false, error_code: 502, description: 'Bad Gateway' }, 3)
+    const r = await run('pause-and-ask', ['--action', 'x', '--severity', 'destructive'])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toContain('Telegram')
+    expect(r.stderr).toContain('queued anyway')
+    expect(queue()[0]).toMatchObject({ status: 'pending', notified: false, notify_attempts: 1 })
+    const b = await beat()
+    expect(b.notified).toHaveLength(1)
+    expect(queue()[0].notified).toBe(true)
+  })
+  it('429 with retry_after is retried by the client', async () => {
+    tg.fail('sendMessage', 429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } }, 1)
+    await ask('y')
+    expect(queue()[0].notified).toBe(true)
+  })
+  it('a bad token is reported clearly and never printed', async () => {
+    env.RATCHET_TELEGRAM_TOKEN = '999:wrong-token-value-xyz'
+    const r = await run('ratchet', ['heartbeat'])
+    await ask('z')
+    const hb = await run('ratchet', ['heartbeat'])
+    expect(hb.stdout).toContain('Telegram rejected the bot token (401 Unauthorized)')
+    expect(hb.stdout + hb.stderr + r.stdout).not.toContain('wrong-token-value-xyz')
+    expect(hb.status).toBe(1)
+  })
+  it('Telegram unreachable: queued, and decidable at the terminal', async () => {
+    env.RATCHET_TELEGRAM_API_URL = 'http://127.0.0.1:9' // nothing listens there
+    const { id } = await ask('w')
+    expect(queue()[0].notified).toBe(false)
+    const d = await run('ratchet', ['pending', 'approve', id, '--note', 'ok from the terminal'])
+    expect(d.stdout).toContain(`Approved ${id}`)
+    expect((await run('pause-and-ask', ['status', id])).stdout).toBe('approved\nreply: ok from the terminal\n')
+  })
+})
+
+describe('preflight-check integration', () => {
+  const rules = [{ id: 'GR-PAUSE', source: 'INC-004', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]
+  beforeEach(() => {
+    fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(rules))
+    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ firstUsePause: false }))
+  })
+  const hook = (input: unknown) => runBinAsync('preflight-check', input, { cwd: dir, env })
+  const reason = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecisionReason as string
+
+  it('a pause rule queues exactly this call, notifies, and denies naming the id', async () => {
+    const r = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
+    const e = queue()[0]
+    expect(reason(r.stdout)).toContain(`Pending: ${e.id} (time-sensitive) — the human has been asked on Telegram`)
+    expect(e).toMatchObject({ status: 'pending', session_id: 'sess-1', tool: 'Bash', input: { command: 'touch release-1.txt' } })
+    // The retry before a decision does not queue a duplicate.
+    await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
+    expect(queue()).toHaveLength(1)
+    // The background notifier sent the message.
+    for (let i = 0; i < 50 && !tg.messages.length; i++) await new Promise((res) => setTimeout(res, 100))
+    expect(tg.messages[0].text).toContain("I'm about to run touch release-1.txt")
+  })
+
+  it('approved: exactly that call runs once, the outcome is told once, a different call is still paused', async () => {
+    await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
+    const id = queue()[0].id
+    await run('ratchet', ['pending', 'approve', id, '--note', 'go'])
+    const other = await hook(preToolUse(dir, 'Bash', { command: 'touch release-2.txt' }))
+    expect(reason(other.stdout)).toContain('Pending: pa-')
+    // The outcome reached the session with that (denied) call, once.
+    expect(reason(other.stdout)).toContain(`[RATCHET] Approved by terminal:`)
+    const same = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt', description: 'retry' }))
+    expect(JSON.parse(same.stdout).hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse', additionalContext: expect.stringContaining(`Running ${id}, approved by terminal:`) })
+    expect(queue().find((e) => e.id === id)).toMatchObject({ status: 'consumed' })
+    const again = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
+    expect(reason(again.stdout)).toContain('Pending: pa-')
+  })
+
+  it('the first use of a capability pauses (the seed’s mandatory pause), later uses do not', async () => {
+    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), '{}')
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), '[]')
+    const first = await hook(preToolUse(dir, 'Bash', { command: 'npm publish' }))
+    expect(reason(first.stdout)).toContain('first use of a new capability (package_publish)')
+    const id = queue()[0].id
+    await run('ratchet', ['pending', 'approve', id])
+    expect((await hook(preToolUse(dir, 'Bash', { command: 'npm publish' }))).stdout).toContain('approved by')
+    expect((await hook(preToolUse(dir, 'Bash', { command: 'npm publish --tag next' }))).stdout).toBe('')
+  })
+})
