@@ -2,9 +2,10 @@
 // Keeps a few leading characters so the human can still tell which credential it was.
 
 const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
+  // First: `Authorization: Bearer <token>` must mask the token, not the word Bearer.
+  [/\b(Bearer|Basic|token)\s+([A-Za-z0-9._~+/=-]{8,})/g, (_m, k, v) => `${k} ${mask(v)}`],
   // key=value / key: value forms (password=…, --token …, API_KEY="…", Authorization: Bearer …)
   [/\b((?:[A-Z0-9_]*_)?(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth|credentials?|client[_-]?secret)[A-Z0-9_]*)(\s*[=:]\s*|\s+)(["']?)([^\s"']{4,})\3/gi, (_m, k, sep, q, v) => `${k}${sep}${q}${mask(v)}${q}`],
-  [/\b(Bearer|Basic|token)\s+([A-Za-z0-9._~+/=-]{8,})/g, (_m, k, v) => `${k} ${mask(v)}`],
   // Well-known token shapes anywhere.
   [/\b(sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|\d{6,12}:[A-Za-z0-9_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})\b/g, (m) => mask(m)],
   // user:password@ in URLs

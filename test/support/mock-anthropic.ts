@@ -32,13 +32,13 @@ export interface MockModel {
  * assistant messages already hold a tool_use (not by the last message: hook context arrives as
  * extra messages after a tool_result).
  */
-export async function startMockModel(steps: Step[], opts: { respond?: (req: MessagesRequest) => Step | undefined } = {}): Promise<MockModel> {
+export async function startMockModel(steps: Step[], opts: { respond?: (req: MessagesRequest) => Step | undefined | Promise<Step | undefined> } = {}): Promise<MockModel> {
   const requests: MessagesRequest[] = []
   let ids = 0
   const server = http.createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
-    req.on('end', () => {
+    req.on('end', async () => {
       if (req.method === 'POST' && req.url?.startsWith('/v1/messages/count_tokens')) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }))
         return
@@ -55,7 +55,7 @@ export async function startMockModel(steps: Step[], opts: { respond?: (req: Mess
         return
       }
       requests.push(parsed)
-      let step: Step | undefined = opts.respond?.(parsed)
+      let step: Step | undefined = await opts.respond?.(parsed)
       if (!step) {
         if (!parsed.tools?.length) step = { text: 'Ratchet test session' } // side query (titles etc.)
         else {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest'
+import { applyTimeouts, consumeApproval, decideEntry, newEntry, openFor, outcomeNote, replyApproves, replyDenies, takeUndelivered, validatePendingList, type PendingEntry } from '../../lib/core/pending'
+import { maskSecrets } from '../../lib/core/secrets'
+import { interpret } from '../../lib/io/telegram'
+
+const T0 = new Date('2026-11-21T10:00:00Z')
+const at = (min: number) => new Date(T0.getTime() + min * 60_000)
+const entry = (over: Partial<PendingEntry> = {}, severity: PendingEntry['severity'] = 'destructive') => ({ ...newEntry({ action: 'a', trigger: 't', context: 'c', severity, fingerprint: 'fp', session_id: 's1', tool: 'Bash', input: { command: 'x' } }, 'pa-1', 'abcd', T0), ...over })
+
+describe('queue transitions', () => {
+  it('keeps the seed’s fields and names', () => {
+    expect(Object.keys(entry())).toEqual(expect.arrayContaining(['id', 'action', 'trigger', 'context', 'severity', 'requested_at', 'status', 'timeout', 'fingerprint', 'decided_at', 'decided_by', 'reply', 'notified']))
+    expect([entry({}, 'destructive').timeout, entry({}, 'time-sensitive').timeout, entry({}, 'informational').timeout]).toEqual([null, 14400, 1800])
+  })
+  it('a decision applies once', () => {
+    const first = decideEntry([entry()], 'pa-1', 'approved', 'me', at(1))
+    expect(first.result).toMatchObject({ ok: true, entry: { status: 'approved', decided_by: 'me' } })
+    const second = decideEntry(first.next, 'pa-1', 'denied', 'other', at(2))
+    expect(second.result).toEqual({ ok: false, reason: 'pa-1 is already approved', entry: expect.anything() })
+    expect(second.next).toBe(first.next)
+    expect(decideEntry([], 'pa-9', 'approved', 'me', at(1)).result).toEqual({ ok: false, reason: 'no pending action pa-9' })
+  })
+  it.each([
+    ['destructive', 10 * 365 * 24 * 60, 'pending', undefined],
+    ['time-sensitive', 239, 'pending', undefined],
+    ['time-sensitive', 240, 'timeout', 'not_done'],
+    ['informational', 29, 'pending', undefined],
+    ['informational', 30, 'timeout', 'proceed_safer'],
+  ] as const)('%s after %i min → %s %s', (severity, min, status, outcome) => {
+    const { next } = applyTimeouts([entry({}, severity)], at(min))
+    expect(next[0].status).toBe(status)
+    expect(next[0].timeout_outcome).toBe(outcome)
+  })
+  it('timeouts never touch decided entries', () => {
+    const decided = entry({ status: 'approved' }, 'informational')
+    expect(applyTimeouts([decided], at(999)).result).toEqual([])
+  })
+  it('an approval is consumed by exactly the same call, once', () => {
+    const list = [entry({ status: 'approved' })]
+    expect(consumeApproval(list, 'other-fp', { command: 'x' }, at(1)).result).toBeNull()
+    expect(consumeApproval(list, 'fp', { command: 'y' }, at(1)).result).toBeNull() // same hash, different input: refused
+    const used = consumeApproval(list, 'fp', { command: 'x' }, at(1))
+    expect(used.result).toMatchObject({ status: 'consumed' })
+    expect(consumeApproval(used.next, 'fp', { command: 'x' }, at(2)).result).toBeNull()
+  })
+  it('a pending entry for the same call is found instead of queueing a duplicate', () => {
+    expect(openFor([entry()], 'fp')?.id).toBe('pa-1')
+    expect(openFor([entry({ status: 'denied' })], 'fp')).toBeUndefined()
+  })
+  it('outcomes are delivered to their session once', () => {
+    const list = [entry({ status: 'denied', reply: 'use the staging bucket', delivered: false }), entry({ id: 'pa-2', session_id: 's2', status: 'approved', delivered: false })]
+    const a = takeUndelivered(list, 's1')
+    expect(a.result.map(outcomeNote)).toEqual(['[RATCHET] Not approved: a (pa-1). The human said: "use the staging bucket". Do not retry it or route around it.'])
+    expect(takeUndelivered(a.next, 's1').result).toEqual([])
+  })
+  it.each([['✅', true], ['yes', true], ['OK!', true], ['go ahead', true], ['yes but first fix the title', false], ['no', false], ['use v2 instead', false]])('reply %j approves: %s', (text, approves) => {
+    expect(replyApproves(text)).toBe(approves)
+  })
+  it.each([['❌', true], ['no', true], ["don't", true], ['not now, tomorrow', false]])('reply %j is a plain no: %s', (text, no) => {
+    expect(replyDenies(text)).toBe(no)
+  })
+  it('a corrupt queue is named precisely', () => {
+    expect(validatePendingList({})).toBe('expected an array of pending actions')
+    expect(validatePendingList([{ id: 'x', status: 'maybe', severity: 'destructive', action: 'a' }])).toBe('[0].status: expected one of pending, approved, denied, timeout, consumed')
+  })
+})
+
+describe('secret masking before anything leaves the machine', () => {
+  it.each([
+    ['curl -H "Authorization: Bearer abcdef1234567890xyz" https://x', 'abcdef1234567890xyz'],
+    ['export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123', 'ghp_abcdefghijklmnopqrstuvwxyz0123'],
+    ['mysql --password=hunter2hunter2 -u root', 'hunter2hunter2'],
+    ['psql postgres://admin:s3cretPass@db.internal/app', 's3cretPass'],
+    ['aws configure set aws_access_key_id AKIAABCDEFGHIJKLMNOP', 'AKIAABCDEFGHIJKLMNOP'],
+    ['ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz claude', 'abcdefghijklmnopqrstuvwxyz'],
+    ['bot 123456789:AAEabcdefghijklmnopqrstuvwxyz012345', 'AAEabcdefghijklmnopqrstuvwxyz012345'],
+  ])('%s', (text, secret) => {
+    const masked = maskSecrets(text)
+    expect(masked).not.toContain(secret)
+    expect(masked).toContain('****')
+  })
+  it('leaves ordinary text alone', () => {
+    expect(maskSecrets('git push origin main && npm publish --tag next')).toBe('git push origin main && npm publish --tag next')
+  })
+})
+
+describe('reading Telegram updates', () => {
+  const e = entry({ message_id: 7, secret: 'ab12' })
+  const approves = replyApproves
+  const denies = replyDenies
+  const cb = (data: string, chat = '42') => ({ update_id: 1, callback_query: { id: 'q', from: { id: 1, username: 'ann' }, data, message: { message_id: 7, chat: { id: chat } } } })
+  it.each([
+    [cb('pa:pa-1:ab12:a'), { kind: 'decide', id: 'pa-1', verdict: 'approved', by: '@ann', callbackId: 'q' }],
+    [cb('pa:pa-1:ab12:d'), { kind: 'decide', id: 'pa-1', verdict: 'denied', by: '@ann', callbackId: 'q' }],
+    [cb('pa:pa-1:ffff:a'), { kind: 'ignore', why: 'button for pa-1 does not match any action', callbackId: 'q' }],
+    [cb('pa:pa-1:ab12:a', '99'), { kind: 'unauthorized', from: '@ann', chat: '99', callbackId: 'q' }],
+    [cb('garbage'), { kind: 'ignore', why: 'unknown button "garbage"', callbackId: 'q' }],
+    [{ update_id: 2, message: { message_id: 9, chat: { id: '42' }, text: 'hello' } }, { kind: 'ignore', why: 'not a reply to a pause message' }],
+    [{ update_id: 3, message: { message_id: 9, chat: { id: '42' }, from: { id: 1, first_name: 'Ann' }, text: 'use the other bucket', reply_to_message: { message_id: 7 } } }, { kind: 'decide', id: 'pa-1', verdict: 'denied', by: 'Ann', reply: 'use the other bucket' }],
+  ])('%j', (u, expected) => {
+    expect(interpret(u as never, '42', [e], approves, denies)).toEqual(expected)
+  })
+})
