@@ -11,7 +11,7 @@ import { fingerprint } from '../../lib/core/fingerprint'
 import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
-import { capabilitiesUsed, handlePause, takeOutcomes } from './pause'
+import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
 import { telegramConfig } from '../../lib/io/telegram-config'
 
 const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
@@ -76,7 +76,8 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   let verdict: string = result.verdict
   let pendingId: string | undefined
   if (result.verdict === 'pause') {
-    const p = handlePause(paths, payload, result, fp, new Date(now), !!telegramConfig(process.env, config))
+    const defer = config.headlessDefer !== false && isHeadless(process.env)
+    const p = handlePause(paths, payload, result, fp, new Date(now), !!telegramConfig(process.env, config), defer)
     decision = p.decision
     verdict = p.verdict === 'approved' ? 'approved_by_human' : 'pause'
     pendingId = p.entry.id

@@ -24,7 +24,16 @@ interface Call {
   tool_input: Record<string, unknown>
 }
 
-export function handlePause(paths: Paths, call: Call, r: PreflightResult, fp: string, now: Date, telegram: boolean): PauseOutcome {
+/**
+ * Headless runs (`claude -p`, seen as CLAUDE_CODE_SESSION_ATTENDED=0) can `defer` a call: the run stops
+ * with stop_reason "tool_deferred" and `claude -p --resume <session>` re-asks once a human decided.
+ * Claude Code honours defer only for a turn with a single tool call; otherwise it is treated as a deny.
+ */
+export function isHeadless(env: NodeJS.ProcessEnv): boolean {
+  return env.CLAUDE_CODE_SESSION_ATTENDED === '0' || env.CLAUDE_CODE_ENTRYPOINT === 'sdk-cli'
+}
+
+export function handlePause(paths: Paths, call: Call, r: PreflightResult, fp: string, now: Date, telegram: boolean, defer = false): PauseOutcome {
   const input = normalizedInput(call.tool_name, call.tool_input)
   const used = updateQueue(paths, (list) => consumeApproval(list, fp, input, now))
   if (used) {
@@ -48,7 +57,12 @@ export function handlePause(paths: Paths, call: Call, r: PreflightResult, fp: st
     if (telegram) notifyInBackground(entry.id)
   }
   const where = telegram ? 'on Telegram' : `at the terminal (\`ratchet pending approve ${entry.id}\`)`
-  const reason = `${'reason' in r.decision ? r.decision.reason : ''}\nPending: ${entry.id} (${entry.severity}) — the human has been asked ${where}. You will be told the outcome at a later step; an approval lets exactly this call through once.`
+  const note = 'reason' in r.decision ? r.decision.reason : ''
+  if (defer) {
+    const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — deferred until the human decides ${where}; resume with: claude -p --resume ${call.session_id}`
+    return { verdict: 'pause', entry, decision: { kind: 'defer', reason } }
+  }
+  const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — the human has been asked ${where}. You will be told the outcome at a later step; an approval lets exactly this call through once.`
   return { verdict: 'pause', entry, decision: { kind: 'deny', reason } }
 }
 

@@ -263,6 +263,7 @@ const configSchema = () =>
   z.looseObject({
     checkWindowSeconds: z.optional(z.number()),
     firstUsePause: z.optional(z.boolean()),
+    headlessDefer: z.optional(z.boolean()),
     telegram: z.optional(z.looseObject({ token: z.optional(z.string()), chat_id: z.optional(z.union([z.string(), z.number()])), api_url: z.optional(z.string()) })),
   })
 export type Config = z.infer<ReturnType<typeof configSchema>>
