@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { decide } from '../hooks/preflight-check/decide'
 import { compileRules, validateGuardrails, type Guardrail } from '../lib/core/guardrails'
+import { approvalLatency } from './approval-latency'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)
@@ -124,7 +125,7 @@ function inProcess(): string[] {
   return lines
 }
 
-function main() {
+async function main() {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'preflight-check.cjs'))) throw new Error('run npm run build first')
   const out: string[] = [`Ratchet benchmarks — node ${process.version}, ${os.cpus().length} cores, ${RUNS} interleaved runs each (medians)`]
   const res = measure(hookCases())
@@ -133,9 +134,12 @@ function main() {
   const r1000 = median(res.get('preflight-check, 1,000 rules, allow')!.ms.map((ms, i) => ms / bare[i]))
   out.push(`  target ≤ 1.25× bare node with 1,000 guardrails: ${r1000 <= 1.25 ? 'met' : 'NOT met'} (${r1000.toFixed(2)}×)`)
   out.push(...inProcess())
-  const extra = process.env.RATCHET_BENCH_EXTRA
-  if (extra) for (const file of extra.split(',')) out.push(...require(path.resolve(file)).run())
+  out.push(...(await approvalLatency()))
   console.log(out.join('\n'))
 }
 
-if (require.main === module) main()
+if (require.main === module)
+  main().catch((e) => {
+    console.error(`bench failed: ${e.message}`)
+    process.exitCode = 1
+  })

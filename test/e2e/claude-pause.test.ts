@@ -24,6 +24,8 @@ describe('pause-and-ask inside the real claude CLI', () => {
       path.join(project, '.ratchet', 'guardrails.json'),
       JSON.stringify([{ id: 'GR-REL', source: 'INC-004', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]),
     )
+    // This run stands for an attended session: deny and retry, not the headless defer (claude-defer.test.ts).
+    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ headlessDefer: false }))
     const release = { tool: 'Bash', input: { command: 'touch release-1.0.txt', description: 'Cut the release' } }
     model = await startMockModel([release, release, { text: 'Released.' }], {
       // Before the model's second turn, the human taps ✅ on the phone and the heartbeat runs.
