@@ -1,7 +1,6 @@
 // The I/O side of a `pause` verdict: queue exactly this call for a human, or let it through once if
 // a human already approved exactly this call; and hand decided outcomes back to the asking session.
 
-import { spawn } from 'node:child_process'
 import path from 'node:path'
 import fs from 'node:fs'
 import type { Decision } from '../../lib/core/decision'
@@ -69,6 +68,8 @@ export function handlePause(paths: Paths, call: Call, r: PreflightResult, fp: st
 /** Sends the Telegram message from a detached process: the hook never waits on the network. */
 function notifyInBackground(id: string): void {
   try {
+    // Loaded here, not at the top: node:child_process costs start-up on every tool call.
+    const { spawn } = require('node:child_process') as typeof import('node:child_process')
     const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'ratchet'), 'heartbeat', '--notify', id], { detached: true, stdio: 'ignore', env: process.env })
     child.unref()
   } catch {

@@ -2,7 +2,6 @@
 // Every change is a pure transition from lib/core/pending.ts applied under the lock; no lock is
 // ever held across a network call or a wait for a human.
 
-import { randomBytes } from 'node:crypto'
 import { newEntry, validatePendingList, type NewAction, type PendingEntry } from '../core/pending'
 import { readJson, updateJson } from './store'
 import type { Paths } from './state'
@@ -18,12 +17,15 @@ export function updateQueue<R>(paths: Paths, change: (list: PendingEntry[]) => {
   return updateJson(paths.pending, opts, change)
 }
 
+// node:crypto is loaded only when something is queued: on a hook's hot path it costs ~5 ms.
+const random = (bytes: number): string => (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
+
 export function newId(): string {
-  return `pa-${randomBytes(4).toString('hex')}`
+  return `pa-${random(4)}`
 }
 
 export function enqueue(paths: Paths, action: NewAction, now = new Date()): PendingEntry {
-  const entry = newEntry(action, newId(), randomBytes(8).toString('hex'), now)
+  const entry = newEntry(action, newId(), random(8), now)
   return updateQueue(paths, (list) => ({ next: [...list, entry], result: entry }))
 }
 

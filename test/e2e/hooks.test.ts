@@ -1,5 +1,6 @@
 // The built executables, spawned as Claude Code spawns them, with real payload shapes.
 import fs from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ROOT, hookSamples, preToolUse, runBin, tempProject } from '../support/fixtures'
@@ -200,6 +201,12 @@ describe('session-start', () => {
 })
 
 describe('packaging', () => {
+  it.each(['preflight-check', 'session-start'])('loading %s does not pull in heavy Node built-ins (start-up is the hot path)', (hook) => {
+    const probe = `require(${JSON.stringify(path.join(ROOT, 'dist', hook + '.cjs'))}); console.log(process.moduleLoadList.join('\\n'))`
+    const loaded = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).stdout
+    for (const heavy of ['crypto', 'child_process', 'tty', 'net', 'http', 'perf_hooks', 'zlib']) expect(loaded).not.toMatch(new RegExp(`^NativeModule ${heavy}$`, 'm'))
+  })
+
   it('ships pending-actions.json as an empty queue and guardrails.json as valid rules', () => {
     expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'pending-actions.json'), 'utf8'))).toEqual([])
     expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'guardrails.json'), 'utf8')).length).toBeGreaterThan(0)
