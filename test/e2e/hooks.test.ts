@@ -202,9 +202,13 @@ describe('session-start', () => {
 
 describe('packaging', () => {
   it.each(['preflight-check', 'session-start'])('loading %s does not pull in heavy Node built-ins (start-up is the hot path)', (hook) => {
-    const probe = `require(${JSON.stringify(path.join(ROOT, 'dist', hook + '.cjs'))}); console.log(process.moduleLoadList.join('\\n'))`
-    const loaded = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).stdout
-    for (const heavy of ['crypto', 'child_process', 'tty', 'net', 'http', 'perf_hooks', 'zlib']) expect(loaded).not.toMatch(new RegExp(`^NativeModule ${heavy}$`, 'm'))
+    // A file entry point: `node -e` itself loads crypto, which would hide the very thing we check.
+    const probe = path.join(tempProject(), 'probe.cjs')
+    const heavy = /^NativeModule (crypto|child_process|tty|net|http|https|perf_hooks|zlib|stream)$/
+    fs.writeFileSync(probe, `require(${JSON.stringify(path.join(ROOT, 'dist', hook + '.cjs'))}); console.log(JSON.stringify({ loaded: process.moduleLoadList.length, heavy: process.moduleLoadList.filter((m) => ${heavy}.test(m)) }))`)
+    const r = JSON.parse(spawnSync(process.execPath, [probe], { encoding: 'utf8' }).stdout)
+    expect(r.loaded).toBeGreaterThan(10)
+    expect(r.heavy).toEqual([])
   })
 
   it('ships pending-actions.json as an empty queue and guardrails.json as valid rules', () => {
