@@ -12,6 +12,8 @@ export const entries = {
   'session-start': 'hooks/session-start/main.ts',
   ratchet: 'lib/cli/main.ts',
   'pause-and-ask': 'lib/cli/pause-and-ask.ts',
+  custodiet: 'hooks/custodiet/main.ts',
+  'custodiet-review': 'hooks/custodiet/review.ts',
 }
 
 rmSync('dist', { recursive: true, force: true })
@@ -38,6 +40,7 @@ const env = { ...process.env, RATCHET_WRITE_CODE_CACHE: '1', CLAUDE_PROJECT_DIR:
 const warm = [
   ['preflight-check', { session_id: 'build', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'sudo rm -rf build && git push origin main' }, cwd: scratch }],
   ['session-start', { session_id: 'build', hook_event_name: 'SessionStart', source: 'startup', cwd: scratch }],
+  ['custodiet', { session_id: 'build', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: join(scratch, 'x') }, tool_response: {}, cwd: scratch }],
 ]
 for (const [hook, payload] of warm) {
   const r = spawnSync(process.execPath, [join('bin', hook)], { input: JSON.stringify(payload), env, encoding: 'utf8' })

@@ -12,6 +12,8 @@ import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
+import { holdDecision, type Finding } from '../custodiet/decide'
+import { holdFile } from '../../lib/io/custodiet-state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 
 const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
@@ -82,6 +84,12 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     verdict = p.verdict === 'approved' ? 'approved_by_human' : 'pause'
     pendingId = p.entry.id
   }
+  // custodiet's level 3-4 findings hold the session: ask (checkpoint) or deny (block) until the user speaks.
+  const held = fs.existsSync(holdFile(paths, payload.session_id)) ? custodietHold(paths, payload.session_id, READ_ONLY_TOOLS.has(payload.tool_name)) : null
+  if (held && (decision.kind === 'allow' || (decision.kind === 'ask' && held.kind === 'deny'))) {
+    decision = held
+    verdict = held.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
+  }
   const outcomes = takeOutcomes(paths, payload.session_id)
   if (outcomes.length) decision = withNotes(decision, outcomes.join('\n'))
 
@@ -124,6 +132,14 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   if (!problems.length) return decision
   const notice = `Ratchet: ${problems[0]}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}${loaded.origin === 'packaged-fallback' ? ' — using the packaged default rules until it is fixed' : ''}`
   return { ...decision, notice }
+}
+
+function custodietHold(paths: Paths, session: string, readOnly: boolean): Decision | null {
+  try {
+    return holdDecision(JSON.parse(fs.readFileSync(holdFile(paths, session), 'utf8')) as Finding, readOnly)
+  } catch {
+    return null
+  }
 }
 
 /** Outcomes of earlier pauses go first: in a deny's reason, or as context on an allow. */

@@ -117,6 +117,15 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'denied', o))
 
   program
+    .command('custodiet')
+    .description('the ultra vires watchdog')
+    .command('status')
+    .description('per session: the request (authority envelope), tool calls, reviews, findings, reviewer cost')
+    .option('--session <id>', 'one session')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./custodiet')).status(o))
+
+  program
     .command('log')
     .description('the most recent hook decisions from the activity log')
     .option('-n, --lines <n>', 'how many', '20')

@@ -31,6 +31,11 @@ export const REGISTRATIONS: Registration[] = [
   { event: 'UserPromptSubmit', hook: 'preflight-check', timeout: 10 },
   { event: 'PreToolUse', matcher: '*', hook: 'preflight-check', timeout: 10 },
   { event: 'PreCompact', hook: 'preflight-check', timeout: 10 },
+  { event: 'UserPromptSubmit', hook: 'custodiet', timeout: 10 },
+  { event: 'PostToolUse', matcher: '*', hook: 'custodiet', timeout: 10 },
+  { event: 'PostToolUseFailure', matcher: '*', hook: 'custodiet', timeout: 10 },
+  { event: 'PreToolUse', matcher: 'TodoWrite', hook: 'custodiet', timeout: 15 },
+  { event: 'SubagentStop', hook: 'custodiet', timeout: 10 },
 ]
 
 const OURS = new RegExp(`(^|[/\\\\"'\\s])bin/(${HOOK_NAMES.join('|')})["']?(\\s.*)?$`)

@@ -28,8 +28,11 @@ describe('ratchet init / uninstall', () => {
     const s = settings()
     expect(s.model).toBe('opus')
     expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }])
-    expect(s.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), timeout: 10 }] }])
-    expect(Object.keys(s.hooks).sort()).toEqual(['PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'])
+    expect(s.hooks.PreToolUse).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), timeout: 10 }] },
+      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), timeout: 15 }] },
+    ])
+    expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])
     expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
     expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))).toEqual([])
     const again = ratchet(['init'])
@@ -40,9 +43,10 @@ describe('ratchet init / uninstall', () => {
   it('--local and --user write their own files', () => {
     expect(ratchet(['init', '--local']).status).toBe(0)
     expect(settings('settings.local.json').hooks.SessionStart).toHaveLength(1)
+    expect(settings('settings.local.json').hooks.PostToolUse[0].hooks[0].command).toContain('custodiet')
     expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
     expect(ratchet(['init', '--user']).status).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse).toHaveLength(1)
+    expect(JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse).toHaveLength(2)
   })
 
   it('refuses to touch an invalid settings file', () => {
@@ -59,7 +63,7 @@ describe('ratchet init / uninstall', () => {
     const theirs = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'lint' }] }] } }
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(theirs))
     ratchet(['init'])
-    expect(ratchet(['uninstall']).stdout).toContain('Removed 4')
+    expect(ratchet(['uninstall']).stdout).toContain('Removed 9')
     expect(settings()).toEqual(theirs)
     expect(ratchet(['uninstall']).stdout).toContain('nothing to do')
   })

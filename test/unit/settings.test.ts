@@ -18,9 +18,14 @@ describe('hook registration', () => {
     expect(s.hooks!.PreToolUse).toEqual([
       { matcher: 'Bash', hooks: [{ type: 'command', command: 'my-linter', timeout: 5 }] },
       { matcher: '*', hooks: [{ type: 'command', command: cmd('preflight-check'), timeout: 10 }] },
+      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: cmd('custodiet'), timeout: 15 }] },
     ])
-    expect(registeredRatchetHooks(s).map((r) => r.event).sort()).toEqual(['PreCompact', 'PreToolUse', 'SessionStart', 'UserPromptSubmit'])
-    expect(registeredRatchetHooks(s).every((r) => r.timeout === 10)).toBe(true)
+    expect(registeredRatchetHooks(s).map((r) => `${r.event}:${r.command.split('/').pop()}`).sort()).toEqual([
+      'PostToolUse:custodiet', 'PostToolUseFailure:custodiet', 'PreCompact:preflight-check', 'PreToolUse:custodiet', 'PreToolUse:preflight-check',
+      'SessionStart:session-start', 'SubagentStop:custodiet', 'UserPromptSubmit:custodiet', 'UserPromptSubmit:preflight-check',
+    ])
+    // Seconds, not milliseconds (academicOps' mistake), and well above each hook's own budget.
+    expect(registeredRatchetHooks(s).every((r) => r.timeout! >= 10 && r.timeout! <= 15)).toBe(true)
   })
   it('is idempotent', () => {
     const once = withRatchet(theirs, cmd)
@@ -30,7 +35,7 @@ describe('hook registration', () => {
     const once = withRatchet(theirs, cmd)
     const moved = withRatchet(once, (h) => `"/opt/ratchet/bin/${h}"`)
     expect(registeredRatchetHooks(moved).every((r) => r.command.startsWith('"/opt/ratchet/bin/'))).toBe(true)
-    expect(registeredRatchetHooks(moved)).toHaveLength(4)
+    expect(registeredRatchetHooks(moved)).toHaveLength(9)
   })
   it('uninstall removes only ours', () => {
     expect(withoutRatchet(withRatchet(theirs, cmd))).toEqual(theirs)
