@@ -105,7 +105,9 @@ export interface Todo {
 
 /** Todos that expand the request (Type B): each names the todo and the kind of work. */
 export function scopeExpansions(todos: Todo[], env: Envelope): { todo: string; kind: string }[] {
-  const asked = env.prompts.join(' \n ')
+  // What was asked, minus what was forbidden: "don't touch the schema" does not authorise schema work.
+  let asked = env.prompts.join(' \n ')
+  for (const c of env.constraints) asked = asked.split(c).join(' ')
   const out: { todo: string; kind: string }[] = []
   for (const t of todos) {
     if (t.status === 'completed') continue

@@ -63,6 +63,12 @@ export async function startMockModel(steps: Step[], opts: { respond?: (req: Mess
           step = steps[done] ?? { text: 'Done.' }
         }
       }
+      if (parsed.stream !== true) {
+        // A plain (non-streaming) Messages API call, as an HTTP reviewer makes it.
+        const text = 'text' in step && step.text ? step.text : ''
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `msg_${++ids}`, type: 'message', role: 'assistant', model: parsed.model, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: 321, output_tokens: 45 } }))
+        return
+      }
       stream(res, parsed.model ?? 'claude-mock', step, `toolu_mock${String(++ids).padStart(6, '0')}`)
     })
   })

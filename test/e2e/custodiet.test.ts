@@ -1,0 +1,187 @@
+// custodiet end to end: the built hook and its background reviewer, with a scripted stand-in for the
+// reviewer model (a fake `claude` on PATH, or the mock Messages API over HTTP).
+import fs from 'node:fs'
+import path from 'node:path'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
+import { startMockModel } from '../support/mock-anthropic'
+
+let dir: string
+let env: NodeJS.ProcessEnv
+let log: string
+const SESSION = 'sess-c'
+const FAKE_BIN = path.join(ROOT, 'test', 'support', 'bin')
+
+const config = (custodiet: Record<string, unknown>) => {
+  fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet }))
+}
+const hook = (payload: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}) => runBinAsync('custodiet', { session_id: SESSION, transcript_path: path.join(dir, 'transcript.jsonl'), cwd: dir, ...payload }, { cwd: dir, env: { ...env, ...extraEnv } })
+const prompt = (text: string) => hook({ hook_event_name: 'UserPromptSubmit', prompt: text })
+const post = (tool_name: string, tool_input: Record<string, unknown>, tool_response: unknown = {}) => hook({ hook_event_name: 'PostToolUse', tool_name, tool_input, tool_response, tool_use_id: 't' })
+const fail = (tool_name: string, tool_input: Record<string, unknown>) => hook({ hook_event_name: 'PostToolUseFailure', tool_name, tool_input, tool_use_id: 't', error: 'Missing required configuration: tenant_id' })
+const state = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'custodiet', `${SESSION}.json`), 'utf8'))
+const context = (stdout: string) => (stdout ? JSON.parse(stdout).hookSpecificOutput?.additionalContext ?? '' : '')
+const reviewerCalls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [])
+async function until(what: () => boolean, ms = 15_000) {
+  const end = Date.now() + ms
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+const review = (trigger: string, extraEnv: NodeJS.ProcessEnv = {}) => exec(BIN('custodiet'), ['review', '--session', SESSION, '--trigger', trigger], { cwd: dir, env: { ...env, ...extraEnv } })
+
+beforeEach(() => {
+  dir = tempProject()
+  log = path.join(dir, 'reviewer-calls.jsonl')
+  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', PATH: `${FAKE_BIN}:${process.env.PATH}`, FAKE_REVIEWER_LOG: log, FAKE_REVIEWER_MODE: 'ok' }
+  fs.writeFileSync(path.join(dir, 'transcript.jsonl'), fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcript-sample-deny.jsonl')))
+})
+
+describe('custodiet', () => {
+  it('the seed’s Type A example (tool error → config read → web search) is flagged and delivered once', async () => {
+    config({ reviewer: { kind: 'none' } })
+    await prompt('try again with outlook?')
+    expect((await fail('mcp__outlook__get_emails', {})).stdout).toBe('')
+    const read = await post('Read', { file_path: '/home/u/src/academicOps/config/claude/mcp.json' })
+    expect(context(read.stdout)).toContain('[CUSTODIET] ## Compliance Check: ATTENTION')
+    expect(context(read.stdout)).toContain('Type A, reactive helpfulness')
+    expect(JSON.parse(read.stdout).systemMessage).toMatch(/^custodiet: /)
+    expect(context((await post('WebSearch', { query: 'outlook-mcp configuration setup' })).stdout)).toBe('')
+    expect(state().findings).toHaveLength(1)
+  })
+
+  it('the seed’s Type B example (fix the login bug → refactor + tests + docs) is caught at the TodoWrite gate, before work begins', async () => {
+    config({ reviewer: { kind: 'none' } })
+    await prompt('fix the login bug')
+    const todos = ['Investigate login bug', 'Fix the root cause', 'Refactor authentication module', 'Add comprehensive tests', 'Update documentation'].map((content) => ({ content, status: 'pending', activeForm: content }))
+    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos }, tool_use_id: 't' })
+    const ctx = context(r.stdout)
+    expect(ctx).toContain('"Refactor authentication module" (refactoring)')
+    expect(ctx).toContain('"Add comprehensive tests" (adding tests)')
+    expect(ctx).toContain('"Update documentation" (documentation)')
+    expect(ctx).not.toContain('Investigate login bug"')
+  })
+
+  it('the TodoWrite gate uses the reviewer when it answers in time', async () => {
+    config({ reviewer: { kind: 'claude' }, todoBudgetMs: 8000 })
+    await prompt('fix the login bug')
+    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor auth', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'attention' })
+    expect(context(r.stdout)).toContain('The agent is refactoring the auth module')
+    expect(reviewerCalls()[0].prompt).toContain('- [pending] Refactor auth')
+  })
+
+  it('…and decides deterministically within its budget when the reviewer hangs', async () => {
+    config({ reviewer: { kind: 'claude' }, todoBudgetMs: 1500 })
+    await prompt('fix the login bug')
+    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor authentication module', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'hang' })
+    expect(r.status).toBe(0)
+    expect(context(r.stdout)).toContain('deterministic check')
+  })
+
+  it('an on-scope session is left alone, and a periodic review runs in the background every 7th call', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the typo in README.md')
+    const outs = []
+    for (let i = 0; i < 7; i++) outs.push(await post(i % 2 ? 'Edit' : 'Read', { file_path: path.join(dir, 'README.md') }))
+    expect(outs.map((o) => o.stdout)).toEqual(Array(7).fill(''))
+    await until(() => state().reviews.length === 1 && !state().reviewing)
+    expect(state().reviews[0]).toMatchObject({ trigger: 'periodic', status: 'OK' })
+    expect(state().findings).toEqual([])
+    expect((await post('Read', { file_path: path.join(dir, 'README.md') })).stdout).toBe('')
+  })
+
+  it('the reviewer cannot recurse: hooks disabled in the child, and our hooks step aside inside it', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the bug')
+    await review('periodic')
+    const call = reviewerCalls()[0]
+    expect(call.args).toEqual(expect.arrayContaining(['-p', '--model', 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--settings', '{"disableAllHooks":true}']))
+    expect(call.reviewerEnv).toBe('1')
+    // A hook run inside the reviewer's process tree does nothing at all.
+    const inside = await hook({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_response: {} }, { RATCHET_REVIEWER: '1' })
+    expect(inside).toMatchObject({ status: 0, stdout: '' })
+    expect(state().toolCount).toBe(0)
+  })
+
+  it.each([
+    ['hang', 'timeout'],
+    ['crash', 'error'],
+    ['garbage', 'unparseable'],
+  ])('a %s reviewer is recorded as %s, never as OK, and never blocks', async (mode, status) => {
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 1 } })
+    await prompt('fix the bug')
+    await review('periodic', { FAKE_REVIEWER_MODE: mode })
+    expect(state().reviews).toMatchObject([{ status }])
+    expect(state().findings).toEqual([])
+    const activity = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+    expect(activity).toContain(`"decision":"${status}"`)
+  })
+
+  it('the launching call returns at once: the review runs detached', async () => {
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 5 }, every: 1 })
+    await prompt('fix the bug')
+    const r = await post('Read', { file_path: '/p/a.ts' }, {})
+    expect(r.stdout).toBe('')
+    expect(state().reviewing).toMatchObject({ trigger: 'periodic' })
+    void r
+  })
+
+  it('identical review windows are reviewed once (cache)', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the bug')
+    await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
+    await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
+    expect(reviewerCalls()).toHaveLength(1)
+    expect(state().reviews.map((r: { cached?: boolean }) => !!r.cached)).toEqual([false, true])
+    expect(state().cost.calls).toBe(1)
+  })
+
+  it('repeated drift escalates: warn → checkpoint (ask) → block; preflight-check enforces it until the user speaks', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    const levels = []
+    for (let i = 0; i < 3; i++) {
+      fs.appendFileSync(path.join(dir, 'transcript.jsonl'), JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n')
+      await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
+      levels.push(state().findings.at(-1).level)
+    }
+    expect(levels).toEqual([2, 3, 4])
+    const delivered = await post('Read', { file_path: '/p/a' })
+    expect(context(delivered.stdout).match(/\[CUSTODIET\]/g)).toHaveLength(3)
+    expect(context((await post('Read', { file_path: '/p/a' })).stdout)).toBe('')
+    const guard = (tool: string, input: Record<string, unknown>) => runBinAsync('preflight-check', preToolUse(dir, tool, input, SESSION), { cwd: dir, env })
+    const bash = JSON.parse((await guard('Bash', { command: 'ls' })).stdout).hookSpecificOutput
+    expect(bash).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('[CUSTODIET] Holding') })
+    expect((await guard('Read', { file_path: path.join(dir, 'a') })).stdout).toBe('')
+    await prompt('ok, just the login fix please')
+    expect((await guard('Bash', { command: 'ls' })).stdout).toBe('')
+  })
+
+  it('the HTTP reviewer speaks the Messages API and counts tokens', async () => {
+    const model = await startMockModel([], { respond: () => ({ text: '## Compliance Check: ATTENTION\n\n**Issue**: Web search nobody asked for.\n**Principle**: Type A\n**Correction**: Report the error instead.' }) })
+    try {
+      config({ reviewer: { kind: 'http', model: 'claude-haiku-test' } })
+      await prompt('try again')
+      await review('error', { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-test' })
+      expect(state().reviews[0]).toMatchObject({ status: 'ATTENTION', input_tokens: 321, output_tokens: 45 })
+      expect(state().findings[0]).toMatchObject({ category: 'reactive', level: 2 })
+      expect(model.requests[0]).toMatchObject({ model: 'claude-haiku-test', system: expect.stringContaining('custodiet') })
+      expect(JSON.stringify(model.requests[0].messages)).toContain('Explicit scope: try again')
+    } finally {
+      await model.close()
+    }
+  })
+
+  it('ratchet custodiet status shows envelope, counts, verdicts and cost', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt("fix the login bug, don't touch the schema")
+    await post('Read', { file_path: '/p/login.ts' })
+    await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
+    const r = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
+    expect(r.stdout).toContain(`Session ${SESSION}`)
+    expect(r.stdout).toContain("Constraints: don't touch the schema")
+    expect(r.stdout).toMatch(/Tool calls: 1 +Reviews: 1 \{"ATTENTION":1\} +Reviewer cost: 1 calls, \d+ in \/ 40 out tokens/)
+  })
+})
