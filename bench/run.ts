@@ -45,16 +45,19 @@ interface Case {
   label: string
   cmd: string
   args: string[]
-  input?: string
+  /** The payload, or a function of the round (a fresh session per round, for instance). */
+  input?: string | ((round: number) => string)
   env?: NodeJS.ProcessEnv
 }
+
+const inputOf = (c: Case, i: number) => (typeof c.input === 'function' ? c.input(i) : (c.input ?? ''))
 
 function measure(cases: Case[]): Map<string, { ms: number[]; rss: number[] }> {
   const res = new Map(cases.map((c) => [c.label, { ms: [] as number[], rss: [] as number[] }]))
   for (let i = 0; i < RUNS + 3; i++) {
     for (const c of cases) {
       const t = process.hrtime.bigint()
-      const r = spawnSync(c.cmd, c.args, { input: c.input ?? '', env: { ...process.env, ...c.env } })
+      const r = spawnSync(c.cmd, c.args, { input: inputOf(c, i), env: { ...process.env, ...c.env } })
       const ms = Number(process.hrtime.bigint() - t) / 1e6
       if (i < 3) continue // warm the page cache
       if (r.status !== 0 && r.status !== 2) throw new Error(`${c.label} exited ${r.status}: ${r.stderr}`)
@@ -64,7 +67,7 @@ function measure(cases: Case[]): Map<string, { ms: number[]; rss: number[] }> {
   }
   for (const c of cases) {
     for (let i = 0; i < 5; i++) {
-      const r = spawnSync(process.execPath, ['-r', RSS_PROBE, ...(c.cmd === process.execPath ? c.args : [c.cmd, ...c.args])], { input: c.input ?? '', env: { ...process.env, ...c.env } })
+      const r = spawnSync(process.execPath, ['-r', RSS_PROBE, ...(c.cmd === process.execPath ? c.args : [c.cmd, ...c.args])], { input: inputOf(c, 1000 + i), env: { ...process.env, ...c.env } })
       const m = /RSS_KB=(\d+)/.exec(String(r.stderr))
       if (m) res.get(c.label)!.rss.push(Number(m[1]))
     }
@@ -97,6 +100,23 @@ function hookCases(): Case[] {
     { label: 'preflight-check, 1,000 rules, allow', cmd: bin, args: [], input: payload(large, 'ls -la'), env: env(large) },
     { label: 'preflight-check, 1,000 rules, check fires', cmd: bin, args: [], input: payload(large, 'rm -rf build'), env: env(large) },
     { label: 'session-start, default rules', cmd: path.join(ROOT, 'bin', 'session-start'), args: [], input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }), env: env(small) },
+    ...custodietCases(),
+  ]
+}
+
+/** custodiet's PostToolUse path: an ordinary call, and a call that launches a background review. */
+function custodietCases(): Case[] {
+  const quiet = project('custodiet')
+  const busy = project('custodiet-launch')
+  // A quick local reviewer: the launching call pays for the spawn, never for the review itself.
+  fs.writeFileSync(path.join(busy, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 1, reviewer: { kind: 'command', command: "cat >/dev/null; echo '## Compliance Check: OK'" } } }))
+  const post = (cwd: string, session: string) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: path.join(cwd, 'README.md') }, tool_response: { type: 'text' }, tool_use_id: 'toolu_bench' })
+  const bin = path.join(ROOT, 'bin', 'custodiet')
+  const env = (dir: string) => ({ CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: path.join(dir, '.ratchet') })
+  return [
+    { label: 'custodiet PostToolUse, ordinary call', cmd: bin, args: [], input: post(quiet, 'bench'), env: env(quiet) },
+    // A fresh session each round, with every: 1, so every measured call launches a review.
+    { label: 'custodiet PostToolUse, launches a review', cmd: bin, args: [], input: (i) => post(busy, `bench-${i}`), env: env(busy) },
   ]
 }
 
@@ -133,6 +153,8 @@ async function main() {
   const bare = res.get("bare node -e ''")!.ms
   const r1000 = median(res.get('preflight-check, 1,000 rules, allow')!.ms.map((ms, i) => ms / bare[i]))
   out.push(`  target ≤ 1.25× bare node with 1,000 guardrails: ${r1000 <= 1.25 ? 'met' : 'NOT met'} (${r1000.toFixed(2)}×)`)
+  const rLaunch = median(res.get('custodiet PostToolUse, launches a review')!.ms.map((ms, i) => ms / bare[i]))
+  out.push(`  target ≤ 1.3× bare node for custodiet's PostToolUse, the launching call included: ${rLaunch <= 1.3 ? 'met' : 'NOT met'} (${rLaunch.toFixed(2)}×)`)
   out.push(...inProcess())
   out.push(...(await approvalLatency()))
   console.log(out.join('\n'))

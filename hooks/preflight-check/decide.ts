@@ -117,7 +117,8 @@ function classesOf(action: Classification, fired: FiredRule[]): ActionClass[] {
 
 /** The seed's structured note: Action / Trigger / Check / Rule / Proceed. */
 export function preflightNote(action: Classification, fired: FiredRule[], classes: ActionClass[], decision: RuleDecision, opts: Pick<PreflightOptions, 'checkWindowMs'>, catastrophic?: string): string {
-  const incidents = [...new Set(fired.flatMap((f) => (f.rule.source ?? '').match(/\bINC-\d+/gi) ?? []))]
+  const shown = fired.slice(0, MAX_NOTE_RULES)
+  const incidents = [...new Set(shown.flatMap((f) => (f.rule.source ?? '').match(/\bINC-\d+/gi) ?? []))]
   const trigger = [
     ...(catastrophic ? ['catastrophic if wrong'] : []),
     ...classes.filter((c) => c !== 'prior_incident').map((c) => CLASS_LABEL[c]),
@@ -125,9 +126,10 @@ export function preflightNote(action: Classification, fired: FiredRule[], classe
   ].join(' + ')
   const ids = fired.map((f) => f.id)
   const shownIds = ids.length > MAX_NOTE_RULES ? [...ids.slice(0, MAX_NOTE_RULES), `+${ids.length - MAX_NOTE_RULES}`] : ids
-  const own = [...new Set(fired.map((f) => f.rule.check).filter((c): c is string => !!c))]
+  const own = [...new Set(shown.map((f) => f.rule.check).filter((c): c is string => !!c))]
   const checkText = own.length ? own.join(' / ') : DEFAULT_CHECK[classes.find((c) => c !== 'prior_incident') ?? 'irreversible']
-  const rules = fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (from ${f.rule.source})` : ''}: ${f.rule.rule}`)
+  // Only the rules the note shows are rendered: a flood of matching rules costs nothing extra.
+  const rules = shown.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (from ${f.rule.source})` : ''}: ${f.rule.rule}`)
   if (catastrophic) rules.unshift('built-in: deleting / or home, formatting disks, dropping databases and force-pushing the default branch are never done by the agent')
   const hardIds = fired.filter((f) => f.decision === 'deny').map((f) => f.id).slice(0, MAX_NOTE_RULES)
   const windowMin = Math.round(opts.checkWindowMs / 60000)
@@ -144,7 +146,7 @@ export function preflightNote(action: Classification, fired: FiredRule[], classe
     `Check: ${checkText}`,
     // Five rules say what matters; a wall of them would be skimmed.
     ...rules.slice(0, MAX_NOTE_RULES).map((r) => `Rule: ${r}`),
-    ...(rules.length > MAX_NOTE_RULES ? [`Rule: …and ${rules.length - MAX_NOTE_RULES} more (ratchet guardrails explain shows all)`] : []),
+    ...(fired.length > MAX_NOTE_RULES ? [`Rule: …and ${fired.length - MAX_NOTE_RULES} more (ratchet guardrails explain shows all)`] : []),
     `Proceed: ${proceed[decision]}`,
   ].join('\n')
 }
