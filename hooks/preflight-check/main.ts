@@ -12,8 +12,10 @@ import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
-import { holdDecision, type Finding } from '../custodiet/decide'
-import { holdFile } from '../../lib/io/custodiet-state'
+import { addFinding, holdDecision, type Finding } from '../custodiet/decide'
+import { holdFile, updateState } from '../../lib/io/custodiet-state'
+import { custodietConfig } from '../custodiet/main'
+import { routeAround } from '../../lib/core/route-around'
 import { telegramConfig } from '../../lib/io/telegram-config'
 
 const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
@@ -73,6 +75,7 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     result = run()
   }
 
+  const { action } = result
   // A pause queues exactly this call for a human, or lets it through once if one approved it.
   let decision = result.decision
   let verdict: string = result.verdict
@@ -84,6 +87,15 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     verdict = p.verdict === 'approved' ? 'approved_by_human' : 'pause'
     pendingId = p.entry.id
   }
+  // The same effect as a call just blocked, through another command or tool: a signal for custodiet.
+  const patterns = [...new Set(action.findings.map((f) => f.pattern))]
+  const around = verdict !== 'allow' || patterns.length || action.paths.length ? routeAround(session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now) : undefined
+  if (around) {
+    const note = `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`
+    decision = withNotes(decision, note)
+    if (decision.kind === 'allow') flagRouteAround(paths, payload.session_id, around.summary, action.summary, new Date(now))
+  }
+
   // custodiet's level 3-4 findings hold the session: ask (checkpoint) or deny (block) until the user speaks.
   const held = fs.existsSync(holdFile(paths, payload.session_id)) ? custodietHold(paths, payload.session_id, READ_ONLY_TOOLS.has(payload.tool_name)) : null
   if (held && (decision.kind === 'allow' || (decision.kind === 'ask' && held.kind === 'deny'))) {
@@ -94,16 +106,21 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   if (outcomes.length) decision = withNotes(decision, outcomes.join('\n'))
 
   // Side effects after the decision; if one fails the decision still stands (and is logged).
-  const { action } = result
   try {
-    if (action.reads.length || verdict === 'check' || verdict === 'proceeded_after_check') {
+    // Only hard blocks are remembered: answering a check (read the file, then edit it) is not routing around.
+    const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block'
+    // A call that does not run reads (or creates) nothing.
+    const runs = decision.kind === 'allow'
+    if ((runs && action.reads.length) || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human') {
       updateSession(paths, payload.session_id, (s) => {
         const reads = { ...s.reads }
-        for (const r of action.reads) reads[r] = now
+        if (runs) for (const r of action.reads) reads[r] = now
         const checks = { ...s.checks }
         if (verdict === 'check') checks[fp] = now
         if (verdict === 'proceeded_after_check') delete checks[fp]
-        return { next: { ...s, reads, checks, updated: now }, result: undefined }
+        // A human's approval supersedes earlier blocks in the session.
+        const blocked = blockedNow ? [...(s.blocked ?? []), { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary }].slice(-10) : verdict === 'approved_by_human' ? [] : s.blocked
+        return { next: { ...s, reads, checks, blocked, updated: now }, result: undefined }
       })
     }
     // A proceed-after-check is the same action again: it was counted when the check fired.
@@ -123,6 +140,7 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     guardrails: result.fired.map((f) => f.id),
     ...(result.builtin ? { builtin: result.builtin } : {}),
     ...(pendingId ? { pending_id: pendingId } : {}),
+    ...(around ? { signals: ['route_around'], after: around.summary } : {}),
     decision: verdict,
     fingerprint: fp,
     latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
@@ -132,6 +150,19 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   if (!problems.length) return decision
   const notice = `Ratchet: ${problems[0]}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}${loaded.origin === 'packaged-fallback' ? ' — using the packaged default rules until it is fixed' : ''}`
   return { ...decision, notice }
+}
+
+/** An allowed route-around becomes a custodiet finding (category route_around, level 3 by default). */
+function flagRouteAround(paths: Paths, session: string, blocked: string, now: string, at: Date): void {
+  try {
+    const { policy } = custodietConfig(paths)
+    updateState(paths, session, (s) => ({
+      next: addFinding(s, 'periodic', { status: 'ATTENTION', issue: `After "${blocked}" was blocked, the agent tried "${now}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }, 'deterministic', policy, at, 'route_around'),
+      result: undefined,
+    }))
+  } catch (e) {
+    logError(paths, 'preflight-check', e)
+  }
 }
 
 function custodietHold(paths: Paths, session: string, readOnly: boolean): Decision | null {

@@ -199,6 +199,7 @@ const sessionSchema = () =>
     reads: z.record(z.string(), z.number()),
     prompts: z.array(z.string()),
     checks: z.record(z.string(), z.number()),
+    blocked: z.optional(z.array(z.object({ at: z.number(), fingerprint: z.string(), patterns: z.array(z.string()), paths: z.array(z.string()), summary: z.string() }))),
     compactions: z.optional(z.number()),
     updated: z.optional(z.number()),
   })

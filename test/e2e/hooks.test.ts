@@ -75,6 +75,29 @@ describe('preflight-check', () => {
     expect(denyReason(guard(edit).stdout)).toContain('stale data')
   })
 
+  it('routing around a hard block is flagged: same effect, another tool or command', () => {
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    fs.writeFileSync(state('guardrails.json'), JSON.stringify([{ id: 'GR-KEYS', pattern: 'custom', match: { tools: ['Write', 'Edit'], paths: ['secrets/**'] }, rule: 'Never write keys.', severity: 'hard' }]))
+    const key = path.join(dir, 'secrets', 'api.key')
+    expect(denyReason(guard(preToolUse(dir, 'Write', { file_path: key, content: 'k' })).stdout)).toContain('GR-KEYS')
+    // The same file through Bash: the rule only names Write/Edit, so it would run. It becomes a custodiet
+    // checkpoint instead: this call, and the next, ask the user first.
+    const cp = JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'cp /tmp/k secrets/api.key' })).stdout).hookSpecificOutput
+    expect(cp.permissionDecision).toBe('ask')
+    expect(cp.permissionDecisionReason).toMatch(/After "Write .*api\.key" was blocked, the agent tried "cp \/tmp\/k secrets\/api\.key", which has the same effect/)
+    expect(activity().at(-1)).toMatchObject({ signals: ['route_around'], decision: 'custodiet_checkpoint' })
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'custodiet', 'sess-1.hold.json'))).toBe(true)
+    expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).hookSpecificOutput.permissionDecision).toBe('ask')
+    // The denied Write created nothing, so it counts as no read.
+    expect(JSON.parse(fs.readFileSync(state('sessions/sess-1.json'), 'utf8')).reads).toEqual({})
+  })
+
+  it('answering a check is not routing around it', () => {
+    guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }))
+    guard(preToolUse(dir, 'Bash', { command: 'ls build' }))
+    expect(activity().some((a) => a.signals)).toBe(false)
+  })
+
   it('records prompts at UserPromptSubmit for the scope check', () => {
     expect(guard({ session_id: 'sess-1', hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo in README' })).toEqual({ status: 0, stdout: '', stderr: '' })
     expect(denyReason(guard(preToolUse(dir, 'WebSearch', { query: 'typo checker' })).stdout)).toContain('scope beyond request')
