@@ -1,0 +1,13 @@
+import { falsePositive } from './false-positive'
+import { recurringIncident } from './recurring-incident'
+import { repeatedDrift } from './repeated-drift'
+import { repeatedUnguarded } from './repeated-unguarded'
+import { routeAround } from './route-around'
+import type { Candidate, DetectInput, Detector } from './types'
+
+export const DETECTORS: Detector[] = [repeatedUnguarded, falsePositive, repeatedDrift, recurringIncident, routeAround]
+
+export function detectAll(input: DetectInput): Candidate[] {
+  return DETECTORS.flatMap((d) => d.detect(input))
+}
+export type { Candidate, DetectInput, Detector } from './types'

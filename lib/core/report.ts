@@ -1,0 +1,113 @@
+// The seed's weekly review, as data: which rules fired, which never do, which are overridden (false
+// positives), what was paused and how it ended, custodiet's verdicts, and the five success criteria.
+
+import type { Aggregate } from './mining'
+import type { Guardrail } from './guardrails'
+import { matchability } from './guardrails'
+import type { Incident } from './incidents'
+import type { Proposal } from './proposals'
+
+export interface RuleRow {
+  id: string
+  severity: string
+  fires: number
+  overrides: number
+  approvals: number
+  fpRate: number | null
+  lastFired?: string
+  byDay: [string, number][]
+  stale: boolean
+  source?: string | null
+}
+
+export interface Criterion {
+  n: number
+  text: string
+  met: boolean
+  value: string
+}
+
+export interface Report {
+  period: { from?: string; to?: string; events: number }
+  rules: RuleRow[]
+  stale: string[]
+  fpRate: number | null
+  pauses: Aggregate['pauses']
+  custodiet: { trigger: string; attention: number; ok: number; other: number }[]
+  repeatedInSession: { session: string; cls: string; times: number }[]
+  incidents: { open: number; closed: number; repeatedSameDay: string[] }
+  proposals: { pending: number; approved: number; rejected: number }
+  criteria: Criterion[]
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`)
+
+export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incident[], proposals: Proposal[]): Report {
+  const rows: RuleRow[] = rules.map((r) => {
+    const s = agg.rules.get(r.id)
+    const fires = s?.fires ?? 0
+    const passed = (s?.overrides ?? 0) + (s?.approvals ?? 0)
+    return {
+      id: r.id,
+      severity: r.severity,
+      fires,
+      overrides: s?.overrides ?? 0,
+      approvals: s?.approvals ?? 0,
+      fpRate: fires ? passed / fires : null,
+      lastFired: s?.lastFired ?? r.last_fired ?? undefined,
+      byDay: [...(s?.byDay ?? new Map())].sort(),
+      stale: fires === 0 && matchability(r) !== 'awareness' && r.enabled !== false,
+      source: r.source,
+    }
+  })
+  const totalFires = rows.reduce((a, r) => a + r.fires, 0)
+  const totalPassed = rows.reduce((a, r) => a + r.overrides + r.approvals, 0)
+  const fpRate = totalFires ? totalPassed / totalFires : null
+
+  const repeatedInSession: Report['repeatedInSession'] = []
+  for (const [session, m] of agg.sessionIncidentClasses) for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
+
+  // Two incidents of one class on the same day (or in the same recorded session) count as a repeat.
+  const seen = new Map<string, string>()
+  const repeatedSameDay: string[] = []
+  for (const i of incidents) {
+    const k = `${i.pattern || i.class}|${i.session ?? i.date}`
+    if (seen.has(k)) repeatedSameDay.push(`${seen.get(k)} → ${i.id}`)
+    else seen.set(k, i.id)
+  }
+  const approvedFromDetect = proposals.filter((p) => p.status === 'approved' && p.guardrail).length
+  const prevented = agg.pauses.denied + agg.pauses.timeout
+  const criteria: Criterion[] = [
+    { n: 1, text: 'Zero repeated-class incidents within a session', met: repeatedSameDay.length === 0, value: `${repeatedSameDay.length} repeated` },
+    { n: 2, text: 'All public-surface actions pass through preflight', met: agg.publicSurface.total === agg.publicSurface.checked, value: `${agg.publicSurface.checked}/${agg.publicSurface.total} checked` },
+    { n: 3, text: 'At least one incident prevented by a pause', met: prevented >= 1, value: `${prevented} paused actions not done (${agg.pauses.denied} denied, ${agg.pauses.timeout} timed out)` },
+    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30%', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}` },
+    { n: 5, text: 'At least 2 guardrails added from pattern-detect', met: approvedFromDetect >= 2, value: `${approvedFromDetect} added` },
+  ]
+  return {
+    period: { from: agg.first, to: agg.last, events: agg.events },
+    rules: rows.sort((a, b) => b.fires - a.fires || a.id.localeCompare(b.id)),
+    stale: rows.filter((r) => r.stale).map((r) => r.id),
+    fpRate,
+    pauses: agg.pauses,
+    custodiet: [...agg.custodiet].map(([trigger, c]) => ({ trigger, attention: c.attention, ok: c.ok, other: c.other })),
+    repeatedInSession,
+    incidents: { open: incidents.filter((i) => i.status === 'open').length, closed: incidents.filter((i) => i.status === 'closed').length, repeatedSameDay },
+    proposals: { pending: proposals.filter((p) => p.status === 'pending').length, approved: proposals.filter((p) => p.status === 'approved').length, rejected: proposals.filter((p) => p.status === 'rejected').length },
+    criteria,
+  }
+}
+
+export function reportText(r: Report): string {
+  const lines = [`Ratchet weekly review — ${r.period.from?.slice(0, 10) ?? '?'} to ${r.period.to?.slice(0, 10) ?? '?'} (${r.period.events} events)`, '', 'Guardrails (fires · overridden · approved · false-positive rate · last fired):']
+  for (const x of r.rules) lines.push(`  ${x.id.padEnd(18)} ${String(x.fires).padStart(5)} · ${String(x.overrides).padStart(4)} · ${String(x.approvals).padStart(4)} · ${pct(x.fpRate).padStart(4)} · ${x.lastFired ?? 'never'}`)
+  lines.push(`  Overall false-positive rate: ${pct(r.fpRate)} (target < 30%)`)
+  lines.push(`  Never fired (candidates for removal): ${r.stale.length ? r.stale.join(', ') : 'none'}`)
+  lines.push('', `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`)
+  lines.push(`custodiet verdicts: ${r.custodiet.length ? r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention / ${c.ok} ok${c.other ? ` / ${c.other} unusable` : ''}`).join('; ') : 'none'}`)
+  lines.push(`Repeated incident classes within a session (caught by guardrails): ${r.repeatedInSession.length ? r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') : 'none'}`)
+  lines.push(`Incidents: ${r.incidents.open} open, ${r.incidents.closed} closed. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.`)
+  lines.push('', 'Success criteria:')
+  for (const c of r.criteria) lines.push(`  ${c.met ? '✓' : '✗'} ${c.n}. ${c.text} — ${c.value}`)
+  return lines.join('\n')
+}
