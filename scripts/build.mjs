@@ -14,6 +14,7 @@ export const entries = {
   'pause-and-ask': 'lib/cli/pause-and-ask.ts',
   custodiet: 'hooks/custodiet/main.ts',
   'custodiet-review': 'hooks/custodiet/review.ts',
+  'pattern-detect': 'lib/cli/pattern-detect.ts',
 }
 
 rmSync('dist', { recursive: true, force: true })

@@ -5,7 +5,9 @@
 import path from 'node:path'
 import { CliError } from './errors'
 import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
-import { readQueue, updateQueue, patchEntry } from '../io/queue'
+import { enqueue, readQueue, updateQueue, patchEntry } from '../io/queue'
+import { applyProposal, rejectProposal } from '../io/proposals-apply'
+import { updateProposals } from '../io/records'
 import { PACKAGE_ROOT, logActivity, readConfig, resolvePaths, type Paths } from '../io/state'
 import { readJson, updateJson } from '../io/store'
 import { client, describeError, interpret, sendNotice, sendPause, showOutcome, telegramConfig, type TelegramConfig, type TgUpdate } from '../io/telegram'
@@ -61,6 +63,7 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
   if (opts.onlyId) return report
 
   await pollReplies(paths, cfg, api, report, opts.pollSeconds ?? 0, now)
+  applyProposalDecisions(paths, report)
 
   // Show outcomes on the buttons' message (decisions made here, at the terminal or by timeout) and
   // tell the human after the fact when an informational pause timed out.
@@ -77,13 +80,67 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
       try {
         await sendNotice(api, cfg, `⏱ No answer within ${Math.round((e.timeout ?? 0) / 60)} min on "${e.action}" (${e.id}): the agent went ahead with the safer option instead.`)
         patchEntry(paths, e.id, () => ({ notice_sent: true }))
-        report.notices.push(e.id)
+        report.notices.push(`told after the fact: ${e.id}`)
       } catch (err) {
         fail(`notice ${e.id}`, err)
       }
     }
   }
   return report
+}
+
+/** Proposals decided over Telegram: approved → applied to guardrails.json; denied → rejected. */
+function applyProposalDecisions(paths: Paths, report: HeartbeatReport): void {
+  for (const e of readQueue(paths).entries.filter((x) => x.proposal_id && (x.status === 'approved' || x.status === 'denied' || x.status === 'timeout'))) {
+    try {
+      if (e.status === 'approved') applyProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
+      else rejectProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
+      logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: e.status === 'approved' ? 'approved' : 'rejected', note: `${e.proposal_id} via ${e.decided_by}` })
+    } catch (err) {
+      report.errors.push(`proposal ${e.proposal_id}: ${(err as Error).message}`)
+    }
+    patchEntry(paths, e.id, () => ({ status: 'consumed', consumed_at: new Date().toISOString(), delivered: true }))
+  }
+}
+
+/** New proposals go to the human over Telegram as destructive pauses (they wait until decided). */
+export function queueProposals(paths: Paths, proposals: { id: string; title: string; evidence: { count: number; sessions: number; examples: string[] } }[]): void {
+  if (!configuredTelegram(paths)) return
+  for (const p of proposals) {
+    const e = enqueue(paths, { action: `add a guardrail: ${p.title}`, trigger: 'pattern-detect proposal', context: `${p.evidence.count}× in ${p.evidence.sessions} sessions${p.evidence.examples.length ? `, e.g. ${p.evidence.examples[0]}` : ''} (${p.id}; ratchet proposals show ${p.id})`, severity: 'destructive', proposal_id: p.id })
+    updateProposals(paths, (list) => ({ next: list.map((x) => (x.id === p.id ? { ...x, pending_id: e.id } : x)), result: undefined }))
+  }
+}
+
+// ---- schedule: pattern-detect daily, the weekly digest weekly --------------------------------------
+
+const scheduleFile = (paths: Paths) => path.join(paths.stateDir, 'schedule.json')
+type Schedule = { mined_at?: string; digest_at?: string }
+const validateSchedule = (raw: unknown): Schedule | string => (raw && typeof raw === 'object' ? (raw as Schedule) : 'expected an object')
+
+/** Claims a slot atomically: of two heartbeats at once, only one runs the job. */
+function claim(paths: Paths, key: keyof Schedule, everyMs: number, now: Date): boolean {
+  return updateJson<Schedule, boolean>(scheduleFile(paths), { validate: validateSchedule, fallback: () => ({}), onCorrupt: 'reset' }, (s) => {
+    const last = s[key] ? Date.parse(s[key]!) : 0
+    if (now.getTime() - last < everyMs) return { next: s, result: false }
+    return { next: { ...s, [key]: now.toISOString() }, result: true }
+  })
+}
+
+export async function runSchedule(paths: Paths, now = new Date()): Promise<string[]> {
+  const done: string[] = []
+  if (claim(paths, 'mined_at', 24 * 3600_000, now)) {
+    const { mine } = await import('./pattern-detect')
+    const r = await mine(paths)
+    queueProposals(paths, r.added)
+    done.push(`pattern-detect: ${r.agg.events} events, ${r.added.length} new proposals`)
+  }
+  if (claim(paths, 'digest_at', 7 * 24 * 3600_000, now)) {
+    const { weekly, sendDigest } = await import('./pattern-detect')
+    const err = await sendDigest(paths, await weekly(paths, new Date(now.getTime() - 7 * 24 * 3600_000).toISOString()))
+    done.push(err ? `weekly digest not sent: ${err}` : 'weekly digest')
+  }
+  return done
 }
 
 const offsetFile = (paths: Paths) => path.join(paths.stateDir, 'telegram-state.json')
@@ -155,13 +212,14 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
       r.timedOut.length ? `timed out: ${r.timedOut.join(', ')}` : '',
       r.notified.length ? `notified: ${r.notified.join(', ')}` : '',
       r.decided.length ? `decided: ${r.decided.join(', ')}` : '',
-      r.notices.length ? `told after the fact: ${r.notices.join(', ')}` : '',
+      r.notices.length ? r.notices.join('; ') : '',
       ...r.errors.map((e) => `! ${e}`),
     ].filter(Boolean)
     out(`${new Date().toISOString()} heartbeat: ${parts.length ? parts.join('; ') : 'nothing to do'}`)
   }
   if (!o.watch) {
     const r = await heartbeatOnce(paths)
+    for (const d of await runSchedule(paths)) r.notices.push(d)
     print(r)
     if (r.errors.length) process.exitCode = 1
     return
@@ -174,6 +232,7 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   process.once('SIGTERM', () => (stopping = true))
   while (!stopping && Date.now() < stopAt) {
     const r = await heartbeatOnce(paths, { pollSeconds: Math.max(0, Math.min(25, Math.floor((stopAt - Date.now()) / 1000) - 1)) })
+    for (const d of await runSchedule(paths)) r.notices.push(d)
     if (r.errors.length || r.decided.length || r.timedOut.length || r.notified.length) print(r)
     if (r.errors.length) {
       await new Promise((res) => setTimeout(res, backoff))

@@ -125,6 +125,48 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./custodiet')).status(o))
 
+  const incident = program.command('incident').description('the incident log (INC-001, …) and guardrails derived from it')
+  incident
+    .command('add')
+    .requiredOption('--title <text>', 'what went wrong, in a line')
+    .requiredOption('--severity <P1|P2|P3>', 'P1: would be a disaster if repeated')
+    .requiredOption('--class <name>', 'trigger class or named pattern (public_surface, git_push, …)')
+    .option('--pattern <name>', 'a more specific named pattern')
+    .option('--what <text>', 'what happened')
+    .option('--prevention <text>', 'a prevention task (repeatable)', (v: string, p: string[] = []) => [...p, v])
+    .option('--date <yyyy-mm-dd>', 'when (default today)')
+    .option('--session <id>', 'the Claude Code session it happened in')
+    .option('--json', 'print the incident')
+    .description('log an incident')
+    .action(async (o) => (await import('./incidents')).add(o))
+  incident.command('list').option('--json', 'machine-readable output').description('all incidents').action(async (o) => (await import('./incidents')).list(o))
+  incident.command('show').argument('<id>').option('--json', 'machine-readable output').description('one incident').action(async (id, o) => (await import('./incidents')).show(id, o))
+  incident
+    .command('close')
+    .argument('<id>')
+    .option('--guardrail <rule>', 'derive a guardrail: what the agent must do (it cites the incident)')
+    .addOption(new Option('--severity <level>', 'for the derived guardrail').choices(['hard', 'soft']))
+    .option('--pattern <name>', 'the derived guardrail\'s pattern (default: the incident\'s)')
+    .option('--command <globs>', 'command globs for the derived guardrail', collect)
+    .option('--json', 'machine-readable output')
+    .description('close an incident, optionally deriving a guardrail from it')
+    .action(async (id, o) => (await import('./incidents')).close(id, o))
+
+  const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
+  proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))
+  proposals.command('show').argument('<id>').option('--json', 'machine-readable output').description('one proposal with its evidence').action(async (id, o) => (await import('./proposals')).show(id, o))
+  proposals.command('approve').argument('<id>').description('apply it to guardrails.json').action(async (id) => (await import('./proposals')).approve(id))
+  proposals.command('reject').argument('<id>').description('drop it (it is not proposed again)').action(async (id) => (await import('./proposals')).reject(id))
+
+  program
+    .command('report')
+    .description('the weekly review: fires, never-fired rules, false positives, pauses, custodiet, success criteria')
+    .option('--since <when>', 'period: 7d (default), 30d, or a date', '7d')
+    .option('--html <file>', 'also write a self-contained HTML page with charts')
+    .option('--telegram', 'send the digest over Telegram when configured')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./pattern-detect')).printReport((await import('../io/state')).resolvePaths(), o))
+
   program
     .command('log')
     .description('the most recent hook decisions from the activity log')

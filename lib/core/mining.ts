@@ -123,7 +123,8 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
         addSession(s.sessions, e.session)
         addExample(s.examples, e.action)
       }
-    if ((e.classes ?? []).includes('public_surface')) {
+    // A retry after a check or an approval is the same action again: count first attempts only.
+    if ((e.classes ?? []).includes('public_surface') && decision !== 'proceeded_after_check' && decision !== 'approved_by_human') {
       a.publicSurface.total++
       if (STOPPING.has(decision) || decision === 'custodiet_checkpoint' || decision === 'custodiet_block') a.publicSurface.checked++
     }

@@ -49,11 +49,14 @@ export interface PendingEntry {
   tool?: string
   input?: unknown
   consumed_at?: string
+  /** Set when the queued decision is a pattern-detect proposal rather than a tool call. */
+  proposal_id?: string
   notify_attempts?: number
   last_error?: string | null
 }
 
 export interface NewAction {
+  proposal_id?: string
   action: string
   trigger: string
   context: string
@@ -83,6 +86,7 @@ export function newEntry(a: NewAction, id: string, secret: string, now: Date): P
     session_id: a.session_id ?? null,
     delivered: false,
     ...(a.tool ? { tool: a.tool, input: a.input } : {}),
+    ...(a.proposal_id ? { proposal_id: a.proposal_id } : {}),
   }
 }
 

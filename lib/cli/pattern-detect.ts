@@ -1,0 +1,152 @@
+// pattern-detect — mines the activity log (streamed), the incident log and optionally Claude Code
+// transcripts for recurring risk, proposes guardrails for a human to approve, and writes the weekly
+// review. `pattern-detect --report weekly` prints the review; `ratchet heartbeat` runs both on schedule.
+
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import { Command } from 'commander'
+import { CliError } from './errors'
+import { classify } from '../core/classify'
+import { detectAll } from '../core/detectors'
+import { addEvent, newAggregate, type Aggregate } from '../core/mining'
+import { mergeCandidates, type Proposal } from '../core/proposals'
+import { buildReport, reportText, type Report } from '../core/report'
+import { reportHtml } from '../report/html'
+import { loadGuardrails, logActivity, resolvePaths, homeDir, type Paths } from '../io/state'
+import { mineActivity, readIncidents, readProposals, updateProposals } from '../io/records'
+
+const out = (s: string): void => void process.stdout.write(s + '\n')
+
+/** "7d", "24h", "30m" or an ISO date → ISO lower bound. */
+export function sinceIso(since: string | undefined, now = Date.now()): string | undefined {
+  if (!since) return undefined
+  const m = /^(\d+)([dhm])$/.exec(since)
+  if (m) return new Date(now - Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm']).toISOString()
+  if (!Number.isNaN(Date.parse(since))) return new Date(since).toISOString()
+  throw new CliError(`--since takes 7d, 24h, 30m or a date, not ${JSON.stringify(since)}`)
+}
+
+export function defaultTranscriptsDir(projectDir: string): string {
+  return path.join(homeDir(), '.claude', 'projects', projectDir.replace(/[/.]/g, '-'))
+}
+
+/** Tool calls in transcripts (history from before Ratchet ran, or sessions without it), classified. */
+async function mineTranscripts(dir: string, paths: Paths, agg: Aggregate, since?: string): Promise<number> {
+  let files: string[] = []
+  try {
+    files = fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f))
+  } catch {
+    return 0
+  }
+  const ctx = { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => undefined }
+  let calls = 0
+  for (const file of files) {
+    const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
+    for await (const line of rl) {
+      if (!line.includes('"tool_use"')) continue
+      let j: { type?: string; timestamp?: string; sessionId?: string; message?: { content?: { type: string; name?: string; input?: Record<string, unknown> }[] } }
+      try {
+        j = JSON.parse(line)
+      } catch {
+        continue
+      }
+      if (j.type !== 'assistant' || !Array.isArray(j.message?.content) || (since && j.timestamp && j.timestamp < since)) continue
+      for (const b of j.message!.content!) {
+        if (b.type !== 'tool_use' || !b.name) continue
+        calls++
+        const c = classify({ tool_name: b.name, tool_input: b.input ?? {} }, ctx)
+        if (!c.findings.length) continue
+        addEvent(agg, { time: j.timestamp, hook: 'preflight-check', event: 'PreToolUse', session: j.sessionId, tool: b.name, action: c.summary, classes: [...new Set(c.findings.map((f) => f.class))], patterns: [...new Set(c.findings.map((f) => f.pattern))], guardrails: [], decision: 'transcript' })
+      }
+    }
+  }
+  return calls
+}
+
+export interface MineResult {
+  agg: Aggregate
+  added: Proposal[]
+  found: number
+  transcriptCalls?: number
+}
+
+export async function mine(paths: Paths, opts: { since?: string; transcripts?: string } = {}): Promise<MineResult> {
+  const agg = await mineActivity(paths.activity, opts.since)
+  const transcriptCalls = opts.transcripts ? await mineTranscripts(opts.transcripts, paths, agg, opts.since) : undefined
+  const rules = loadGuardrails(paths, { full: true }).rules
+  const found = detectAll({ agg, rules, incidents: readIncidents(paths), today: new Date().toISOString().slice(0, 10) })
+  const added = updateProposals(paths, (list) => mergeCandidates(list, found, new Date().toISOString()))
+  for (const p of added) logActivity(paths, { time: p.created, hook: 'pattern-detect', event: 'proposal', decision: 'proposed', note: `${p.id}: ${p.title}`, detector: p.detector })
+  return { agg, added, found: found.length, transcriptCalls }
+}
+
+export async function weekly(paths: Paths, since?: string): Promise<Report> {
+  const agg = await mineActivity(paths.activity, since)
+  return buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths))
+}
+
+export async function sendDigest(paths: Paths, r: Report): Promise<string | null> {
+  const { configuredTelegram } = await import('./approvals')
+  const cfg = configuredTelegram(paths)
+  if (!cfg) return null
+  const { client, sendNotice, describeError } = await import('../io/telegram')
+  const top = r.rules.filter((x) => x.fires).slice(0, 5).map((x) => `${x.id} ×${x.fires}`).join(', ') || 'none'
+  const text = [`🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`, `Fires: ${top}`, `False positives: ${r.fpRate === null ? 'n/a' : Math.round(r.fpRate * 100) + '%'} (target < 30%)`, `Never fired: ${r.stale.join(', ') || 'none'}`, `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`, `Proposals waiting: ${r.proposals.pending}`, ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`)].join('\n')
+  try {
+    await sendNotice(client(cfg), cfg, text)
+    return null
+  } catch (e) {
+    return describeError(e, cfg)
+  }
+}
+
+export function program(): Command {
+  return new Command('pattern-detect')
+    .description('Mine incidents and hook activity for recurring risk; propose guardrails (never applied without you); report.')
+    .option('--since <when>', 'only events since: 7d, 24h, or a date')
+    .option('--transcripts [dir]', 'also mine Claude Code transcripts (default: ~/.claude/projects/<this project>)')
+    .option('--report <period>', 'print the review instead of mining (weekly)')
+    .option('--html <file>', 'with --report: also write a self-contained HTML page')
+    .option('--telegram', 'with --report: send the digest over Telegram when configured')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nThen: ratchet proposals list | show | approve | reject')
+    .action(async (o) => {
+      const paths = resolvePaths()
+      if (o.report) {
+        if (o.report !== 'weekly') throw new CliError('--report takes: weekly')
+        await printReport(paths, { since: o.since ?? '7d', html: o.html, json: o.json, telegram: o.telegram })
+        return
+      }
+      const transcripts = o.transcripts === true ? defaultTranscriptsDir(paths.projectDir) : o.transcripts
+      const started = process.hrtime.bigint()
+      const r = await mine(paths, { since: sinceIso(o.since), transcripts })
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      if (o.json) return out(JSON.stringify({ events: r.agg.events, bad_lines: r.agg.badLines, transcript_calls: r.transcriptCalls ?? null, findings: r.found, proposed: r.added, ms: Math.round(ms) }, null, 2))
+      out(`Mined ${r.agg.events} events${r.agg.badLines ? ` (${r.agg.badLines} unreadable lines skipped)` : ''}${r.transcriptCalls !== undefined ? ` and ${r.transcriptCalls} transcript tool calls` : ''} in ${Math.round(ms)} ms.`)
+      out(r.added.length ? `New proposals (approve with: ratchet proposals approve <id>):` : `No new findings (${r.found} already proposed).`)
+      for (const p of r.added) out(`  ${p.id}  ${p.title}${p.evidence.examples.length ? `\n         e.g. ${p.evidence.examples.join(' | ')}` : ''}`)
+    })
+}
+
+export async function printReport(paths: Paths, o: { since?: string; html?: string; json?: boolean; telegram?: boolean }): Promise<void> {
+  const r = await weekly(paths, sinceIso(o.since))
+  if (o.html) fs.writeFileSync(o.html, reportHtml(r))
+  if (o.json) out(JSON.stringify(r, null, 2))
+  else out(reportText(r) + (o.html ? `\n\nHTML: ${o.html}` : ''))
+  if (o.telegram) {
+    const err = await sendDigest(paths, r)
+    if (err) process.stderr.write(`pattern-detect: digest not sent: ${err}\n`)
+  }
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await program().parseAsync(argv)
+  } catch (e) {
+    process.stderr.write(`pattern-detect: ${(e as Error).message}\n`)
+    process.exitCode = e instanceof CliError ? e.exitCode : 1
+  }
+}
+void os
