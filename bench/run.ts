@@ -12,6 +12,7 @@ import path from 'node:path'
 import { decide } from '../hooks/preflight-check/decide'
 import { compileRules, validateGuardrails, type Guardrail } from '../lib/core/guardrails'
 import { approvalLatency } from './approval-latency'
+import { run as minePatterns } from './pattern-detect'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)
@@ -157,6 +158,7 @@ async function main() {
   out.push(`  target ≤ 1.3× bare node for custodiet's PostToolUse, the launching call included: ${rLaunch <= 1.3 ? 'met' : 'NOT met'} (${rLaunch.toFixed(2)}×)`)
   out.push(...inProcess())
   out.push(...(await approvalLatency()))
+  out.push(...minePatterns(Number(process.env.BENCH_EVENTS ?? 1_000_000)))
   console.log(out.join('\n'))
 }
 

@@ -218,8 +218,10 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
     out(`${new Date().toISOString()} heartbeat: ${parts.length ? parts.join('; ') : 'nothing to do'}`)
   }
   if (!o.watch) {
+    // The schedule first: proposals it queues are notified in this same beat.
+    const scheduled = await runSchedule(paths)
     const r = await heartbeatOnce(paths)
-    for (const d of await runSchedule(paths)) r.notices.push(d)
+    r.notices.push(...scheduled)
     print(r)
     if (r.errors.length) process.exitCode = 1
     return
@@ -231,8 +233,9 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   process.once('SIGINT', () => (stopping = true))
   process.once('SIGTERM', () => (stopping = true))
   while (!stopping && Date.now() < stopAt) {
+    const scheduled = await runSchedule(paths)
     const r = await heartbeatOnce(paths, { pollSeconds: Math.max(0, Math.min(25, Math.floor((stopAt - Date.now()) / 1000) - 1)) })
-    for (const d of await runSchedule(paths)) r.notices.push(d)
+    r.notices.push(...scheduled)
     if (r.errors.length || r.decided.length || r.timedOut.length || r.notified.length) print(r)
     if (r.errors.length) {
       await new Promise((res) => setTimeout(res, backoff))
