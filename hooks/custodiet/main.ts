@@ -15,6 +15,7 @@ import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logActivity, logError, readConfig, resolvePaths, type Paths } from '../../lib/io/state'
 import { readState, updateState } from '../../lib/io/custodiet-state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
+import { spawnDetached } from '../../lib/io/spawn'
 import { DEFAULT_POLICY, onPrompt, onTodos, onToolDone, type CustodietState, type Policy, type Trigger } from './decide'
 import type { ReviewerConfig } from '../../lib/io/reviewer'
 
@@ -73,10 +74,7 @@ const reviewRunning = (s: CustodietState, cfg: CustodietConfig, now: number): bo
 
 function launchReview(paths: Paths, session: string, trigger: Trigger, extra: string[] = []): number | undefined {
   try {
-    const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', trigger, ...extra], { detached: true, stdio: 'ignore', env: process.env })
-    child.unref()
-    return child.pid
+    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', trigger, ...extra])
   } catch (e) {
     logError(paths, 'custodiet', e)
     return undefined

@@ -7,7 +7,8 @@ import type { Decision } from '../../lib/core/decision'
 import { normalizedInput } from '../../lib/core/fingerprint'
 import { consumeApproval, openFor, outcomeNote, takeUndelivered, type PendingEntry, type Severity } from '../../lib/core/pending'
 import { enqueue, readQueue, updateQueue } from '../../lib/io/queue'
-import { PACKAGE_ROOT, type Paths } from '../../lib/io/state'
+import type { Paths } from '../../lib/io/state'
+import { spawnDetached } from '../../lib/io/spawn'
 import { readJson, updateJson } from '../../lib/io/store'
 import type { PreflightResult } from './decide'
 
@@ -68,10 +69,7 @@ export function handlePause(paths: Paths, call: Call, r: PreflightResult, fp: st
 /** Sends the Telegram message from a detached process: the hook never waits on the network. */
 function notifyInBackground(id: string): void {
   try {
-    // Loaded here, not at the top: node:child_process costs start-up on every tool call.
-    const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'ratchet'), 'heartbeat', '--notify', id], { detached: true, stdio: 'ignore', env: process.env })
-    child.unref()
+    spawnDetached('ratchet', ['heartbeat', '--notify', id])
   } catch {
     /* the heartbeat retries unsent notifications */
   }

@@ -3,13 +3,12 @@
 import fs from 'node:fs'
 import { CliError } from './errors'
 import { decide } from '../../hooks/preflight-check/decide'
-import { compileRules, decisionOf, matchability, validateGuardrails, type Guardrail } from '../core/guardrails'
+import { compileRules, decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
 import { fingerprint } from '../core/fingerprint'
 import { parsePayload } from '../core/payloads'
 import { currentBranch } from '../io/git'
-import { updateJson } from '../io/store'
-import { homeDir, loadGuardrails, readConfig, readSession, resolvePaths } from '../io/state'
+import { editGuardrails, homeDir, loadGuardrails, readConfig, readSession, resolvePaths } from '../io/state'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
@@ -57,24 +56,9 @@ export function add(o: AddOptions): void {
   if (o.pattern && !isKnownPattern(o.pattern) && !Object.keys(match).length)
     process.stderr.write(`ratchet: note: "${o.pattern}" is not a known detector, so this rule is shown at session start but never matched (add --command/--paths/… to match it)\n`)
   const paths = resolvePaths()
-  if (!fs.existsSync(paths.guardrails)) {
-    fs.mkdirSync(paths.stateDir, { recursive: true })
-    fs.copyFileSync(paths.packagedGuardrails, paths.guardrails)
-  }
-  const added = updateJson<unknown[], Guardrail>(
-    paths.guardrails,
-    {
-      onCorrupt: 'fail',
-      fallback: () => [],
-      validate: (raw) => {
-        const v = validateGuardrails(raw)
-        if (v.fatal || v.problems.length) return `fix these first: ${v.problems.map((p) => `${p.where}: ${p.message}`).join('; ')}`
-        return raw as unknown[]
-      },
-    },
-    (list) => {
-      const ids = new Set(list.map((g) => (g as { id: string }).id))
-      const id = o.id ?? nextId(ids)
+  const added = editGuardrails(paths, (list) => {
+      const ids = new Set(list.map((g) => g.id as string))
+      const id = o.id ?? nextGuardrailId(ids)
       if (ids.has(id)) throw new CliError(`a guardrail with id ${id} already exists`)
       const rule: Guardrail = {
         id,
@@ -93,20 +77,11 @@ export function add(o: AddOptions): void {
       const v = validateGuardrails([rule])
       if (v.problems.length) throw new CliError(v.problems.map((p) => `${p.where}: ${p.message}`).join('; '))
       return { next: [...list, rule], result: rule }
-    },
-  )
+    })
   if (o.json) out(JSON.stringify(added, null, 2))
   else out(`Added ${added.id} (${added.severity} → ${decisionOf(added)}) to ${paths.guardrails}`)
 }
 
-function nextId(ids: Set<string>): string {
-  let n = 1
-  for (const id of ids) {
-    const m = /^GR-(\d+)$/.exec(id)
-    if (m) n = Math.max(n, Number(m[1]) + 1)
-  }
-  return `GR-${String(n).padStart(3, '0')}`
-}
 
 interface ExplainOptions {
   command?: string

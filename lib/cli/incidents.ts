@@ -4,10 +4,8 @@ import { CliError } from './errors'
 import { INCIDENT_SEVERITIES, nextIncidentId, type Incident } from '../core/incidents'
 import { isKnownPattern } from '../core/patterns'
 import { readIncidents, updateIncidents } from '../io/records'
-import { updateJson } from '../io/store'
-import { resolvePaths } from '../io/state'
-import { validateGuardrails, type Guardrail } from '../core/guardrails'
-import fs from 'node:fs'
+import { editGuardrails, resolvePaths } from '../io/state'
+import { nextGuardrailId, type Guardrail } from '../core/guardrails'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -46,15 +44,9 @@ export function close(id: string, o: { guardrail?: string; severity?: 'hard' | '
   let derived: Guardrail | undefined
   if (o.guardrail) {
     const pattern = o.pattern ?? inc.pattern ?? inc.class
-    if (!fs.existsSync(paths.guardrails)) {
-      fs.mkdirSync(paths.stateDir, { recursive: true })
-      fs.copyFileSync(paths.packagedGuardrails, paths.guardrails)
-    }
-    derived = updateJson<unknown[], Guardrail>(paths.guardrails, { onCorrupt: 'fail', fallback: () => [], validate: (raw) => (validateGuardrails(raw).fatal ? 'not a guardrails file' : (raw as unknown[])) }, (list) => {
-      const ids = (list as { id: string }[]).map((g) => g.id)
-      const n = ids.reduce((m, g) => Math.max(m, Number(/^GR-(\d+)$/.exec(g)?.[1] ?? 0)), 0) + 1
-      const g = { id: `GR-${String(n).padStart(3, '0')}`, source: inc.id, pattern: pattern.replace(/\W+/g, '_'), trigger: inc.title, rule: o.guardrail!, severity: o.severity ?? (inc.severity === 'P1' ? 'hard' : 'soft'), added: new Date().toISOString().slice(0, 10), last_fired: null, fire_count: 0, ...(o.command?.length ? { match: { command: o.command } } : {}) } as Guardrail
-      return { next: [...list, g], result: g }
+    derived = editGuardrails(paths, (list) => {
+      const g = { id: nextGuardrailId(list.map((x) => x.id as string)), source: inc.id, pattern: pattern.replace(/\W+/g, '_'), trigger: inc.title, rule: o.guardrail!, severity: o.severity ?? (inc.severity === 'P1' ? 'hard' : 'soft'), added: new Date().toISOString().slice(0, 10), last_fired: null, fire_count: 0, ...(o.command?.length ? { match: { command: o.command } } : {}) } as Guardrail
+      return { next: [...list, g as unknown as Record<string, unknown>], result: g }
     })
   }
   const closed = updateIncidents(paths, (list) => {

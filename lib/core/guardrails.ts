@@ -86,6 +86,16 @@ export function decisionOf(g: Guardrail): RuleDecision {
   return g.decision ?? (g.severity === 'hard' ? 'deny' : 'check')
 }
 
+/** The next free `GR-NNN` id (after the highest in use). */
+export function nextGuardrailId(ids: Iterable<string>): string {
+  let n = 0
+  const taken = new Set(ids)
+  for (const id of taken) n = Math.max(n, Number(/^GR-(\d+)$/.exec(id)?.[1] ?? 0))
+  let id = `GR-${String(++n).padStart(3, '0')}`
+  while (taken.has(id)) id = `GR-${String(++n).padStart(3, '0')}`
+  return id
+}
+
 export const citesIncident = (g: Guardrail) => /\bINC-\d+/i.test(g.source ?? '')
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Candidate guardrails from pattern-detect, never applied without a human. Pure transitions.
 
 import type { Candidate } from './detectors'
-import type { Guardrail } from './guardrails'
+import { nextGuardrailId, type Guardrail } from './guardrails'
 
 export interface Proposal extends Candidate {
   id: string
@@ -31,11 +31,7 @@ export function mergeCandidates(list: Proposal[], found: Candidate[], now: strin
 /** The guardrail an approved proposal becomes, with `source` naming the finding. */
 export function guardrailFor(p: Proposal, existing: { id: string }[]): Guardrail | null {
   if (!p.guardrail) return null
-  const ids = new Set(existing.map((g) => g.id))
-  let n = existing.reduce((m, g) => Math.max(m, Number(/^GR-(\d+)$/.exec(g.id)?.[1] ?? 0)), 0)
-  let id = `GR-${String(++n).padStart(3, '0')}`
-  while (ids.has(id)) id = `GR-${String(++n).padStart(3, '0')}`
-  return { ...p.guardrail, id, source: `${p.guardrail.source ?? ''} (${p.id})`.trim() } as Guardrail
+  return { ...p.guardrail, id: nextGuardrailId(existing.map((g) => g.id)), source: `${p.guardrail.source ?? ''} (${p.id})`.trim() } as Guardrail
 }
 
 export function validateProposals(raw: unknown): Proposal[] | string {

@@ -1,45 +1,27 @@
 // Turning an approved proposal into a rule: append the guardrail (or change a rule's decision) in
 // guardrails.json, then mark the proposal approved. Shared by the terminal and the Telegram path.
 
-import fs from 'node:fs'
 import { guardrailFor, type Proposal } from '../core/proposals'
-import { validateGuardrails } from '../core/guardrails'
-import { updateJson } from './store'
 import { readProposals, updateProposals } from './records'
-import type { Paths } from './state'
+import { editGuardrails, type Paths } from './state'
 
 export function applyProposal(paths: Paths, id: string, by: string): Proposal {
   const p = readProposals(paths).find((x) => x.id === id)
   if (!p) throw new Error(`no proposal ${id}`)
   if (p.status !== 'pending') throw new Error(`${id} is already ${p.status}`)
-  if (!fs.existsSync(paths.guardrails)) {
-    fs.mkdirSync(paths.stateDir, { recursive: true })
-    fs.copyFileSync(paths.packagedGuardrails, paths.guardrails)
-  }
   let appliedAs = ''
-  updateJson<unknown[]>(
-    paths.guardrails,
-    {
-      onCorrupt: 'fail',
-      fallback: () => [],
-      validate: (raw) => {
-        const v = validateGuardrails(raw)
-        return v.fatal || v.problems.length ? `fix guardrails.json first: ${v.problems.map((x) => `${x.where}: ${x.message}`).join('; ')}` : (raw as unknown[])
-      },
-    },
-    (list) => {
-      const rules = list as { id: string; decision?: string }[]
-      if (p.change) {
-        if (!rules.some((r) => r.id === p.change!.id)) throw new Error(`${p.id} changes ${p.change.id}, which is no longer in guardrails.json`)
-        appliedAs = p.change.id
-        return { next: rules.map((r) => (r.id === p.change!.id ? { ...r, decision: p.change!.decision, decision_changed_by: `${p.id}: ${p.change!.why}` } : r)), result: undefined }
-      }
-      const g = guardrailFor(p, rules)
-      if (!g) throw new Error(`${p.id} has nothing to apply`)
-      appliedAs = g.id
-      return { next: [...rules, g], result: undefined }
-    },
-  )
+  editGuardrails(paths, (list) => {
+    const rules = list as { id: string; decision?: string }[]
+    if (p.change) {
+      if (!rules.some((r) => r.id === p.change!.id)) throw new Error(`${p.id} changes ${p.change.id}, which is no longer in guardrails.json`)
+      appliedAs = p.change.id
+      return { next: rules.map((r) => (r.id === p.change!.id ? { ...r, decision: p.change!.decision, decision_changed_by: `${p.id}: ${p.change!.why}` } : r)), result: undefined }
+    }
+    const g = guardrailFor(p, rules)
+    if (!g) throw new Error(`${p.id} has nothing to apply`)
+    appliedAs = g.id
+    return { next: [...rules, g as unknown as Record<string, unknown>], result: undefined }
+  })
   return updateProposals(paths, (list) => {
     const next = list.map((x) => (x.id === id ? { ...x, status: 'approved' as const, decided_at: new Date().toISOString(), decided_by: by, applied_as: appliedAs } : x))
     return { next, result: next.find((x) => x.id === id)! }

@@ -148,14 +148,7 @@ function packaged(paths: Paths): LoadedGuardrails {
  */
 export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
   if (!ids.length) return
-  if (!fs.existsSync(paths.guardrails)) {
-    try {
-      fs.mkdirSync(paths.stateDir, { recursive: true })
-      fs.copyFileSync(paths.packagedGuardrails, paths.guardrails, fs.constants.COPYFILE_EXCL)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-    }
-  }
+  ensureProjectGuardrails(paths)
   const wanted = new Set(ids)
   // Unchanged since it was validated (the index says so): skip re-validating 1,000 rules with zod.
   const index = readIndexFile(paths)
@@ -189,6 +182,38 @@ export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
       })
       return { next, result: undefined }
     },
+  )
+}
+
+/** The project gets its own copy of the packaged rules the first time anything writes to them. */
+export function ensureProjectGuardrails(paths: Paths): void {
+  if (fs.existsSync(paths.guardrails)) return
+  try {
+    fs.mkdirSync(paths.stateDir, { recursive: true })
+    fs.copyFileSync(paths.packagedGuardrails, paths.guardrails, fs.constants.COPYFILE_EXCL)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+  }
+}
+
+/**
+ * A human's edit of guardrails.json (add a rule, apply a proposal, derive one from an incident):
+ * locked, and refused while the file has problems, so a broken file is never rewritten.
+ */
+export function editGuardrails<R>(paths: Paths, change: (list: Record<string, unknown>[]) => { next: Record<string, unknown>[]; result: R }): R {
+  ensureProjectGuardrails(paths)
+  return updateJson<Record<string, unknown>[], R>(
+    paths.guardrails,
+    {
+      onCorrupt: 'fail',
+      fallback: () => [],
+      validate: (raw) => {
+        const v = validateGuardrails(raw)
+        if (v.fatal || v.problems.length) return `fix these first: ${v.problems.map((p) => `${p.where}: ${p.message}`).join('; ')}`
+        return (Array.isArray(raw) ? raw : (raw as { guardrails: unknown[] }).guardrails) as Record<string, unknown>[]
+      },
+    },
+    change,
   )
 }
 
