@@ -14,8 +14,8 @@ export function buildProgram(): Command {
       'after',
       `
 Quick start:
-  npx ratchet init            register the hooks in .claude/settings.json and create .ratchet/
-  ratchet guardrails list     what is enforced
+  ratchet init [--project-dir DIR]   register the hooks in .claude/settings.json, create .ratchet/
+  ratchet guardrails list            what is enforced
   ratchet guardrails explain --command "git push origin main"
 
 State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,

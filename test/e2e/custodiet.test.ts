@@ -120,12 +120,16 @@ describe('custodiet', () => {
   })
 
   it('the launching call returns at once: the review runs detached', async () => {
-    config({ reviewer: { kind: 'claude', timeoutSeconds: 5 }, every: 1 })
+    // A reviewer that hangs (until its 3 s timeout): the hook has long returned while it still runs.
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 3 }, every: 1 })
     await prompt('fix the bug')
-    const r = await post('Read', { file_path: '/p/a.ts' }, {})
-    expect(r.stdout).toBe('')
+    const r = await hook({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/p/a.ts' }, tool_response: {}, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'hang' })
+    expect(r).toMatchObject({ status: 0, stdout: '' })
     expect(state().reviewing).toMatchObject({ trigger: 'periodic' })
-    void r
+    expect(state().reviews).toEqual([])
+    // …and the review then ends as a timeout, clearing the marker; nothing was blocked meanwhile.
+    await until(() => state().reviews.length === 1 && !state().reviewing)
+    expect(state().reviews[0]).toMatchObject({ status: 'timeout' })
   })
 
   it('identical review windows are reviewed once (cache)', async () => {
