@@ -52,15 +52,18 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   const text = prompt.trim()
   const implied = new Set<string>(['read code'])
   for (const [re, adds] of IMPLIES) if (re.test(text)) for (const a of adds) implied.add(a)
+  // Methods come from the request minus its constraints: "don't use npm" names no method.
+  const constraints = clauses(text, CONSTRAINT)
+  let allowed = text
+  for (const c of constraints) allowed = allowed.split(c).join(' ')
   const fresh: Envelope = {
     explicit: text.length > 400 ? text.slice(0, 399) + '…' : text,
     implied: [...implied],
-    methods: clauses(text, METHOD).filter((c) => !CONSTRAINT.test(c)),
-    constraints: clauses(text, CONSTRAINT),
+    methods: clauses(allowed, METHOD),
+    constraints,
     prompts: [text],
     keywords: keywordsOf(text),
   }
-  CONSTRAINT.lastIndex = 0
   // A follow-up ("also update the changelog") extends; a new instruction replaces (the latest wins).
   if (previous && (CONTINUES.test(text) || text.split(/\s+/).length <= 3)) {
     return {

@@ -14,6 +14,12 @@ describe('authority envelope', () => {
     expect(e.methods).toEqual(['using the existing auth library'])
     expect(e.constraints).toEqual(["Don't touch the database schema"])
   })
+  it('every method is kept, whatever the order (no regex state leaks between clauses)', () => {
+    const e = extractEnvelope("Use pnpm; don't use npm; use the existing auth library; use vitest")
+    expect(e.methods).toEqual(['Use pnpm', 'use the existing auth library', 'use vitest'])
+    expect(e.constraints).toEqual(["don't use npm"])
+    expect(extractEnvelope("Use pnpm; don't use npm; use the existing auth library; use vitest")).toEqual(e)
+  })
   it('a follow-up extends the envelope; a new instruction replaces it (the latest wins)', () => {
     const first = extractEnvelope('fix the login bug')
     expect(extractEnvelope('also update the changelog', first).explicit).toBe('fix the login bug | also update the changelog')
