@@ -49,7 +49,7 @@ export function custodietConfig(paths: Paths): CustodietConfig {
 }
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
-function summarize(tool: string, input: Record<string, unknown>): Record<string, unknown> {
+function summarize(input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const k of ['file_path', 'path', 'url', 'query', 'pattern', 'command', 'description', 'notebook_path', 'subagent_type']) if (typeof input[k] === 'string') out[k] = (input[k] as string).slice(0, 300)
   return out
@@ -96,7 +96,7 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
       const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
-      const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_name, payload.tool_input), ...(failed ? { error: true } : {}) }
+      const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_input), ...(failed ? { error: true } : {}) }
       const r = updateState(paths, session, (s) => {
         const res = onToolDone({ ...s, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, reviewRunning(s, cfg, now.getTime()))
         return { next: res.state, result: res }
@@ -113,7 +113,7 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
       const state = readState(paths, session)
       let reviewer: Verdict | undefined
-      if (state.envelope && cfg.reviewer.kind !== 'none' && cfg.todoBudgetMs > 0) reviewer = await reviewWithin(paths, session, todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n'), cfg)
+      if (state.envelope && cfg.reviewer.kind !== 'none' && cfg.todoBudgetMs > 0) reviewer = await reviewWithin(session, todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n'), cfg)
       const r = updateState(paths, session, (s) => {
         const res = onTodos(s, todos, cfg.policy, now, reviewer)
         return { next: res.state, result: res }
@@ -141,7 +141,7 @@ export function logFinding(paths: Paths, session: string, trigger: Trigger, stat
  * The TodoWrite gate asks the reviewer (a child process, so the hook bundle never loads the model
  * clients) and decides deterministically if it has not answered within the budget.
  */
-function reviewWithin(paths: Paths, session: string, plan: string, cfg: CustodietConfig): Promise<Verdict | undefined> {
+function reviewWithin(session: string, plan: string, cfg: CustodietConfig): Promise<Verdict | undefined> {
   return new Promise((resolve) => {
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
     const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', 'todo', '--message', plan, '--print', '--timeout', String(Math.max(1, Math.ceil(cfg.todoBudgetMs / 1000)))], { stdio: ['ignore', 'pipe', 'ignore'], env: process.env })

@@ -89,7 +89,7 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   }
   // The same effect as a call just blocked, through another command or tool: a signal for custodiet.
   const patterns = [...new Set(action.findings.map((f) => f.pattern))]
-  const around = verdict !== 'allow' || patterns.length || action.paths.length ? routeAround(session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now) : undefined
+  const around = routeAround(session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
   if (around) {
     const note = `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`
     decision = withNotes(decision, note)
@@ -136,7 +136,7 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
     tool: payload.tool_name,
     action: action.summary,
     classes: result.classes,
-    patterns: [...new Set(action.findings.map((f) => f.pattern))],
+    patterns,
     guardrails: result.fired.map((f) => f.id),
     ...(result.builtin ? { builtin: result.builtin } : {}),
     ...(pendingId ? { pending_id: pendingId } : {}),
@@ -153,11 +153,11 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
 }
 
 /** An allowed route-around becomes a custodiet finding (category route_around, level 3 by default). */
-function flagRouteAround(paths: Paths, session: string, blocked: string, now: string, at: Date): void {
+function flagRouteAround(paths: Paths, session: string, blocked: string, attempt: string, at: Date): void {
   try {
     const { policy } = custodietConfig(paths)
     updateState(paths, session, (s) => ({
-      next: addFinding(s, 'periodic', { status: 'ATTENTION', issue: `After "${blocked}" was blocked, the agent tried "${now}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }, 'deterministic', policy, at, 'route_around'),
+      next: addFinding(s, 'periodic', { status: 'ATTENTION', issue: `After "${blocked}" was blocked, the agent tried "${attempt}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }, 'deterministic', policy, at, 'route_around'),
       result: undefined,
     }))
   } catch (e) {

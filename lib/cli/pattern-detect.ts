@@ -3,14 +3,13 @@
 // review. `pattern-detect --report weekly` prints the review; `ratchet heartbeat` runs both on schedule.
 
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { Command } from 'commander'
 import { CliError } from './errors'
 import { classify } from '../core/classify'
 import { detectAll } from '../core/detectors'
-import { addEvent, newAggregate, type Aggregate } from '../core/mining'
+import { addEvent, type Aggregate } from '../core/mining'
 import { mergeCandidates, type Proposal } from '../core/proposals'
 import { buildReport, reportText, type Report } from '../core/report'
 import { reportHtml } from '../report/html'
@@ -149,4 +148,3 @@ export async function main(argv = process.argv): Promise<void> {
     process.exitCode = e instanceof CliError ? e.exitCode : 1
   }
 }
-void os

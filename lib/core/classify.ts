@@ -330,7 +330,7 @@ const PROGRAMS: Record<string, Detector> = {
     else deletion(c, inv, f, f.operands, false)
   },
   srm: (c, inv, f) => deletion(c, inv, f, f.operands, true),
-  trash: (c, inv, f) => writesTo(c, f, f.operands, false),
+  trash: (c, _inv, f) => writesTo(c, f, f.operands, false),
   find: (c, inv, f) => {
     const deletes = inv.args.includes('-delete') || inv.args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')))
     if (!deletes) return
@@ -359,7 +359,7 @@ const PROGRAMS: Record<string, Detector> = {
   diskutil: (c, inv, f) => {
     if (/^(erase|reformat|partition|zero|secureErase)/i.test(inv.args[0] ?? '')) c.add('disk_format', f.cmd, true)
   },
-  truncate: (c, _inv, f) => writesTo(c, f, f.operands.filter((o, i, all) => i > 0 || all.length === 1), false),
+  truncate: (c, _inv, f) => writesTo(c, f, f.operands.filter((_o, i, all) => i > 0 || all.length === 1), false),
   sed: (c, inv, f) => {
     if (!inv.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) return
     // The first operand is the script unless -e/-f gave it.
@@ -400,7 +400,7 @@ const PROGRAMS: Record<string, Detector> = {
     if (/^(copy|sync|move|copyto|moveto)$/.test(inv.args[0] ?? '')) c.add('remote_copy', f.cmd)
     if (/^(delete|purge|deletefile|sync)$/.test(inv.args[0] ?? '')) c.add('file_delete', f.cmd)
   },
-  gsutil: (c, inv, f) => {
+  gsutil: (c, _inv, f) => {
     const sub = f.operands[0]
     if ((sub === 'cp' || sub === 'rsync' || sub === 'mv') && /^gs:\/\//.test(f.operands[f.operands.length - 1] ?? '')) c.add('remote_copy', f.cmd)
     if (sub === 'rm' || sub === 'rb') c.add('infra_destroy', f.cmd)
@@ -420,7 +420,7 @@ const PROGRAMS: Record<string, Detector> = {
   },
   npm: publishOn(['publish']),
   pnpm: publishOn(['publish']),
-  yarn: (c, inv, f) => {
+  yarn: (c, _inv, f) => {
     if (f.operands[0] === 'publish' || (f.operands[0] === 'npm' && f.operands[1] === 'publish')) c.add('package_publish', f.cmd)
   },
   cargo: publishOn(['publish']),
@@ -497,13 +497,12 @@ const PROGRAMS: Record<string, Detector> = {
     if (f.operands[0] === 'up' || f.operands[0] === 'update') c.add('deploy', f.cmd)
     if (f.operands[0] === 'destroy') c.add('infra_destroy', f.cmd)
   },
-  aws: (c, inv, f) => {
+  aws: (c, _inv, f) => {
     const [svc, op] = f.operands
     if (svc === 's3' && (op === 'cp' || op === 'sync' || op === 'mv') && f.operands.slice(2).some((o, i, all) => i === all.length - 1 && o.startsWith('s3://'))) c.add('remote_copy', f.cmd)
     if ((svc === 's3' && (op === 'rm' || op === 'rb')) || /^(delete-|terminate-|remove-|deregister-)/.test(op ?? '')) c.add('infra_destroy', f.cmd)
     if (svc === 'ses' || svc === 'sesv2' || (svc === 'sns' && op === 'publish')) c.add('email_send', f.cmd)
     if (/deploy|update-function-code|create-deployment/.test(op ?? '')) c.add('deploy', f.cmd)
-    void inv
   },
   gcloud: (c, inv, f) => {
     if (inv.args.includes('delete')) c.add('infra_destroy', f.cmd)
@@ -549,7 +548,7 @@ const PROGRAMS: Record<string, Detector> = {
   systemctl: (c, inv, f) => {
     if (inv.args.some((a) => a.endsWith('.timer')) && inv.args.some((a) => /^(enable|start)$/.test(a))) c.add('timezone_dependent_action', f.cmd)
   },
-  ratchet: (c, inv, f) => {
+  ratchet: (c, _inv, f) => {
     // The agent may read Ratchet's state and queue a pause, never decide or rewrite it.
     const [noun, verb] = f.operands
     const mutating =
@@ -557,7 +556,6 @@ const PROGRAMS: Record<string, Detector> = {
       (noun === 'guardrails' && /^(add|remove|rm|edit|set|enable|disable)$/.test(verb ?? '')) ||
       ((noun === 'pending' || noun === 'proposals') && /^(approve|deny|reject|clear)$/.test(verb ?? ''))
     if (mutating) c.add('ratchet_state_edit', f.cmd)
-    void inv
   },
 }
 
