@@ -15,7 +15,7 @@ import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
 import { addFinding, holdDecision, type Finding } from '../custodiet/decide'
 import { holdFile, updateState } from '../../lib/io/custodiet-state'
-import { custodietConfig } from '../custodiet/main'
+import { custodietConfig } from '../../lib/io/custodiet-config'
 import { routeAround } from '../../lib/core/route-around'
 import { telegramConfig } from '../../lib/io/telegram-config'
 
