@@ -10,7 +10,6 @@ import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
-import { hookSpec } from '../../lib/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
 import { addFinding, holdDecision, type Finding } from '../custodiet/decide'
@@ -191,8 +190,11 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      ...hookSpec('preflight-check'),
+      name: 'preflight-check',
       help: HELP,
+      events: ['PreToolUse', 'UserPromptSubmit', 'PreCompact'],
+      budgetMs: 3000,
+      onMalformed: 'block',
       onFailure: failurePolicy,
       handle: (p) => handle(p, paths),
     },
