@@ -14,6 +14,7 @@ import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logActivity, logError, resolvePaths, type Paths } from '../../lib/io/state'
 import { readState, updateState } from '../../lib/io/custodiet-state'
+import { hookSpec } from '../../lib/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { onPrompt, onTodos, onToolDone, type CustodietState, type Trigger } from './decide'
@@ -145,12 +146,8 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      name: 'custodiet',
+      ...hookSpec('custodiet'),
       help: HELP,
-      events: ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SubagentStop'],
-      // The TodoWrite gate may wait for the reviewer (todoBudgetMs, 4 s by default); registered at 15 s.
-      budgetMs: 9000,
-      onMalformed: 'allow',
       // custodiet watches; it is not the guard of last resort (preflight-check is). Failing open here
       // never lets a dangerous action through that preflight-check would stop.
       onFailure: () => ({ kind: 'allow' }),
