@@ -158,7 +158,7 @@ describe('installed from the packed tarball', () => {
     const env = { ...npmEnv(userHome), npm_config_prefix: prefix, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }
     const install = spawnSync('npm', ['install', '-g', '--prefer-offline', tarball], { encoding: 'utf8', env, timeout: 240_000 })
     expect(install.status, install.stderr).toBe(0)
-    const r = spawnSync('ratchet', ['init', '--user'], { cwd: project, encoding: 'utf8', env })
+    const r = spawnSync(path.join(prefix, 'bin', 'ratchet'), ['init', '--user'], { cwd: project, encoding: 'utf8', env })
     expect(r.status, r.stderr).toBe(0)
     const text = fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8')
     expect(text).not.toContain(ROOT)
