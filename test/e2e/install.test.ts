@@ -9,6 +9,8 @@ import { ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
+/** The quick start's second command (README). */
+const USER_INIT = ['npx', 'ratchet', 'init'].join(' ')
 const npmEnv = (home: string) => ({ ...process.env, HOME: home, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' })
 
 /** One claude session in `project` that runs `steps`; `before(i)` runs just before the model sends step i. */
@@ -55,7 +57,8 @@ describe('installed from the packed tarball', () => {
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'someones-app', version: '1.0.0', private: true }))
     const install = spawnSync('npm', ['install', '-D', '--prefer-offline', tarball], { cwd: project, encoding: 'utf8', env: npmEnv(home), timeout: 240_000 })
     expect(install.status, install.stderr).toBe(0)
-    init = spawnSync('npx', ['--no-install', 'ratchet', 'init'], { cwd: project, encoding: 'utf8', env: npmEnv(home) })
+    // What a user types, through a shell as they would type it.
+    init = spawnSync('/bin/sh', ['-c', USER_INIT], { cwd: project, encoding: 'utf8', env: npmEnv(home) })
   }, 300_000)
 
   afterAll(() => {
