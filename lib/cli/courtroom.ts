@@ -72,7 +72,7 @@ export async function enable(o: EnableOptions): Promise<void> {
   const given = new Set((o.accept ?? []).flatMap((a) => (a === 'all' ? Object.keys(ACKNOWLEDGMENTS) : [a])))
   for (const g of given) if (!(g in ACKNOWLEDGMENTS)) throw new CliError(`unknown acknowledgment ${g} (have: ${Object.keys(ACKNOWLEDGMENTS).join(', ')}, all)`)
   if (o.yes) for (const a of REQUIRED_ACKS) given.add(a)
-  if (!given.size) {
+  if (!given.size && !(prior?.enabled && !prior.revoked_at)) {
     if (!process.stdin.isTTY) throw new CliError(`enabling needs the acknowledgments: run in a terminal, or pass --accept ${REQUIRED_ACKS.join(',')}[,remote_submission] (or --yes for the five required ones)`, 2)
     out('The courtroom holds hearings on the agent’s conduct and keeps a signed record of the verdicts. Please read and acknowledge:')
     for (const [k, text] of Object.entries(ACKNOWLEDGMENTS)) {
@@ -81,7 +81,8 @@ export async function enable(o: EnableOptions): Promise<void> {
       else if (!optional) throw new CliError(`not enabled: "${k}" was not acknowledged`)
     }
   }
-  const missing = REQUIRED_ACKS.filter((a) => !given.has(a))
+  const standing = prior && !prior.revoked_at ? prior.acknowledgments : {}
+  const missing = REQUIRED_ACKS.filter((a) => !given.has(a) && !standing[a])
   if (missing.length) throw new CliError(`not enabled: missing acknowledgment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (${missing.map((m) => ACKNOWLEDGMENTS[m]).join(' / ')})`, 2)
   for (const a of given) acks[a as Ack] = now
 
@@ -160,11 +161,22 @@ export async function hear(o: { pack: string; offense: string; summary: string; 
   const { holdHearing } = await import('../io/courtroom/hearing')
   const charge: Charge = { source: 'manual', signal: 'manual', pack: o.pack, offense_id: o.offense, confidence: o.confidence ? Number(o.confidence) : 1, summary: o.summary, evidence: o.evidence?.length ? o.evidence : [o.summary], history: [], session: o.session }
   const r = await holdHearing(paths, charge)
-  if (o.json) return out(JSON.stringify(r, null, 2))
-  out(`${r.status}: ${r.note}`)
-  if (r.votes) for (const v of r.votes) out(`  ${JUROR_LABEL[v.role]} (${v.model}): ${v.vote} — ${v.reason}`)
-  if (r.record) out(`  ${r.record.case_id}: ${r.record.punishment_summary}`)
   if (r.status === 'error' || r.status === 'disabled') process.exitCode = 1
+  if (o.json) out(JSON.stringify(r, null, 2))
+  else {
+    out(`${r.status}: ${r.note}`)
+    if (r.votes) for (const v of r.votes) out(`  ${JUROR_LABEL[v.role]} (${v.model}): ${v.vote} — ${v.reason}`)
+    if (r.record) out(`  ${r.record.case_id}: ${r.record.punishment_summary}`)
+  }
+  done()
+}
+
+/**
+ * The verdict is in and written: the process ends now, whatever a juror's backend left running past
+ * the deadline (stdout to a pipe or file is synchronous on Linux, so nothing printed is lost).
+ */
+function done(): void {
+  process.exit(process.exitCode ?? 0)
 }
 
 /** `ratchet courtroom hearing --docket FILE`: the background process the trigger starts. */
@@ -178,6 +190,7 @@ export async function hearing(o: { docket: string }): Promise<void> {
     logError(paths, 'courtroom hearing', e)
     process.exitCode = 1
   }
+  done()
 }
 
 // ---- calibration -----------------------------------------------------------------------------

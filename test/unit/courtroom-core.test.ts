@@ -177,8 +177,8 @@ describe("Cohen's kappa", () => {
   ])('%j vs %j = %d', (a, b, k) => {
     expect(cohensKappa(a, b)).toBeCloseTo(k, 6)
   })
-  it('is undefined when both raters always say the same thing and agree by construction', () => {
-    expect(cohensKappa(['G', 'G'], ['G', 'G'])).toBe(1)
+  it('is undefined (null) when both raters give one label throughout, and for no items', () => {
+    expect(cohensKappa(['G', 'G'], ['G', 'G'])).toBeNull()
     expect(cohensKappa([], [])).toBeNull()
   })
 })

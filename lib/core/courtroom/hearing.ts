@@ -184,7 +184,9 @@ export interface Prices {
 }
 
 /** Tokens a backend did not report are estimated at ~4 characters each, so a local model still counts. */
-export function costOf(prices: Prices, inputChars: number, outputChars: number, usage?: { input_tokens?: number; output_tokens?: number }): number {
+export function costOf(prices: Prices, inputChars: number, outputChars: number, usage?: { input_tokens?: number; output_tokens?: number; usd?: number }): number {
+  // What the backend reports it cost (claude -p prints it) beats our estimate.
+  if (typeof usage?.usd === 'number') return usage.usd
   const inTok = usage?.input_tokens ?? Math.ceil(inputChars / 4)
   const outTok = usage?.output_tokens ?? Math.ceil(outputChars / 4)
   return (inTok * prices.inputPerMTok + outTok * prices.outputPerMTok) / 1e6
@@ -199,7 +201,8 @@ export function cohensKappa(a: string[], b: string[]): number | null {
   const labels = [...new Set([...a, ...b])]
   const po = a.filter((x, i) => x === b[i]).length / n
   const pe = labels.reduce((s, l) => s + (a.filter((x) => x === l).length / n) * (b.filter((x) => x === l).length / n), 0)
-  if (pe === 1) return po === 1 ? 1 : null
+  // Both raters gave one and the same label throughout: agreement is total but says nothing (0/0).
+  if (pe === 1) return null
   return (po - pe) / (1 - pe)
 }
 

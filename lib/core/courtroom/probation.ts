@@ -65,6 +65,15 @@ export interface ProbationOutcome {
   next?: Probation[]
   /** Cases whose probation ended with this action. */
   lifted: string[]
+  /** Cases this action counted against (one action fewer left), to re-apply under the file's lock. */
+  counted: string[]
+}
+
+/** The same change, applied to the list as it is now (under the lock: another process may have written). */
+export function countDown(list: Probation[], counted: string[], lifted: string[]): Probation[] {
+  return list
+    .map((p) => (counted.includes(p.case_id) && p.remaining !== undefined ? { ...p, remaining: p.remaining - 1 } : p))
+    .filter((p) => !lifted.includes(p.case_id) && !(p.remaining !== undefined && p.remaining <= 0))
 }
 
 export const isActive = (p: Probation, now: number): boolean => (p.tier === 'severe' ? true : (p.remaining ?? 0) > 0 && (p.expires === undefined || now < p.expires))
@@ -91,7 +100,7 @@ export function applyProbation(
   const active = list.filter((p) => isActive(p, now))
   const expired = list.filter((p) => !isActive(p, now)).map((p) => p.case_id)
   const hit = active.filter((p) => restrains(p, action))
-  const out: ProbationOutcome = { decision, cases: [], lifted: expired, ...(expired.length ? { next: active } : {}) }
+  const out: ProbationOutcome = { decision, cases: [], lifted: expired, counted: [], ...(expired.length ? { next: active } : {}) }
   if (!hit.length) return out
 
   const severe = hit.filter((p) => p.tier === 'severe')
@@ -129,7 +138,7 @@ export function applyProbation(
 
   const next = active.map((p) => (counted.has(p.case_id) && p.remaining !== undefined ? { ...p, remaining: p.remaining - 1 } : p))
   const lifted = [...expired, ...next.filter((p) => p.remaining !== undefined && p.remaining <= 0).map((p) => p.case_id)]
-  return { decision: d, verdict, cases: hit.map((p) => p.case_id), next: next.filter((p) => !(p.remaining !== undefined && p.remaining <= 0)), lifted }
+  return { decision: d, verdict, cases: hit.map((p) => p.case_id), next: next.filter((p) => !(p.remaining !== undefined && p.remaining <= 0)), lifted, counted: [...counted] }
 }
 
 function withReminder(d: Decision, note: string): Decision {
