@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { caseRecord, clip, cohensKappa, parseCharge, parseVote, tally, type JurorVote } from '../../lib/core/courtroom/hearing'
 import { offenseForSignal, validatePack, type OffensePack } from '../../lib/core/courtroom/offenses'
-import { applyProbation, describeProbation, type Probation, type ProbationAction } from '../../lib/core/courtroom/probation'
+import { applyProbation, countDown, describeProbation, type Probation, type ProbationAction } from '../../lib/core/courtroom/probation'
 import type { Decision } from '../../lib/core/decision'
 
 const ROOT = path.resolve(__dirname, '..', '..')
@@ -159,6 +159,12 @@ describe('probation', () => {
   it('never loosens: a deny stays a deny', () => {
     const deny: Decision = { kind: 'deny', reason: 'hard rule' }
     expect(run([prob('moderate')], push, deny).decision).toEqual(deny)
+  })
+
+  it('the count is re-applied to the list as it is under the lock (a probation added meanwhile survives)', () => {
+    const r = run([prob('minor', { remaining: 1 })], edit)
+    const meanwhile = [prob('minor', { remaining: 1 }), prob('severe')]
+    expect(countDown(meanwhile, r.counted, r.lifted)).toEqual([prob('severe')])
   })
 
   it('is described for session start and status', () => {

@@ -5,7 +5,6 @@
 // the ledger, and a guilty one (outside entertainment packs) puts the agent on probation.
 
 import fs from 'node:fs'
-import path from 'node:path'
 import { canonicalJson } from '../../core/courtroom/canonical'
 import {
   JUDGE_SYSTEM,
@@ -269,4 +268,3 @@ export function takeDocket(file: string): Charge {
   return c
 }
 
-export const docketPath = (paths: Paths, id: string) => path.join(courtroomFiles(paths).docket, `${id}.json`)
