@@ -8,7 +8,7 @@ import { spawnDetached } from '../../lib/io/spawn'
 import { logError, recordFires, updateSession, type Paths } from '../../lib/io/state'
 import { updateState } from '../../lib/io/custodiet-state'
 import { addFinding } from '../custodiet/decide'
-import { custodietConfig } from '../custodiet/main'
+import { custodietConfig } from '../../lib/io/custodiet-config'
 import { routeAroundVerdict, type Effect } from './compose'
 import { recordCapabilities } from './pause'
 

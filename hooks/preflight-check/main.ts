@@ -7,6 +7,7 @@ import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { readQueue } from '../../lib/io/queue'
 import { logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { hookSpec } from '../../lib/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
 import { READ_ONLY_TOOLS, decidePreToolUse } from './compose'
@@ -68,7 +69,7 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
 export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
-    { name: 'preflight-check', help: HELP, events: ['PreToolUse', 'UserPromptSubmit', 'PreCompact'], budgetMs: 3000, onMalformed: 'block', onFailure: failurePolicy, handle: (p) => handle(p, paths) },
+    { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
     processIO((hook, e) => logError(paths, hook, e)),
   )
 }
