@@ -13,38 +13,57 @@ import type { HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logActivity, logError, readConfig, resolvePaths, type Paths } from '../../lib/io/state'
-import { readState, updateState } from '../../lib/io/custodiet-state'
+import { dailyCost, readState, updateState } from '../../lib/io/custodiet-state'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
-import { DEFAULT_POLICY, onPrompt, onTodos, onToolDone, type CustodietState, type Policy, type Trigger } from './decide'
+import { DEFAULT_POLICY, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Policy, type Trigger } from './decide'
 import type { ReviewerConfig } from '../../lib/io/reviewer'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
-Records what the user asked for (UserPromptSubmit), reviews the agent's recent work against it in the
-background every N tool calls and after tool errors (PostToolUse), gates new plans (PreToolUse on
-TodoWrite) and audits subagents (SubagentStop). Findings reach the agent at its next hook.
+Records what the user asked for (UserPromptSubmit); checks each call without a model and reviews the
+agent's work against the request in the background every N calls and once the agent has reacted to a
+tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on TodoWrite); reviews a
+turn no review covered when it ends (Stop); audits subagents (SubagentStop). Findings reach the agent
+at its next hook.
 Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
 
 export interface CustodietConfig {
   policy: Policy
   reviewer: ReviewerConfig
-  /** How long the TodoWrite gate may wait for the reviewer before deciding deterministically. */
+  /** How long the TodoWrite gate waits for the reviewer before deciding deterministically. */
   todoBudgetMs: number
+  /** How long the end of a turn waits for its review before letting the turn end. */
+  stopBudgetMs: number
   /** The reviewer's budget for the transcript excerpt, in tokens (~4 characters each). */
   tokenBudget: number
   cacheTtlMs: number
+  /** Reviews stop for the day (deterministic checks go on) once either cap is reached. */
+  dailyCap: { usd: number; calls: number }
+  /** USD per million tokens, when the reviewer does not report its own cost. */
+  price: { input: number; output: number }
 }
+
+/** A hook may wait at most this long for a model (the registration's timeout leaves room for the rest). */
+export const MAX_GATE_MS = 20_000
 
 export function custodietConfig(paths: Paths): CustodietConfig {
   const c = ((readConfig(paths).config as Record<string, unknown>).custodiet ?? {}) as Record<string, unknown>
   const levels = { ...DEFAULT_POLICY.levels, ...((c.levels as object) ?? {}) }
+  const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d)
+  const cap = (c.dailyCap ?? {}) as Record<string, unknown>
+  const price = (c.price ?? {}) as Record<string, unknown>
   return {
-    policy: { every: typeof c.every === 'number' ? c.every : DEFAULT_POLICY.every, levels, escalate: c.escalate !== false },
+    policy: { every: num(c.every, DEFAULT_POLICY.every), reactionCalls: Math.max(1, num(c.reactionCalls, DEFAULT_POLICY.reactionCalls)), levels, escalate: c.escalate !== false },
     reviewer: { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...((c.reviewer as object) ?? {}) } as ReviewerConfig,
-    todoBudgetMs: typeof c.todoBudgetMs === 'number' ? c.todoBudgetMs : 4000,
-    tokenBudget: typeof c.tokenBudget === 'number' ? c.tokenBudget : 6000,
-    cacheTtlMs: (typeof c.cacheTtlMinutes === 'number' ? c.cacheTtlMinutes : 30) * 60_000,
+    // A real `claude -p --model haiku` review takes 5-15 s: the gates wait up to 11 s by default, inside
+    // the 15 s registration.
+    todoBudgetMs: Math.min(MAX_GATE_MS, num(c.todoBudgetMs, 11_000)),
+    stopBudgetMs: Math.min(MAX_GATE_MS, num(c.stopBudgetMs, 11_000)),
+    tokenBudget: num(c.tokenBudget, 6000),
+    cacheTtlMs: num(c.cacheTtlMinutes, 30) * 60_000,
+    dailyCap: { usd: num(cap.usd, 2), calls: num(cap.calls, 500) },
+    price: { input: num(price.input, 1), output: num(price.output, 5) },
   }
 }
 
@@ -72,13 +91,27 @@ const reviewRunning = (s: CustodietState, cfg: CustodietConfig, now: number): bo
   }
 }
 
-function launchReview(paths: Paths, session: string, trigger: Trigger, extra: string[] = []): number | undefined {
+function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
   try {
-    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', trigger, ...extra])
+    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), ...extra])
   } catch (e) {
     logError(paths, 'custodiet', e)
     return undefined
   }
+}
+
+/** Reviews are off for today once the daily cap is reached (the deterministic checks go on). */
+export function overCap(paths: Paths, cfg: CustodietConfig, now: Date): boolean {
+  const d = dailyCost(paths, now.toISOString().slice(0, 10))
+  return d.usd >= cfg.dailyCap.usd || d.calls >= cfg.dailyCap.calls
+}
+
+const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
+
+function startBackground(paths: Paths, session: string, launch: Launch, cfg: CustodietConfig, now: Date): void {
+  if (!canReview(paths, cfg, now)) return
+  const pid = launchReview(paths, session, launch)
+  if (pid) updateState(paths, session, (s) => ({ next: { ...s, reviewing: { pid, since: now.getTime(), trigger: launch.trigger } }, result: undefined }))
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
@@ -90,42 +123,70 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   switch (payload.hook_event_name) {
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
-      updateState(paths, session, (s) => ({ next: { ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path }, result: undefined }))
-      return { kind: 'allow' }
+      // A late verdict about the last turn is delivered with the user's next prompt.
+      return updateState(paths, session, (s) => {
+        const r = deliver({ ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path })
+        return { next: r.state, result: r.decision }
+      })
     }
     case 'PostToolUse':
     case 'PostToolUseFailure': {
       const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
       const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_input), ...(failed ? { error: true } : {}) }
+      const before = readState(paths, session).findings.length
       const r = updateState(paths, session, (s) => {
         const res = onToolDone({ ...s, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, reviewRunning(s, cfg, now.getTime()))
         return { next: res.state, result: res }
       })
-      if (r.launch && cfg.reviewer.kind !== 'none') {
-        const pid = launchReview(paths, session, r.launch)
-        if (pid) updateState(paths, session, (s) => ({ next: { ...s, reviewing: { pid, since: now.getTime(), trigger: r.launch! } }, result: undefined }))
-      }
-      for (const f of r.state.findings.filter((x) => x.source === 'deterministic' && x.at === now.toISOString())) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level)
+      if (r.launch) startBackground(paths, session, r.launch, cfg, now)
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       return r.decision
+    }
+    case 'Stop': {
+      const active = payload.stop_hook_active === true
+      const before = readState(paths, session).findings.length
+      const r = updateState(paths, session, (s) => {
+        const checked = deterministicChecks(s, cfg.policy, now)
+        const res = onStop(checked, active)
+        return { next: res.state, result: res }
+      })
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+      if (r.decision.kind !== 'allow' || !r.launch || active) {
+        if (r.launch && !active) startBackground(paths, session, r.launch, cfg, now)
+        return r.decision
+      }
+      if (!canReview(paths, cfg, now)) return r.decision
+      // The turn's review, within a budget: an answer in time keeps the turn going with the warning; a
+      // late one is recorded by the reviewer and delivered with the user's next prompt.
+      await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
+      return updateState(paths, session, (s) => {
+        const d = stopDelivery(s, active)
+        return { next: d.state, result: d.decision }
+      })
     }
     case 'PreToolUse': {
       if (payload.tool_name !== 'TodoWrite') return { kind: 'allow' }
       const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
       const state = readState(paths, session)
       let reviewer: Verdict | undefined
-      if (state.envelope && cfg.reviewer.kind !== 'none' && cfg.todoBudgetMs > 0) reviewer = await reviewWithin(session, todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n'), cfg)
+      const open = todos.filter((t) => t.status !== 'completed' && !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')))
+      if (state.envelope && open.length && canReview(paths, cfg, now) && cfg.todoBudgetMs > 0) {
+        const plan = todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n')
+        reviewer = await reviewWithin(session, { trigger: 'todo', from: state.toolCount + 1 }, plan, cfg.todoBudgetMs)
+      }
+      const before = state.findings.length
       const r = updateState(paths, session, (s) => {
         const res = onTodos(s, todos, cfg.policy, now, reviewer)
         return { next: res.state, result: res }
       })
       const f = r.state.findings[r.state.findings.length - 1]
-      if (r.decision.kind !== 'allow' || r.decision.context) logFinding(paths, session, 'todo', 'ATTENTION', f?.verdict.issue ?? '', reviewer ? 'reviewer' : 'deterministic', f?.level)
+      if (r.state.findings.length > before && f) logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
       return r.decision
     }
     case 'SubagentStop': {
-      if (cfg.reviewer.kind === 'none') return { kind: 'allow' }
+      if (!canReview(paths, cfg, now)) return { kind: 'allow' }
       const extra = ['--transcript', payload.agent_transcript_path ?? '', '--message', (payload.last_assistant_message ?? '').slice(0, 2000)]
-      launchReview(paths, session, 'subagent', extra)
+      launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
       return { kind: 'allow' }
     }
     default:
@@ -133,33 +194,47 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   }
 }
 
-export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number): void {
-  logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}) })
+export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number, category?: string): void {
+  logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}), ...(category ? { category } : {}) })
 }
 
 /**
- * The TodoWrite gate asks the reviewer (a child process, so the hook bundle never loads the model
- * clients) and decides deterministically if it has not answered within the budget.
+ * A blocking gate asks the reviewer and waits at most `budgetMs`. The reviewer is a detached child in
+ * its own process group (so the hook bundle never loads the model clients, and a kill takes its whole
+ * tree): when the budget runs out the gate decides without it, and the reviewer finishes on its own —
+ * bounded by its own timeout — recording its cost and, if it found drift, a finding delivered later.
  */
-function reviewWithin(session: string, plan: string, cfg: CustodietConfig): Promise<Verdict | undefined> {
+function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: number): Promise<Verdict | undefined> {
   return new Promise((resolve) => {
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', 'todo', '--message', plan, '--print', '--timeout', String(Math.max(1, Math.ceil(cfg.todoBudgetMs / 1000)))], { stdio: ['ignore', 'pipe', 'ignore'], env: process.env })
+    const args = [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), '--print', '--budget', String(budgetMs), ...(plan ? ['--message', plan] : [])]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'], env: process.env, detached: true })
     let out = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      resolve(undefined)
-    }, cfg.todoBudgetMs)
-    child.stdout.on('data', (d) => (out += d))
-    child.on('error', () => resolve(undefined))
-    child.on('close', () => {
+    let done = false
+    const finish = (v: Verdict | undefined) => {
+      if (done) return
+      done = true
       clearTimeout(timer)
-      try {
-        resolve(JSON.parse(out) as Verdict)
-      } catch {
-        resolve(undefined)
+      child.stdout.removeAllListeners('data')
+      child.stdout.destroy()
+      child.unref()
+      resolve(v)
+    }
+    const timer = setTimeout(() => finish(undefined), budgetMs)
+    child.stdout.on('data', (d) => {
+      out += d
+      // The verdict is one line of JSON; the reviewer goes on recording after printing it.
+      const nl = out.indexOf('\n')
+      if (nl >= 0) {
+        try {
+          finish(JSON.parse(out.slice(0, nl)) as Verdict)
+        } catch {
+          finish(undefined)
+        }
       }
     })
+    child.on('error', () => finish(undefined))
+    child.on('close', () => finish(undefined))
   })
 }
 
@@ -169,9 +244,9 @@ export function main(): Promise<void> {
     {
       name: 'custodiet',
       help: HELP,
-      events: ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SubagentStop'],
-      // The TodoWrite gate may wait for the reviewer (todoBudgetMs, 4 s by default); registered at 15 s.
-      budgetMs: 9000,
+      events: ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'Stop', 'SubagentStop'],
+      // The TodoWrite gate and the Stop review may wait for the reviewer (up to MAX_GATE_MS).
+      budgetMs: MAX_GATE_MS + 4000,
       onMalformed: 'allow',
       // custodiet watches; it is not the guard of last resort (preflight-check is). Failing open here
       // never lets a dangerous action through that preflight-check would stop.
