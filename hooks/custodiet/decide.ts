@@ -17,92 +17,12 @@
 //   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
-import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, isChange, questionEdits, reactiveSignals, scopeExpansions, type Envelope, type Todo, type ToolEvent } from '../../lib/core/envelope'
+import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, isChange, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
+import { CATEGORY_OF, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
 
-export const CATEGORIES = ['reactive', 'scope_expansion', 'drift', 'subagent', 'route_around', 'question', 'constraint'] as const
-export type Category = (typeof CATEGORIES)[number]
-export type Trigger = 'periodic' | 'error' | 'todo' | 'subagent' | 'stop'
-export const TRIGGERS: readonly Trigger[] = ['periodic', 'error', 'todo', 'subagent', 'stop']
-export type Level = 1 | 2 | 3 | 4
-
-export const CATEGORY_OF: Record<Trigger, Category> = { periodic: 'drift', error: 'reactive', todo: 'scope_expansion', subagent: 'subagent', stop: 'drift' }
-
-export interface Policy {
-  /** Review every N tool calls not yet reviewed (PostToolUse). */
-  every: number
-  /** After an error, review once the agent has made this many further calls (or at the end of the turn). */
-  reactionCalls: number
-  levels: Record<Category, Level>
-  escalate: boolean
-}
-
-export const DEFAULT_POLICY: Policy = { every: 7, reactionCalls: 3, levels: { reactive: 2, scope_expansion: 2, drift: 2, subagent: 2, route_around: 3, question: 2, constraint: 2 }, escalate: true }
-
-export interface Finding {
-  id: string
-  at: string
-  trigger: Trigger
-  category: Category
-  verdict: Extract<Verdict, { status: 'ATTENTION' }>
-  level: Level
-  source: 'reviewer' | 'deterministic'
-  delivered: boolean
-  /** A level 3-4 hold ends when the user speaks, or a human runs `ratchet custodiet release`. */
-  lifted?: boolean
-  lifted_by?: 'user' | 'release'
-  /** The drift event: the tool calls it is about (numbered from 1 in the session) and a key. */
-  calls?: [number, number]
-  event?: string
-  /** The tool count when it was delivered after a call (PostToolUse, async: may be lost if the turn ends). */
-  delivered_after?: number
-  /** Other checks that saw the same event (merged, not counted again). */
-  also?: { source: Finding['source']; trigger: Trigger; issue: string }[]
-}
-
-export interface ReviewRecord {
-  at: string
-  trigger: Trigger
-  status: 'OK' | 'ATTENTION' | 'unparseable' | 'error' | 'timeout' | 'skipped'
-  cached?: boolean
-  ms?: number
-  input_tokens?: number
-  output_tokens?: number
-  usd?: number
-  /** The answer came after the gate that asked for it had decided. */
-  late?: boolean
-  note?: string
-}
-
-export type Event = ToolEvent & { at: string; n: number }
-
-export interface CustodietState {
-  envelope?: Envelope
-  toolCount: number
-  /** The tool count when the user last spoke: this turn's calls are the later ones. */
-  turnStart: number
-  /** The last tool calls (input summarised), for the deterministic checks and the reviewer's window. */
-  events: Event[]
-  reviews: ReviewRecord[]
-  findings: Finding[]
-  cost: { calls: number; input_tokens: number; output_tokens: number; usd?: number }
-  transcript_path?: string
-  /** Set while a background review runs, so a looping agent does not start a second one. */
-  reviewing?: { pid: number; since: number; trigger: Trigger }
-  /** Calls up to this number were in a launched review's window. */
-  reviewedUpTo: number
-  /** An error whose reaction is awaited. */
-  reaction?: { errorAt: number; calls: number }
-  /** Deterministic checks already reported (one report per event). */
-  reported: string[]
-  /** Plan items already let through: a status update does not re-open them. */
-  acceptedTodos: string[]
-}
-
-export const emptyState = (): CustodietState => ({ toolCount: 0, turnStart: 0, events: [], reviews: [], findings: [], cost: { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 }, reviewedUpTo: 0, reported: [], acceptedTodos: [] })
-
-/** State files written by an older version lack the newer fields. */
-export const normalizeState = (s: Partial<CustodietState>): CustodietState => ({ ...emptyState(), ...s, events: (s.events ?? []).map((e, i, a) => ({ ...e, n: e.n ?? (s.toolCount ?? 0) - a.length + i + 1 })) })
+// The state's shape and the policy's defaults live in lib/core/custodiet (lib/io reads and writes them).
+export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, normalizeState, release, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
 
 const MAX_EVENTS = 40
 
@@ -115,12 +35,6 @@ export function onPrompt(s: CustodietState, prompt: string): CustodietState {
     reaction: undefined,
     findings: s.findings.map((f) => (f.level >= 3 && !f.lifted ? { ...f, lifted: true, lifted_by: 'user' as const } : f)),
   }
-}
-
-/** `ratchet custodiet release`: a human lifts the holds without writing to the agent. */
-export function release(s: CustodietState): { state: CustodietState; released: Finding[] } {
-  const released = s.findings.filter((f) => f.level >= 3 && !f.lifted)
-  return { state: { ...s, findings: s.findings.map((f) => (released.includes(f) ? { ...f, lifted: true, lifted_by: 'release' as const } : f)) }, released }
 }
 
 export interface Launch {
@@ -285,11 +199,6 @@ export function addFinding(s: CustodietState, trigger: Trigger, verdict: Extract
   const level = Math.min(4, base + (policy.escalate ? prior : 0)) as Level
   const f: Finding = { id: `cf-${prior + 1}`, at: now.toISOString(), trigger, category, verdict, level, source, delivered: level === 1, ...(o.calls ? { calls: o.calls } : {}), ...(o.event ? { event: o.event } : {}) }
   return { ...s, findings: [...s.findings, f] }
-}
-
-export function hold(s: CustodietState): Finding | undefined {
-  // The strongest active enforcement: a level 3-4 finding not yet lifted.
-  return [...s.findings].reverse().find((f) => f.level >= 3 && !f.lifted)
 }
 
 /** Findings the agent has not heard yet, delivered once, loud and specific. */

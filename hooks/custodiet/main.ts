@@ -12,12 +12,13 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
-import { PACKAGE_ROOT, logActivity, logError, readConfig, resolvePaths, type Paths } from '../../lib/io/state'
-import { dailyCost, readState, updateState } from '../../lib/io/custodiet-state'
+import { PACKAGE_ROOT, logActivity, logError, resolvePaths, type Paths } from '../../lib/io/state'
+import { readState, updateState } from '../../lib/io/custodiet-state'
+import { hookSpec } from '../../lib/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
-import { DEFAULT_POLICY, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Policy, type Trigger } from './decide'
-import type { ReviewerConfig } from '../../lib/io/reviewer'
+import { deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
+import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
@@ -27,45 +28,6 @@ tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on
 turn no review covered when it ends (Stop); audits subagents (SubagentStop). Findings reach the agent
 at its next hook.
 Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
-
-export interface CustodietConfig {
-  policy: Policy
-  reviewer: ReviewerConfig
-  /** How long the TodoWrite gate waits for the reviewer before deciding deterministically. */
-  todoBudgetMs: number
-  /** How long the end of a turn waits for its review before letting the turn end. */
-  stopBudgetMs: number
-  /** The reviewer's budget for the transcript excerpt, in tokens (~4 characters each). */
-  tokenBudget: number
-  cacheTtlMs: number
-  /** Reviews stop for the day (deterministic checks go on) once either cap is reached. */
-  dailyCap: { usd: number; calls: number }
-  /** USD per million tokens, when the reviewer does not report its own cost. */
-  price: { input: number; output: number }
-}
-
-/** A hook may wait at most this long for a model (the registration's timeout leaves room for the rest). */
-export const MAX_GATE_MS = 20_000
-
-export function custodietConfig(paths: Paths): CustodietConfig {
-  const c = ((readConfig(paths).config as Record<string, unknown>).custodiet ?? {}) as Record<string, unknown>
-  const levels = { ...DEFAULT_POLICY.levels, ...((c.levels as object) ?? {}) }
-  const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d)
-  const cap = (c.dailyCap ?? {}) as Record<string, unknown>
-  const price = (c.price ?? {}) as Record<string, unknown>
-  return {
-    policy: { every: num(c.every, DEFAULT_POLICY.every), reactionCalls: Math.max(1, num(c.reactionCalls, DEFAULT_POLICY.reactionCalls)), levels, escalate: c.escalate !== false },
-    reviewer: { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...((c.reviewer as object) ?? {}) } as ReviewerConfig,
-    // A real `claude -p --model haiku` review takes 5-15 s: the gates wait up to 11 s by default, inside
-    // the 15 s registration.
-    todoBudgetMs: Math.min(MAX_GATE_MS, num(c.todoBudgetMs, 11_000)),
-    stopBudgetMs: Math.min(MAX_GATE_MS, num(c.stopBudgetMs, 11_000)),
-    tokenBudget: num(c.tokenBudget, 6000),
-    cacheTtlMs: num(c.cacheTtlMinutes, 30) * 60_000,
-    dailyCap: { usd: num(cap.usd, 2), calls: num(cap.calls, 500) },
-    price: { input: num(price.input, 1), output: num(price.output, 5) },
-  }
-}
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
 function summarize(input: Record<string, unknown>): Record<string, unknown> {
@@ -98,12 +60,6 @@ function launchReview(paths: Paths, session: string, launch: Launch, extra: stri
     logError(paths, 'custodiet', e)
     return undefined
   }
-}
-
-/** Reviews are off for today once the daily cap is reached (the deterministic checks go on). */
-export function overCap(paths: Paths, cfg: CustodietConfig, now: Date): boolean {
-  const d = dailyCost(paths, now.toISOString().slice(0, 10))
-  return d.usd >= cfg.dailyCap.usd || d.calls >= cfg.dailyCap.calls
 }
 
 const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
@@ -242,12 +198,8 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      name: 'custodiet',
+      ...hookSpec('custodiet'),
       help: HELP,
-      events: ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'Stop', 'SubagentStop'],
-      // The TodoWrite gate and the Stop review may wait for the reviewer (up to MAX_GATE_MS).
-      budgetMs: MAX_GATE_MS + 4000,
-      onMalformed: 'allow',
       // custodiet watches; it is not the guard of last resort (preflight-check is). Failing open here
       // never lets a dangerous action through that preflight-check would stop.
       onFailure: () => ({ kind: 'allow' }),

@@ -11,7 +11,8 @@ import { addDailyCost, cacheGet, cachePut, readState, updateState } from '../../
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer, ReviewerError } from '../../lib/io/reviewer'
 import { CATEGORY_OF, TRIGGERS, addFinding, reviewPrompt, windowText, type CustodietState, type Trigger } from './decide'
-import { custodietConfig, logFinding, overCap, type CustodietConfig } from './main'
+import { logFinding } from './main'
+import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: window + excerpt → prompt → cache or reviewer → strict parse → recorded (cost too). */
 export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, o: { from?: number; timeoutSeconds?: number; transcript?: string; budgetMs?: number } = {}): Promise<Verdict | undefined> {

@@ -5,8 +5,8 @@ import { CliError } from './errors'
 import { describeEnvelope } from '../core/envelope'
 import { dailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
 import { resolvePaths } from '../io/state'
-import { hold, release as releaseHolds } from '../../hooks/custodiet/decide'
-import { custodietConfig } from '../../hooks/custodiet/main'
+import { hold, release as releaseHolds } from '../core/custodiet'
+import { custodietConfig } from '../io/custodiet-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_')
