@@ -78,19 +78,20 @@ export const EXECUTABLES = [
     kind: 'hook',
     bin: true,
     // The TodoWrite gate and the Stop review may wait for the reviewer (todoBudgetMs / stopBudgetMs, at
-    // most 20 s: a real haiku review takes 5-15 s); those registrations are 30 s.
+    // most 20 s: a real haiku review takes 5-15 s). One budget per hook, so every registration is 40 s;
+    // the other events finish in milliseconds.
     budgetMs: 24000,
     onMalformed: 'allow',
     // custodiet watches; preflight-check is the guard of last resort.
     failure: 'open',
     registrations: [
-      { event: 'UserPromptSubmit', timeout: 10 },
+      { event: 'UserPromptSubmit', timeout: 40 },
       // Off the critical path: the loop does not wait; a warning reaches the model a request later.
-      { event: 'PostToolUse', matcher: '*', timeout: 10, async: true },
-      { event: 'PostToolUseFailure', matcher: '*', timeout: 10, async: true },
-      { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 30 },
-      { event: 'Stop', timeout: 30 },
-      { event: 'SubagentStop', timeout: 10, async: true },
+      { event: 'PostToolUse', matcher: '*', timeout: 40, async: true },
+      { event: 'PostToolUseFailure', matcher: '*', timeout: 40, async: true },
+      { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 40 },
+      { event: 'Stop', timeout: 40 },
+      { event: 'SubagentStop', timeout: 40, async: true },
     ],
   },
   { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },
