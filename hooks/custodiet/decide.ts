@@ -17,12 +17,12 @@
 //   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
-import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, isChange, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
+import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
 import { CATEGORY_OF, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
 
 // The state's shape and the policy's defaults live in lib/core/custodiet (lib/io reads and writes them).
-export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, normalizeState, release, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
+export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, release, type Category, type CustodietState, type Finding, type Policy, type Trigger } from '../../lib/core/custodiet'
 
 const MAX_EVENTS = 40
 
@@ -275,4 +275,4 @@ export function reviewPrompt(template: string, s: CustodietState, trigger: Trigg
     .replaceAll('{{extra}}', extra)
 }
 
-export { isChange }
+

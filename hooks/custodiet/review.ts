@@ -1,4 +1,4 @@
-// `custodiet review …` — the background reviewer, its own bundle (it loads execa and the model
+// `custodiet review …` — the background reviewer, its own bundle (it loads node:child_process and the model
 // clients, which the hooks never should). Started detached by the hook, or by the TodoWrite gate
 // with --print to get the verdict back within the gate's budget.
 
