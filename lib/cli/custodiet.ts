@@ -1,7 +1,7 @@
 // `ratchet custodiet status | release`: per session, what custodiet saw and did, which holds are
 // active and how to lift them, and what the reviewer cost (per session and per day, against the cap).
 
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
 import { dailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
 import { resolvePaths } from '../io/state'
@@ -15,7 +15,7 @@ const usd = (x: number) => `$${x.toFixed(x < 1 ? 4 : 2)}`
 export function status(o: { session?: string; json?: boolean }): void {
   const paths = resolvePaths()
   const all = listSessions(paths)
-  if (o.session && !all.includes(safe(o.session))) throw new CliError(`custodiet has no record of session ${o.session}`)
+  if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
   const sessions = o.session ? [safe(o.session)] : all
   const rows = sessions.map((id) => ({ session: id, ...readState(paths, id) }))
   const cfg = custodietConfig(paths)
@@ -49,9 +49,9 @@ export function status(o: { session?: string; json?: boolean }): void {
 /** A human lifts the holds of one session (or all) without writing to the agent. */
 export function release(o: { session?: string; all?: boolean }): void {
   const paths = resolvePaths()
-  if (!o.session && !o.all) throw new CliError('say which: --session <id> (see ratchet custodiet status), or --all')
+  if (!o.session && !o.all) throw new RatchetError('usage', 'say which: --session <id> (see ratchet custodiet status), or --all')
   const all = listSessions(paths)
-  if (o.session && !all.includes(safe(o.session))) throw new CliError(`custodiet has no record of session ${o.session}`)
+  if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
   let n = 0
   for (const id of o.session ? [safe(o.session)] : all) {
     const released = updateState(paths, id, (s) => {
