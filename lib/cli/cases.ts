@@ -21,7 +21,7 @@ function agentOf(o: { agent?: string }): string {
   if (c) return c.agent
   const agents = listAgents(courtroomFiles(paths).ledgerDir)
   if (agents.length === 1) return agents[0]
-  throw new RatchetError(agents.length ? 'usage' : 'not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
+  throw new RatchetError('not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
 }
 
 /** Entries as written, without verifying (list/show say when the ledger does not verify). */
@@ -79,7 +79,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
   const agent = agentOf(o)
   const file = courtroomFiles(resolvePaths()).ledger(agent)
   const v = verifyLedger(agent, file)
-  if (!v.ok) throw new RatchetError('state_corrupt', `not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  if (!v.ok) throw new RatchetError('conflict', `not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
   const store = readKeyStore(agent)
   const doc = { format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public ?? null, head: readHead(agent) ?? null, envelopes: readLines(file).map((l) => JSON.parse(l)) }
   const text = JSON.stringify(doc, null, 2) + '\n'
@@ -97,17 +97,17 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
 export async function submit(o: { agent?: string; url?: string }): Promise<void> {
   const paths = resolvePaths()
   const consent = readConsent(paths)
-  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('usage', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
+  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
   const { courtroomConfig } = await import('../io/courtroom/consent')
   const url = o.url ?? courtroomConfig(paths).remote?.url
   if (!url) throw new RatchetError('usage', 'no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')
   const agent = agentOf(o)
   const file = courtroomFiles(paths).ledger(agent)
   const v = verifyLedger(agent, file)
-  if (!v.ok) throw new RatchetError('state_corrupt', `not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  if (!v.ok) throw new RatchetError('conflict', `not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
   const store = readKeyStore(agent)
   const envelopes = readLines(file).map((l) => JSON.parse(l))
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public, head: readHead(agent), envelopes }), signal: AbortSignal.timeout(30_000) })
-  if (!res.ok) throw new RatchetError('remote', `${url} answered ${res.status}`)
+  if (!res.ok) throw new RatchetError('conflict', `${url} answered ${res.status}`)
   out(`Sent ${envelopes.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) to ${url}.`)
 }

@@ -224,7 +224,7 @@ export async function calibrate(file: string, o: { json?: boolean }): Promise<vo
   let cost = 0
   for (const c of cases) {
     const found = findOffense(packs.filter((p) => p.pack === (c.pack ?? 'agent')), c.offense)
-    if (!found) throw new RatchetError('usage', `${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
+    if (!found) throw new RatchetError('not_found', `${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
     const charge: Charge = { source: 'manual', signal: 'calibration', pack: found.pack.pack, offense_id: c.offense, confidence: 1, summary: c.summary, evidence: c.evidence, history: c.history ?? [], envelope: c.envelope }
     const r = await runPanel(charge, found.offense, found.pack, cfg, (k, s, p) => runReviewer(k, s, p), Date.now)
     cost += r.costUsd
