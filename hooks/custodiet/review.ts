@@ -11,7 +11,8 @@ import { cacheGet, cachePut, readState, updateState } from '../../lib/io/custodi
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer, ReviewerError } from '../../lib/io/reviewer'
 import { addFinding, reviewPrompt, type CustodietState, type Trigger } from './decide'
-import { custodietConfig, logFinding, type CustodietConfig } from './main'
+import { logFinding } from './main'
+import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: excerpt → prompt → cache or reviewer → strict parse → recorded. */
 export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, timeoutSeconds?: number, transcript?: string): Promise<Verdict | undefined> {

@@ -8,9 +8,10 @@ import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, ty
 import { enqueue, readQueue, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
-import { PACKAGE_ROOT, logActivity, readConfig, resolvePaths, type Paths } from '../io/state'
+import { PACKAGE_ROOT, logActivity, resolvePaths, type Paths } from '../io/state'
 import { readJson, updateJson } from '../io/store'
-import { client, describeError, interpret, sendNotice, sendPause, showOutcome, telegramConfig, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { client, describeError, interpret, sendNotice, sendPause, showOutcome, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { configuredTelegram } from '../io/telegram-config'
 
 export interface HeartbeatReport {
   timedOut: string[]
@@ -23,11 +24,6 @@ export interface HeartbeatReport {
 }
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
-
-export function configuredTelegram(paths: Paths, env = process.env): TelegramConfig | null {
-  const { config } = readConfig(paths)
-  return telegramConfig(env, config as { telegram?: { token?: string; chat_id?: string; api_url?: string } })
-}
 
 function log(paths: Paths, decision: string, e: Partial<PendingEntry>, note?: string): void {
   logActivity(paths, { time: new Date().toISOString(), hook: 'pause-and-ask', event: 'queue', session: e.session_id ?? undefined, action: e.action, decision, pending_id: e.id, severity: e.severity, ...(note ? { note } : {}) })

@@ -87,7 +87,7 @@ export async function weekly(paths: Paths, since?: string): Promise<Report> {
 }
 
 export async function sendDigest(paths: Paths, r: Report): Promise<string | null> {
-  const { configuredTelegram } = await import('./approvals')
+  const { configuredTelegram } = await import('../io/telegram-config')
   const cfg = configuredTelegram(paths)
   if (!cfg) return null
   const { client, sendNotice, describeError } = await import('../io/telegram')

@@ -7,7 +7,8 @@ import { CliError } from './errors'
 import { SEVERITIES, applyTimeouts, type PendingEntry } from '../core/pending'
 import { enqueue, readQueue, updateQueue } from '../io/queue'
 import { resolvePaths, logActivity } from '../io/state'
-import { configuredTelegram, heartbeatOnce } from './approvals'
+import { heartbeatOnce } from './approvals'
+import { configuredTelegram } from '../io/telegram-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 

@@ -46,9 +46,6 @@ export const PATTERNS: Record<string, PatternInfo> = {
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
 }
 
-/** Named patterns that are about judgement, not actions: shown at session start, never machine-matched. */
-export const AWARENESS_ONLY = new Set(['inline_execution_of_spawnable_task'])
-
 const KNOWN = new Set<string>([...Object.keys(PATTERNS), ...ACTION_CLASSES, 'catastrophic'])
 
 export function isKnownPattern(name: string): boolean {

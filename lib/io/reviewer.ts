@@ -32,7 +32,7 @@ export class ReviewerError extends Error {
 }
 
 /** Marks the reviewer's own processes: our hooks step aside if they ever run inside it. */
-export const REVIEWER_ENV = 'RATCHET_REVIEWER'
+const REVIEWER_ENV = 'RATCHET_REVIEWER'
 
 export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: string, env: NodeJS.ProcessEnv = process.env): Promise<ReviewOutput> {
   const timeout = (cfg.timeoutSeconds ?? 60) * 1000

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { BIN, ROOT, tempProject } from '../support/fixtures'
+import { guardedCommand } from '../../lib/core/settings'
 
 let dir: string
 let home: string
@@ -29,8 +30,9 @@ describe('ratchet init / uninstall', () => {
     expect(s.model).toBe('opus')
     expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }])
     expect(s.hooks.PreToolUse).toEqual([
-      { matcher: '*', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), timeout: 10 }] },
-      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), timeout: 15 }] },
+      // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
+      { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))), timeout: 10, onFailure: 'block' }] },
+      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 15 }] },
     ])
     expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])
     expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
