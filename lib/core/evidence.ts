@@ -24,6 +24,7 @@
 
 import path from 'node:path'
 import { readCommandLine, type Invocation } from './commands'
+import { splitWords } from './shell'
 
 // ---- limits --------------------------------------------------------------------------------------
 
@@ -106,7 +107,11 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
       if (t) targets.push(t)
     }
   }
-  return { targets, incomplete: line.incomplete }
+  // A push Ratchet cannot read (inside an interpreter one-liner, an unreadable line): its worst reading.
+  const hidden = !targets.some((t) => t.kind === 'git' && t.push) && (line.snippets.some((sn) => /\bgit\b[\s\S]*\bpush\b|["']push["']/.test(sn.code)) || (line.incomplete && /\bgit\b[\s\S]*\bpush\b/.test(command)))
+  if (hidden) targets.push(worstCasePush(cwd, command))
+  // A commit alone stages nothing new and sends nothing: no evidence to gather for it.
+  return { targets: targets.filter((t) => t.kind !== 'git' || t.stages.length || t.push), incomplete: line.incomplete }
 }
 
 /** The worst reading of a push we could not read (an interpreter, an alias): everything stageable, committed and pushed. */
@@ -130,12 +135,24 @@ function resolvePath(p: string, base: string, home: string): string {
 const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'])
 
 function gitStep(inv: Invocation, cwd: string, home: string, cmd: string, byDir: Map<string, Extract<EvidenceTarget, { kind: 'git' }>>, targets: EvidenceTarget[]): void {
-  const a = inv.args
+  let a = inv.args
   let i = 0
   let dir = cwd
+  const aliases = new Map<string, string>()
   while (i < a.length && a[i].startsWith('-')) {
     if (a[i] === '-C') dir = resolvePath(a[i + 1] ?? '.', dir, home)
+    const alias = a[i] === '-c' ? /^alias\.([^=]+)=(.*)$/s.exec(a[i + 1] ?? '') : null
+    if (alias) aliases.set(alias[1], alias[2])
     i += GIT_GLOBAL_WITH_VALUE.has(a[i]) ? 2 : 1
+  }
+  // `git -c alias.x='push --force' x`: the alias is what runs. A shell alias (`!…`) is not read: worst case.
+  const expansion = aliases.get(a[i])
+  if (expansion !== undefined) {
+    if (expansion.startsWith('!')) {
+      if (/\bpush\b/.test(expansion)) targets.push(worstCasePush(dir, cmd))
+      return
+    }
+    a = [...a.slice(0, i), ...splitWords(expansion), ...a.slice(i + 1)]
   }
   const sub = a[i]
   const rest = a.slice(i + 1)
@@ -680,4 +697,60 @@ export function assessEvidence(found: Gathered[]): EvidenceFacts {
 function oneLine(s: string, max = 120): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > max ? t.slice(0, max - 1) + '…' : t
+}
+
+// ---- what the decision does with the facts -----------------------------------------------------------
+
+export interface EvidenceFloor {
+  /** The least the call gets: a human decides (pause), or the agent is told once (check). */
+  decision: 'pause' | 'check'
+  /** For the note's Trigger line. */
+  why: string
+}
+
+/**
+ * The minimum decision the evidence demands, whatever the rules and the user's request say:
+ * - a secret or private file would leave: a human decides (the agent cannot approve itself by retrying);
+ * - it would only be staged (a broad `git add` alone): the agent is told once, naming the files;
+ * - what would leave could not be fully checked: a human decides.
+ * Clean evidence demands nothing (and is what lets a requested push pass quietly).
+ */
+export function evidenceFloor(e: EvidenceFacts): EvidenceFloor | undefined {
+  if (e.status === 'hazard')
+    return e.local ? { decision: 'check', why: 'the evidence shows private files or secrets being staged' } : { decision: 'pause', why: 'the evidence shows private files or secrets leaving the machine' }
+  if (e.status === 'incomplete' && !e.local) return { decision: 'pause', why: 'Ratchet could not finish checking what would leave' }
+  return undefined
+}
+
+/** True when everything that would leave was gathered and scanned and nothing private was found. */
+export function evidenceClean(e: EvidenceFacts | undefined): boolean {
+  return !!e && e.status === 'clean' && !e.local
+}
+
+/** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */
+export function withEvidence(note: string, e: EvidenceFacts): string {
+  const extra = [...e.lines]
+  if (e.status === 'hazard')
+    extra.push(
+      e.local
+        ? 'Do: leave these out (stage the files you changed by name; add private files to .gitignore). If you retry the identical call it runs.'
+        : 'Do: do not send these. If the request does not need them, leave them out (commit only the files you changed; add private files to .gitignore) and tell the user; a human decides on this call as it is.',
+    )
+  if (!extra.length) return note
+  const lines = note.split('\n')
+  const at = lines.findIndex((l) => l.startsWith('Proceed:'))
+  if (at < 0) return [...lines, ...extra].join('\n')
+  return [...lines.slice(0, at), ...extra, ...lines.slice(at)].join('\n')
+}
+
+/** One line for the pause queue and the human: which files and why (no secret values). */
+export function evidenceSummary(e: EvidenceFacts): string {
+  if (e.status === 'hazard') {
+    const byPath = new Map<string, string[]>()
+    for (const h of e.hazards) byPath.set(h.path, [...(byPath.get(h.path) ?? []), h.why])
+    const parts = [...byPath].slice(0, 5).map(([p, whys]) => `${p} (${whys.join('; ')})`)
+    return `Would ${e.local ? 'stage' : 'send'} private files or secrets: ${parts.join(', ')}${byPath.size > 5 ? ` and ${byPath.size - 5} more` : ''}.`
+  }
+  if (e.status === 'incomplete') return `Could not check what would leave: ${e.incomplete.join('; ')}.`
+  return e.lines[0] ?? ''
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
-import { BODY, DEFAULT_LIMITS, privateByName, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
 
 export interface GatherOptions {
   limits?: Partial<EvidenceLimits>
@@ -506,4 +506,15 @@ function expandGlob(p: string): string[] {
 function oneLine(s: string, max = 100): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > max ? t.slice(0, max - 1) + '…' : t
+}
+
+/**
+ * The evidence for one tool call, or undefined when the call sends and stages nothing Ratchet gathers
+ * (most calls: then no process is started and nothing is read).
+ */
+export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions = {}): Promise<EvidenceFacts | undefined> {
+  if (call.tool_name !== 'Bash' || typeof call.tool_input.command !== 'string') return undefined
+  const plan = planEvidence(call.tool_input.command, call.cwd || projectDir, home)
+  if (!plan.targets.length) return undefined
+  return assessEvidence(await gatherEvidence(plan, opts))
 }

@@ -2,7 +2,7 @@
 // decision uses (assess). Every must-find has must-stay-quiet neighbours.
 import { describe, expect, it } from 'vitest'
 import { FAKE } from '../support/fake-secrets'
-import { assessEvidence, credentialName, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
+import { assessEvidence, credentialName, evidenceClean, evidenceFloor, evidenceSummary, withEvidence, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
 
 const git = (t: EvidenceTarget) => (t.kind === 'git' ? t : undefined)
 
@@ -78,6 +78,25 @@ describe('planEvidence: what a command would send or stage', () => {
     const plan = planEvidence(cmd, '/p')
     expect(plan.targets).toHaveLength(1)
     expect(plan.targets[0]).toMatchObject(want)
+  })
+
+  it.each([
+    [`git -c alias.x='push --force' x`, { remote: undefined, sources: ['HEAD'] }],
+    [`git -c alias.p=push p origin main`, { remote: 'origin', sources: ['main'] }],
+    [`git -c 'alias.s=!git add -A && git push' s`, { sources: ['HEAD'] }],
+    [`python3 -c "import subprocess; subprocess.run(['git', 'push'])"`, { sources: ['HEAD'] }],
+  ])('a hidden push is read as a push: %s', (cmd, push) => {
+    const [t] = planEvidence(cmd, '/p').targets
+    expect(git(t)?.push).toMatchObject(push)
+  })
+
+  it('the worst reading of an unreadable push stages everything first', () => {
+    const [t] = planEvidence(`node -e "require('child_process').execSync('git push')"`, '/p').targets
+    expect(git(t)?.stages).toEqual([expect.objectContaining({ untracked: true, pathspecs: [] })])
+  })
+
+  it('a local commit alone needs no gathering; a mention of push in its message changes nothing', () => {
+    expect(planEvidence('git commit -m "prepare push"', '/p').targets).toEqual([])
   })
 
   it('stdin from another program is unknown, and says so', () => {
@@ -232,5 +251,43 @@ describe('assessEvidence', () => {
     const line = assessEvidence([push(files, { commits: 50, unlisted: 5 })]).lines[0]
     expect(line).toContain('50 commits, 35 files')
     expect(line).toContain('and 27 more')
+  })
+})
+
+describe('what the decision does with the evidence', () => {
+  const hazard = assessEvidence([{ what: '`git push`', dest: 'origin', commits: 1, files: [{ path: '.env', how: 'untracked, would be staged by `git add -A`', text: `AWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}` }] }])
+  const staged = assessEvidence([{ what: '`git add -A`', local: true, files: [{ path: '.env', how: 'untracked, would be staged by `git add -A`', text: '' }] }])
+  const unchecked = assessEvidence([{ what: '`git push`', files: [], incomplete: 'gathering did not finish within 1500 ms' }])
+  const clean = assessEvidence([{ what: '`git push`', commits: 1, files: [{ path: 'README.md', how: 'x', text: '# hi' }] }])
+  const cleanLocal = assessEvidence([{ what: '`git add -A`', local: true, files: [{ path: 'README.md', how: 'x', text: '# hi' }] }])
+
+  it.each([
+    ['a secret leaving', hazard, 'pause'],
+    ['a secret only staged', staged, 'check'],
+    ['unchecked push', unchecked, 'pause'],
+    ['clean push', clean, undefined],
+    ['clean staging', cleanLocal, undefined],
+  ])('%s → %s', (_l, facts, want) => {
+    expect(evidenceFloor(facts)?.decision).toBe(want)
+  })
+
+  it('only a clean push counts as clean evidence for a requested push', () => {
+    expect([hazard, staged, unchecked, clean, cleanLocal, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false])
+  })
+
+  it('the evidence goes before the Proceed line, with what to do', () => {
+    const note = withEvidence('[PRE-FLIGHT] Action: git push\nTrigger: public surface\nCheck: ?\nProceed: no: queued for a human decision.', hazard)
+    const lines = note.split('\n')
+    expect(lines[3]).toMatch(/^Evidence: /)
+    expect(lines[4]).toMatch(/^Private: `\.env`/)
+    expect(lines[5]).toMatch(/^Do: do not send these/)
+    expect(lines[6]).toMatch(/^Proceed: /)
+  })
+
+  it('the summary for the queue names files and reasons, never values', () => {
+    const s = evidenceSummary(hazard)
+    expect(s).toContain('Would send private files or secrets: .env (an environment file (usually holds keys and passwords); contains AWS_SECRET_ACCESS_KEY)')
+    expect(s).not.toContain(FAKE.awsSecret)
+    expect(evidenceSummary(unchecked)).toContain('Could not check what would leave')
   })
 })
