@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { DEFAULT_LIMITS, assessEvidence, planEvidence } from '../lib/core/evidence'
-import { gatherEvidence } from '../lib/io/evidence'
+import { DEFAULT_LIMITS, type EvidenceFacts } from '../lib/core/evidence'
+import { evidenceForCall } from '../lib/io/evidence'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
 const FILES = 1000
@@ -48,14 +48,15 @@ function repo(): { dir: string; empty: string } {
 
 async function time(command: string, cwd: string): Promise<{ ms: number[]; commits: number; files: number; scanned: number; status: string }> {
   const ms: number[] = []
-  let last = assessEvidence([])
+  let last: EvidenceFacts | undefined
   for (let i = 0; i < RUNS + 2; i++) {
     const t = process.hrtime.bigint()
-    const gathered = await gatherEvidence(planEvidence(command, cwd))
-    last = assessEvidence(gathered)
+    // What the hook does for one Bash call: plan, gather (bounded), scan.
+    last = await evidenceForCall({ tool_name: 'Bash', tool_input: { command }, cwd }, cwd, os.homedir())
     const took = Number(process.hrtime.bigint() - t) / 1e6
     if (i >= 2) ms.push(took) // two warm-up runs (page cache, git's own caches)
   }
+  if (!last) throw new Error(`no evidence for ${command}`)
   return { ms, commits: last.commits, files: last.files, scanned: last.scanned, status: last.status }
 }
 
