@@ -7,8 +7,8 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-// What to build comes from lib/manifest.ts (pure data), compiled in memory: Node 20 cannot import .ts.
-const compiled = await build({ entryPoints: ['lib/manifest.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
+// What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
+const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
 const { EXECUTABLES, launcherSource } = manifest.exports

@@ -5,7 +5,7 @@ import { decide, type PendingSummary } from './decide'
 import type { HookPayload } from '../../lib/core/payloads'
 import { readJson } from '../../lib/io/store'
 import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
-import { hookSpec } from '../../lib/manifest'
+import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 
 const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)

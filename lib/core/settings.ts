@@ -1,8 +1,8 @@
 // Pure edits of a Claude Code settings object: add or remove Ratchet's hook registrations while
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
-// What is registered comes from lib/manifest.ts.
+// What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from '../manifest'
+import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -23,7 +23,7 @@ export interface Registration extends ManifestRegistration {
   hook: HookName
 }
 
-/** What `ratchet init` registers: every hook's registrations in lib/manifest.ts, in manifest order. */
+/** What `ratchet init` registers: every hook's registrations in lib/core/manifest.ts, in manifest order. */
 export const REGISTRATIONS: Registration[] = EXECUTABLES.flatMap((e) => (e.kind === 'hook' ? e.registrations.map((r: ManifestRegistration) => ({ ...r, hook: e.name as HookName })) : []))
 
 /**

@@ -3,7 +3,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BIN_NAMES, EXECUTABLES, hookSpec, launcherSource, type Executable } from '../../lib/manifest'
+import { BIN_NAMES, EXECUTABLES, hookSpec, type Executable } from '../../lib/core/manifest'
+import { launcherSource } from '../../lib/runtime/launcher'
 import { REGISTRATIONS, commandExecutable, guardedCommand, isRatchetHandler } from '../../lib/core/settings'
 
 const ROOT = path.resolve(__dirname, '..', '..')

@@ -1,7 +1,8 @@
 // The one list of Ratchet's executables: what each is built from, which Claude Code events it is
 // registered for, how long Claude Code waits for it, how long it gives itself, and what happens when it
 // fails. Everything else is derived from this file and checked against it:
-//   scripts/build.mjs       bundles each `entry` to dist/<name>.cjs and writes the bin/ launchers;
+//   scripts/build.mjs       bundles each `entry` to dist/<name>.cjs and writes the bin/ launchers
+//                           (lib/runtime/launcher.ts);
 //   lib/core/settings.ts    turns `registrations` into the hook entries `ratchet init` writes;
 //   hooks/*/main.ts         read their budget, events and malformed-input policy via hookSpec();
 //   test/unit/manifest.test checks the bin/ launchers, the budgets against the timeouts, and the specs.
@@ -109,28 +110,4 @@ export function executable(name: ExecutableName): Executable {
 export function hookSpec(name: HookName): { name: string; events: string[]; budgetMs: number; onMalformed: 'block' | 'allow' } {
   const e = executable(name)
   return { name, events: [...new Set(e.registrations.map((r) => r.event))], budgetMs: e.budgetMs!, onMalformed: e.onMalformed! }
-}
-
-/**
- * The bin/ launcher of an executable: tiny, so a hook starts close to bare node. When dist/ is missing
- * (an unbuilt checkout, a damaged install) it says so in one line and exits 2, which blocks a PreToolUse
- * call in every client instead of the exit 1 Claude Code would let pass.
- */
-export function launcherSource(e: Executable): string {
-  const workers = EXECUTABLES.filter((w): w is Extract<(typeof EXECUTABLES)[number], { kind: 'worker' }> => w.kind === 'worker' && w.via.bin === e.name)
-  const target = workers.reduce((acc, w) => `process.argv[2] === ${JSON.stringify(w.via.arg)} ? ${JSON.stringify(w.name)} : ${acc}`, JSON.stringify(e.name))
-  const exitCode = e.kind === 'hook' ? 2 : 1
-  return [
-    '#!/usr/bin/env node',
-    '// Generated from lib/manifest.ts by scripts/build.mjs; edit the manifest, not this file.',
-    'let loader',
-    'try {',
-    '  loader = require("../dist/loader.cjs")',
-    '} catch (err) {',
-    `  process.stderr.write("ratchet ${e.name}: the install is incomplete (" + err.code + " " + require("path").join(__dirname, "..", "dist") + "); blocked to be safe. Reinstall ratchet, or run \`ratchet doctor\`.\\n")`,
-    `  process.exit(${exitCode})`,
-    '}',
-    `loader.run(${target}, process.argv)`,
-    '',
-  ].join('\n')
 }
