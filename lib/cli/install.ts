@@ -2,7 +2,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
 import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
 
@@ -23,7 +23,7 @@ export function readSettings(file: string): Settings {
     text = fs.readFileSync(file, 'utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}
-    throw new CliError(`cannot read ${file}: ${(e as Error).message}`)
+    throw new RatchetError('settings_invalid', `cannot read ${file}: ${(e as Error).message}`)
   }
   if (!text.trim()) return {}
   try {
@@ -32,7 +32,7 @@ export function readSettings(file: string): Settings {
     return v
   } catch (e) {
     // Claude Code silently ignores an invalid settings file in -p mode: refuse to make it worse.
-    throw new CliError(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
+    throw new RatchetError('settings_invalid', `${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
   }
 }
 
@@ -75,7 +75,7 @@ export function hookCommand(hook: HookName, projectDir: string, user: boolean): 
 export function init(o: ScopeOptions & { dryRun?: boolean }): void {
   const file = settingsFile(o)
   const projectDir = path.resolve(o.projectDir)
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new CliError(`the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
   const before = readSettings(file)
   const after = withRatchet(before, (h) => hookCommand(h, projectDir, !!o.user))
   if (o.dryRun) {

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { EXIT_CODES } from '../../lib/core/errors'
 import { BIN, ROOT, tempProject } from '../support/fixtures'
 import { guardedCommand } from '../../lib/core/settings'
 
@@ -55,7 +56,7 @@ describe('ratchet init / uninstall', () => {
     fs.mkdirSync(path.join(dir, '.claude'))
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{ "hooks": ')
     const r = ratchet(['init'])
-    expect(r.status).toBe(1)
+    expect(r.status).toBe(EXIT_CODES.settings_invalid)
     expect(r.stderr).toMatch(/^ratchet: .*settings\.json is not valid JSON .*nothing was changed\n$/)
     expect(fs.readFileSync(path.join(dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "hooks": ')
   })
