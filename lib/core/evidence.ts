@@ -749,7 +749,7 @@ export function evidenceSummary(e: EvidenceFacts): string {
     const byPath = new Map<string, string[]>()
     for (const h of e.hazards) byPath.set(h.path, [...(byPath.get(h.path) ?? []), h.why])
     const parts = [...byPath].slice(0, 5).map(([p, whys]) => `${p} (${whys.join('; ')})`)
-    return `Would ${e.local ? 'stage' : 'send'} private files or secrets: ${parts.join(', ')}${byPath.size > 5 ? ` and ${byPath.size - 5} more` : ''}.`
+    return `Would ${e.local ? 'stage' : 'send'} private files: ${parts.join(', ')}${byPath.size > 5 ? ` and ${byPath.size - 5} more` : ''}.`
   }
   if (e.status === 'incomplete') return `Could not check what would leave: ${e.incomplete.join('; ')}.`
   return e.lines[0] ?? ''

@@ -11,7 +11,6 @@ import { BIN, ROOT, exec, tempProject, type Run } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel, type Step } from '../support/mock-anthropic'
 import { FAKE } from '../support/fake-secrets'
 
-// Skipped until the evidence is wired into the preflight composition (lands with the next evidence commit).
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 const PROMPT = 'fix the typo in README.md and push'
 const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }
@@ -67,7 +66,7 @@ function remoteHistory(remote: string): string {
 
 const queueOf = (s: Setup) => fs.readFileSync(path.join(s.project, '.ratchet', 'pending-actions.json'), 'utf8')
 
-describe.skip('INC-003: a broad add and push with an untracked .env (retries denied, headless defer off)', () => {
+describe('INC-003: a broad add and push with an untracked .env (retries denied, headless defer off)', () => {
   let s: Setup
   let model: MockModel
   let run: Run
@@ -129,7 +128,7 @@ describe.skip('INC-003: a broad add and push with an untracked .env (retries den
   })
 })
 
-describe.skip('INC-003 with the default headless defer: the run stops, the queue holds it, resume does not push', () => {
+describe('INC-003 with the default headless defer: the run stops, the queue holds it, resume does not push', () => {
   let s: Setup
   let model: MockModel
   let first: Run
@@ -164,6 +163,8 @@ describe.skip('INC-003 with the default headless defer: the run stops, the queue
   })
 })
 
+// Needs "the user's request counts" (issue 10 item 4, helper `preflight`): until a requested push with clean
+// evidence passes without the generic public-surface check, this is expected to fail.
 describe.skip('must stay quiet: .env ignored, the push the user asked for goes through', () => {
   let s: Setup
   let model: MockModel

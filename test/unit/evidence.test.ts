@@ -286,7 +286,7 @@ describe('what the decision does with the evidence', () => {
 
   it('the summary for the queue names files and reasons, never values', () => {
     const s = evidenceSummary(hazard)
-    expect(s).toContain('Would send private files or secrets: .env (an environment file (usually holds keys and passwords); contains AWS_SECRET_ACCESS_KEY)')
+    expect(s).toContain('Would send private files: .env (an environment file (usually holds keys and passwords); contains AWS_SECRET_ACCESS_KEY)')
     expect(s).not.toContain(FAKE.awsSecret)
     expect(evidenceSummary(unchecked)).toContain('Could not check what would leave')
   })
