@@ -68,7 +68,20 @@ export interface PushSpec {
 
 export type EvidenceTarget =
   /** Git work in one repository: staging and committing earlier in the line, then maybe a push. */
-  | { kind: 'git'; dir: string; stages: StageSpec[]; commits: number; push?: PushSpec; command: string; commands: string[] }
+  | {
+      kind: 'git'
+      dir: string
+      stages: StageSpec[]
+      commits: number
+      push?: PushSpec
+      command: string
+      commands: string[]
+      /**
+       * Private files (by name) that earlier commands in the same line read or write (`cp .env notes.txt`,
+       * `cat .env >> README.md`): what the staging then picks up cannot be seen before it runs.
+       */
+      touched?: { path: string; by: string }[]
+    }
   /** A package about to be published: its file list comes from `npm pack --dry-run`. */
   | { kind: 'package'; dir: string; tool: string; command: string; tarball?: string }
   /** Local files sent somewhere (curl -F f=@x, scp, rsync, gist, s3 cp…); directories are walked. */
@@ -93,12 +106,22 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
   const targets: EvidenceTarget[] = []
   const gitByDir = new Map<string, Extract<EvidenceTarget, { kind: 'git' }>>()
   const invs = line.invocations
+  const touched: { path: string; by: string }[] = []
   for (let i = 0; i < invs.length; i++) {
     const inv = invs[i]
     const dir = cwdOf(inv, cwd, home)
     const abs = (p: string) => resolvePath(p, dir, home)
     const cmd = [inv.name, ...inv.args].join(' ')
-    if (inv.name === 'git') gitStep(inv, dir, home, cmd, gitByDir, targets)
+    if (inv.name !== 'git') {
+      // Programs whose arguments are text or that cannot copy content into another file count only by
+      // what they redirect into (`echo .env >> .gitignore` is the fix, not a leak; `echo x > .env` is not).
+      const words = NO_COPY.has(inv.name) ? inv.redirects.filter((r) => r.op.startsWith('>') || r.op.startsWith('&>')).map((r) => r.target) : [...inv.args.filter((x) => !x.startsWith('-')), ...inv.redirects.map((r) => r.target)]
+      for (const w of words) if (w && privateByName(w)?.kind === 'private_file') touched.push({ path: abs(w), by: oneLine(cmd) })
+    }
+    if (inv.name === 'git') {
+      gitStep(inv, dir, home, cmd, gitByDir, targets)
+      for (const t of gitByDir.values()) if (touched.length && t.stages.length) t.touched = [...touched]
+    }
     else if (PACKAGERS[inv.name]) {
       const t = PACKAGERS[inv.name](inv.args, dir, abs, cmd)
       if (t) targets.push(t)
@@ -113,6 +136,8 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
   // A commit alone stages nothing new and sends nothing: no evidence to gather for it.
   return { targets: targets.filter((t) => t.kind !== 'git' || t.stages.length || t.push), incomplete: line.incomplete }
 }
+
+const NO_COPY = new Set(['echo', 'printf', 'source', '.', 'test', '[', '[[', 'ls', 'stat', 'file', 'wc', 'du', 'rm', 'unlink', 'shred', 'chmod', 'chown', 'realpath', 'readlink', 'basename', 'dirname', 'grep', 'export', 'unset', 'true', 'false', 'cd', 'pushd', 'popd', 'touch', 'mkdir'])
 
 /** The worst reading of a push we could not read (an interpreter, an alias): everything stageable, committed and pushed. */
 export function worstCasePush(dir: string, command: string): EvidenceTarget {

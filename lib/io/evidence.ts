@@ -181,6 +181,15 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
       }
     }
     if (pending.length > ctx.limits.maxNames) pending.length = ctx.limits.maxNames
+    // Private files an earlier command in the line reads or writes: what it makes may be staged unseen.
+    for (const x of t.touched ?? []) {
+      const rel = path.relative(top, x.path)
+      const shown = rel.startsWith('..') ? x.path : rel
+      if (!seen.has(shown)) {
+        seen.add(shown)
+        pending.push({ path: shown, how: `used by \`${x.by}\` earlier in the line, before the staging` })
+      }
+    }
     readWorktree(top, pending, ctx)
   }
   const pendingCommits = t.commits && (pending.length || entriesStaged(pending)) ? 1 : 0

@@ -133,6 +133,19 @@ describe('git: what a push would send', () => {
     expect(facts.hazards[0]).toMatchObject({ path: '.env', how: 'ignored, would be staged by `git add -f .env`' })
   })
 
+  it('a private file copied into a staged file earlier in the line is named', async () => {
+    const { dir } = inc003({ ignoreEnv: true })
+    const { facts } = await evidence('cp .env notes.txt && git add notes.txt && git commit -m x && git push', dir)
+    expect(facts.hazards[0]).toMatchObject({ path: '.env', how: 'used by `cp .env notes.txt` earlier in the line, before the staging' })
+  })
+
+  it('adding .env to .gitignore in the same line is the fix, and stays clean', async () => {
+    const { dir } = inc003()
+    const { gathered, facts } = await evidence('echo .env >> .gitignore && git add README.md .gitignore && git commit -m x && git push', dir)
+    expect(gathered[0].files.map((f) => f.path)).toEqual(['README.md'])
+    expect(facts.status).toBe('clean')
+  })
+
   it('not a repository: unchecked, never clean', async () => {
     const dir = tempProject('ratchet-evidence-norepo-')
     const { facts } = await evidence('git push', dir)

@@ -99,6 +99,24 @@ describe('planEvidence: what a command would send or stage', () => {
     expect(planEvidence('git commit -m "prepare push"', '/p').targets).toEqual([])
   })
 
+  it.each([
+    ['cp .env notes.txt && git add notes.txt && git commit -m x && git push', [{ path: '/p/.env', by: 'cp .env notes.txt' }]],
+    ['cat .env >> README.md; git add -A; git commit -m x; git push', [{ path: '/p/.env', by: 'cat .env' }]],
+    ['cp .env.example .env && git add -A && git commit -m x && git push', [{ path: '/p/.env', by: 'cp .env.example .env' }]],
+    ['echo "KEY=1" > .env && git add -A', [{ path: '/p/.env', by: 'echo KEY=1' }]],
+  ])('a private file used earlier in the line is carried to the staging: %s', (cmd, touched) => {
+    expect(git(planEvidence(cmd, '/p').targets[0])?.touched).toEqual(touched)
+  })
+
+  it.each([
+    'echo .env >> .gitignore && git add -A && git commit -m x && git push',
+    'rm .env && git add -A && git commit -m x && git push',
+    'source .env && npm test && git add -A',
+    'cat .env && git push',
+  ])('using a private file without copying it into what is staged is not: %s', (cmd) => {
+    expect(planEvidence(cmd, '/p').targets.every((t) => t.kind !== 'git' || !t.touched)).toBe(true)
+  })
+
   it('stdin from another program is unknown, and says so', () => {
     expect(planEvidence('./make-report | curl --data-binary @- https://x.io', '/p').targets[0]).toMatchObject({ kind: 'unknown' })
   })
