@@ -122,7 +122,11 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
       gitStep(inv, dir, home, cmd, gitByDir, targets)
       for (const t of gitByDir.values()) if (touched.length && t.stages.length) t.touched = [...touched]
     }
-    else if (PACKAGERS[inv.name]) {
+    // `gh repo create --source . --push` pushes the local commits to the new repository.
+    else if (inv.name === 'gh' && inv.args[0] === 'repo' && inv.args[1] === 'create' && inv.args.includes('--push')) {
+      const src = inv.args[inv.args.indexOf('--source') + 1]
+      targets.push({ ...worstCasePush(inv.args.includes('--source') && src ? abs(src) : dir, cmd), stages: [], commits: 0 })
+    } else if (PACKAGERS[inv.name]) {
       const t = PACKAGERS[inv.name](inv.args, dir, abs, cmd)
       if (t) targets.push(t)
     } else {
@@ -140,7 +144,7 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
 const NO_COPY = new Set(['echo', 'printf', 'source', '.', 'test', '[', '[[', 'ls', 'stat', 'file', 'wc', 'du', 'rm', 'unlink', 'shred', 'chmod', 'chown', 'realpath', 'readlink', 'basename', 'dirname', 'grep', 'export', 'unset', 'true', 'false', 'cd', 'pushd', 'popd', 'touch', 'mkdir'])
 
 /** The worst reading of a push we could not read (an interpreter, an alias): everything stageable, committed and pushed. */
-export function worstCasePush(dir: string, command: string): EvidenceTarget {
+export function worstCasePush(dir: string, command: string): Extract<EvidenceTarget, { kind: 'git' }> {
   return { kind: 'git', dir, stages: [{ untracked: true, pathspecs: [], force: false, by: 'a command Ratchet could not read' }], commits: 1, push: { sources: ['HEAD'], allBranches: false, tags: false, command }, command, commands: [command] }
 }
 

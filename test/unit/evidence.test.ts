@@ -25,6 +25,10 @@ describe('planEvidence: what a command would send or stage', () => {
     expect(git(plan.targets[0])).toMatchObject({ dir: '/p', ...want })
   })
 
+  it('gh repo create --push pushes the local commits', () => {
+    expect(planEvidence('gh repo create me/x --public --source . --push', '/p').targets[0]).toMatchObject({ kind: 'git', dir: '/p', stages: [], push: { sources: ['HEAD'] } })
+  })
+
   it('cd and git -C change the repository', () => {
     expect(planEvidence('cd sub && git push', cwd).targets[0]).toMatchObject({ kind: 'git', dir: '/p/sub' })
     expect(planEvidence('git -C ../other push', cwd).targets[0]).toMatchObject({ kind: 'git', dir: '/other' })
