@@ -81,6 +81,8 @@ export type EvidenceTarget =
        * `cat .env >> README.md`): what the staging then picks up cannot be seen before it runs.
        */
       touched?: { path: string; by: string }[]
+      /** The repository is not where it seems (`--git-dir`, `GIT_DIR=`, a `$VAR` in the path): never "nothing to send". */
+      uncertain?: boolean
     }
   /** A package about to be published: its file list comes from `npm pack --dry-run`. */
   | { kind: 'package'; dir: string; tool: string; command: string; tarball?: string }
@@ -134,6 +136,7 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
       if (t) targets.push(t)
     }
   }
+  if (/\bGIT_(DIR|WORK_TREE)=/.test(command)) for (const t of gitByDir.values()) t.uncertain = true
   // A push Ratchet cannot read (inside an interpreter one-liner, an unreadable line): its worst reading.
   const hidden = !targets.some((t) => t.kind === 'git' && t.push) && (line.snippets.some((sn) => /\bgit\b[\s\S]*\bpush\b|["']push["']/.test(sn.code)) || (line.incomplete && /\bgit\b[\s\S]*\bpush\b/.test(command)))
   if (hidden) targets.push(worstCasePush(cwd, command))
@@ -185,6 +188,7 @@ function gitStep(inv: Invocation, cwd: string, home: string, cmd: string, byDir:
   }
   const sub = a[i]
   const rest = a.slice(i + 1)
+  const uncertain = a.slice(0, i).some((x) => /^--(git-dir|work-tree)/.test(x)) || /[$`]/.test(dir)
   const repo = () => {
     let t = byDir.get(dir)
     if (!t) {
@@ -192,6 +196,7 @@ function gitStep(inv: Invocation, cwd: string, home: string, cmd: string, byDir:
       byDir.set(dir, t)
       targets.push(t)
     }
+    if (uncertain) t.uncertain = true
     return t
   }
   if (sub === 'add' || sub === 'stage') {

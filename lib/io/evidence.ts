@@ -73,12 +73,15 @@ interface Out {
   stdout: Buffer
 }
 
-function run(cmd: string, args: string[], cwd: string, ctx: Ctx, input?: string, maxBytes = 64 * 1024 * 1024): Promise<Out> {
+function run(cmd: string, args: string[], cwd: string, ctx: Ctx, input?: string, maxBytes = 64 * 1024 * 1024, within?: number): Promise<Out> {
   if (Date.now() >= ctx.deadline) return Promise.reject(new Timeout())
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: ctx.env, detached: true, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'ignore'] })
     ctx.children.add(child)
+    // A shorter deadline for this one child (npm pack, with a fallback after it).
+    const own = within === undefined ? undefined : setTimeout(() => killGroup(child), within)
+    child.on('close', () => own && clearTimeout(own))
     const chunks: Buffer[] = []
     let size = 0
     let killed = false
@@ -154,7 +157,9 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     branch = b.code === 0 ? b.stdout.toString().trim() : undefined
   } catch (e) {
     if (e instanceof Timeout) throw e
-    return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    // A push from outside any repository fails and sends nothing, unless the repository is elsewhere.
+    if (t.uncertain || !fs.existsSync(t.dir)) return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    return { what: `${what} (not in a git repository: nothing to send)`, files: [], ...(t.push ? { commits: 0 } : { local: true }) }
   }
 
   // What the line itself would stage and commit before any push.
@@ -423,17 +428,64 @@ async function gatherPackage(t: Extract<EvidenceTarget, { kind: 'package' }>, ct
     const files = r.stdout.toString('utf8').split('\n').filter(Boolean).map((p) => ({ path: p.replace(/^package\//, ''), how: 'in the tarball', partial: 'inside a tarball (names checked, contents not read)' }))
     return { what, files, incomplete: 'the contents inside a tarball are not scanned' }
   }
+  // No package.json: npm publishes nothing from here (it fails).
+  if (!fs.existsSync(path.join(t.dir, 'package.json'))) return { what: `${what} (no package.json: nothing to publish)`, files: [] }
   // --ignore-scripts: a check must not run the project's build; the list is of the files as they are now.
-  const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=silent'], t.dir, ctx, undefined, 16 << 20)
-  let list: { files?: { path: string }[] }[]
+  // npm itself takes ~0.4-1.5 s to start on a busy machine: it gets most of the budget, and if it does not
+  // answer, Ratchet lists the package itself (npm's rules, erring on the side of including).
+  const reserve = 250
+  let list: { files?: { path: string }[] }[] | undefined
   try {
+    const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=silent'], t.dir, ctx, undefined, 16 << 20, Math.max(0, ctx.deadline - Date.now() - reserve))
     list = JSON.parse(r.stdout.toString('utf8'))
-  } catch {
-    return { what, files: [], incomplete: `\`npm pack --dry-run\` gave no file list (exit ${r.code})` }
+  } catch (e) {
+    if (e instanceof Timeout) throw e
   }
-  const files: GatheredFile[] = (list[0]?.files ?? []).map((f) => ({ path: f.path, how: 'in the package' }))
+  const names = list?.[0]?.files?.map((f) => f.path) ?? packageFiles(t.dir, ctx)
+  if (!names) return { what, files: [], incomplete: 'neither `npm pack --dry-run` nor Ratchet could list the package' }
+  const files: GatheredFile[] = names.map((p) => ({ path: p, how: 'in the package' }))
   readWorktree(t.dir, files, ctx)
-  return { what, files }
+  return { what: list ? what : `${what} (file list by Ratchet: npm did not answer in time)`, files }
+}
+
+// npm always leaves these out, whatever `files` or .npmignore say.
+const NPM_NEVER = /(^|\/)(\.git|node_modules|\.npmrc|npm-debug\.log|\.DS_Store|\.[^/]*\.swp|\._[^/]*|\.wafpickle-\d+|CVS|\.svn|\.hg|\.lock-wscript|config\.gypi|[^/]*\.orig|package-lock\.json)(\/|$)/
+const NPM_ALWAYS = /^(package\.json|README[^/]*|LICEN[CS]E[^/]*|CHANGELOG[^/]*)$/i
+
+/**
+ * The files npm would publish, by its rules, approximately and never fewer: the `files` list (plus
+ * package.json, README, LICENSE), else everything not excluded by .npmignore (or .gitignore without one).
+ */
+function packageFiles(dir: string, ctx: Ctx): string[] | undefined {
+  let pkg: { files?: unknown; main?: unknown }
+  try {
+    pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
+  } catch {
+    return undefined
+  }
+  const all: string[] = []
+  walk(dir, (f) => {
+    const rel = path.relative(dir, f)
+    if (!NPM_NEVER.test(rel)) all.push(rel)
+  }, ctx)
+  if (Array.isArray(pkg.files)) {
+    const entries = pkg.files.filter((x): x is string => typeof x === 'string').map((x) => x.replace(/^\.\//, '').replace(/\/$/, ''))
+    const hit = (rel: string) => entries.some((e) => rel === e || rel.startsWith(e + '/') || globRe(e).test(rel))
+    return all.filter((rel) => NPM_ALWAYS.test(rel) || hit(rel) || rel === pkg.main)
+  }
+  const ignoreFile = ['.npmignore', '.gitignore'].map((n) => path.join(dir, n)).find((f) => fs.existsSync(f))
+  const patterns = ignoreFile ? fs.readFileSync(ignoreFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('!')) : []
+  // Erring on the side of including: a negation (`!x`) is not undone, but an ignore pattern must match plainly.
+  const ignored = (rel: string) => patterns.some((p) => {
+    const q = p.replace(/^\//, '').replace(/\/$/, '')
+    const re = globRe(q)
+    return rel.split('/').some((_, i, parts) => re.test(parts.slice(0, i + 1).join('/')) || (!q.includes('/') && re.test(parts[i])))
+  })
+  return all.filter((rel) => NPM_ALWAYS.test(rel) || !ignored(rel))
+}
+
+function globRe(glob: string): RegExp {
+  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*') + '$')
 }
 
 // ---- uploads: named files, directories walked --------------------------------------------------------

@@ -146,10 +146,44 @@ describe('git: what a push would send', () => {
     expect(facts.status).toBe('clean')
   })
 
-  it('not a repository: unchecked, never clean', async () => {
+  it('not a repository: nothing to send, unless the repository may be elsewhere', async () => {
     const dir = tempProject('ratchet-evidence-norepo-')
-    const { facts } = await evidence('git push', dir)
-    expect(facts.status).toBe('incomplete')
+    expect((await evidence('git push', dir)).facts).toMatchObject({ status: 'clean', files: 0, commits: 0 })
+    expect((await evidence('GIT_DIR=/elsewhere/.git git push', dir)).facts.status).toBe('incomplete')
+    expect((await evidence('git --git-dir=/elsewhere/.git push', dir)).facts.status).toBe('incomplete')
+    expect((await evidence('git -C /does/not/exist push', dir)).facts.status).toBe('incomplete')
+  })
+
+  it.each([
+    [{ files: ['dist'] }, {}, ['dist/index.js', 'package.json', 'README.md']],
+    [{}, { '.npmignore': 'src/\n*.log\n' }, ['.env', 'dist/index.js', 'package.json', 'README.md']],
+    [{}, { '.gitignore': '.env\nsrc\n' }, ['.gitignore', 'dist/index.js', 'package.json', 'README.md']],
+  ])('when npm does not answer in time, Ratchet lists the package itself (%j %j)', async (pkg, extra, want) => {
+    const dir = tempProject('ratchet-evidence-pkg-')
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', ...pkg }))
+    fs.writeFileSync(path.join(dir, 'README.md'), '# x\n')
+    fs.writeFileSync(path.join(dir, '.env'), 'A=1\n')
+    fs.writeFileSync(path.join(dir, '.npmrc'), '//registry.npmjs.org/:_authToken=x\n')
+    fs.writeFileSync(path.join(dir, 'debug.log'), 'x\n')
+    fs.mkdirSync(path.join(dir, 'dist'))
+    fs.writeFileSync(path.join(dir, 'dist', 'index.js'), '1\n')
+    fs.mkdirSync(path.join(dir, 'src'))
+    fs.writeFileSync(path.join(dir, 'src', 'index.ts'), '1\n')
+    for (const [n, c] of Object.entries(extra)) fs.writeFileSync(path.join(dir, n), c as string)
+    // An npm that never answers.
+    const bin = tempProject('ratchet-fake-npm-')
+    fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 30\n', { mode: 0o755 })
+    const gathered = await gatherEvidence(planEvidence('npm publish', dir), { limits: { budgetMs: 1500 }, env: { PATH: `${bin}:${process.env.PATH}` } })
+    expect(gathered[0].what).toContain('file list by Ratchet')
+    const names = gathered[0].files.map((f) => f.path).sort()
+    for (const w of want) expect(names).toContain(w)
+    expect(names).not.toContain('.npmrc')
+    if (extra['.gitignore' as never]) expect(names).not.toContain('.env')
+  })
+
+  it('npm publish without a package.json publishes nothing', async () => {
+    const dir = tempProject('ratchet-evidence-nopkg-')
+    expect((await evidence('npm publish', dir)).facts).toMatchObject({ status: 'clean', files: 0 })
   })
 })
 
