@@ -1,11 +1,12 @@
 // Deploying and tearing down: hosting CLIs, Kubernetes, Helm, infrastructure as code.
 
 import type { Detector, FamilyMeta } from './types'
+import { dryRun } from './util'
 
 export const meta: FamilyMeta = {
   id: 'deploy',
   classes: ['public_surface', 'irreversible'],
-  patterns: ['deploy', 'infra_destroy'],
+  patterns: ['deploy', 'infra_destroy', 'secret_access'],
   description: 'Deploying (vercel, netlify, fly, kubectl apply, terraform apply, helm, …) or destroying infrastructure',
   examples: ['vercel --prod', 'kubectl apply -f deploy.yaml', 'terraform destroy', 'helm uninstall app'],
 }
@@ -43,14 +44,24 @@ export const programs: Record<string, Detector> = {
     if (/^(deploy|releases:rollback|container:release)/.test(f.operands[0] ?? '')) c.add('deploy', f.cmd)
     if (/^(apps:destroy|pg:reset|destroy)/.test(f.operands[0] ?? '')) c.add('infra_destroy', f.cmd)
   },
-  'ansible-playbook': (c, _inv, f) => c.add('deploy', f.cmd),
-  kubectl: (c, _inv, f) => {
-    const sub = f.operands[0]
-    if (/^(apply|create|replace|rollout|set|scale|patch)$/.test(sub ?? '')) c.add('deploy', f.cmd)
-    if (sub === 'delete' || sub === 'drain') c.add('infra_destroy', f.cmd)
+  // `--check` (and `--syntax-check`, `--list-tasks`) change nothing.
+  'ansible-playbook': (c, inv, f) => {
+    if (!inv.args.some((a) => /^(-C|--check|--syntax-check|--list-tasks|--list-hosts|--list-tags)$/.test(a))) c.add('deploy', f.cmd)
   },
-  helm: (c, _inv, f) => {
+  kubectl: (c, inv, f) => {
+    const [sub, what] = f.operands
+    if (dryRun(inv.args)) return
+    // `rollout status|history` only read; `rollout undo|restart|pause|resume` change the cluster.
+    if (/^(apply|create|replace|set|scale|patch|autoscale|expose|label|annotate|cordon|taint)$/.test(sub ?? '') || (sub === 'rollout' && !/^(status|history)$/.test(what ?? ''))) c.add('deploy', f.cmd)
+    if (sub === 'delete' || sub === 'drain') c.add('infra_destroy', f.cmd)
+    if (sub === 'get' && /^(secrets?|secret\/.+)$/.test(what ?? '')) {
+      c.secrets.add('Kubernetes secrets')
+      c.add('secret_access', f.cmd)
+    }
+  },
+  helm: (c, inv, f) => {
     const sub = f.operands[0]
+    if (dryRun(inv.args)) return
     if (/^(install|upgrade|rollback)$/.test(sub ?? '')) c.add('deploy', f.cmd)
     if (sub === 'uninstall' || sub === 'delete') c.add('infra_destroy', f.cmd)
   },

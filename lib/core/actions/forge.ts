@@ -5,7 +5,7 @@ import type { Detector, FamilyMeta } from './types'
 export const meta: FamilyMeta = {
   id: 'forge',
   classes: ['public_surface', 'irreversible'],
-  patterns: ['pr_or_issue_create', 'infra_destroy'],
+  patterns: ['pr_or_issue_create', 'infra_destroy', 'secret_access'],
   description: 'Forge CLIs (gh, glab, hub): creating, commenting on or merging PRs, issues, releases; deleting repos',
   examples: ['gh pr create --fill', 'gh api -X POST repos/o/r/issues', 'glab mr merge 3', 'gh repo delete o/r'],
 }
@@ -19,6 +19,10 @@ export const programs: Record<string, Detector> = {
     )
       c.add('pr_or_issue_create', f.cmd)
     if (/^(repo|release)$/.test(noun ?? '') && verb === 'delete') c.add('infra_destroy', f.cmd)
+    if (noun === 'auth' && verb === 'token') {
+      c.secrets.add('the GitHub token')
+      c.add('secret_access', f.cmd)
+    }
   },
   glab: (c, _inv, f) => {
     if (/^(mr|issue|release)$/.test(f.operands[0] ?? '') && /^(create|merge|note)$/.test(f.operands[1] ?? '')) c.add('pr_or_issue_create', f.cmd)
