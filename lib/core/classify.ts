@@ -11,13 +11,13 @@ import { fileChange, redirects } from './actions/fs-write'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { scheduleFile } from './actions/schedule'
-import { noteSecretPath, secretSends } from './actions/secrets'
+import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
-export type { Classification, ClassifyContext, ToolCall } from './actions/types'
+export type { Classification, ClassifyContext, FileState, ToolCall } from './actions/types'
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
@@ -36,6 +36,8 @@ class Collector implements Sink {
   created = new Set<string>()
   secrets = new Set<string>()
   incomplete = false
+  /** A network client ran in this call (see secretSends). */
+  networked = false
   summary = ''
   private readonly cwd: string
 
@@ -125,7 +127,7 @@ class Collector implements Sink {
         this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
         if (tool.startsWith('mcp__')) mcpTool(this, tool, input ?? {})
     }
-    secretSends(this, this.findings, this.summary)
+    secretSends(this, this.findings, this.summary, this.networked)
     unrequestedPublish(this, this.findings, this.summary)
   }
 
@@ -136,7 +138,7 @@ class Collector implements Sink {
   bash(command: string): void {
     const line = readCommandLine(command)
     if (line.incomplete) this.incomplete = true
-    line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations[i - 1]))
+    line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
     // `env`, `set`, `export -p` alone print the environment (commands.ts peels `env` as a wrapper, so it is read here).
     if (/(^|[|;&(]|\$\()\s*(env|set|export\s+-p|declare\s+-x)\s*($|[|;&)>])/m.test(command)) {
@@ -145,13 +147,14 @@ class Collector implements Sink {
     }
   }
 
-  invocation(inv: Invocation, prev?: Invocation): void {
+  invocation(inv: Invocation, earlier: Invocation[] = []): void {
     const { name, args } = inv
     const cmd = [name, ...args].join(' ')
+    if (NETWORK_CLIENTS.has(name)) this.networked = true
     this.commands.push(cmd)
     let base = this.cwd
     for (const d of inv.cwdChanges) base = this.resolve(d, base)
-    const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev }
+    const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)

@@ -1,7 +1,7 @@
 // Cloud CLIs: copying to buckets, deleting or terminating resources, deploying, sending mail.
 
 import type { Detector, FamilyMeta } from './types'
-import { dryRun } from './util'
+import { dryRun, operandsAfter } from './util'
 
 export const meta: FamilyMeta = {
   id: 'cloud',
@@ -13,14 +13,15 @@ export const meta: FamilyMeta = {
 
 export const programs: Record<string, Detector> = {
   aws: (c, inv, f) => {
-    const [svc, op] = f.operands
+    const ops = operandsAfter(inv.args, ['--profile', '--region', '--output', '--endpoint-url', '--ca-bundle', '--cli-read-timeout', '--cli-connect-timeout', '--color'])
+    const [svc, op] = ops
     // `--dryrun` (s3) and `--dry-run` (ec2) change nothing.
     if (dryRun(inv.args)) return
-    if (svc === 'configure' && op === 'get' && /secret|key|token/i.test(f.operands[2] ?? '')) {
+    if (svc === 'configure' && op === 'get' && /secret|key|token/i.test(ops[2] ?? '')) {
       c.secrets.add('AWS credentials')
       c.add('secret_access', f.cmd)
     }
-    if (svc === 's3' && (op === 'cp' || op === 'sync' || op === 'mv') && f.operands.slice(2).some((o, i, all) => i === all.length - 1 && o.startsWith('s3://'))) c.add('remote_copy', f.cmd)
+    if (svc === 's3' && (op === 'cp' || op === 'sync' || op === 'mv') && ops.slice(2).some((o, i, all) => i === all.length - 1 && o.startsWith('s3://'))) c.add('remote_copy', f.cmd)
     if ((svc === 's3' && (op === 'rm' || op === 'rb')) || /^(delete-|terminate-|remove-|deregister-)/.test(op ?? '')) c.add('infra_destroy', f.cmd)
     if (svc === 'ses' || svc === 'sesv2' || (svc === 'sns' && op === 'publish')) c.add('email_send', f.cmd)
     if (/deploy|update-function-code|create-deployment/.test(op ?? '')) c.add('deploy', f.cmd)

@@ -1,7 +1,10 @@
 // Deploying and tearing down: hosting CLIs, Kubernetes, Helm, infrastructure as code.
 
 import type { Detector, FamilyMeta } from './types'
-import { dryRun } from './util'
+import { dryRun, operandsAfter } from './util'
+
+const KUBECTL_VALUES = ['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user', '-s', '--server', '--token', '--as', '-l', '--selector', '-f', '--filename', '-o', '--output']
+const HELM_VALUES = ['-n', '--namespace', '--kube-context', '--kubeconfig', '--repository-config', '--registry-config']
 
 export const meta: FamilyMeta = {
   id: 'deploy',
@@ -30,6 +33,8 @@ export const programs: Record<string, Detector> = {
     if (sub === 'remove' || sub === 'rm') c.add('infra_destroy', f.cmd)
   },
   netlify: deployOn(['deploy']),
+  'netlify-cli': deployOn(['deploy']),
+  'firebase-tools': deployOn(['deploy']),
   fly: deployOn(['deploy', 'launch']),
   flyctl: deployOn(['deploy', 'launch']),
   firebase: deployOn(['deploy']),
@@ -49,7 +54,7 @@ export const programs: Record<string, Detector> = {
     if (!inv.args.some((a) => /^(-C|--check|--syntax-check|--list-tasks|--list-hosts|--list-tags)$/.test(a))) c.add('deploy', f.cmd)
   },
   kubectl: (c, inv, f) => {
-    const [sub, what] = f.operands
+    const [sub, what] = operandsAfter(inv.args, KUBECTL_VALUES)
     if (dryRun(inv.args)) return
     // `rollout status|history` only read; `rollout undo|restart|pause|resume` change the cluster.
     if (/^(apply|create|replace|set|scale|patch|autoscale|expose|label|annotate|cordon|taint)$/.test(sub ?? '') || (sub === 'rollout' && !/^(status|history)$/.test(what ?? ''))) c.add('deploy', f.cmd)
@@ -60,7 +65,7 @@ export const programs: Record<string, Detector> = {
     }
   },
   helm: (c, inv, f) => {
-    const sub = f.operands[0]
+    const sub = operandsAfter(inv.args, HELM_VALUES)[0]
     if (dryRun(inv.args)) return
     if (/^(install|upgrade|rollback)$/.test(sub ?? '')) c.add('deploy', f.cmd)
     if (sub === 'uninstall' || sub === 'delete') c.add('infra_destroy', f.cmd)

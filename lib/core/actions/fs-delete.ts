@@ -38,7 +38,7 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
     c.paths.add(abs)
     if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
-    if (!lost && !recoverableDeletion(c, t, abs)) lost = true
+    if (!lost && !recoverableDeletion(c, t, abs, f.earlier)) lost = true
   }
   if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
 }

@@ -5,7 +5,7 @@ import type { Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { outsideProject } from './util'
+import { isBuildOutput, outsideProject } from './util'
 
 export const meta: FamilyMeta = {
   id: 'fs-write',
@@ -57,7 +57,10 @@ export function overwrite(c: Sink, abs: string, detail: string, shown: string, r
     if (replaces) c.reads.add(abs) // its whole content comes from the agent: later edits are not stale
     return
   }
-  if (replaces && !(abs in c.ctx.session.reads) && !c.reads.has(abs)) c.add('stale_write', `${detail} (${shown} not read since the session started or was compacted)`)
+  if (!replaces || abs in c.ctx.session.reads || c.reads.has(abs)) return
+  // Emptying an ignored log or build output loses nothing anyone reads back (`> app.log`, `truncate -s0 dist/x`).
+  if (disposable(c, abs)) return
+  c.add('stale_write', `${detail} (${shown} not read since the session started or was compacted)`)
 }
 
 export function writesTo(c: Sink, f: InvocationFacts, targets: string[], stale: boolean): void {
@@ -148,4 +151,11 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       if (outsideProject(c.ctx, abs)) c.add('outside_project', detail)
       overwrite(c, abs, detail, raw, true)
     }
+}
+
+function disposable(c: Sink, abs: string): boolean {
+  const rel = abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : undefined
+  if (rel === undefined || !(/\.log$|(^|\/)logs?\//.test(rel) || isBuildOutput(rel))) return false
+  const state = c.ctx.fileState?.(abs)
+  return state === 'ignored' || state === 'tracked-clean'
 }

@@ -22,6 +22,14 @@ const git: Detector = (c, inv, f) => {
   let i = 0
   let dir = f.base
   const aliases: Record<string, string> = {}
+  // `git config alias.p 'push --force' && git p`: an alias set earlier on the same line.
+  for (const e of f.earlier ?? []) {
+    if (e.name !== 'git') continue
+    const k = e.args.indexOf('config')
+    const m = k >= 0 ? /^alias\.(.+)$/.exec(e.args.slice(k + 1).find((x) => !x.startsWith('-')) ?? '') : null
+    const value = m ? e.args.slice(k + 1).filter((x) => !x.startsWith('-'))[1] : undefined
+    if (m && value !== undefined) aliases[m[1]] = value
+  }
   while (i < a.length && a[i].startsWith('-')) {
     if (a[i] === '-C') dir = f.at(a[i + 1] ?? '.')
     const alias = a[i] === '-c' ? /^alias\.([^=]+)=([\s\S]*)$/.exec(a[i + 1] ?? '') : null

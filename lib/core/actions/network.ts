@@ -55,6 +55,11 @@ export const programs: Record<string, Detector> = {
     if (/^[^/]*:/.test(f.operands[f.operands.length - 1] ?? '')) c.add('remote_copy', f.cmd)
   },
   sftp: (c, _inv, f) => c.add('remote_copy', f.cmd),
+  // `… | ssh host 'cat > x'`, `ssh host < file`: what feeds ssh goes to the other host.
+  ssh: (c, inv, f) => {
+    const fed = inv.redirects.some((r) => r.op === '<') || inv.stdin !== undefined || (f.prev !== undefined && !['cd', 'pushd'].includes(f.prev.name))
+    if (fed && !inv.args.includes('-n')) c.add('remote_copy', f.cmd)
+  },
   nc: rawSocket,
   ncat: rawSocket,
   netcat: rawSocket,

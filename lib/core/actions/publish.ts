@@ -2,7 +2,7 @@
 // already depend on. Dry runs publish nothing.
 
 import type { Detector, FamilyMeta } from './types'
-import { dryRun } from './util'
+import { dryRun, operandsAfter } from './util'
 
 export const meta: FamilyMeta = {
   id: 'publish',
@@ -13,9 +13,12 @@ export const meta: FamilyMeta = {
 }
 
 /** `verbs` publish, `back` take a version back; `--dry-run` does neither. */
+/** Options that take a value before the verb (`npm --prefix dir publish`, `pnpm --filter pkg publish`, `cargo --manifest-path x publish`). */
+const VALUES = ['--prefix', '-C', '--dir', '--filter', '-F', '--workspace', '--registry', '--userconfig', '--cwd', '--manifest-path', '--config', '-Z', '--repository', '-r', '--repository-url', '-u', '--username', '-p', '--password', '--token', '--index']
+
 function registry(verbs: string[], back: string[] = []): Detector {
   return (c, inv, f) => {
-    const sub = f.operands[0] ?? ''
+    const sub = operandsAfter(inv.args, VALUES)[0] ?? ''
     if (dryRun(inv.args)) return
     if (verbs.includes(sub)) c.add('package_publish', f.cmd)
     if (back.includes(sub)) c.add('package_unpublish', f.cmd)
@@ -23,7 +26,7 @@ function registry(verbs: string[], back: string[] = []): Detector {
 }
 
 const npmLike: Detector = (c, inv, f) => {
-  const [sub, verb] = f.operands
+  const [sub, verb] = operandsAfter(inv.args, VALUES)
   if (dryRun(inv.args)) return
   if (sub === 'publish' || sub === 'deprecate' || sub === 'undeprecate' || (sub === 'dist-tag' && /^(add|rm)$/.test(verb ?? '')) || (sub === 'access' && /^(set|grant|revoke|public|restricted)$/.test(verb ?? '')))
     c.add('package_publish', f.cmd)
@@ -35,7 +38,7 @@ export const programs: Record<string, Detector> = {
   pnpm: npmLike,
   yarn: (c, inv, f) => {
     if (dryRun(inv.args)) return
-    const [a, b] = f.operands
+    const [a, b] = operandsAfter(inv.args, VALUES)
     if (a === 'publish' || (a === 'npm' && b === 'publish')) c.add('package_publish', f.cmd)
     if (a === 'unpublish' || (a === 'npm' && b === 'unpublish')) c.add('package_unpublish', f.cmd)
   },

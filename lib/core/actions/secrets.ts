@@ -99,12 +99,18 @@ export const scanCode: CodeScanner = (c, s, detail) => {
 /** Findings that mean data leaves the machine through a channel Ratchet does not inspect itself. */
 const SENDS = new Set(['http_upload', 'remote_copy', 'network_send', 'email_send', 'external_post'])
 
-/** After the families ran: a send in a call or session that read secrets names them. */
-export function secretSends(c: Sink, findings: Finding[], detail: string): void {
-  const send = findings.find((f) => SENDS.has(f.pattern))
+/** Programs that talk to another host: with a secret read in the same call, even a GET can carry it (`?d=$(cat .env)`). */
+export const NETWORK_CLIENTS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'openssl', 'ssh', 'scp', 'sftp', 'ftp', 'lftp', 'rsync', 'rclone', 'aws', 'gsutil', 'gcloud', 'az'])
+
+/**
+ * After the families ran: a send in a call or session that read secrets names them. In the same call any
+ * network client counts (`networked`); from earlier in the session only a real send (upload, copy, mail, post).
+ */
+export function secretSends(c: Sink, findings: Finding[], detail: string, networked = false): void {
+  const send = networked || findings.some((f) => SENDS.has(f.pattern))
   if (!send) return
   const now = [...c.secrets]
-  const earlier = Object.keys(c.ctx.session.secrets ?? {}).filter((s) => !c.secrets.has(s))
+  const earlier = findings.some((f) => SENDS.has(f.pattern)) ? Object.keys(c.ctx.session.secrets ?? {}).filter((s) => !c.secrets.has(s)) : []
   if (now.length) c.add('secret_send', `${detail} — sends data off the machine in the same call that reads ${now.join(', ')}`)
   else if (earlier.length) c.add('secret_send', `${detail} — sends data off the machine after this session read ${earlier.slice(0, 3).join(', ')}${earlier.length > 3 ? ` and ${earlier.length - 3} more` : ''}`)
 }

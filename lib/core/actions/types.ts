@@ -94,6 +94,8 @@ export interface InvocationFacts {
   base: string
   /** The invocation before this one on the same command line, if any (it may feed this one through a pipe). */
   prev?: Invocation
+  /** Every invocation before this one on the same command line. */
+  earlier?: Invocation[]
 }
 
 export type Detector = (c: Sink, inv: Invocation, f: InvocationFacts) => void

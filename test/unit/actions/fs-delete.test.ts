@@ -52,6 +52,9 @@ familyTable(family, {
     { input: 'rm dist/app.js notes.txt', pattern: 'file_delete', ctx: withGit({ 'dist/app.js': 'ignored', 'notes.txt': 'untracked' }) },
     { input: 'ls | xargs rm', pattern: 'file_delete', ctx: withGit({}) },
     { input: 'rm -rf /', pattern: 'file_delete', catastrophic: true, ctx: withGit({}) },
+    // a rename earlier on the line can put the user's file where "nothing" was
+    { input: 'mv notes.txt gone.txt && rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
+    { input: 'git mv notes.txt gone.txt; rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
     // no provider, or it timed out: the worst reading
     { input: 'rm -rf build', pattern: 'file_delete', ctx: { fileState: () => undefined } },
   ],
@@ -75,6 +78,7 @@ familyTable(family, {
     { input: 'rm -rf dist build/', ctx: withGit({ dist: 'ignored', build: 'ignored' }) },
     { input: 'rm src/old.ts', ctx: withGit({ 'src/old.ts': 'tracked-clean' }) },
     { input: 'rm missing.txt', ctx: withGit({ 'missing.txt': 'missing' }) },
+    { input: 'cd src && rm -f missing.txt', ctx: withGit({ 'src/missing.txt': 'missing' }) },
     { input: 'rm scratch.txt', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch.txt`]: 1 } } }) },
     { input: 'rm -rf tmp-work/out', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/tmp-work`]: 1 } } }) },
     { input: 'mkdir scratch && rm -rf scratch', ctx: withGit({}) },

@@ -36,6 +36,9 @@ familyTable(family, {
     ['node -e "require(\'fs\').writeFileSync(\'existing.txt\', \'x\')"', 'stale_write'],
     ['ruby -e "File.write(\'existing.txt\', \'x\')"', 'stale_write'],
     ['bash -c "echo > existing.txt"', 'stale_write'],
+    // a log the user keeps in git, or with no answer from git, is still content
+    { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true, fileState: () => 'untracked' } },
+    { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true } },
   ],
   invalid: [
     "sed 's/a/b/' existing.txt",
@@ -60,6 +63,8 @@ familyTable(family, {
     'echo x | tee -a existing.txt',
     'echo hi > new.txt',
     'npm test > /dev/null 2>&1',
+    { input: 'truncate -s 0 logs/app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
+    { input: 'echo "" > app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
     'echo x > /tmp/out.log',
     { input: 'cat > existing.txt <<EOF\nnew\nEOF', ctx: { session: { reads: { [`${PROJECT}/existing.txt`]: 1 }, prompts: [] } } },
     'cp existing.txt backup.txt',

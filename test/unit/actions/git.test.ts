@@ -35,6 +35,7 @@ familyTable(family, {
     ["git -c alias.x='push --force' x", 'git_history_rewrite'],
     ["git -c alias.ship='push' ship origin main", 'git_push'],
     ["git -c alias.nuke='!rm -rf ~' nuke", 'file_delete', true],
+    ["git config alias.p 'push --force' && git p", 'git_history_rewrite'],
     ['git branch -d -f old', 'git_ref_delete'],
     ['git branch --delete --force old', 'git_ref_delete'],
     ['git reset --hard HEAD~1', 'git_discard'],
