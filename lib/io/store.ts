@@ -135,15 +135,50 @@ export function writeFileAtomic(file: string, text: string): void {
   }
 }
 
+const KIND = (st: fs.Stats) => (st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'not a regular file')
+
+/**
+ * Opens a file for reading only if it is a regular file. Opened non-blocking, so a FIFO planted where
+ * a state file (or .git/HEAD) should be cannot hang the hook: it is refused with a clear error, as are
+ * devices, sockets and folders. ENOENT and other open errors are thrown as they are.
+ */
+export function openRegular(file: string): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  let st: fs.Stats
+  try {
+    st = fs.fstatSync(fd)
+  } catch (e) {
+    fs.closeSync(fd)
+    throw e
+  }
+  if (!st.isFile()) {
+    fs.closeSync(fd)
+    throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to read it (remove it)`, { file })
+  }
+  return fd
+}
+
+/** Reads a regular file (see `openRegular`): never blocks on a FIFO or device. */
+export function readRegularFile(file: string): string {
+  const fd = openRegular(file)
+  try {
+    return fs.readFileSync(fd, 'utf8')
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: string }
 
 /** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
-export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T): ReadResult<T> {
+export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void): ReadResult<T> {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readRegularFile(file)
+    onText?.(text)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
+    if (e instanceof RatchetError) return { ok: false, error: e.message }
     return { ok: false, error: `${file}: ${(e as Error).message}` }
   }
   let raw: unknown
