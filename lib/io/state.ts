@@ -5,8 +5,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as z from 'zod/mini'
-import { appendJsonl, openRegular, readJson, readRegularFile, updateJson, withLock, writeFileAtomic } from './store'
+import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegularFile, updateJson, withLock, writeFileAtomic } from './store'
 import { fnv64 } from '../core/fingerprint'
+import { maskDeep, maskSecrets } from '../core/secrets'
 import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -34,6 +35,7 @@ export interface Paths {
 export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Paths {
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
+  setStateRoot(stateDir)
   return {
     projectDir,
     stateDir,
@@ -377,7 +379,11 @@ export function readSession(paths: Paths, sessionId: string): SessionState {
 }
 
 export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
-  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, change)
+  // Prompts and blocked-call summaries are kept masked (secrets never at rest).
+  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, (s) => {
+    const r = change(s)
+    return r.next === s ? r : { next: maskDeep(r.next), result: r.result }
+  })
 }
 
 // ---- activity log and errors -----------------------------------------------------------------
@@ -397,16 +403,16 @@ export interface ActivityRecord {
   [extra: string]: unknown
 }
 
+/** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
 export function logActivity(paths: Paths, record: ActivityRecord): void {
-  appendJsonl(paths.activity, record)
+  appendJsonl(paths.activity, maskDeep(record))
 }
 
 /** Full details (stacks) go here, never into the agent's context. */
 export function logError(paths: Paths, hook: string, error: unknown): void {
   try {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
-    fs.mkdirSync(paths.stateDir, { recursive: true })
-    fs.appendFileSync(paths.errors, `${new Date().toISOString()} ${hook}: ${text}\n`)
+    appendLine(paths.errors, `${new Date().toISOString()} ${hook}: ${maskSecrets(text)}\n`)
   } catch {
     /* the error log is best effort */
   }

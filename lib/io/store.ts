@@ -7,7 +7,26 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
+import { DIR_MODE, FILE_MODE, stateGitignore } from './registry'
 
+
+let stateRoot: string | undefined
+/** The state folder of this process (set by resolvePaths): created 0700 with its .gitignore. */
+export function setStateRoot(dir: string): void {
+  stateRoot = dir
+}
+
+/** Creates a file's folder 0700; when that creates the state folder, it gets its .gitignore first. */
+function mkdirFor(file: string): void {
+  const first = fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
+  if (first && stateRoot && (stateRoot === first || stateRoot.startsWith(first + path.sep))) {
+    try {
+      fs.writeFileSync(path.join(stateRoot, '.gitignore'), stateGitignore(), { flag: 'wx', mode: FILE_MODE })
+    } catch {
+      /* already there */
+    }
+  }
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms)
@@ -77,7 +96,7 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') {
-        fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 })
+        mkdirFor(lock)
         continue
       }
       if (code !== 'EEXIST') throw e
@@ -123,11 +142,11 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
 export function writeFileAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {
-    fs.writeFileSync(tmp, text)
+    fs.writeFileSync(tmp, text, { mode: FILE_MODE })
     fs.renameSync(tmp, file)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(path.dirname(file))) {
-      fs.mkdirSync(path.dirname(file), { recursive: true })
+      mkdirFor(file)
       return writeFileAtomic(file, text)
     }
     fs.rmSync(tmp, { force: true })
@@ -232,12 +251,16 @@ export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, ch
 
 /** Appends one JSON line with a single write(2) on an O_APPEND descriptor: lines never interleave. */
 export function appendJsonl(file: string, record: unknown): void {
-  const line = JSON.stringify(record) + '\n'
+  appendLine(file, JSON.stringify(record) + '\n')
+}
+
+/** Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. */
+export function appendLine(file: string, line: string): void {
   try {
-    fs.appendFileSync(file, line)
+    fs.appendFileSync(file, line, { mode: FILE_MODE })
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.appendFileSync(file, line)
+    mkdirFor(file)
+    fs.appendFileSync(file, line, { mode: FILE_MODE })
   }
 }
