@@ -763,9 +763,12 @@ export function evidenceFloor(e: EvidenceFacts): EvidenceFloor | undefined {
   return undefined
 }
 
-/** True when everything that would leave was gathered and scanned and nothing private was found. */
+/**
+ * True when something would leave, all of it was gathered and scanned, and nothing private was found.
+ * "Nothing to send" (no repository, nothing new) is not clean evidence: it shows nothing either way.
+ */
 export function evidenceClean(e: EvidenceFacts | undefined): boolean {
-  return !!e && e.status === 'clean' && !e.local
+  return !!e && e.status === 'clean' && !e.local && (e.files > 0 || e.commits > 0)
 }
 
 /** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */

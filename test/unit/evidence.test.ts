@@ -295,7 +295,8 @@ describe('what the decision does with the evidence', () => {
   })
 
   it('only a clean push counts as clean evidence for a requested push', () => {
-    expect([hazard, staged, unchecked, clean, cleanLocal, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false])
+    const nothing = assessEvidence([{ what: '`git push` (not in a git repository: nothing to send)', commits: 0, files: [] }])
+    expect([hazard, staged, unchecked, clean, cleanLocal, nothing, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false, false])
   })
 
   it('the evidence goes before the Proceed line, with what to do', () => {
