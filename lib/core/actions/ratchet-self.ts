@@ -34,7 +34,10 @@ export const programs: Record<string, Detector> = {
       ((noun === 'pending' || noun === 'proposals') && /^(approve|deny|reject|clear)$/.test(verb ?? '')) ||
       // The courtroom: consent, keys, clearing its own probation, filing charges, sending cases away.
       (noun === 'courtroom' && /^(enable|disable|revoke|rotate-key|clear|hear|hearing)$/.test(verb ?? '')) ||
-      (noun === 'cases' && verb === 'submit')
+      (noun === 'cases' && verb === 'submit') ||
+      // Lifting custodiet's hold, or labelling a check as needless, is the human's call.
+      (noun === 'custodiet' && verb === 'release') ||
+      (noun === 'report' && verb === 'label')
     if (mutating) c.add('ratchet_state_edit', f.cmd)
   },
 }
