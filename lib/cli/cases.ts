@@ -97,7 +97,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
 export async function submit(o: { agent?: string; url?: string }): Promise<void> {
   const paths = resolvePaths()
   const consent = readConsent(paths)
-  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('usage', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
+  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
   const { courtroomConfig } = await import('../io/courtroom/consent')
   const url = o.url ?? courtroomConfig(paths).remote?.url
   if (!url) throw new RatchetError('usage', 'no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')

@@ -78,7 +78,7 @@ export async function enable(o: EnableOptions): Promise<void> {
     for (const [k, text] of Object.entries(ACKNOWLEDGMENTS)) {
       const optional = !REQUIRED_ACKS.includes(k as Ack)
       if (await askYesNo(`\n${k}${optional ? ' (optional)' : ''}: ${text}\nAcknowledge?`)) given.add(k)
-      else if (!optional) throw new RatchetError('conflict', `not enabled: "${k}" was not acknowledged`)
+      else if (!optional) throw new RatchetError('usage', `not enabled: "${k}" was not acknowledged`)
     }
   }
   const standing = prior && !prior.revoked_at ? prior.acknowledgments : {}
@@ -118,7 +118,7 @@ export function disable(): void {
 export function revoke(): void {
   const paths = resolvePaths()
   const c = readConsent(paths)
-  if (!c || c.revoked_at) throw new RatchetError('not_found', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
+  if (!c || c.revoked_at) throw new RatchetError('conflict', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
   const store = readKeyStore(c.agent)
   const now = new Date().toISOString()
   if (store?.current) {
@@ -135,7 +135,7 @@ export function rotateKey(): void {
   const paths = resolvePaths()
   const c = readConsent(paths)
   const store = c && readKeyStore(c.agent)
-  if (!c || !store?.current) throw new RatchetError('not_found', 'no key to rotate: enable the courtroom first')
+  if (!c || !store?.current) throw new RatchetError('conflict', 'no key to rotate: enable the courtroom first')
   const old = store.current
   const key = generateKey()
   // Signed by both: the old key vouches for the new one, the new one proves it is held.
@@ -212,10 +212,10 @@ export async function calibrate(file: string, o: { json?: boolean }): Promise<vo
   try {
     cases = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (e) {
-    throw new RatchetError('state_corrupt', `${file}: ${(e as Error).message}`)
+    throw new RatchetError('usage', `${file}: ${(e as Error).message}`)
   }
-  if (!Array.isArray(cases) || !cases.length) throw new RatchetError('state_corrupt', `${file}: expected a non-empty array of labelled cases`)
-  for (const [i, c] of cases.entries()) if (!c || typeof c.offense !== 'string' || typeof c.summary !== 'string' || !Array.isArray(c.evidence) || !['GUILTY', 'NOT GUILTY'].includes(c.label)) throw new RatchetError('state_corrupt', `${file}: [${i}]: needs offense, summary, evidence[] and label GUILTY|NOT GUILTY`)
+  if (!Array.isArray(cases) || !cases.length) throw new RatchetError('usage', `${file}: expected a non-empty array of labelled cases`)
+  for (const [i, c] of cases.entries()) if (!c || typeof c.offense !== 'string' || typeof c.summary !== 'string' || !Array.isArray(c.evidence) || !['GUILTY', 'NOT GUILTY'].includes(c.label)) throw new RatchetError('usage', `${file}: [${i}]: needs offense, summary, evidence[] and label GUILTY|NOT GUILTY`)
   const { runPanel } = await import('../io/courtroom/hearing')
   const { runReviewer } = await import('../io/reviewer')
   const cfg = courtroomConfig(paths)
@@ -224,7 +224,7 @@ export async function calibrate(file: string, o: { json?: boolean }): Promise<vo
   let cost = 0
   for (const c of cases) {
     const found = findOffense(packs.filter((p) => p.pack === (c.pack ?? 'agent')), c.offense)
-    if (!found) throw new RatchetError('state_corrupt', `${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
+    if (!found) throw new RatchetError('not_found', `${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
     const charge: Charge = { source: 'manual', signal: 'calibration', pack: found.pack.pack, offense_id: c.offense, confidence: 1, summary: c.summary, evidence: c.evidence, history: c.history ?? [], envelope: c.envelope }
     const r = await runPanel(charge, found.offense, found.pack, cfg, (k, s, p) => runReviewer(k, s, p), Date.now)
     cost += r.costUsd
