@@ -62,7 +62,7 @@ describe('installed from the packed tarball', () => {
   }, 300_000)
 
   afterAll(() => {
-    fs.rmSync(work, { recursive: true, force: true })
+    fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   })
 
   it('the tarball carries the built bundles, so nothing is built at install; no sources or tests', () => {
