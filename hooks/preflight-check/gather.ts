@@ -7,7 +7,7 @@ import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
-import { currentBranch } from '../../lib/io/git'
+import { currentBranch, fileStates } from '../../lib/io/git'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { readQueue } from '../../lib/io/queue'
@@ -43,6 +43,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileExists: fs.existsSync,
     currentBranch,
+    fileState: fileStates(paths.projectDir),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)
       return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))
