@@ -108,10 +108,12 @@ describe('the incident loop', () => {
   })
 
   it('the false-positive rate comes from human labels; needless labels propose a warning', async () => {
-    for (let i = 0; i < 4; i++) expect(decision(await preflight(`cat > notes-${i}.md <<< hi`, `s${i}`))).toBeDefined()
-    // Fires of a rule of the user's own, to label.
+    // Fires of a rule of the user's own (deleting files that exist), to label.
     fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify([...guardrails(), { id: 'GR-010', pattern: 'file_delete', rule: 'Ask before deleting anything.', severity: 'soft', match: { command: ['rm *'] } }], null, 2))
-    for (let i = 0; i < 4; i++) await preflight(`rm tmp-${i}.log`, `s${i}`)
+    for (let i = 0; i < 4; i++) {
+      fs.writeFileSync(path.join(dir, `tmp-${i}.log`), 'scratch\n')
+      expect(decision(await preflight(`rm tmp-${i}.log`, `s${i}`))).toBe('deny')
+    }
     const list = await run('ratchet', ['report', 'label', '--json'])
     const fires = JSON.parse(list.stdout) as { id: string; rules: string[] }[]
     const gr = fires.filter((f) => f.rules.includes('GR-010'))
@@ -127,6 +129,8 @@ describe('the incident loop', () => {
     expect(fs.readFileSync(html, 'utf8')).toContain('<svg role="img" aria-label="False-positive rate per guardrail"')
     const mined = JSON.parse((await run('pattern-detect', ['--json'])).stdout)
     expect(mined.proposed.find((p: { key: string }) => p.key.startsWith('false-positive:GR-010'))).toMatchObject({ change: { id: 'GR-010', decision: 'warn' } })
+    // RG-IRREVERSIBLE fired on the same calls: a protected built-in needs more human evidence than 3 labels.
+    expect(mined.proposed.filter((p: { key: string }) => p.key.startsWith('false-positive:RG-'))).toEqual([])
   })
 })
 
