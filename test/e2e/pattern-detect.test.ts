@@ -106,7 +106,7 @@ describe('the incident loop', () => {
     const next = await preflight('git push --force origin feature-9', 'c')
     expect(JSON.parse(next.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/pa-[0-9a-f]+/)
     expect(decision(await preflight('git push --force origin feature-9', 'c'))).toBe('deny')
-  })
+  }, 120_000)
 
   it('the false-positive rate comes from human labels; needless labels propose a warning', async () => {
     // Fires of a rule of the user's own (deleting files that exist), to label.
@@ -132,7 +132,7 @@ describe('the incident loop', () => {
     expect(mined.proposed.find((p: { key: string }) => p.key.startsWith('false-positive:GR-010'))).toMatchObject({ change: { id: 'GR-010', decision: 'warn' } })
     // RG-IRREVERSIBLE fired on the same calls: a protected built-in needs more human evidence than 3 labels.
     expect(mined.proposed.filter((p: { key: string }) => p.key.startsWith('false-positive:RG-'))).toEqual([])
-  })
+  }, 120_000)
 })
 
 describe('approval over Telegram', () => {
