@@ -42,7 +42,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   unrequested_publish: { class: 'scope_beyond_request', description: 'publishing when the user’s request did not mention it' },
   ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
   // Named patterns from the seed's guardrails.json, so its file works as-is.
-  commit_to_public_repo: { class: 'public_surface', description: 'git add, commit or push (the seed’s GR-002)' },
+  commit_to_public_repo: { class: 'public_surface', description: 'a push, or git add/commit in a repository with a public remote (the seed’s GR-002; config publicRemotes)' },
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
 }
 

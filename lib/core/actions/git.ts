@@ -47,7 +47,8 @@ const git: Detector = (c, inv, f) => {
     }
     case 'add':
     case 'commit':
-      c.add('commit_to_public_repo', f.cmd)
+      // The seed's GR-002 means commits that can become public: not every local commit (issue 10 item 1).
+      if (!c.ctx.publicRemote || c.ctx.publicRemote(dir)) c.add('commit_to_public_repo', f.cmd)
       return
     case 'reset':
       if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) c.add('git_discard', f.cmd)
