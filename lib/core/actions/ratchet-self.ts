@@ -29,7 +29,10 @@ export const programs: Record<string, Detector> = {
     const mutating =
       /^(init|uninstall|config)$/.test(noun ?? '') ||
       (noun === 'guardrails' && /^(add|remove|rm|edit|set|enable|disable)$/.test(verb ?? '')) ||
-      ((noun === 'pending' || noun === 'proposals') && /^(approve|deny|reject|clear)$/.test(verb ?? ''))
+      ((noun === 'pending' || noun === 'proposals') && /^(approve|deny|reject|clear)$/.test(verb ?? '')) ||
+      // Lifting custodiet's hold, or labelling a check as needless, is the human's call.
+      (noun === 'custodiet' && verb === 'release') ||
+      (noun === 'report' && verb === 'label')
     if (mutating) c.add('ratchet_state_edit', f.cmd)
   },
 }
