@@ -18,7 +18,7 @@
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
-import type { ClassifyContext, ToolCall } from '../../lib/core/classify'
+import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { Decision } from '../../lib/core/decision'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
@@ -37,6 +37,8 @@ export interface SessionFacts {
   prompts: string[]
   checks: Record<string, number>
   blocked?: Blocked[]
+  created?: Record<string, number>
+  secrets?: Record<string, number>
 }
 
 /** What the approval queue says about this call and this session (read once, without the lock). */
@@ -85,6 +87,8 @@ export interface PreflightFacts {
   currentBranch(dir: string): string | undefined
   /** Whether a local commit in `dir`'s repository can become public (see gather.ts isPublicRemote). */
   publicRemote?(dir: string): boolean
+  /** What git can restore of a path (catalogue's fact provider, lib/io/git.ts); asked only for deletions and discards. */
+  fileState?(absPath: string): FileState | undefined
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
   /** Undefined when first-use pauses are off. */
@@ -105,7 +109,7 @@ export type Effect =
   /** Mark these decided pauses as heard by the agent. */
   | { kind: 'deliver'; ids: string[] }
   /** Session facts: files read, a check issued or answered, a block remembered or forgiven. */
-  | { kind: 'session'; reads: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
+  | { kind: 'session'; reads: string[]; created?: string[]; secrets?: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
   /** Count firings of these rules. */
   | { kind: 'fires'; ids: string[] }
   /** The same effect as a blocked call, tried another way and let through: a custodiet finding. */
@@ -132,7 +136,7 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
@@ -217,10 +221,14 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human'
   const runs = decision.kind === 'allow'
   const reads = runs ? action.reads : []
-  if (reads.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
+  const created = runs ? action.created : []
+  const secrets = runs ? action.secrets : []
+  if (reads.length || created.length || secrets.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
     effects.push({
       kind: 'session',
       reads,
+      ...(created.length ? { created } : {}),
+      ...(secrets.length ? { secrets } : {}),
       ...(verdict === 'check' ? { checkIssued: fp } : {}),
       ...(verdict === 'proceeded_after_check' ? { checkAnswered: fp } : {}),
       ...(blockedNow ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } } : {}),

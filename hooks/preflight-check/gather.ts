@@ -8,7 +8,7 @@ import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
-import { currentBranch } from '../../lib/io/git'
+import { currentBranch, fileStates } from '../../lib/io/git'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { readQueue } from '../../lib/io/queue'
@@ -48,7 +48,11 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileExists: fs.existsSync,
     currentBranch,
-    publicRemote: (dir) => isPublicRemote(remoteUrls(dir), (config as { publicRemotes?: unknown }).publicRemotes),
+    publicRemote: (dir) => {
+      const setting = (config as { publicRemotes?: unknown }).publicRemotes
+      return !!setting && isPublicRemote(remoteUrls(dir), setting)
+    },
+    fileState: fileStates(paths.projectDir),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)
       return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))
@@ -71,17 +75,18 @@ export function queueFacts(entries: PendingEntry[], fp: string, session: string)
   return q
 }
 
-/** Forges whose repositories are public often enough that a commit there is treated as heading out. */
-export const PUBLIC_FORGES = ['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'git.sr.ht', 'huggingface.co']
+/** Forges whose repositories are often public: `"publicRemotes": "forges"` counts a remote there as public. */
+const PUBLIC_FORGES = ['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'git.sr.ht', 'huggingface.co']
 
 /**
- * config.json `publicRemotes`: true (every remote is public), false (none), or a list of host names
- * (default PUBLIC_FORGES). A repository without a remote is never public.
+ * config.json `publicRemotes`: whether a local add/commit counts as the seed's commit_to_public_repo. false or
+ * absent (default: only a push does), true (any remote), "forges" (PUBLIC_FORGES), or a list of host names.
+ * Whether a repository is public cannot be known offline, so the user says so. No remote, never public.
  */
 export function isPublicRemote(urls: string[], setting: unknown): boolean {
-  if (!urls.length || setting === false) return false
+  if (!urls.length || !setting) return false
   if (setting === true) return true
-  const hosts = Array.isArray(setting) ? setting.filter((h): h is string => typeof h === 'string') : PUBLIC_FORGES
+  const hosts = Array.isArray(setting) ? setting.filter((h): h is string => typeof h === 'string') : setting === 'forges' ? PUBLIC_FORGES : []
   return urls.some((u) => {
     const host = (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)/i.exec(u) ?? /^(?:[^@/]*@)?([^/:]+):/.exec(u))?.[1]?.toLowerCase()
     return !!host && hosts.some((h) => host === h.toLowerCase() || host.endsWith('.' + h.toLowerCase()))

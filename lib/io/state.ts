@@ -237,6 +237,10 @@ const sessionSchema = () =>
     blocked: z.optional(z.array(z.object({ at: z.number(), fingerprint: z.string(), patterns: z.array(z.string()), paths: z.array(z.string()), summary: z.string() }))),
     compactions: z.optional(z.number()),
     updated: z.optional(z.number()),
+    /** Files the agent created in this session (catalogue: deleting them loses nothing of the user's). */
+    created: z.optional(z.record(z.string(), z.number())),
+    /** Secrets read in this session (catalogue: a later send off the machine is checked). */
+    secrets: z.optional(z.record(z.string(), z.number())),
   })
 let sessionZ: ReturnType<typeof sessionSchema> | undefined
 export type SessionState = z.infer<ReturnType<typeof sessionSchema>>

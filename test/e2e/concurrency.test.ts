@@ -8,6 +8,7 @@ describe('concurrent hooks', () => {
   it('50 hook processes firing the same guardrail leave fire_count exactly 50', async () => {
     const dir = tempProject()
     const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+    for (let i = 0; i < 50; i++) fs.mkdirSync(path.join(dir, `build-${i}`)) // something to lose: deleting nothing is not irreversible
     const runs = await Promise.all(Array.from({ length: 50 }, (_, i) => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: `rm -rf build-${i}` }, `session-${i}`), { cwd: dir, env })))
     expect(runs.map((r) => r.status)).toEqual(Array(50).fill(0))
     expect(runs.every((r) => r.stdout.includes('"deny"'))).toBe(true)

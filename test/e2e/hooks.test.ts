@@ -41,6 +41,7 @@ describe('preflight-check', () => {
   })
 
   it('a retry in another session is a new check', () => {
+    fs.mkdirSync(path.join(dir, 'build')) // something to lose: deleting nothing is not irreversible
     guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }, 'A'))
     expect(guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }, 'B')).stdout).toContain('"deny"')
   })
@@ -93,6 +94,7 @@ describe('preflight-check', () => {
   })
 
   it('answering a check is not routing around it', () => {
+    fs.mkdirSync(path.join(dir, 'build')) // something to lose: deleting nothing is not irreversible
     guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }))
     guard(preToolUse(dir, 'Bash', { command: 'ls build' }))
     expect(activity().some((a) => a.signals)).toBe(false)

@@ -55,7 +55,9 @@ describe('guardrails.json format', () => {
 
 describe('matching', () => {
   it('the seed rules fire on their patterns', () => {
-    expect(fire(SEED, 'Bash', { command: 'git commit -am wip' })).toEqual(['GR-002'])
+    expect(fire(SEED, 'Bash', { command: 'git push origin main' })).toEqual(['GR-002'])
+    // A local commit is not public surface by itself (issue 10): it is pattern git_commit, not commit_to_public_repo.
+    expect(fire(SEED, 'Bash', { command: 'git commit -am wip' })).toEqual([])
     expect(fire(SEED, 'Bash', { command: 'crontab jobs.txt' })).toEqual(['GR-003'])
     expect(fire(SEED, 'Bash', { command: 'ls' })).toEqual([])
   })
@@ -179,9 +181,10 @@ describe('built-ins are always on', () => {
   })
 
   it.each([
-    [['git@github.com:me/repo.git'], undefined, true],
-    [['https://gitlab.com/me/repo'], undefined, true],
-    [['ssh://git@code.internal:2222/repo.git'], undefined, false],
+    [['git@github.com:me/repo.git'], undefined, false],
+    [['git@github.com:me/repo.git'], 'forges', true],
+    [['https://gitlab.com/me/repo'], 'forges', true],
+    [['ssh://git@code.internal:2222/repo.git'], 'forges', false],
     [['/srv/git/remote.git'], undefined, false],
     [[], true, false],
     [['/srv/git/remote.git'], true, true],
