@@ -11,6 +11,8 @@ import { addFinding } from '../custodiet/decide'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { routeAroundVerdict, type Effect } from './compose'
 import { recordCapabilities } from './pause'
+import { countDown } from '../../lib/core/courtroom/probation'
+import { updateProbation } from '../../lib/io/courtroom/probation'
 
 /** Returns false when an approval the decision relied on is gone (used by a racing identical call). */
 export function applyEffects(paths: Paths, session: string, effects: Effect[], now: number): boolean {
@@ -77,6 +79,9 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
       }))
       return
     }
+    case 'probation':
+      updateProbation(paths, (list) => ({ next: countDown(list, e.counted, e.lifted), result: undefined }))
+      return
   }
 }
 

@@ -12,6 +12,8 @@ import { currentBranch, fileStates } from '../../lib/io/git'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { readQueue } from '../../lib/io/queue'
+import { probationFile } from '../../lib/io/courtroom/files'
+import { readProbation } from '../../lib/io/courtroom/probation'
 import { homeDir, loadGuardrails, readConfig, readSession, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
@@ -40,6 +42,8 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     session: readSession(paths, payload.session_id),
     queue: queueFacts(readQueue(paths).entries, fp, payload.session_id),
     hold: readHold(paths, payload.session_id),
+    // The courtroom: nothing of it loads here; its small probation file is read only when it exists.
+    probation: fs.existsSync(probationFile(paths)) ? { list: readProbation(paths), moderate: (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask' ? 'ask' : 'check' } : undefined,
     config: {
       checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000,
       defer: config.headlessDefer !== false && isHeadless(env),

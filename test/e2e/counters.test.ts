@@ -17,7 +17,7 @@ describe('fire counts', () => {
   it('200 concurrent firings lose none; the hooks never rewrite guardrails.json; the CLI folds before showing', async () => {
     const dir = tempProject()
     const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
-    await ratchet(dir, ['init', '--dry-run']) // nothing written; the project copies the packaged rules on first fold
+    for (let i = 0; i < 200; i++) fs.mkdirSync(path.join(dir, `build-${i}`)) // something to lose: deleting nothing is not irreversible
     const runs = await Promise.all(Array.from({ length: 200 }, (_, i) => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: `rm -rf build-${i}` }, `session-${i}`), { cwd: dir, env })))
     expect(runs.map((r) => r.status)).toEqual(Array(200).fill(0))
     expect(runs.filter((r) => !r.stdout.includes('"deny"'))).toEqual([])

@@ -20,6 +20,8 @@ export function protectedPath(ctx: ClassifyContext, abs: string): boolean {
   const dir = path.posix.dirname(abs)
   if (/^settings(\.local)?\.json$/.test(base) && path.posix.basename(dir) === '.claude') return true
   if (dir === path.posix.join(homeDir, '.claude') && base === 'settings.json') return true
+  // The courtroom's signing keys and signed ledger heads (outside the project, by design).
+  if (inside(path.posix.join(homeDir, '.config', 'ratchet'))) return true
   return false
 }
 
@@ -30,6 +32,9 @@ export const programs: Record<string, Detector> = {
       /^(init|uninstall|config)$/.test(noun ?? '') ||
       (noun === 'guardrails' && /^(add|remove|rm|edit|set|enable|disable)$/.test(verb ?? '')) ||
       ((noun === 'pending' || noun === 'proposals') && /^(approve|deny|reject|clear)$/.test(verb ?? '')) ||
+      // The courtroom: consent, keys, clearing its own probation, filing charges, sending cases away.
+      (noun === 'courtroom' && /^(enable|disable|revoke|rotate-key|clear|hear|hearing)$/.test(verb ?? '')) ||
+      (noun === 'cases' && verb === 'submit') ||
       // Lifting custodiet's hold, or labelling a check as needless, is the human's call.
       (noun === 'custodiet' && verb === 'release') ||
       (noun === 'report' && verb === 'label')
@@ -41,6 +46,6 @@ export const programs: Record<string, Detector> = {
 export const scanCode: CodeScanner = (c, s, detail) => {
   const code = s.code
   const { stateDir, projectDir } = c.ctx
-  if (code.includes('.ratchet') || code.includes(stateDir) || /\.claude\/settings(\.local)?\.json/.test(code) || (projectDir && code.includes(path.posix.join(projectDir, '.claude'))))
+  if (code.includes('.ratchet') || code.includes('.config/ratchet') || code.includes(stateDir) || /\.claude\/settings(\.local)?\.json/.test(code) || (projectDir && code.includes(path.posix.join(projectDir, '.claude'))))
     c.add('ratchet_state_edit', detail)
 }
