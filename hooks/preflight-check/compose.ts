@@ -22,7 +22,7 @@
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { Decision } from '../../lib/core/decision'
-import { evidenceFloor, evidenceSummary, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
+import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
 import { outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
@@ -340,6 +340,18 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
 function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResult {
   const e = facts.evidence
   if (!e || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
+  // The user asked for exactly this kind of leaving, and the evidence shows nothing private: the generic
+  // built-in check has nothing to add. Only the built-in soft check, only public-surface findings (no
+  // force push, no scope finding; a local commit on the way is fine); a user’s own rule, a first use or anything stronger still stands.
+  if (
+    evidenceClean(e) &&
+    r.verdict === 'check' &&
+    !r.builtin &&
+    r.fired.every((f) => f.rule.source === 'built-in' && f.decision === 'check') &&
+    r.action.findings.every((f) => f.class === 'public_surface' || f.class === 'local_change') &&
+    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds)
+  )
+    return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
   const floor = evidenceFloor(e)
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (floor && (!current || STRENGTH[current] < STRENGTH[floor.decision])) {
