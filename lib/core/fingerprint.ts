@@ -6,7 +6,10 @@
 const COSMETIC = new Set(['description', 'timeout', 'run_in_background'])
 
 export function normalizedInput(tool: string, input: Record<string, unknown>): unknown {
-  if (tool === 'Bash') return { command: String(input.command ?? '').replace(/\s+/g, ' ').trim() }
+  // Every byte inside the command can change its meaning (a newline separates commands; spaces inside
+  // quotes are data), so only the whitespace around it is dropped. Bug fixed: runs of whitespace used to be
+  // collapsed, so an approval of `a b` also covered `a\nb`.
+  if (tool === 'Bash') return { command: String(input.command ?? '').trim() }
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(input).sort()) if (!COSMETIC.has(k)) out[k] = input[k]
   return out
