@@ -65,3 +65,9 @@ describe('the fingerprint keeps every byte that changes meaning', () => {
     expect(fp('npm test', { description: 'run tests', timeout: 5 })).toBe(fp('  npm test\n'))
   })
 })
+
+describe('the fingerprint: blanks the shell reads as one separator do not count', () => {
+  it.each([['git  push origin\tfeature', 'git push origin feature'], ['echo "a  b"  x', 'echo "a  b" x'], ["echo 'a\\'  b", "echo 'a\\' b"]])('%j ≡ %j', (a, b) => {
+    expect(fingerprint('Bash', { command: a })).toBe(fingerprint('Bash', { command: b }))
+  })
+})
