@@ -83,10 +83,14 @@ export interface PreflightFacts {
     defer: boolean
     /** Telegram is configured: pauses are sent there. */
     telegram: boolean
+    /** RG-FIRST-USE's decision (default pause). */
+    firstUse?: 'ask' | 'pause'
   }
   /** The world as classification needs it; functions so only the calls that need them pay. */
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /** Whether a local commit in `dir`'s repository can become public (see gather.ts isPublicRemote). */
+  publicRemote?(dir: string): boolean
   /** What git can restore of a path (catalogue's fact provider, lib/io/git.ts); asked only for deletions and discards. */
   fileState?(absPath: string): FileState | undefined
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
@@ -138,13 +142,13 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
   const fp = facts.fingerprint
   const now = facts.now
-  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability }
+  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability, firstUse: facts.config.firstUse }
   const ctx = classifyContext(facts)
   // 1. the rules stage
   let result = decide(call, ctx, facts.rules, opts)

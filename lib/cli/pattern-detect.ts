@@ -10,6 +10,7 @@ import { RatchetError } from '../core/errors'
 import { runCli } from './run'
 import { classify } from '../core/classify'
 import { detectAll } from '../core/detectors'
+import { openHearing } from '../io/courtroom/trigger'
 import { addEvent, type Aggregate } from '../core/mining'
 import { mergeCandidates, type Proposal } from '../core/proposals'
 import { buildReport, reportText, type Report } from '../core/report'
@@ -80,6 +81,8 @@ export async function mine(paths: Paths, opts: { since?: string; transcripts?: s
   const found = detectAll({ agg, rules, incidents: readIncidents(paths), labels: readLabels(paths), today: new Date().toISOString().slice(0, 10) })
   const added = updateProposals(paths, (list) => mergeCandidates(list, found, new Date().toISOString()))
   for (const p of added) logActivity(paths, { time: p.created, hook: 'pattern-detect', event: 'proposal', decision: 'proposed', note: `${p.id}: ${p.title}`, detector: p.detector })
+  // The courtroom's hook point: a newly found recurring incident class may open a hearing (if enabled).
+  for (const p of added.filter((x) => x.detector === 'recurring-incident' && x.guardrail)) openHearing(paths, { source: 'incident', signal: `incident:${p.guardrail!.pattern}`, summary: p.title, confidence: Math.min(1, 0.5 + 0.1 * p.evidence.count), evidence: p.evidence.examples, restrains: { classes: [p.guardrail!.pattern], patterns: [p.guardrail!.pattern] } })
   return { agg, added, found: found.length, transcriptCalls }
 }
 

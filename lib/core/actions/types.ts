@@ -39,6 +39,11 @@ export interface ClassifyContext {
   session: SessionFacts
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /**
+   * Whether the repository containing `dir` has a remote counted as public (config `publicRemotes`).
+   * A local `git add`/`commit` is the seed's commit_to_public_repo only there; omitted = every repository.
+   */
+  publicRemote?(dir: string): boolean
   tmpDirs?: string[]
   /**
    * Fact provider for "irreversible means unrecoverable": asked only when a deletion or overwrite is found. Absent,
