@@ -526,7 +526,10 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
     }
     readInto(abs, f, ctx.limits.maxBytesPerFile)
   }
-  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}) }
+  // A file that does not exist yet is made by an earlier command in the line: what it holds is unknown.
+  const missing = files.filter((f) => f.partial === 'does not exist').map((f) => `\`${f.path}\``)
+  const incomplete = missing.length ? `${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked` : undefined
+  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}), ...(incomplete ? { incomplete } : {}) }
 }
 
 function displayPath(abs: string): string {
