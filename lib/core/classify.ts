@@ -2,7 +2,7 @@
 // know about the world (which files exist, what was read, the current branch) comes in `ctx`.
 
 import path from 'node:path'
-import { readCommandLine, type CodeSnippet, type Invocation } from './commands'
+import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation } from './commands'
 import { type ActionClass, PATTERNS } from './patterns'
 
 export interface Finding {
@@ -123,7 +123,7 @@ class Collector {
         const file = str(input.file_path) || str(input.notebook_path)
         this.summary = `${tool} ${file}`
         if (file) this.fileChange(this.resolve(file), tool)
-        if (tool === 'Write' && file && /(^|\/)(crontab|cron\.d\/|.*\.timer$)|\.github\/workflows\/.*\.ya?ml$/.test(file) && /\bcron\b|OnCalendar|schedule:/.test(str(input.content)))
+        if (tool === 'Write' && file && (/(^|\/)(crontab|cron\.d\/)/.test(file) || file.endsWith('.timer') || (file.includes('.github/workflows/') && /\.ya?ml$/.test(file))) && /\bcron\b|OnCalendar|schedule:/.test(str(input.content)))
           this.add('timezone_dependent_action', `${tool} ${file} (schedule)`)
         break
       }
@@ -252,17 +252,12 @@ class Collector {
     }
     if (deletes[s.lang].test(code)) this.add('file_delete', detail)
     if (/\bsmtplib\b|nodemailer|Net::SMTP|sendmail/.test(code)) this.add('email_send', detail)
-    if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]*data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(code))
+    if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(code))
       this.add('http_upload', detail)
     this.sql(code, detail)
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
-    const shellCalls = /(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|exec(?:Sync)?|execFile(?:Sync)?|spawn(?:Sync)?|system|qx|`)\s*\(?\s*(\[[^\]]*\]|(['"])((?:\\.|(?!\2).)*)\2)/g
-    let m: RegExpExecArray | null
-    while ((m = shellCalls.exec(code))) {
-      let text = m[3]
-      if (m[1].startsWith('[')) text = [...m[1].matchAll(/(['"])((?:\\.|(?!\1).)*)\1/g)].map((x) => x[2]).join(' ')
-      if (text) this.bash(text)
-    }
+    // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
+    for (const text of shellCallsIn(code, s.lang)) this.bash(text)
   }
 
   sql(text: string, detail: string): void {

@@ -40,7 +40,12 @@ function keywordsOf(text: string): string[] {
 
 function clauses(prompt: string, re: RegExp): string[] {
   const out: string[] = []
-  for (const m of prompt.matchAll(re)) out.push(m[0].replace(/[.;,]+$/, '').trim())
+  // Trailing punctuation trimmed by a loop: /[.;,]+$/ is quadratic on a long run of it.
+  for (const m of prompt.matchAll(re)) {
+    let end = m[0].length
+    while (end > 0 && '.;,'.includes(m[0][end - 1])) end--
+    out.push(m[0].slice(0, end).trim())
+  }
   return out
 }
 
