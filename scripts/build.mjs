@@ -3,18 +3,28 @@
 // each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.cjs).
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const entries = {
-  'preflight-check': 'hooks/preflight-check/main.ts',
-  'session-start': 'hooks/session-start/main.ts',
-  ratchet: 'lib/cli/main.ts',
-  'pause-and-ask': 'lib/cli/pause-and-ask.ts',
-  custodiet: 'hooks/custodiet/main.ts',
-  'custodiet-review': 'hooks/custodiet/review.ts',
-  'pattern-detect': 'lib/cli/pattern-detect.ts',
+// What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
+const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
+const manifest = { exports: {} }
+new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
+const { EXECUTABLES, launcherSource } = manifest.exports
+export const entries = Object.fromEntries(EXECUTABLES.map((e) => [e.name, e.entry]))
+
+// The bin/ launchers, written from the manifest; anything else in bin/ is a stray and goes.
+const launchers = Object.fromEntries(EXECUTABLES.filter((e) => e.bin).map((e) => [e.name, launcherSource(e)]))
+for (const f of readdirSync('bin')) if (!(f in launchers)) rmSync(join('bin', f))
+for (const [name, text] of Object.entries(launchers)) {
+  const file = join('bin', name)
+  let old = ''
+  try {
+    old = readFileSync(file, 'utf8')
+  } catch {}
+  if (old !== text) writeFileSync(file, text)
+  chmodSync(file, 0o755)
 }
 
 rmSync('dist', { recursive: true, force: true })

@@ -12,12 +12,13 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
-import { PACKAGE_ROOT, logActivity, logError, readConfig, resolvePaths, type Paths } from '../../lib/io/state'
+import { PACKAGE_ROOT, logActivity, logError, resolvePaths, type Paths } from '../../lib/io/state'
 import { readState, updateState } from '../../lib/io/custodiet-state'
+import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
-import { DEFAULT_POLICY, onPrompt, onTodos, onToolDone, type CustodietState, type Policy, type Trigger } from './decide'
-import type { ReviewerConfig } from '../../lib/io/reviewer'
+import { onPrompt, onTodos, onToolDone, type CustodietState, type Trigger } from './decide'
+import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
@@ -25,28 +26,6 @@ Records what the user asked for (UserPromptSubmit), reviews the agent's recent w
 background every N tool calls and after tool errors (PostToolUse), gates new plans (PreToolUse on
 TodoWrite) and audits subagents (SubagentStop). Findings reach the agent at its next hook.
 Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
-
-export interface CustodietConfig {
-  policy: Policy
-  reviewer: ReviewerConfig
-  /** How long the TodoWrite gate may wait for the reviewer before deciding deterministically. */
-  todoBudgetMs: number
-  /** The reviewer's budget for the transcript excerpt, in tokens (~4 characters each). */
-  tokenBudget: number
-  cacheTtlMs: number
-}
-
-export function custodietConfig(paths: Paths): CustodietConfig {
-  const c = ((readConfig(paths).config as Record<string, unknown>).custodiet ?? {}) as Record<string, unknown>
-  const levels = { ...DEFAULT_POLICY.levels, ...((c.levels as object) ?? {}) }
-  return {
-    policy: { every: typeof c.every === 'number' ? c.every : DEFAULT_POLICY.every, levels, escalate: c.escalate !== false },
-    reviewer: { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...((c.reviewer as object) ?? {}) } as ReviewerConfig,
-    todoBudgetMs: typeof c.todoBudgetMs === 'number' ? c.todoBudgetMs : 4000,
-    tokenBudget: typeof c.tokenBudget === 'number' ? c.tokenBudget : 6000,
-    cacheTtlMs: (typeof c.cacheTtlMinutes === 'number' ? c.cacheTtlMinutes : 30) * 60_000,
-  }
-}
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
 function summarize(input: Record<string, unknown>): Record<string, unknown> {
@@ -167,12 +146,8 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      name: 'custodiet',
+      ...hookSpec('custodiet'),
       help: HELP,
-      events: ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SubagentStop'],
-      // The TodoWrite gate may wait for the reviewer (todoBudgetMs, 4 s by default); registered at 15 s.
-      budgetMs: 9000,
-      onMalformed: 'allow',
       // custodiet watches; it is not the guard of last resort (preflight-check is). Failing open here
       // never lets a dangerous action through that preflight-check would stop.
       onFailure: () => ({ kind: 'allow' }),

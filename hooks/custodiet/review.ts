@@ -9,9 +9,11 @@ import { parseVerdict, type Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logError, resolvePaths, type Paths } from '../../lib/io/state'
 import { cacheGet, cachePut, readState, updateState } from '../../lib/io/custodiet-state'
 import { transcriptExcerpt } from '../../lib/io/transcript'
-import { runReviewer, ReviewerError } from '../../lib/io/reviewer'
+import { runReviewer } from '../../lib/io/reviewer'
+import { RatchetError } from '../../lib/core/errors'
 import { addFinding, reviewPrompt, type CustodietState, type Trigger } from './decide'
-import { custodietConfig, logFinding, type CustodietConfig } from './main'
+import { logFinding } from './main'
+import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: excerpt → prompt → cache or reviewer → strict parse → recorded. */
 export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, timeoutSeconds?: number, transcript?: string): Promise<Verdict | undefined> {
@@ -33,7 +35,7 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
       text = out.text
       usage = out
     } catch (e) {
-      const kind = e instanceof ReviewerError ? e.kind : 'error'
+      const kind = e instanceof RatchetError && e.code === 'reviewer_timeout' ? 'timeout' : 'error'
       record(paths, session, { at: new Date().toISOString(), trigger, status: kind, ms: Date.now() - started, note: (e as Error).message })
       logFinding(paths, session, trigger, kind, (e as Error).message, 'reviewer')
       return undefined

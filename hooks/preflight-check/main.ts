@@ -10,11 +10,12 @@ import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import { currentBranch } from '../../lib/io/git'
 import { homeDir, loadGuardrails, logActivity, logError, readConfig, readSession, recordFires, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { capabilitiesUsed, handlePause, isHeadless, takeOutcomes } from './pause'
 import { addFinding, holdDecision, type Finding } from '../custodiet/decide'
 import { holdFile, updateState } from '../../lib/io/custodiet-state'
-import { custodietConfig } from '../custodiet/main'
+import { custodietConfig } from '../../lib/io/custodiet-config'
 import { routeAround } from '../../lib/core/route-around'
 import { telegramConfig } from '../../lib/io/telegram-config'
 
@@ -190,11 +191,8 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      name: 'preflight-check',
+      ...hookSpec('preflight-check'),
       help: HELP,
-      events: ['PreToolUse', 'UserPromptSubmit', 'PreCompact'],
-      budgetMs: 3000,
-      onMalformed: 'block',
       onFailure: failurePolicy,
       handle: (p) => handle(p, paths),
     },

@@ -5,6 +5,7 @@ import { decide, type PendingSummary } from './decide'
 import type { HookPayload } from '../../lib/core/payloads'
 import { readJson } from '../../lib/io/store'
 import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 
 const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)
@@ -36,11 +37,8 @@ export function main(): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
-      name: 'session-start',
+      ...hookSpec('session-start'),
       help: HELP,
-      events: ['SessionStart'],
-      budgetMs: 3000,
-      onMalformed: 'allow',
       onFailure: () => ({ kind: 'allow' }),
       handle: (p) => handle(p, paths),
     },

@@ -3,14 +3,15 @@
 // change is a pure transition applied under the lock; no lock is held across a network call.
 
 import path from 'node:path'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
 import { enqueue, readQueue, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
-import { PACKAGE_ROOT, logActivity, readConfig, resolvePaths, type Paths } from '../io/state'
+import { PACKAGE_ROOT, logActivity, resolvePaths, type Paths } from '../io/state'
 import { readJson, updateJson } from '../io/store'
-import { client, describeError, interpret, sendNotice, sendPause, showOutcome, telegramConfig, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { client, describeError, interpret, sendNotice, sendPause, showOutcome, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { configuredTelegram } from '../io/telegram-config'
 
 export interface HeartbeatReport {
   timedOut: string[]
@@ -23,11 +24,6 @@ export interface HeartbeatReport {
 }
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
-
-export function configuredTelegram(paths: Paths, env = process.env): TelegramConfig | null {
-  const { config } = readConfig(paths)
-  return telegramConfig(env, config as { telegram?: { token?: string; chat_id?: string; api_url?: string } })
-}
 
 function log(paths: Paths, decision: string, e: Partial<PendingEntry>, note?: string): void {
   logActivity(paths, { time: new Date().toISOString(), hook: 'pause-and-ask', event: 'queue', session: e.session_id ?? undefined, action: e.action, decision, pending_id: e.id, severity: e.severity, ...(note ? { note } : {}) })
@@ -165,17 +161,17 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
       const res = updateQueue(paths, (list) => decideEntry(list, what.id, what.verdict, `telegram:${what.by}`, now(), what.reply))
       if (res.ok) {
         report.decided.push(what.id)
-        log(paths, what.verdict, res.entry, what.reply ? `reply: ${what.reply}` : undefined)
+        log(paths, what.verdict, res.value, what.reply ? `reply: ${what.reply}` : undefined)
         answer = what.verdict === 'approved' ? 'Approved ✅' : 'Cancelled ❌'
         try {
-          await showOutcome(api, cfg, res.entry)
+          await showOutcome(api, cfg, res.value)
           patchEntry(paths, what.id, () => ({ outcome_shown: true }))
         } catch (err) {
           report.errors.push(`edit ${what.id}: ${describeError(err, cfg)}`)
         }
       } else {
-        report.ignored.push(`${u.update_id}: ${res.reason}`)
-        answer = `Already decided (${res.entry?.status ?? 'unknown'})`
+        report.ignored.push(`${u.update_id}: ${res.error.message}`)
+        answer = `Already decided (${readQueue(paths).entries.find((x) => x.id === what.id)?.status ?? 'unknown'})`
       }
     } else if (what.kind === 'unauthorized') {
       report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, not the configured chat`)
@@ -248,7 +244,7 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
 export function pendingList(o: { json?: boolean; all?: boolean }): void {
   const paths = resolvePaths()
   const { entries, error } = readQueue(paths)
-  if (error) throw new CliError(error)
+  if (error) throw new RatchetError('state_corrupt', error)
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
   if (o.json) return out(JSON.stringify(shown, null, 2))
   if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
@@ -257,7 +253,7 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
 
 export function pendingShow(id: string, o: { json?: boolean }): void {
   const e = readQueue(resolvePaths()).entries.find((x) => x.id === id)
-  if (!e) throw new CliError(`no pending action ${id} (ratchet pending list --all)`)
+  if (!e) throw new RatchetError('not_found', `no pending action ${id} (ratchet pending list --all)`)
   const { secret: _secret, ...visible } = e
   if (o.json) return out(JSON.stringify(visible, null, 2))
   for (const [k, v] of Object.entries(visible)) if (v !== undefined && k !== 'input') out(`${k.padEnd(16)} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -268,14 +264,15 @@ export async function pendingDecide(id: string, verdict: 'approved' | 'denied', 
   const paths = resolvePaths()
   const user = process.env.USER || process.env.LOGNAME || 'terminal'
   const res = updateQueue(paths, (list) => decideEntry(list, id, verdict, `terminal:${user}`, new Date(), o.note ?? null))
-  if (!res.ok) throw new CliError(res.reason)
-  log(paths, verdict, res.entry, o.note ? `reply: ${o.note}` : undefined)
-  out(`${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${res.entry.action}`)
+  if (!res.ok) throw res.error
+  const entry = res.value
+  log(paths, verdict, entry, o.note ? `reply: ${o.note}` : undefined)
+  out(`${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}`)
   // Update the Telegram message too, if there is one; the queue is already decided either way.
   const cfg = configuredTelegram(paths)
-  if (cfg && res.entry.message_id !== undefined) {
+  if (cfg && entry.message_id !== undefined) {
     try {
-      await showOutcome(client(cfg), cfg, res.entry)
+      await showOutcome(client(cfg), cfg, entry)
       patchEntry(paths, id, () => ({ outcome_shown: true }))
     } catch (e) {
       process.stderr.write(`ratchet: decided, but the Telegram message was not updated: ${describeError(e, cfg)}\n`)

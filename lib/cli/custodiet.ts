@@ -1,6 +1,6 @@
 // `ratchet custodiet status`: per session, what custodiet saw and did, and what it cost.
 
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
 import { listSessions, readState } from '../io/custodiet-state'
 import { resolvePaths } from '../io/state'
@@ -10,7 +10,7 @@ const out = (s: string): void => void process.stdout.write(s + '\n')
 export function status(o: { session?: string; json?: boolean }): void {
   const paths = resolvePaths()
   const sessions = o.session ? [o.session] : listSessions(paths)
-  if (o.session && !listSessions(paths).includes(o.session.replace(/[^A-Za-z0-9_.-]/g, '_'))) throw new CliError(`custodiet has no record of session ${o.session}`)
+  if (o.session && !listSessions(paths).includes(o.session.replace(/[^A-Za-z0-9_.-]/g, '_'))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
   const rows = sessions.map((id) => ({ session: id, ...readState(paths, id) }))
   if (o.json) return out(JSON.stringify(rows, null, 2))
   if (!rows.length) return out('custodiet has not seen a session yet (is it registered? ratchet doctor)')

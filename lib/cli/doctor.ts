@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
+import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths } from '../io/state'
 import { readJson } from '../io/store'
 import { readSettings } from './install'
@@ -27,7 +27,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push({ name: 'build', ok: fs.existsSync(bundle), detail: fs.existsSync(bundle) ? `${PACKAGE_ROOT}/dist` : `missing ${bundle}: run npm install in ${PACKAGE_ROOT}` })
 
   const files = [path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json'), path.join(homeDir(), '.claude', 'settings.json')]
-  const found: { file: string; event: string; command: string }[] = []
+  const found: ({ file: string } & ReturnType<typeof registeredRatchetHooks>[number])[] = []
   for (const file of files) {
     try {
       for (const r of registeredRatchetHooks(readSettings(file))) found.push({ file, ...r })
@@ -36,17 +36,20 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
     }
   }
   for (const reg of REGISTRATIONS) {
-    const hits = found.filter((f) => f.event === reg.event)
+    const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
+    const label = `hook ${reg.event}${reg.matcher && reg.matcher !== '*' ? ` (${reg.matcher})` : ''}`
     checks.push({
-      name: `hook ${reg.event}`,
+      name: label,
       ok: hits.length > 0,
-      detail: hits.length ? hits.map((h) => `${h.command} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : 'not registered: run `ratchet init`',
+      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : `${reg.hook} not registered: run \`ratchet init\``,
     })
     for (const h of hits) {
-      const exe = h.command.replace(/"\$CLAUDE_PROJECT_DIR"|\$CLAUDE_PROJECT_DIR/g, projectDir).replace(/"/g, '').split(/\s+/)[0]
-      if (!fs.existsSync(exe)) checks.push({ name: `hook ${reg.event}`, ok: false, detail: `${exe} does not exist (moved or uninstalled?): run \`ratchet init\` again` })
+      const exe = commandExecutable(h.command).replace(/\$CLAUDE_PROJECT_DIR|\$\{CLAUDE_PROJECT_DIR\}/g, projectDir)
+      if (!fs.existsSync(exe)) checks.push({ name: label, ok: false, detail: `${exe} does not exist (moved or uninstalled?): every call it guards is blocked until you run \`ratchet init\` again` })
+      if (reg.onFailure === 'block' && h.onFailure !== 'block') checks.push({ name: label, ok: false, detail: `registered without "onFailure": "block", so a crash or hang of ${reg.hook} lets the call run: run \`ratchet init\` again` })
     }
   }
+  checks.push(clientVersion())
 
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR ?? projectDir }, projectDir)
   checks.push(writable(paths.stateDir))
@@ -77,6 +80,33 @@ function writable(dir: string): Check {
     return { name: 'state folder', ok: true, detail: dir }
   } catch (e) {
     return { name: 'state folder', ok: false, detail: `${dir} is not writable: ${(e as Error).message}` }
+  }
+}
+
+/**
+ * Fail-closed needs Claude Code's per-handler "onFailure": "block" (measured on 2.1.330). An older client
+ * ignores the key: a preflight-check that crashes or outlives its timeout then lets the call run; a missing
+ * executable is still blocked by the registered command's own guard.
+ */
+const ONFAILURE_SINCE = '2.1.330'
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number)
+  const pb = b.split('.').map(Number)
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0)
+  return 0
+}
+
+function clientVersion(): Check {
+  const r = spawnSync(process.env.RATCHET_CLAUDE_BIN || 'claude', ['--version'], { encoding: 'utf8', timeout: 10_000 })
+  const v = /(\d+\.\d+\.\d+)/.exec(r.stdout ?? '')?.[1]
+  if (!v) return { name: 'claude client', ok: true, warn: true, detail: `\`claude --version\` did not answer (${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}); fail-closed needs Claude Code ${ONFAILURE_SINCE} or newer` }
+  if (compareVersions(v, ONFAILURE_SINCE) >= 0) return { name: 'claude client', ok: true, detail: `${v}: honours "onFailure": "block" (a crash or hang of preflight-check blocks the call)` }
+  return {
+    name: 'claude client',
+    ok: true,
+    warn: true,
+    detail: `${v} is older than ${ONFAILURE_SINCE}: it may ignore "onFailure": "block", so a preflight-check that crashes or outlives its timeout lets the call run (a missing install is still blocked). Update Claude Code.`,
   }
 }
 

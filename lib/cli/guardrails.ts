@@ -1,7 +1,7 @@
 // `ratchet guardrails list|add|explain|patterns` and `ratchet log`.
 
 import fs from 'node:fs'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { decide } from '../../hooks/preflight-check/decide'
 import { compileRules, decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
@@ -52,14 +52,14 @@ interface AddOptions {
 
 export function add(o: AddOptions): void {
   const match = Object.fromEntries(Object.entries({ tools: o.tools, command: o.command, paths: o.paths, urls: o.urls }).filter(([, v]) => v?.length))
-  if (!o.pattern && !Object.keys(match).length) throw new CliError('give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls')
+  if (!o.pattern && !Object.keys(match).length) throw new RatchetError('usage', 'give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls')
   if (o.pattern && !isKnownPattern(o.pattern) && !Object.keys(match).length)
     process.stderr.write(`ratchet: note: "${o.pattern}" is not a known detector, so this rule is shown at session start but never matched (add --command/--paths/… to match it)\n`)
   const paths = resolvePaths()
   const added = editGuardrails(paths, (list) => {
       const ids = new Set(list.map((g) => g.id as string))
       const id = o.id ?? nextGuardrailId(ids)
-      if (ids.has(id)) throw new CliError(`a guardrail with id ${id} already exists`)
+      if (ids.has(id)) throw new RatchetError('conflict', `a guardrail with id ${id} already exists`)
       const rule: Guardrail = {
         id,
         source: o.source ?? null,
@@ -75,7 +75,7 @@ export function add(o: AddOptions): void {
         ...(Object.keys(match).length ? { match } : {}),
       }
       const v = validateGuardrails([rule])
-      if (v.problems.length) throw new CliError(v.problems.map((p) => `${p.where}: ${p.message}`).join('; '))
+      if (v.problems.length) throw new RatchetError('rules_invalid', v.problems.map((p) => `${p.where}: ${p.message}`).join('; '))
       return { next: [...list, rule], result: rule }
     })
   if (o.json) out(JSON.stringify(added, null, 2))
@@ -96,8 +96,8 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
   if (payloadArg) {
     const text = fs.readFileSync(payloadArg === '-' ? 0 : payloadArg, 'utf8')
     const p = parsePayload(text)
-    if (!p.ok) throw new CliError(`${payloadArg === '-' ? 'stdin' : payloadArg}: ${p.error}`)
-    if (p.payload.hook_event_name !== 'PreToolUse') throw new CliError(`explain takes a PreToolUse payload, got ${p.payload.hook_event_name}`)
+    if (!p.ok) throw new RatchetError('usage', `${payloadArg === '-' ? 'stdin' : payloadArg}: ${p.error}`)
+    if (p.payload.hook_event_name !== 'PreToolUse') throw new RatchetError('usage', `explain takes a PreToolUse payload, got ${p.payload.hook_event_name}`)
     call = p.payload
   } else if (o.command !== undefined) call = { tool_name: 'Bash', tool_input: { command: o.command } }
   else if (o.input !== undefined) {
@@ -105,11 +105,11 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
     try {
       input = JSON.parse(o.input)
     } catch (e) {
-      throw new CliError(`--input is not JSON: ${(e as Error).message}`)
+      throw new RatchetError('usage', `--input is not JSON: ${(e as Error).message}`)
     }
-    if (!input || typeof input !== 'object') throw new CliError('--input must be a JSON object')
+    if (!input || typeof input !== 'object') throw new RatchetError('usage', '--input must be a JSON object')
     call = { tool_name: o.tool, tool_input: input as Record<string, unknown> }
-  } else throw new CliError('give a payload file (or - for stdin), --command "…", or --tool NAME --input JSON')
+  } else throw new RatchetError('usage', 'give a payload file (or - for stdin), --command "…", or --tool NAME --input JSON')
 
   const paths = resolvePaths()
   const loaded = loadGuardrails(paths, { full: true })

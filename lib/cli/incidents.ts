@@ -1,6 +1,6 @@
 // `ratchet incident add|list|show|close`: the incident log, and guardrails derived from it.
 
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { INCIDENT_SEVERITIES, nextIncidentId, type Incident } from '../core/incidents'
 import { isKnownPattern } from '../core/patterns'
 import { readIncidents, updateIncidents } from '../io/records'
@@ -10,7 +10,7 @@ import { nextGuardrailId, type Guardrail } from '../core/guardrails'
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
 export function add(o: { title: string; severity: string; class: string; pattern?: string; what?: string; prevention?: string[]; date?: string; session?: string; json?: boolean }): void {
-  if (!INCIDENT_SEVERITIES.includes(o.severity as Incident['severity'])) throw new CliError(`--severity must be one of ${INCIDENT_SEVERITIES.join(', ')}`)
+  if (!INCIDENT_SEVERITIES.includes(o.severity as Incident['severity'])) throw new RatchetError('usage', `--severity must be one of ${INCIDENT_SEVERITIES.join(', ')}`)
   const paths = resolvePaths()
   const inc = updateIncidents(paths, (list) => {
     const i: Incident = { id: nextIncidentId(list), title: o.title, date: o.date ?? new Date().toISOString().slice(0, 10), severity: o.severity as Incident['severity'], class: o.class, ...(o.pattern ? { pattern: o.pattern } : {}), what_happened: o.what ?? '', prevention: o.prevention ?? [], status: 'open', ...(o.session ? { session: o.session } : {}) }
@@ -30,7 +30,7 @@ export function list(o: { json?: boolean; all?: boolean }): void {
 
 export function show(id: string, o: { json?: boolean }): void {
   const i = readIncidents(resolvePaths()).find((x) => x.id === id)
-  if (!i) throw new CliError(`no incident ${id}`)
+  if (!i) throw new RatchetError('not_found', `no incident ${id}`)
   if (o.json) return out(JSON.stringify(i, null, 2))
   for (const [k, v] of Object.entries(i)) out(`${k.padEnd(14)} ${Array.isArray(v) ? v.map((x) => `\n  - ${x}`).join('') : v}`)
 }
@@ -39,8 +39,8 @@ export function show(id: string, o: { json?: boolean }): void {
 export function close(id: string, o: { guardrail?: string; severity?: 'hard' | 'soft'; pattern?: string; command?: string[]; json?: boolean }): void {
   const paths = resolvePaths()
   const inc = readIncidents(paths).find((x) => x.id === id)
-  if (!inc) throw new CliError(`no incident ${id}`)
-  if (inc.status === 'closed') throw new CliError(`${id} is already closed`)
+  if (!inc) throw new RatchetError('not_found', `no incident ${id}`)
+  if (inc.status === 'closed') throw new RatchetError('conflict', `${id} is already closed`)
   let derived: Guardrail | undefined
   if (o.guardrail) {
     const pattern = o.pattern ?? inc.pattern ?? inc.class

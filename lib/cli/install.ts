@@ -2,8 +2,8 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { CliError } from './errors'
-import { withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
+import { RatchetError } from '../core/errors'
+import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
 import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
 
 interface ScopeOptions {
@@ -23,7 +23,7 @@ export function readSettings(file: string): Settings {
     text = fs.readFileSync(file, 'utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}
-    throw new CliError(`cannot read ${file}: ${(e as Error).message}`)
+    throw new RatchetError('settings_invalid', `cannot read ${file}: ${(e as Error).message}`)
   }
   if (!text.trim()) return {}
   try {
@@ -32,22 +32,50 @@ export function readSettings(file: string): Settings {
     return v
   } catch (e) {
     // Claude Code silently ignores an invalid settings file in -p mode: refuse to make it worse.
-    throw new CliError(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
+    throw new RatchetError('settings_invalid', `${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
   }
 }
 
-/** The command Claude Code runs for a hook: relative to $CLAUDE_PROJECT_DIR when installed inside it. */
-export function hookCommand(hook: HookName, projectDir: string, user: boolean): string {
-  const bin = path.join(PACKAGE_ROOT, 'bin', hook)
-  const rel = path.relative(path.resolve(projectDir), bin)
+/**
+ * Where Claude Code should find a hook, as a shell word. Installed as a package, this is the bin link
+ * npm made, never a path inside the package or a source checkout, so moving or rebuilding a checkout
+ * does not silently leave dangling registrations behind:
+ *  - a project install: "$CLAUDE_PROJECT_DIR"/node_modules/.bin/<hook> (the project can move);
+ *  - a global install (or npm link): the bin link on PATH, e.g. /usr/local/bin/<hook>;
+ *  - run from a source checkout (development): the checkout's bin/<hook>.
+ * --user never uses $CLAUDE_PROJECT_DIR: the registration then applies to every project.
+ */
+export function hookExecutable(hook: HookName, projectDir: string, user: boolean, env: NodeJS.ProcessEnv = process.env): string {
+  const ours = path.join(PACKAGE_ROOT, 'bin', hook)
+  const same = (p: string) => {
+    try {
+      return fs.realpathSync(p) === fs.realpathSync(ours)
+    } catch {
+      return false
+    }
+  }
+  const project = path.resolve(projectDir)
+  const local = path.join(project, 'node_modules', '.bin', hook)
+  if (!user && same(local)) return `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${hook}`
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir) || dir.startsWith(project + path.sep)) continue
+    const candidate = path.join(dir, hook)
+    if (same(candidate)) return JSON.stringify(candidate)
+  }
+  const rel = path.relative(project, ours)
   if (!user && !rel.startsWith('..') && !path.isAbsolute(rel)) return `"$CLAUDE_PROJECT_DIR"/${rel.split(path.sep).join('/')}`
-  return JSON.stringify(bin)
+  return JSON.stringify(ours)
+}
+
+/** The command Claude Code runs for a hook: its executable behind a guard that blocks when it is missing. */
+export function hookCommand(hook: HookName, projectDir: string, user: boolean): string {
+  return guardedCommand(hook, hookExecutable(hook, projectDir, user))
 }
 
 export function init(o: ScopeOptions & { dryRun?: boolean }): void {
   const file = settingsFile(o)
   const projectDir = path.resolve(o.projectDir)
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new CliError(`the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
   const before = readSettings(file)
   const after = withRatchet(before, (h) => hookCommand(h, projectDir, !!o.user))
   if (o.dryRun) {
@@ -65,7 +93,7 @@ export function init(o: ScopeOptions & { dryRun?: boolean }): void {
   process.stdout.write(
     [
       `${changed ? 'Registered' : 'Already registered'} in ${file}:`,
-      ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${r.command}  [timeout ${r.timeout}s]`),
+      ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${commandExecutable(r.command)}  [timeout ${r.timeout}s${r.onFailure ? `, on failure ${r.onFailure}` : ''}]`),
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
       'Next: start `claude` in this project; `ratchet guardrails list` shows what is enforced, `ratchet doctor` checks the install.',
     ].join('\n') + '\n',

@@ -1,7 +1,7 @@
 // `ratchet` — the admin CLI. A thin layer: each command loads its module only when it runs.
 
 import { Command, Option } from 'commander'
-import { CliError } from './errors'
+import { runCli } from './run'
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
@@ -9,7 +9,6 @@ export function buildProgram(): Command {
   const program = new Command('ratchet')
     .description('Behavioural guardrails for AI coding agents, as Claude Code hooks.')
     .version(require('../../package.json').version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
       `
@@ -178,16 +177,5 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram()
-  try {
-    await program.parseAsync(argv)
-  } catch (e) {
-    if (e instanceof CliError) {
-      process.stderr.write(`ratchet: ${e.message}\n`)
-      process.exitCode = e.exitCode
-      return
-    }
-    process.stderr.write(`ratchet: ${(e as Error).message ?? e}\n`)
-    process.exitCode = 1
-  }
+  await runCli('ratchet', buildProgram(), argv)
 }

@@ -6,7 +6,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { Command } from 'commander'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
+import { runCli } from './run'
 import { classify } from '../core/classify'
 import { detectAll } from '../core/detectors'
 import { addEvent, type Aggregate } from '../core/mining'
@@ -24,7 +25,7 @@ export function sinceIso(since: string | undefined, now = Date.now()): string | 
   const m = /^(\d+)([dhm])$/.exec(since)
   if (m) return new Date(now - Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm']).toISOString()
   if (!Number.isNaN(Date.parse(since))) return new Date(since).toISOString()
-  throw new CliError(`--since takes 7d, 24h, 30m or a date, not ${JSON.stringify(since)}`)
+  throw new RatchetError('usage', `--since takes 7d, 24h, 30m or a date, not ${JSON.stringify(since)}`)
 }
 
 export function defaultTranscriptsDir(projectDir: string): string {
@@ -87,7 +88,7 @@ export async function weekly(paths: Paths, since?: string): Promise<Report> {
 }
 
 export async function sendDigest(paths: Paths, r: Report): Promise<string | null> {
-  const { configuredTelegram } = await import('./approvals')
+  const { configuredTelegram } = await import('../io/telegram-config')
   const cfg = configuredTelegram(paths)
   if (!cfg) return null
   const { client, sendNotice, describeError } = await import('../io/telegram')
@@ -114,7 +115,7 @@ export function program(): Command {
     .action(async (o) => {
       const paths = resolvePaths()
       if (o.report) {
-        if (o.report !== 'weekly') throw new CliError('--report takes: weekly')
+        if (o.report !== 'weekly') throw new RatchetError('usage', '--report takes: weekly')
         await printReport(paths, { since: o.since ?? '7d', html: o.html, json: o.json, telegram: o.telegram })
         return
       }
@@ -141,10 +142,5 @@ export async function printReport(paths: Paths, o: { since?: string; html?: stri
 }
 
 export async function main(argv = process.argv): Promise<void> {
-  try {
-    await program().parseAsync(argv)
-  } catch (e) {
-    process.stderr.write(`pattern-detect: ${(e as Error).message}\n`)
-    process.exitCode = e instanceof CliError ? e.exitCode : 1
-  }
+  await runCli('pattern-detect', program(), argv)
 }

@@ -3,11 +3,13 @@
 // down or not configured, the action stays queued and `ratchet pending` decides it at the terminal.
 
 import { Command, Option } from 'commander'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
+import { runCli } from './run'
 import { SEVERITIES, applyTimeouts, type PendingEntry } from '../core/pending'
 import { enqueue, readQueue, updateQueue } from '../io/queue'
 import { resolvePaths, logActivity } from '../io/state'
-import { configuredTelegram, heartbeatOnce } from './approvals'
+import { heartbeatOnce } from './approvals'
+import { configuredTelegram } from '../io/telegram-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -25,7 +27,7 @@ Examples:
   pause-and-ask status pa-1a2b3c4d            # pending | approved | denied | timeout | consumed
   pause-and-ask status pa-1a2b3c4d --wait     # blocks until decided; exit 0 only if approved`)
     .action(async (o) => {
-      if (!o.action) throw new CliError('give --action "…" (or a subcommand: status); see --help')
+      if (!o.action) throw new RatchetError('usage', 'give --action "…" (or a subcommand: status); see --help')
       const paths = resolvePaths()
       const entry = enqueue(paths, { action: o.action, trigger: o.trigger, context: o.context, severity: o.severity, session_id: o.session ?? null })
       logActivity(paths, { time: entry.requested_at, hook: 'pause-and-ask', event: 'queue', session: o.session, action: entry.action, decision: 'paused', pending_id: entry.id, severity: entry.severity })
@@ -48,9 +50,9 @@ Examples:
         // Apply due timeouts here too, so waiting works even without a heartbeat running.
         updateQueue(paths, (list) => applyTimeouts(list, new Date()))
         const { entries, error } = readQueue(paths)
-        if (error) throw new CliError(error)
+        if (error) throw new RatchetError('state_corrupt', error)
         const e = entries.find((x) => x.id === id)
-        if (!e) throw new CliError(`no pending action ${id}`)
+        if (!e) throw new RatchetError('not_found', `no pending action ${id}`)
         return e
       }
       let e = look()
@@ -77,10 +79,5 @@ Examples:
 }
 
 export async function main(argv = process.argv): Promise<void> {
-  try {
-    await program().parseAsync(argv)
-  } catch (e) {
-    process.stderr.write(`pause-and-ask: ${(e as Error).message}\n`)
-    process.exitCode = e instanceof CliError ? e.exitCode : 1
-  }
+  await runCli('pause-and-ask', program(), argv)
 }

@@ -1,6 +1,6 @@
 // `ratchet proposals list|show|approve|reject`: pattern-detect's candidates, decided by a human.
 
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { readProposals } from '../io/records'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { logActivity, resolvePaths } from '../io/state'
@@ -18,7 +18,7 @@ export function list(o: { json?: boolean; all?: boolean }): void {
 
 export function show(id: string, o: { json?: boolean }): void {
   const p = readProposals(resolvePaths()).find((x) => x.id === id)
-  if (!p) throw new CliError(`no proposal ${id}`)
+  if (!p) throw new RatchetError('not_found', `no proposal ${id}`)
   if (o.json) return out(JSON.stringify(p, null, 2))
   out(`${p.id} (${p.status}) — ${p.title}`)
   out(`Evidence: ${p.evidence.count} times in ${p.evidence.sessions} sessions${p.evidence.detail ? `; ${p.evidence.detail}` : ''}`)
@@ -29,23 +29,14 @@ export function show(id: string, o: { json?: boolean }): void {
 
 export function approve(id: string): void {
   const paths = resolvePaths()
-  let p
-  try {
-    p = applyProposal(paths, id, who())
-  } catch (e) {
-    throw new CliError((e as Error).message)
-  }
+  const p = applyProposal(paths, id, who())
   logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: 'approved', note: `${id} → ${p.applied_as}` })
   out(`Approved ${id}: ${p.change ? `${p.applied_as} is now ${p.change.decision}` : `added ${p.applied_as} to guardrails.json`}. It applies from the next tool call.`)
 }
 
 export function reject(id: string): void {
   const paths = resolvePaths()
-  try {
-    rejectProposal(paths, id, who())
-  } catch (e) {
-    throw new CliError((e as Error).message)
-  }
+  rejectProposal(paths, id, who())
   logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: 'rejected', note: id })
   out(`Rejected ${id}; it will not be proposed again.`)
 }

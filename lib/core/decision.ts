@@ -11,5 +11,3 @@ export type Decision =
   | { kind: 'defer'; reason: string; notice?: string }
   /** Post-action events: block/continue with `reason` to the model (PostToolUse, Stop, UserPromptSubmit…). */
   | { kind: 'block'; reason: string; context?: string; notice?: string }
-
-export const ALLOW: Decision = { kind: 'allow' }

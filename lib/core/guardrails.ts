@@ -5,7 +5,7 @@
 import * as z from 'zod/mini'
 import { Minimatch } from 'minimatch'
 import path from 'node:path'
-import { ACTION_CLASSES, AWARENESS_ONLY, PATTERNS, isKnownPattern } from './patterns'
+import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
@@ -303,6 +303,3 @@ function describe(rule: CompiledRule, a: Classification, rels: (string | null)[]
   if (c.urls) why.push(`url ${anyHit(c.urls, a.urls)}`)
   return why
 }
-
-export const KNOWN_PATTERN_NAMES = [...ACTION_CLASSES, 'catastrophic', ...Object.keys(PATTERNS)]
-export { AWARENESS_ONLY }

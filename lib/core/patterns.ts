@@ -35,6 +35,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   db_destroy: { class: 'irreversible', description: 'destroying data (DROP/DELETE/TRUNCATE, dropdb, FLUSHALL, db:drop)' },
   infra_destroy: { class: 'irreversible', description: 'destroying infrastructure (terraform destroy, kubectl delete, cloud delete/terminate, docker prune)' },
   disk_format: { class: 'irreversible', description: 'formatting or overwriting disks (mkfs, dd of=/dev/…, wipefs, fdisk)' },
+  unreadable: { class: 'irreversible', description: 'a command whose effect cannot be read (computed command words, eval, code piped into a shell, functions, nesting past the limit): judged by its worst reading' },
   irreversible_mcp: { class: 'irreversible', description: 'an MCP tool that deletes, drops or destroys' },
   stale_write: { class: 'stale_data', description: 'changing an existing file that was not read in the current context' },
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
@@ -45,9 +46,6 @@ export const PATTERNS: Record<string, PatternInfo> = {
   commit_to_public_repo: { class: 'public_surface', description: 'git add, commit or push (the seed’s GR-002)' },
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
 }
-
-/** Named patterns that are about judgement, not actions: shown at session start, never machine-matched. */
-export const AWARENESS_ONLY = new Set(['inline_execution_of_spawnable_task'])
 
 const KNOWN = new Set<string>([...Object.keys(PATTERNS), ...ACTION_CLASSES, 'catastrophic'])
 

@@ -7,6 +7,8 @@
 //   time-sensitive  4 h, then `timeout` with outcome `not_done` (the conservative path);
 //   informational   30 min, then `timeout` with outcome `proceed_safer`, and the human is told after.
 
+import { RatchetError, type Result } from './errors'
+
 export const SEVERITIES = ['destructive', 'time-sensitive', 'informational'] as const
 export type Severity = (typeof SEVERITIES)[number]
 export const STATUSES = ['pending', 'approved', 'denied', 'timeout', 'consumed'] as const
@@ -90,7 +92,7 @@ export function newEntry(a: NewAction, id: string, secret: string, now: Date): P
   }
 }
 
-export type DecideResult = { ok: true; entry: PendingEntry } | { ok: false; reason: string; entry?: PendingEntry }
+export type DecideResult = Result<PendingEntry>
 
 /**
  * Records a human's decision. Only a pending entry can be decided: a second tap, a duplicate update
@@ -98,13 +100,13 @@ export type DecideResult = { ok: true; entry: PendingEntry } | { ok: false; reas
  */
 export function decideEntry(list: PendingEntry[], id: string, verdict: 'approved' | 'denied', by: string, now: Date, reply?: string | null): { next: PendingEntry[]; result: DecideResult } {
   const i = list.findIndex((e) => e.id === id)
-  if (i < 0) return { next: list, result: { ok: false, reason: `no pending action ${id}` } }
+  if (i < 0) return { next: list, result: { ok: false, error: new RatchetError('not_found', `no pending action ${id}`) } }
   const e = list[i]
-  if (e.status !== 'pending') return { next: list, result: { ok: false, reason: `${id} is already ${e.status}`, entry: e } }
+  if (e.status !== 'pending') return { next: list, result: { ok: false, error: new RatchetError('conflict', `${id} is already ${e.status}`) } }
   const entry: PendingEntry = { ...e, status: verdict, decided_at: now.toISOString(), decided_by: by, reply: reply ?? e.reply, delivered: false }
   const next = list.slice()
   next[i] = entry
-  return { next, result: { ok: true, entry } }
+  return { next, result: { ok: true, value: entry } }
 }
 
 /** A reply that is not a plain approval: recorded as instructions, and the action is not approved. */

@@ -1,5 +1,8 @@
 // Pure edits of a Claude Code settings object: add or remove Ratchet's hook registrations while
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
+// What is registered comes from lib/core/manifest.ts.
+
+import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -14,31 +17,34 @@ export interface MatcherGroup {
 }
 export type Settings = { hooks?: Record<string, MatcherGroup[]>; [k: string]: unknown }
 
-export const HOOK_NAMES = ['preflight-check', 'session-start', 'pause-and-ask', 'custodiet', 'pattern-detect'] as const
-export type HookName = (typeof HOOK_NAMES)[number]
+export type { HookName }
 
-export interface Registration {
-  event: string
-  matcher?: string
+export interface Registration extends ManifestRegistration {
   hook: HookName
-  /** Seconds: Claude Code reads hook timeouts in seconds (academicOps wrote milliseconds by mistake). */
-  timeout: number
 }
 
-/** What `ratchet init` registers. Timeouts sit well above each hook's own internal budget. */
-export const REGISTRATIONS: Registration[] = [
-  { event: 'SessionStart', hook: 'session-start', timeout: 10 },
-  { event: 'UserPromptSubmit', hook: 'preflight-check', timeout: 10 },
-  { event: 'PreToolUse', matcher: '*', hook: 'preflight-check', timeout: 10 },
-  { event: 'PreCompact', hook: 'preflight-check', timeout: 10 },
-  { event: 'UserPromptSubmit', hook: 'custodiet', timeout: 10 },
-  { event: 'PostToolUse', matcher: '*', hook: 'custodiet', timeout: 10 },
-  { event: 'PostToolUseFailure', matcher: '*', hook: 'custodiet', timeout: 10 },
-  { event: 'PreToolUse', matcher: 'TodoWrite', hook: 'custodiet', timeout: 15 },
-  { event: 'SubagentStop', hook: 'custodiet', timeout: 10 },
-]
+/** What `ratchet init` registers: every hook's registrations in lib/core/manifest.ts, in manifest order. */
+export const REGISTRATIONS: Registration[] = EXECUTABLES.flatMap((e) => (e.kind === 'hook' ? e.registrations.map((r: ManifestRegistration) => ({ ...r, hook: e.name as HookName })) : []))
 
-const OURS = new RegExp(`(^|[/\\\\"'\\s])bin/(${HOOK_NAMES.join('|')})["']?(\\s.*)?$`)
+/**
+ * The command Claude Code runs (through /bin/sh) for a hook at `exe`, a shell word such as
+ * `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check`. When the executable is gone (the package
+ * moved, was removed, or the project was cloned without node_modules) the command itself says so and
+ * exits 2, which blocks the call in every client, not only those that honour onFailure. The test and
+ * the `exec` are shell built-ins: no extra process, so the guard costs nothing measurable.
+ */
+export function guardedCommand(hook: string, exe: string): string {
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), so this is blocked to be safe. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit 2; }; exec "$f"`
+}
+
+/** The executable a registered command runs, as written (a shell word, quotes removed). */
+export function commandExecutable(command: string): string {
+  const m = /^f=((?:"[^"]*"|[^\s;"])+);/.exec(command.trim()) ?? /^((?:"[^"]*"|[^\s;"])+)/.exec(command.trim())
+  return (m?.[1] ?? '').replace(/"/g, '')
+}
+
+// Ours: a command naming one of our bin names as a path (bin/x, .bin/x), however it is wrapped.
+const OURS = new RegExp(`(^|[/\\\\"'\\s=])\\.?bin/(${BIN_NAMES.join('|')})(["';\\s]|$)`)
 
 export function isRatchetHandler(h: HookHandler): boolean {
   return h.type === 'command' && typeof h.command === 'string' && OURS.test(h.command.trim())
@@ -62,7 +68,7 @@ export function withRatchet(settings: Settings, commandFor: (hook: HookName) => 
   const base = withoutRatchet(settings)
   const hooks: Record<string, MatcherGroup[]> = { ...(base.hooks ?? {}) }
   for (const r of regs) {
-    const handler: HookHandler = { type: 'command', command: commandFor(r.hook), timeout: r.timeout }
+    const handler: HookHandler = { type: 'command', command: commandFor(r.hook), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
     const groups = [...(hooks[r.event] ?? [])]
     const i = groups.findIndex((g) => (g.matcher ?? '') === (r.matcher ?? ''))
     if (i >= 0) groups[i] = { ...groups[i], hooks: [...groups[i].hooks, handler] }
@@ -73,9 +79,18 @@ export function withRatchet(settings: Settings, commandFor: (hook: HookName) => 
 }
 
 /** Which of our hooks each event runs, as registered in these settings. */
-export function registeredRatchetHooks(settings: Settings): { event: string; matcher?: string; command: string; timeout?: number }[] {
-  const out: { event: string; matcher?: string; command: string; timeout?: number }[] = []
+export interface Registered {
+  event: string
+  matcher?: string
+  command: string
+  timeout?: number
+  onFailure?: unknown
+  async?: unknown
+}
+export function registeredRatchetHooks(settings: Settings): Registered[] {
+  const out: Registered[] = []
   for (const [event, groups] of Object.entries(settings.hooks ?? {}))
-    for (const g of groups ?? []) for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: h.command!, timeout: h.timeout })
+    for (const g of groups ?? [])
+      for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: h.command!, timeout: h.timeout, onFailure: h.onFailure, async: h.async })
   return out
 }

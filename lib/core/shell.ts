@@ -45,6 +45,10 @@ const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-'
 
 /** Deeper nesting of substitutions/subshells than this is not read: the command is unreadable. */
 export const MAX_DEPTH = 8
+/** More simple commands than this in one input are not read (the rest is unreadable): the work stays bounded. */
+export const MAX_COMMANDS = 1000
+/** Likewise for redirections of one command. */
+export const MAX_REDIRECTS = 100
 
 interface Shared {
   out: SimpleCommand[]
@@ -89,6 +93,7 @@ class Reader {
 
   run(): void {
     const s = this.s
+    if (this.shared.out.length >= MAX_COMMANDS) return
     while (this.i < s.length) {
       const c = s[this.i]
       if (c === ' ' || c === '\t' || c === '\r') {
@@ -194,6 +199,11 @@ class Reader {
   }
 
   private readRedirectTarget(op: string, fd?: number): void {
+    if (this.cur.redirects.length >= MAX_REDIRECTS) {
+      this.markIncomplete(`more than ${MAX_REDIRECTS} redirections in one command`)
+      this.i = this.s.length
+      return
+    }
     while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++
     if (op === '<<' || op === '<<-') {
       const start = this.i
@@ -474,7 +484,13 @@ class Reader {
 
   private finishCommand(): SimpleCommand {
     const c = this.cur
-    if (c.argv.length || c.redirects.length) this.shared.out.push(c)
+    if (c.argv.length || c.redirects.length) {
+      this.shared.out.push(c)
+      if (this.shared.out.length >= MAX_COMMANDS) {
+        this.markIncomplete(`more than ${MAX_COMMANDS} commands`)
+        this.i = this.s.length // stop reading; nested readers stop at their next command
+      }
+    }
     this.cur = fresh()
     return c
   }

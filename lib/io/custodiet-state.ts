@@ -3,7 +3,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { emptyState, hold, type CustodietState } from '../../hooks/custodiet/decide'
+import { emptyState, hold, type CustodietState } from '../core/custodiet'
 import { readJson, updateJson, writeFileAtomic } from './store'
 import type { Paths } from './state'
 

@@ -6,6 +6,7 @@ import readline from 'node:readline'
 import { addEvent, newAggregate, type ActivityEvent, type Aggregate } from '../core/mining'
 import { validateIncidents, type Incident } from '../core/incidents'
 import { validateProposals, type Proposal } from '../core/proposals'
+import { RatchetError } from '../core/errors'
 import { readJson, updateJson } from './store'
 import type { Paths } from './state'
 
@@ -14,7 +15,7 @@ export const proposalsFile = (paths: Paths) => path.join(paths.stateDir, 'propos
 
 export function readIncidents(paths: Paths): Incident[] {
   const r = readJson(incidentsFile(paths), validateIncidents, () => [])
-  if (!r.ok) throw new Error(r.error)
+  if (!r.ok) throw new RatchetError('state_corrupt', r.error, { file: incidentsFile(paths) })
   return r.value
 }
 export function updateIncidents<R>(paths: Paths, change: (l: Incident[]) => { next: Incident[]; result: R }): R {
@@ -22,7 +23,7 @@ export function updateIncidents<R>(paths: Paths, change: (l: Incident[]) => { ne
 }
 export function readProposals(paths: Paths): Proposal[] {
   const r = readJson(proposalsFile(paths), validateProposals, () => [])
-  if (!r.ok) throw new Error(r.error)
+  if (!r.ok) throw new RatchetError('state_corrupt', r.error, { file: proposalsFile(paths) })
   return r.value
 }
 export function updateProposals<R>(paths: Paths, change: (l: Proposal[]) => { next: Proposal[]; result: R }): R {

@@ -6,6 +6,7 @@
 // Always bounded by a timeout; a hung reviewer is killed and reported, never waited on forever.
 
 import { execa } from 'execa'
+import { RatchetError } from '../core/errors'
 
 export interface ReviewerConfig {
   kind: 'claude' | 'http' | 'command' | 'none'
@@ -22,17 +23,8 @@ export interface ReviewOutput {
   output_tokens?: number
 }
 
-export class ReviewerError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'timeout' | 'error',
-  ) {
-    super(message)
-  }
-}
-
 /** Marks the reviewer's own processes: our hooks step aside if they ever run inside it. */
-export const REVIEWER_ENV = 'RATCHET_REVIEWER'
+const REVIEWER_ENV = 'RATCHET_REVIEWER'
 
 export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: string, env: NodeJS.ProcessEnv = process.env): Promise<ReviewOutput> {
   const timeout = (cfg.timeoutSeconds ?? 60) * 1000
@@ -42,20 +34,20 @@ export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: s
       case 'claude': {
         const args = ['-p', '--model', cfg.model ?? 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--no-session-persistence', '--settings', '{"disableAllHooks":true}', '--system-prompt', system]
         const r = await execa(cfg.claudePath ?? 'claude', args, { input: prompt, env: childEnv, timeout, reject: false, extendEnv: false, forceKillAfterDelay: 2000 })
-        if (r.timedOut) throw new ReviewerError(`claude reviewer timed out after ${timeout / 1000}s`, 'timeout')
+        if (r.timedOut) throw new RatchetError('reviewer_timeout', `claude reviewer timed out after ${timeout / 1000}s`)
         let out: { result?: string; is_error?: boolean; usage?: { input_tokens?: number; output_tokens?: number }; subtype?: string }
         try {
           out = JSON.parse(r.stdout)
         } catch {
-          throw new ReviewerError(`claude reviewer printed no JSON (exit ${r.exitCode}): ${oneLine(r.stderr || r.stdout).slice(0, 200)}`, 'error')
+          throw new RatchetError('reviewer', `claude reviewer printed no JSON (exit ${r.exitCode}): ${oneLine(r.stderr || r.stdout).slice(0, 200)}`)
         }
-        if (out.is_error || typeof out.result !== 'string') throw new ReviewerError(`claude reviewer failed: ${out.subtype ?? 'error'} ${oneLine(String(out.result ?? '')).slice(0, 200)}`, 'error')
+        if (out.is_error || typeof out.result !== 'string') throw new RatchetError('reviewer', `claude reviewer failed: ${out.subtype ?? 'error'} ${oneLine(String(out.result ?? '')).slice(0, 200)}`)
         return { text: out.result, input_tokens: out.usage?.input_tokens, output_tokens: out.usage?.output_tokens }
       }
       case 'http': {
         const base = (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/+$/, '')
         const key = env.ANTHROPIC_API_KEY
-        if (!key) throw new ReviewerError('ANTHROPIC_API_KEY is not set for the http reviewer', 'error')
+        if (!key) throw new RatchetError('reviewer', 'ANTHROPIC_API_KEY is not set for the http reviewer')
         const res = await fetch(`${base}/v1/messages`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
@@ -63,24 +55,24 @@ export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: s
           signal: AbortSignal.timeout(timeout),
         })
         const body = (await res.json().catch(() => ({}))) as { content?: { type: string; text?: string }[]; usage?: { input_tokens?: number; output_tokens?: number }; error?: { message?: string } }
-        if (!res.ok) throw new ReviewerError(`reviewer API answered ${res.status}: ${body.error?.message ?? ''}`.trim(), 'error')
+        if (!res.ok) throw new RatchetError('reviewer', `reviewer API answered ${res.status}: ${body.error?.message ?? ''}`.trim())
         return { text: (body.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n'), input_tokens: body.usage?.input_tokens, output_tokens: body.usage?.output_tokens }
       }
       case 'command': {
-        if (!cfg.command) throw new ReviewerError('reviewer.kind is "command" but reviewer.command is empty', 'error')
+        if (!cfg.command) throw new RatchetError('reviewer', 'reviewer.kind is "command" but reviewer.command is empty')
         const r = await execa(cfg.command, { shell: true, input: `${system}\n\n${prompt}`, env: childEnv, timeout, reject: false, forceKillAfterDelay: 2000 })
-        if (r.timedOut) throw new ReviewerError(`reviewer command timed out after ${timeout / 1000}s`, 'timeout')
-        if (r.exitCode !== 0) throw new ReviewerError(`reviewer command exited ${r.exitCode}: ${oneLine(r.stderr).slice(0, 200)}`, 'error')
+        if (r.timedOut) throw new RatchetError('reviewer_timeout', `reviewer command timed out after ${timeout / 1000}s`)
+        if (r.exitCode !== 0) throw new RatchetError('reviewer', `reviewer command exited ${r.exitCode}: ${oneLine(r.stderr).slice(0, 200)}`)
         return { text: r.stdout }
       }
       default:
-        throw new ReviewerError('no reviewer configured', 'error')
+        throw new RatchetError('reviewer', 'no reviewer configured')
     }
   } catch (e) {
-    if (e instanceof ReviewerError) throw e
+    if (e instanceof RatchetError) throw e
     const err = e as Error & { name?: string }
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') throw new ReviewerError(`reviewer timed out after ${timeout / 1000}s`, 'timeout')
-    throw new ReviewerError(`reviewer failed: ${oneLine(err.message ?? String(e)).slice(0, 200)}`, 'error')
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') throw new RatchetError('reviewer_timeout', `reviewer timed out after ${timeout / 1000}s`)
+    throw new RatchetError('reviewer', `reviewer failed: ${oneLine(err.message ?? String(e)).slice(0, 200)}`)
   }
 }
 

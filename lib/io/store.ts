@@ -6,15 +6,8 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
+import { RatchetError } from '../core/errors'
 
-export class StateError extends Error {
-  constructor(
-    message: string,
-    readonly file: string,
-  ) {
-    super(message)
-  }
-}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms)
@@ -68,7 +61,7 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
       } catch {
         continue // the lock went away between our checks: try again
       }
-      if (Date.now() > deadline) throw new StateError(`timed out waiting for the lock ${lock}`, file)
+      if (Date.now() > deadline) throw new RatchetError('state_lock', `timed out waiting for the lock ${lock}`, { file })
       sleep(delay + Math.random() * delay)
       delay = Math.min(delay * 2, 25)
     }
@@ -146,7 +139,7 @@ export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, ch
       }
       process.emitWarning(`${read.error}; moved aside to ${aside} and started afresh`)
       current = opts.fallback()
-    } else throw new StateError(read.error, file)
+    } else throw new RatchetError('state_corrupt', read.error, { file })
     const { next, result } = change(current)
     if (next !== current || !read.ok || !read.exists) {
       writeFileAtomic(file, JSON.stringify(next, null, opts.indent ?? 2) + '\n')

@@ -1,6 +1,8 @@
 // Where the Telegram settings come from. Kept apart from telegram.ts so the hooks can ask "is
 // Telegram configured?" without loading the Telegram client.
 
+import { readConfig, type Paths } from './state'
+
 export interface TelegramConfig {
   token: string
   chatId: string
@@ -13,4 +15,9 @@ export function telegramConfig(env: NodeJS.ProcessEnv, config: { telegram?: { to
   const chatId = env.RATCHET_TELEGRAM_CHAT_ID || (config.telegram?.chat_id !== undefined ? String(config.telegram.chat_id) : undefined)
   if (!token || !chatId) return null
   return { token, chatId, apiUrl: env.RATCHET_TELEGRAM_API_URL || config.telegram?.api_url }
+}
+
+/** The Telegram settings of this project (env first, then .ratchet/config.json), or null. */
+export function configuredTelegram(paths: Paths, env = process.env): TelegramConfig | null {
+  return telegramConfig(env, readConfig(paths).config as { telegram?: { token?: string; chat_id?: string; api_url?: string } })
 }

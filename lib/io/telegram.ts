@@ -6,7 +6,7 @@ import { Api, TelegramApiError } from 'node-telegram-bot-api'
 import { maskSecrets } from '../core/secrets'
 import type { PendingEntry } from '../core/pending'
 
-export { telegramConfig, type TelegramConfig } from './telegram-config'
+export type { TelegramConfig } from './telegram-config'
 import type { TelegramConfig } from './telegram-config'
 
 export function client(cfg: TelegramConfig): Api {

@@ -13,7 +13,15 @@ const Module = require('module')
 exports.run = function run(name, ...args) {
   const file = path.join(__dirname, name + '.cjs')
   const cacheFile = path.join(__dirname, name + '.v8cache')
-  const source = fs.readFileSync(file, 'utf8')
+  let source
+  try {
+    source = fs.readFileSync(file, 'utf8')
+  } catch (e) {
+    // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
+    process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${file}); blocked to be safe. Reinstall ratchet, or run \`ratchet doctor\`.\n`)
+    process.exitCode = 2
+    return Promise.resolve()
+  }
   let cachedData
   try {
     cachedData = fs.readFileSync(cacheFile)

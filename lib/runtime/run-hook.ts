@@ -6,7 +6,7 @@
 
 import fs from 'node:fs'
 import type { Decision } from '../core/decision'
-import { parsePayload, type HookEvent, type HookPayload } from '../core/payloads'
+import { parsePayload, type HookPayload } from '../core/payloads'
 import { render, renderBlockingError, renderNotice, oneLine, type Rendered } from './render'
 
 export interface HookIO {
@@ -24,7 +24,7 @@ export interface HookSpec {
   /** What `--help` prints. */
   help: string
   /** Events this hook handles; any other is ignored (exit 0, one line on stderr). */
-  events: readonly HookEvent[]
+  events: readonly string[]
   /** Time the handler may take; keep it well under the registered timeout. */
   budgetMs: number
   /** When stdin is not a usable payload: block (exit 2) or let it pass with a notice. */

@@ -3,7 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { EXIT_CODES } from '../../lib/core/errors'
 import { BIN, ROOT, tempProject } from '../support/fixtures'
+import { guardedCommand } from '../../lib/core/settings'
 
 let dir: string
 let home: string
@@ -29,8 +31,9 @@ describe('ratchet init / uninstall', () => {
     expect(s.model).toBe('opus')
     expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }])
     expect(s.hooks.PreToolUse).toEqual([
-      { matcher: '*', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), timeout: 10 }] },
-      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), timeout: 15 }] },
+      // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
+      { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))), timeout: 10, onFailure: 'block' }] },
+      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 15 }] },
     ])
     expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])
     expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
@@ -53,7 +56,7 @@ describe('ratchet init / uninstall', () => {
     fs.mkdirSync(path.join(dir, '.claude'))
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{ "hooks": ')
     const r = ratchet(['init'])
-    expect(r.status).toBe(1)
+    expect(r.status).toBe(EXIT_CODES.settings_invalid)
     expect(r.stderr).toMatch(/^ratchet: .*settings\.json is not valid JSON .*nothing was changed\n$/)
     expect(fs.readFileSync(path.join(dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "hooks": ')
   })

@@ -14,11 +14,12 @@ describe('queue transitions', () => {
   })
   it('a decision applies once', () => {
     const first = decideEntry([entry()], 'pa-1', 'approved', 'me', at(1))
-    expect(first.result).toMatchObject({ ok: true, entry: { status: 'approved', decided_by: 'me' } })
+    expect(first.result).toMatchObject({ ok: true, value: { status: 'approved', decided_by: 'me' } })
     const second = decideEntry(first.next, 'pa-1', 'denied', 'other', at(2))
-    expect(second.result).toEqual({ ok: false, reason: 'pa-1 is already approved', entry: expect.anything() })
+    expect(second.result.ok || [second.result.error.code, second.result.error.message]).toEqual(['conflict', 'pa-1 is already approved'])
     expect(second.next).toBe(first.next)
-    expect(decideEntry([], 'pa-9', 'approved', 'me', at(1)).result).toEqual({ ok: false, reason: 'no pending action pa-9' })
+    const missing = decideEntry([], 'pa-9', 'approved', 'me', at(1)).result
+    expect(missing.ok || [missing.error.code, missing.error.message]).toEqual(['not_found', 'no pending action pa-9'])
   })
   it.each([
     ['destructive', 10 * 365 * 24 * 60, 'pending', undefined],

@@ -30,7 +30,8 @@ function run(suite: string, timeoutMs: number): { lines: Line[]; hung?: string }
   const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
   if (r.status !== 0) {
     const last = [...lines].reverse().find((l) => l.case)
-    return { lines, hung: `${r.error ? 'timed out' : `exit ${r.status}: ${r.stderr.slice(-500)}`} on ${last?.case ?? '(start)'}` }
+    const why = r.error ? `${r.error.message} (signal ${r.signal})` : `exit ${r.status}, signal ${r.signal}: ${r.stderr.slice(-500)}`
+    return { lines, hung: `${why} — on ${last?.case ?? '(start)'}` }
   }
   return { lines }
 }
@@ -64,8 +65,8 @@ describe('bounded work on untrusted input', () => {
   })
 
   it('nesting past the limit is flagged as unreadable', () => {
-    expect(readCommandLine('echo ' + '$('.repeat(9) + 'rm x' + ')'.repeat(9)).unreadable.join(' ')).toMatch(/nested more than 8/)
-    expect(readCommandLine('echo ' + '$('.repeat(7) + 'rm x' + ')'.repeat(7)).unreadable).toEqual([])
+    expect(readCommandLine('echo ' + '$(echo '.repeat(9) + 'rm x' + ')'.repeat(9)).unreadable.join(' ')).toMatch(/nested more than 8/)
+    expect(readCommandLine('echo ' + '$(echo '.repeat(7) + 'rm x' + ')'.repeat(7)).unreadable).toEqual([])
     let code = 'rm x'
     for (let i = 0; i < 7; i++) code = `bash -c ${JSON.stringify(code)}`
     expect(readCommandLine(code).unreadable.join(' ')).toMatch(/nested more than/)

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { registeredRatchetHooks, withRatchet, withoutRatchet, type Settings } from '../../lib/core/settings'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { commandExecutable, guardedCommand, registeredRatchetHooks, withRatchet, withoutRatchet, type Settings } from '../../lib/core/settings'
 
-const cmd = (h: string) => `"$CLAUDE_PROJECT_DIR"/node_modules/ratchet/bin/${h}`
+const cmd = (h: string) => guardedCommand(h, `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${h}`)
 const theirs: Settings = {
   permissions: { allow: ['Bash(npm test)'] },
   hooks: {
@@ -17,10 +21,10 @@ describe('hook registration', () => {
     expect(s.hooks!.Stop).toEqual(theirs.hooks!.Stop)
     expect(s.hooks!.PreToolUse).toEqual([
       { matcher: 'Bash', hooks: [{ type: 'command', command: 'my-linter', timeout: 5 }] },
-      { matcher: '*', hooks: [{ type: 'command', command: cmd('preflight-check'), timeout: 10 }] },
+      { matcher: '*', hooks: [{ type: 'command', command: cmd('preflight-check'), timeout: 10, onFailure: 'block' }] },
       { matcher: 'TodoWrite', hooks: [{ type: 'command', command: cmd('custodiet'), timeout: 15 }] },
     ])
-    expect(registeredRatchetHooks(s).map((r) => `${r.event}:${r.command.split('/').pop()}`).sort()).toEqual([
+    expect(registeredRatchetHooks(s).map((r) => `${r.event}:${path.basename(commandExecutable(r.command))}`).sort()).toEqual([
       'PostToolUse:custodiet', 'PostToolUseFailure:custodiet', 'PreCompact:preflight-check', 'PreToolUse:custodiet', 'PreToolUse:preflight-check',
       'SessionStart:session-start', 'SubagentStop:custodiet', 'UserPromptSubmit:custodiet', 'UserPromptSubmit:preflight-check',
     ])
@@ -37,8 +41,36 @@ describe('hook registration', () => {
     expect(registeredRatchetHooks(moved).every((r) => r.command.startsWith('"/opt/ratchet/bin/'))).toBe(true)
     expect(registeredRatchetHooks(moved)).toHaveLength(9)
   })
-  it('uninstall removes only ours', () => {
+  it('uninstall removes only ours, old-style registrations (a bare path into a checkout) included', () => {
+    const old = withRatchet(theirs, (h) => `"/work/ratchet/bin/${h}"`)
+    expect(withoutRatchet(withRatchet(old, cmd))).toEqual(theirs)
     expect(withoutRatchet(withRatchet(theirs, cmd))).toEqual(theirs)
     expect(withoutRatchet(withRatchet({}, cmd))).toEqual({})
+  })
+})
+
+describe('the registered command (run by /bin/sh, as Claude Code runs it)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-guard-'))
+  const run = (command: string) => spawnSync('/bin/sh', ['-c', command], { input: '{"hook_event_name":"PreToolUse"}', encoding: 'utf8', env: { PATH: process.env.PATH, CLAUDE_PROJECT_DIR: dir } })
+
+  it('runs the executable with stdin, exit code and output passed through', () => {
+    fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true })
+    const exe = path.join(dir, 'node_modules', '.bin', 'preflight-check')
+    fs.writeFileSync(exe, '#!/bin/sh\ncat; echo " seen" >&2; exit 3\n', { mode: 0o755 })
+    const r = run(cmd('preflight-check'))
+    expect([r.status, r.stdout, r.stderr]).toEqual([3, '{"hook_event_name":"PreToolUse"}', ' seen\n'])
+    fs.rmSync(exe)
+  })
+
+  it('blocks (exit 2) with one clear line when the executable is missing', () => {
+    const r = run(cmd('preflight-check'))
+    expect(r.status).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe(`Ratchet preflight-check is missing at ${dir}/node_modules/.bin/preflight-check (moved or uninstalled?), so this is blocked to be safe. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall.\n`)
+  })
+
+  it('blocks when the path exists but cannot be run', () => {
+    fs.mkdirSync(path.join(dir, 'node_modules', '.bin', 'preflight-check'), { recursive: true })
+    expect(run(cmd('preflight-check')).status).toBe(2)
   })
 })

@@ -1,0 +1,70 @@
+// Deleting files: rm and friends, find -delete / -exec rm, interpreter one-liners. `/`, a system folder
+// or the home folder itself is catastrophic (the seed's P1 class).
+
+import { programName, type Invocation } from '../commands'
+import { protectedPath } from './ratchet-self'
+import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
+import { hasFlag, outsideProject } from './util'
+
+export const meta: FamilyMeta = {
+  id: 'fs-delete',
+  classes: ['irreversible'],
+  patterns: ['file_delete'],
+  description: 'Deleting files (rm, unlink, shred, find -delete, xargs rm, interpreter one-liners)',
+  examples: ['rm -rf build', 'find . -name "*.tmp" -delete', "python -c \"import shutil; shutil.rmtree('x')\""],
+}
+
+const SYSTEM_DIRS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib64', '/opt', '/proc', '/root', '/sbin', '/srv', '/sys', '/usr', '/var', '/Users', '/System', '/Applications'])
+
+/** Deleting `/`, a system folder, or the home folder itself. */
+function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
+  if (/^\/\*?$/.test(raw) || raw === '/*') return true
+  const home = c.ctx.homeDir
+  const stripped = abs.replace(/\/\*$/, '')
+  return SYSTEM_DIRS.has(stripped) || stripped === home || /^(~|\$\{?HOME\}?)\/?\*?$/.test(raw)
+}
+
+export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean): void {
+  let catastrophic = inv.args.includes('--no-preserve-root')
+  for (const t of targets) {
+    const abs = f.at(t)
+    if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
+    c.paths.add(abs)
+    if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
+    if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
+  }
+  c.add('file_delete', f.cmd, catastrophic)
+}
+
+export const programs: Record<string, Detector> = {
+  rm: (c, inv, f) => deletion(c, inv, f, f.operands, hasFlag(inv.args, 'r', '--recursive') || hasFlag(inv.args, 'R')),
+  unlink: (c, inv, f) => deletion(c, inv, f, f.operands, false),
+  rmdir: (c, inv, f) => deletion(c, inv, f, f.operands, false),
+  shred: (c, inv, f) => {
+    if (f.operands.some((o) => o.startsWith('/dev/'))) c.add('disk_format', f.cmd, true)
+    else deletion(c, inv, f, f.operands, false)
+  },
+  srm: (c, inv, f) => deletion(c, inv, f, f.operands, true),
+  find: (c, inv, f) => {
+    const deletes = inv.args.includes('-delete') || inv.args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')))
+    if (!deletes) return
+    const roots = []
+    for (const a of inv.args) {
+      if (a.startsWith('-') || a === '(' || a === '!') break
+      roots.push(a)
+    }
+    deletion(c, inv, f, roots.length ? roots : ['.'], true)
+  },
+}
+
+const DELETES: Record<string, RegExp> = {
+  python: /\b(os\.(remove|unlink|rmdir|removedirs)|shutil\.rmtree|\.unlink\(|\.rmdir\(|send2trash)/,
+  node: /\b(rmSync|unlinkSync|rmdirSync|fs\.(promises\.)?(rm|unlink|rmdir)\b|rimraf)/,
+  perl: /\b(unlink|rmdir|remove_tree|rmtree)\b/,
+  ruby: /\b(File\.(delete|unlink)|FileUtils\.(rm|rm_r|rm_rf|remove|remove_dir|remove_entry))\b/,
+  php: /\b(unlink|rmdir)\s*\(/,
+}
+
+export const scanCode: CodeScanner = (c, s, detail) => {
+  if (DELETES[s.lang]?.test(s.code)) c.add('file_delete', detail)
+}

@@ -1,0 +1,86 @@
+// The shapes every action family shares: what the classifier knows about the world (`ClassifyContext`),
+// what it reports (`Classification`), and the small surface a family's detector writes to (`Sink`).
+// Kept apart from the families and the dispatcher so neither imports the other's code.
+
+import type { CodeSnippet, Invocation } from '../commands'
+import type { ActionClass } from '../patterns'
+
+export interface Finding {
+  class: ActionClass
+  pattern: string
+  /** One line naming what was seen, e.g. `git push origin main`. */
+  detail: string
+  /** The seed's "any action that would be P1 if wrong": hard by default, whatever the rules say. */
+  catastrophic?: boolean
+}
+
+export interface SessionFacts {
+  /** Absolute paths read (or created) since the last compaction. */
+  reads: Record<string, number>
+  /** The user's prompts in this session, oldest first. */
+  prompts: string[]
+}
+
+export interface ClassifyContext {
+  projectDir: string
+  homeDir: string
+  stateDir: string
+  session: SessionFacts
+  fileExists(absPath: string): boolean
+  currentBranch(dir: string): string | undefined
+  tmpDirs?: string[]
+}
+
+export interface Classification {
+  tool: string
+  summary: string
+  findings: Finding[]
+  commands: string[]
+  paths: string[]
+  urls: string[]
+  /** Files this call reads or creates: they count as seen for the stale-data check. */
+  reads: string[]
+  /** Set when the command could not be read completely; callers treat it with suspicion. */
+  incomplete: boolean
+}
+
+export interface ToolCall {
+  tool_name: string
+  tool_input: Record<string, unknown>
+  cwd?: string
+}
+
+/** What a detector may do: record a finding, a path touched, a file read. */
+export interface Sink {
+  readonly ctx: ClassifyContext
+  readonly paths: Set<string>
+  readonly reads: Set<string>
+  add(pattern: string, detail: string, catastrophic?: boolean): void
+}
+
+/** Facts about one invocation, worked out once by the dispatcher. */
+export interface InvocationFacts {
+  /** The command as one line: `git push origin main`. */
+  cmd: string
+  /** Resolves a path against the directory the invocation runs in (after `cd`, `~`, `$HOME`). */
+  at: (p: string) => string
+  /** Arguments that are not options. */
+  operands: string[]
+  /** The directory the invocation runs in. */
+  base: string
+}
+
+export type Detector = (c: Sink, inv: Invocation, f: InvocationFacts) => void
+
+/** A scanner of interpreter one-liners (`python -c`, `node -e`, …); `detail` names the snippet. */
+export type CodeScanner = (c: Sink, s: CodeSnippet, detail: string) => void
+
+export interface FamilyMeta {
+  id: string
+  /** The trigger classes this family's patterns belong to. */
+  classes: readonly ActionClass[]
+  /** The named patterns it reports. */
+  patterns: readonly string[]
+  description: string
+  examples: readonly string[]
+}

@@ -1,0 +1,113 @@
+// The one list of Ratchet's executables: what each is built from, which Claude Code events it is
+// registered for, how long Claude Code waits for it, how long it gives itself, and what happens when it
+// fails. Everything else is derived from this file and checked against it:
+//   scripts/build.mjs       bundles each `entry` to dist/<name>.cjs and writes the bin/ launchers
+//                           (lib/runtime/launcher.ts);
+//   lib/core/settings.ts    turns `registrations` into the hook entries `ratchet init` writes;
+//   hooks/*/main.ts         read their budget, events and malformed-input policy via hookSpec();
+//   test/unit/manifest.test checks the bin/ launchers, the budgets against the timeouts, and the specs.
+// Pure data: no imports, no I/O, so the build can load it before anything is bundled.
+
+/** One handler entry in Claude Code's settings. */
+export interface Registration {
+  event: string
+  /** Tool-name matcher (PreToolUse/PostToolUse…); omitted for events that take none. */
+  matcher?: string
+  /** Seconds (Claude Code reads hook timeouts in seconds; academicOps wrote milliseconds by mistake). */
+  timeout: number
+  /**
+   * Claude Code's per-handler failure policy (2.1.x): with 'block', a crash, a timeout, a missing
+   * executable or unreadable output blocks the call instead of letting it run. Only meaningful where the
+   * event can block; on UserPromptSubmit a blocking failure erases the user's prompt, so it is not used there.
+   */
+  onFailure?: 'block'
+  /** Run in the background: the agent's loop does not wait (Claude Code ignores onFailure then). */
+  async?: boolean
+}
+
+export interface Executable {
+  /** The bin name, and the bundle dist/<name>.cjs. */
+  name: string
+  /** The TypeScript entry point esbuild bundles. */
+  entry: string
+  /** hook: registered with Claude Code; cli: run by people; worker: spawned by another executable. */
+  kind: 'hook' | 'cli' | 'worker'
+  /** bin/<name> launcher; a worker has none (it is reached through `bin` + `argv0`). */
+  bin: boolean
+  /** For a worker: the bin and first argument that launch it (`custodiet review …`). */
+  via?: { bin: string; arg: string }
+  /** In-process time budget (hooks): the runtime decides by the failure policy when it runs out. */
+  budgetMs?: number
+  /** Hooks: what stdin that is not a usable payload gets. */
+  onMalformed?: 'block' | 'allow'
+  /**
+   * Hooks: what an internal error or an overrun budget means. 'closed': an action that could not be checked
+   * is denied (and the registration blocks on failure); 'open': the hook only watches, so the call goes on.
+   */
+  failure?: 'closed' | 'open'
+  registrations: Registration[]
+}
+
+export const EXECUTABLES = [
+  {
+    name: 'preflight-check',
+    entry: 'hooks/preflight-check/main.ts',
+    kind: 'hook',
+    bin: true,
+    budgetMs: 3000,
+    onMalformed: 'block',
+    failure: 'closed',
+    registrations: [
+      { event: 'UserPromptSubmit', timeout: 10 },
+      { event: 'PreToolUse', matcher: '*', timeout: 10, onFailure: 'block' },
+      { event: 'PreCompact', timeout: 10 },
+    ],
+  },
+  {
+    name: 'session-start',
+    entry: 'hooks/session-start/main.ts',
+    kind: 'hook',
+    bin: true,
+    budgetMs: 3000,
+    onMalformed: 'allow',
+    failure: 'open',
+    registrations: [{ event: 'SessionStart', timeout: 10 }],
+  },
+  {
+    name: 'custodiet',
+    entry: 'hooks/custodiet/main.ts',
+    kind: 'hook',
+    bin: true,
+    // The TodoWrite gate may wait for the reviewer (todoBudgetMs, 4 s by default); that registration is 15 s.
+    budgetMs: 6000,
+    onMalformed: 'allow',
+    // custodiet watches; preflight-check is the guard of last resort.
+    failure: 'open',
+    registrations: [
+      { event: 'UserPromptSubmit', timeout: 10 },
+      { event: 'PostToolUse', matcher: '*', timeout: 10 },
+      { event: 'PostToolUseFailure', matcher: '*', timeout: 10 },
+      { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 15 },
+      { event: 'SubagentStop', timeout: 10 },
+    ],
+  },
+  { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },
+  { name: 'ratchet', entry: 'lib/cli/main.ts', kind: 'cli', bin: true, registrations: [] },
+  { name: 'pause-and-ask', entry: 'lib/cli/pause-and-ask.ts', kind: 'cli', bin: true, registrations: [] },
+  { name: 'pattern-detect', entry: 'lib/cli/pattern-detect.ts', kind: 'cli', bin: true, registrations: [] },
+] as const satisfies readonly Executable[]
+
+export type ExecutableName = (typeof EXECUTABLES)[number]['name']
+export type HookName = Extract<(typeof EXECUTABLES)[number], { kind: 'hook' }>['name']
+/** Names with a bin/ launcher: what a settings entry of ours can point at, now or in an older install. */
+export const BIN_NAMES: string[] = EXECUTABLES.filter((e) => e.bin).map((e) => e.name)
+
+export function executable(name: ExecutableName): Executable {
+  return EXECUTABLES.find((e) => e.name === name)!
+}
+
+/** The part of a hook's runtime spec that the manifest owns (the shell adds help, handle and onFailure). */
+export function hookSpec(name: HookName): { name: string; events: string[]; budgetMs: number; onMalformed: 'block' | 'allow' } {
+  const e = executable(name)
+  return { name, events: [...new Set(e.registrations.map((r) => r.event))], budgetMs: e.budgetMs!, onMalformed: e.onMalformed! }
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import * as family from '../../../lib/core/actions/fs-write'
+import { PROJECT, ctx, familyTable, patterns, run } from './table'
+
+familyTable(family, {
+  valid: [
+    ["sed -i 's/a/b/' existing.txt", 'stale_write'],
+    ["sed -i.bak -e 's/a/b/' config.yml", 'stale_write'],
+    ["perl -pi -e 's/a/b/' existing.txt", 'stale_write'],
+    [{ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/existing.txt`, content: 'x' } }, 'stale_write'],
+    [{ tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }, 'stale_write'],
+    [{ tool_name: 'Write', tool_input: { file_path: '/etc/hosts', content: 'x' } }, 'outside_project'],
+    ['echo x > ~/.bashrc', 'outside_project'],
+    ['truncate -s 0 /var/log/app.log', 'outside_project'],
+    ['cat x | tee ~/.profile', 'outside_project'],
+    ['sort x | sponge ~/list.txt', 'outside_project'],
+    ['touch /etc/motd', 'outside_project'],
+    ['chmod 600 ~/.ssh/config', 'outside_project'],
+    ['chown dev /srv/app', 'outside_project'],
+    ['ln -sf /tmp/x ~/.local/bin/tool', 'outside_project'],
+    ['install -m 755 tool /usr/local/bin/tool', 'outside_project'],
+    ['cp build/app /usr/local/bin/app', 'outside_project'],
+    ['mv notes.txt ~/Desktop/', 'outside_project'],
+    ['trash ~/Documents/report.pdf', 'outside_project'],
+  ],
+  invalid: [
+    "sed 's/a/b/' existing.txt",
+    "sed -i 's/a/b/' brand-new.txt",
+    'sed -n "s/rm -rf//p" notes.txt',
+    "perl -ne 'print if /x/' existing.txt",
+    'truncate -s 0 out.log',
+    'cat x | tee out.log',
+    'sort x | sponge list.txt',
+    'touch new.txt',
+    'chmod +x scripts/run.sh',
+    'chown dev build/',
+    'ln -s ../shared lib/shared',
+    'install -m 644 a.txt build/a.txt',
+    'cp a.txt b.txt',
+    'mv old.txt new.txt',
+    'trash build/tmp.txt',
+    { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } },
+    { tool_name: 'Write', tool_input: { file_path: '/tmp/scratch.txt', content: 'x' } },
+    { input: { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }, ctx: { session: { reads: { [`${PROJECT}/app.ts`]: 1 }, prompts: [] } } },
+  ],
+})
+
+describe('fs-write: what counts as seen', () => {
+  it('a Write of a new file counts as seen afterwards', () => {
+    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).reads).toEqual([`${PROJECT}/new.txt`])
+  })
+  it('the same Edit is stale before a Read and fine after it', () => {
+    const edit = { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }
+    expect(patterns(edit)).toEqual(['stale_write'])
+    expect(patterns(edit, ctx({ session: { reads: { [`${PROJECT}/app.ts`]: 1 }, prompts: [] } }))).toEqual([])
+  })
+})
