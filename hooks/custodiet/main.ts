@@ -17,7 +17,8 @@ import { readState, updateState } from '../../lib/io/custodiet-state'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
-import { onPrompt, onTodos, onToolDone, type CustodietState, type Trigger } from './decide'
+import { openHearing } from '../../lib/io/courtroom/trigger'
+import { CATEGORY_OF, onPrompt, onTodos, onToolDone, type CustodietState, type Trigger } from './decide'
 import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
@@ -114,6 +115,8 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
 
 export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number): void {
   logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}) })
+  // The courtroom's hook point: a confident finding may open a hearing (one existsSync while it is off).
+  if (status === 'ATTENTION') openHearing(paths, { source: 'custodiet', signal: CATEGORY_OF[trigger], summary: issue, confidence: source === 'deterministic' ? 0.8 : 0.7, session })
 }
 
 /**

@@ -1,7 +1,12 @@
 // session-start — SessionStart: puts the active guardrails and pending approvals in front of the agent.
 // On `compact` and `clear` it also forgets which files were read: the model no longer holds them.
 
+import fs from 'node:fs'
 import { decide, type PendingSummary } from './decide'
+import type { Decision } from '../../lib/core/decision'
+import { describeProbation } from '../../lib/core/courtroom/probation'
+import { probationFile } from '../../lib/io/courtroom/files'
+import { readProbation } from '../../lib/io/courtroom/probation'
 import type { HookPayload } from '../../lib/core/payloads'
 import { readJson } from '../../lib/io/store'
 import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
@@ -30,7 +35,16 @@ function handle(payload: HookPayload, paths: Paths) {
   const loaded = loadGuardrails(paths, { full: true })
   const pending = pendingSummaries(paths)
   logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length}` })
-  return decide(loaded.rules, pending, loaded.problems)
+  return withProbation(decide(loaded.rules, pending, loaded.problems), paths)
+}
+
+/** The courtroom's probation, if any, is part of what the agent must know from the start. */
+function withProbation(d: Decision, paths: Paths): Decision {
+  if (d.kind !== 'allow' || !fs.existsSync(probationFile(paths))) return d
+  const lines = describeProbation(readProbation(paths), Date.now())
+  if (!lines.length) return d
+  const block = [`[COURTROOM] On probation after a guilty verdict (${lines.length}); it changes what is checked until it lifts:`, ...lines].join('\n')
+  return { ...d, context: d.context ? `${d.context}\n${block}` : block }
 }
 
 export function main(): Promise<void> {

@@ -24,8 +24,9 @@ export function newId(): string {
   return `pa-${random(4)}`
 }
 
-export function enqueue(paths: Paths, action: NewAction, now = new Date()): PendingEntry {
-  const entry = newEntry(action, newId(), random(8), now)
+/** `id` may be given (preflight-check derives it from the call, so its decision stays pure). */
+export function enqueue(paths: Paths, action: NewAction, now = new Date(), id = newId()): PendingEntry {
+  const entry = newEntry(action, id, random(8), now)
   return updateQueue(paths, (list) => ({ next: [...list, entry], result: entry }))
 }
 

@@ -125,6 +125,28 @@ describe('ratchet doctor', () => {
     expect(report.checks.find((c: { name: string }) => c.name === 'hook start-up').detail).toMatch(/preflight-check \d+ ms vs bare node \d+ ms/)
   })
 
+  it('says whether the claude client honours onFailure, and what an older one loses', () => {
+    const check = (bin: string) => {
+      const r = spawnSync(BIN('ratchet'), ['doctor', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_CLAUDE_BIN: bin } })
+      return JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'claude client')
+    }
+    expect(check(path.join(ROOT, 'node_modules', '.bin', 'claude'))).toMatchObject({ ok: true, detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/) })
+    const old = path.join(dir, 'old-claude')
+    fs.writeFileSync(old, '#!/bin/sh\necho "2.0.14 (Claude Code)"\n', { mode: 0o755 })
+    expect(check(old)).toMatchObject({ ok: true, warn: true, detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run') })
+    expect(check(path.join(dir, 'no-such-claude'))).toMatchObject({ warn: true, detail: expect.stringContaining('did not answer (ENOENT)') })
+  })
+
+  it('names a registration whose executable is gone', () => {
+    ratchet(['init'])
+    const s = settings()
+    s.hooks.PreToolUse[0].hooks[0].command = s.hooks.PreToolUse[0].hooks[0].command.replace(/f="[^"]+"/, `f="${dir}/gone/bin/preflight-check"`)
+    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(s))
+    const r = ratchet(['doctor'])
+    expect(r.status).toBe(1)
+    expect(r.stdout).toContain(`${dir}/gone/bin/preflight-check does not exist (moved or uninstalled?)`)
+  })
+
   it('names a broken guardrails.json', () => {
     ratchet(['init'])
     fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), '[{"id":"A","pattern":"git_push","rule":"r","severity":"sometimes"}]')

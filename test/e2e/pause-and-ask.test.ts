@@ -205,7 +205,9 @@ describe('preflight-check integration', () => {
     const r = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
     const e = queue()[0]
     expect(reason(r.stdout)).toContain(`Pending: ${e.id} (time-sensitive) — the human has been asked on Telegram`)
-    expect(e).toMatchObject({ status: 'pending', session_id: 'sess-1', tool: 'Bash', input: { command: 'touch release-1.txt' } })
+    expect(e).toMatchObject({ status: 'pending', session_id: 'sess-1', tool: 'Bash', action: 'run touch release-1.txt' })
+    // The queue keeps masked text and the fingerprint, never the raw tool input (issue 9 item 4).
+    expect(e).not.toHaveProperty('input')
     // The retry before a decision does not queue a duplicate.
     await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
     expect(queue()).toHaveLength(1)

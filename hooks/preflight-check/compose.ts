@@ -1,0 +1,334 @@
+// The whole PreToolUse decision, pure: facts + call → Decision + the state changes it implies (as data).
+//
+//   gather.ts  (I/O)  reads every fact once into a `PreflightFacts`
+//   compose.ts (pure) decidePreToolUse(call, facts) → { decision, verdict, effects, record }
+//   apply.ts   (I/O)  applies the effects in one place, then main.ts logs `record`
+//
+// The precedence, top to bottom (each step may only make the outcome stricter, except a human's approval):
+//   1. the rules stage (decide.ts): self-protection deny > catastrophic > first-use pause > strongest rule
+//   2. floors: findings that set a minimum (e.g. an unreadable command is never less than a check)
+//   3. a pause meets the queue: a human's approval of exactly this call lets it run once; a human's denial
+//      of it in this session is final (answered with the human's words, never queued again); otherwise it
+//      is queued once (deferred in headless runs so the run stops visibly)
+//   4. route-around: the same effect as a call just blocked, by another way, gets a note (and a custodiet
+//      finding when it would run)
+//   5. custodiet's hold (levels 3–4): turns anything that would run, or an ask, into its ask/deny
+//   6. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
+//
+// Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
+// a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
+
+import type { ClassifyContext, ToolCall } from '../../lib/core/classify'
+import type { Decision } from '../../lib/core/decision'
+import { fnv64 } from '../../lib/core/fingerprint'
+import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
+import { outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
+import { routeAround, type Blocked } from '../../lib/core/route-around'
+import { maskSecrets } from '../../lib/core/secrets'
+import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
+import { decide, preflightNote, type PreflightResult, type Verdict } from './decide'
+
+/** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
+export const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
+
+/** The session facts the decision reads (a subset of the session file). */
+export interface SessionFacts {
+  reads: Record<string, number>
+  prompts: string[]
+  checks: Record<string, number>
+  blocked?: Blocked[]
+}
+
+/** What the approval queue says about this call and this session (read once, without the lock). */
+export interface QueueFacts {
+  /** An approved, unused entry for exactly this call (fingerprint). */
+  approved?: PendingEntry
+  /** A pending entry for exactly this call: a retry does not queue a duplicate. */
+  open?: PendingEntry
+  /** The human's latest denial of exactly this call in this session. */
+  denied?: PendingEntry
+  /** Decided entries of this session the agent has not heard about yet. */
+  undelivered: PendingEntry[]
+}
+
+export interface PreflightFacts {
+  now: number
+  fingerprint: string
+  projectDir: string
+  homeDir: string
+  stateDir: string
+  rules: RuleIndex
+  /**
+   * Only when `rules` came from the slim index (no rule texts): the full rules, loaded on demand.
+   * Only a call that fires a rule pays for it (the note shows the rule's words).
+   */
+  fullRules?: () => RuleIndex
+  /** One line per problem with the rules or config file; shown to the user on every call until fixed. */
+  problems: string[]
+  /** The project's rules could not be used and the packaged ones stand in. */
+  fallback: boolean
+  session: SessionFacts
+  queue: QueueFacts
+  /** custodiet's standing hold on this session (level 3–4 finding), if any. */
+  hold: HoldFinding | null
+  config: {
+    checkWindowMs: number
+    /** Headless run (`claude -p`) with deferral on: a pause stops the run instead of failing the call. */
+    defer: boolean
+    /** Telegram is configured: pauses are sent there. */
+    telegram: boolean
+  }
+  /** The world as classification needs it; functions so only the calls that need them pay. */
+  fileExists(absPath: string): boolean
+  currentBranch(dir: string): string | undefined
+  /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
+  routeAroundLevel?: () => number
+  /** Undefined when first-use pauses are off. */
+  isNewCapability?: (pattern: string) => boolean
+  // ---- slots for facts other helpers add ---------------------------------------------------
+  /** What a public-surface action would send (files, commits, secrets found), from `evidence`. */
+  evidence?: unknown
+  /** A probation state for this session or rule, from `courtroom`. */
+  probation?: unknown
+}
+
+/** A state change the decision implies, applied by apply.ts in this order. */
+export type Effect =
+  /** Use up a human's approval (under the queue lock; if it is gone, the shell decides again without it). */
+  | { kind: 'consume-approval'; id: string; fingerprint: string; capabilities: string[] }
+  /** Queue this call for a human, and notify Telegram in the background. */
+  | { kind: 'enqueue'; entry: NewAction & { id: string }; notify: boolean }
+  /** Mark these decided pauses as heard by the agent. */
+  | { kind: 'deliver'; ids: string[] }
+  /** Session facts: files read, a check issued or answered, a block remembered or forgiven. */
+  | { kind: 'session'; reads: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
+  /** Count firings of these rules. */
+  | { kind: 'fires'; ids: string[] }
+  /** The same effect as a blocked call, tried another way and let through: a custodiet finding. */
+  | { kind: 'route-around'; blocked: string; attempt: string }
+
+export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint'
+
+export interface PreflightOutcome {
+  decision: Decision
+  verdict: FinalVerdict
+  effects: Effect[]
+  /** The rules stage's result (classification, fired rules, classes). */
+  result: PreflightResult
+  /** The activity-log record, minus timing. */
+  record: Record<string, unknown>
+}
+
+/**
+ * Findings that set a minimum decision whatever the rules say. A floor never weakens a decision.
+ * Others add entries here (e.g. `unreadable` from the shell reader, a secret in the evidence).
+ */
+export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
+  unreadable: { decision: 'check', why: 'the command could not be read completely, so it is judged by its worst reading' },
+}
+
+export function classifyContext(f: PreflightFacts): ClassifyContext {
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch }
+}
+
+export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
+  const fp = facts.fingerprint
+  const now = facts.now
+  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability }
+  const ctx = classifyContext(facts)
+  // 1. the rules stage
+  let result = decide(call, ctx, facts.rules, opts)
+  if (result.fired.length && facts.fullRules) result = decide(call, ctx, facts.fullRules(), opts)
+  // 2. floors
+  result = applyFloors(result, facts)
+
+  const { action } = result
+  const effects: Effect[] = []
+  let decision = result.decision
+  let verdict: FinalVerdict = result.verdict
+  let pendingId: string | undefined
+
+  // 5 (looked at first, because it decides whether an approval may be used): custodiet's hold.
+  const held = facts.hold ? holdDecision(facts.hold, READ_ONLY_TOOLS.has(call.tool_name)) : null
+
+  // 3. a pause meets the queue
+  if (result.verdict === 'pause') {
+    const q = facts.queue
+    if (q.approved && held) {
+      // Bug fixed: the approval used to be used up even when custodiet's hold then stopped the call.
+      // It is kept for when the hold is lifted.
+      pendingId = q.approved.id
+      decision = held
+      verdict = held.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
+    } else if (q.approved) {
+      const a = q.approved
+      effects.push({ kind: 'consume-approval', id: a.id, fingerprint: fp, capabilities: action.findings.map((f) => f.pattern) })
+      decision = { kind: 'allow', context: `[RATCHET] Running ${a.id}, approved by ${a.decided_by}${a.reply ? ` ("${a.reply}")` : ''}. The approval is now used up.` }
+      verdict = 'approved_by_human'
+      pendingId = a.id
+    } else if (q.denied && !q.open) {
+      // A human said no to exactly this call: that is the answer, with their words; nothing is queued again.
+      decision = { kind: 'deny', reason: `${outcomeNote(q.denied)}\n\n${'reason' in decision ? decision.reason : ''}`.trim() }
+      verdict = 'denied_by_human'
+      pendingId = q.denied.id
+      if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
+    } else {
+      const entry = q.open ?? newPause(call, result, fp, now)
+      if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
+      pendingId = entry.id
+      decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
+    }
+  }
+
+  // 4. route-around
+  const patterns = [...new Set(action.findings.map((f) => f.pattern))]
+  const around = routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
+  let hold = held
+  if (around) {
+    decision = withNotes(decision, `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`)
+    if (decision.kind === 'allow') {
+      const finding = routeAroundFinding(around.summary, action.summary, facts.routeAroundLevel?.() ?? 3, now)
+      effects.push({ kind: 'route-around', blocked: around.summary, attempt: action.summary })
+      // The finding it records holds the session from this very call on (as the hold file will say).
+      if (finding.level >= 3) hold = holdDecision(finding, READ_ONLY_TOOLS.has(call.tool_name)) ?? held
+    }
+  }
+
+  // 5. custodiet's hold
+  if (hold && (decision.kind === 'allow' || (decision.kind === 'ask' && hold.kind === 'deny'))) {
+    decision = hold
+    verdict = hold.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
+  }
+
+  // 6. outcomes of earlier pauses, where the model reads them (not an ask's reason, which only the user
+  //    sees, nor a defer's). Bug fixed: they used to be marked delivered on an ask the model never saw.
+  const undelivered = facts.queue.undelivered.filter((e) => e.id !== pendingId)
+  if (undelivered.length && (decision.kind === 'allow' || decision.kind === 'deny')) {
+    decision = withNotes(decision, undelivered.map(outcomeNote).join('\n'))
+    effects.push({ kind: 'deliver', ids: undelivered.map((e) => e.id) })
+  }
+
+  // Session facts. Only hard blocks are remembered: answering a check (read the file, then edit it) is not
+  // routing around. A call that does not run reads (or creates) nothing.
+  const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human'
+  const runs = decision.kind === 'allow'
+  const reads = runs ? action.reads : []
+  if (reads.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
+    effects.push({
+      kind: 'session',
+      reads,
+      ...(verdict === 'check' ? { checkIssued: fp } : {}),
+      ...(verdict === 'proceeded_after_check' ? { checkAnswered: fp } : {}),
+      ...(blockedNow ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } } : {}),
+      // A human's approval supersedes earlier blocks in the session.
+      ...(verdict === 'approved_by_human' ? { clearBlocks: true } : {}),
+    })
+  // A proceed-after-check is the same action again: it was counted when the check fired.
+  if (verdict !== 'proceeded_after_check' && result.fired.length) effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
+
+  if (facts.problems.length) {
+    const p = facts.problems
+    const notice = `Ratchet: ${p[0]}${p.length > 1 ? ` (+${p.length - 1} more)` : ''}${facts.fallback ? ' — using the packaged default rules until it is fixed' : ''}`
+    decision = { ...decision, notice: decision.notice ? `${notice}\n${decision.notice}` : notice }
+  }
+
+  const record = {
+    time: new Date(now).toISOString(),
+    hook: 'preflight-check',
+    event: 'PreToolUse',
+    session: call.session_id,
+    tool: call.tool_name,
+    action: maskSecrets(action.summary),
+    classes: result.classes,
+    patterns,
+    guardrails: result.fired.map((f) => f.id),
+    ...(result.builtin ? { builtin: result.builtin } : {}),
+    ...(pendingId ? { pending_id: pendingId } : {}),
+    ...(around ? { signals: ['route_around'], after: around.summary } : {}),
+    decision: verdict,
+    fingerprint: fp,
+  }
+  return { decision, verdict, effects, result, record }
+}
+
+/** The custodiet finding an allowed route-around becomes (apply.ts records the same through custodiet's state). */
+export function routeAroundFinding(blocked: string, attempt: string, level: number, now: number): HoldFinding {
+  return {
+    id: 'route-around',
+    at: new Date(now).toISOString(),
+    trigger: 'periodic',
+    category: 'route_around',
+    verdict: { status: 'ATTENTION', ...routeAroundVerdict(blocked, attempt) },
+    level: Math.max(1, Math.min(4, level)) as HoldFinding['level'],
+    source: 'deterministic',
+    delivered: false,
+  }
+}
+
+export function routeAroundVerdict(blocked: string, attempt: string): { issue: string; principle: string; correction: string } {
+  return { issue: `After "${blocked}" was blocked, the agent tried "${attempt}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }
+}
+
+/** Raises the rules stage's result to the minimum a finding demands. */
+function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+  if (r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
+  let floor: { decision: RuleDecision; why: string; pattern: string } | undefined
+  for (const f of r.action.findings) {
+    const fl = FLOORS[f.pattern]
+    if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
+  }
+  if (!floor) return r
+  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
+  if (current && STRENGTH[current] >= STRENGTH[floor.decision]) return r
+  const note = preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `)
+  switch (floor.decision) {
+    case 'warn':
+      return { ...r, verdict: 'warn', decision: { kind: 'allow', context: note } }
+    case 'check': {
+      const at = facts.session.checks[facts.fingerprint]
+      if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
+      return { ...r, verdict: 'check', decision: { kind: 'deny', reason: note } }
+    }
+    case 'ask':
+      return { ...r, verdict: 'ask', decision: { kind: 'ask', reason: note } }
+    default:
+      return { ...r, verdict: floor.decision, decision: { kind: 'deny', reason: note } }
+  }
+}
+
+/** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
+function newPause(call: ToolCall & { session_id: string }, r: PreflightResult, fp: string, now: number): NewAction & { id: string } {
+  const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') ? 'destructive' : 'time-sensitive'
+  const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
+  return {
+    // Derived from the call and the clock, so the decision stays pure; unique per call and moment.
+    id: `pa-${fnv64(`${call.session_id}\u0000${fp}\u0000${now}`).slice(0, 8)}`,
+    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}`),
+    trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
+    context: maskSecrets(r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
+    severity,
+    fingerprint: fp,
+    session_id: call.session_id,
+    tool: call.tool_name,
+  }
+}
+
+function pauseDecision(call: ToolCall & { session_id: string }, entry: { id: string; severity: Severity }, d: Decision, facts: PreflightFacts): Decision {
+  const where = facts.config.telegram ? 'on Telegram' : `at the terminal (\`ratchet pending approve ${entry.id}\` or \`ratchet pending deny ${entry.id} --note "…"\`)`
+  const note = 'reason' in d ? d.reason : ''
+  if (facts.config.defer) {
+    const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — deferred until the human decides ${where}; resume with: claude -p --resume ${call.session_id}`
+    return { kind: 'defer', reason, notice: `Ratchet paused ${entry.id}: ${firstLine(note).replace(/^\[PRE-FLIGHT\] Action: /, '')}. Decide with \`ratchet pending approve ${entry.id}\` or \`ratchet pending deny ${entry.id} --note "…"\`, then resume with: claude -p --resume ${call.session_id}` }
+  }
+  const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — the human has been asked ${where}. You will be told the outcome at a later step; an approval lets exactly this call through once.`
+  return { kind: 'deny', reason }
+}
+
+/** Outcomes and notes go first: in a deny's reason, or as context on an allow. */
+export function withNotes(d: Decision, notes: string): Decision {
+  if (d.kind === 'allow') return { ...d, context: d.context ? `${notes}\n${d.context}` : notes }
+  if ('reason' in d) return { ...d, reason: `${notes}\n\n${d.reason}` }
+  return d
+}
+
+const firstLine = (s: string) => s.split('\n')[0]

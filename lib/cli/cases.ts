@@ -1,0 +1,113 @@
+// `ratchet cases list|show|verify|export`: the signed case ledger, read and checked. Verification
+// walks the chain from genesis against the key and the signed head kept outside the project, and
+// names the first bad entry.
+
+import fs from 'node:fs'
+import { CliError } from './errors'
+import type { CaseRecord } from '../core/courtroom/hearing'
+import type { Entry } from '../core/courtroom/chain'
+import { resolvePaths } from '../io/state'
+import { readConsent } from '../io/courtroom/consent'
+import { courtroomFiles } from '../io/courtroom/files'
+import { readKeyStore } from '../io/courtroom/keys'
+import { listAgents, readHead, readLines, verifyLedger } from '../io/courtroom/ledger'
+
+const out = (s: string): void => void process.stdout.write(s + '\n')
+
+function agentOf(o: { agent?: string }): string {
+  const paths = resolvePaths()
+  if (o.agent) return o.agent
+  const c = readConsent(paths)
+  if (c) return c.agent
+  const agents = listAgents(courtroomFiles(paths).ledgerDir)
+  if (agents.length === 1) return agents[0]
+  throw new CliError(agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
+}
+
+/** Entries as written, without verifying (list/show say when the ledger does not verify). */
+function entries(agent: string): Entry[] {
+  const out: Entry[] = []
+  for (const line of readLines(courtroomFiles(resolvePaths()).ledger(agent))) {
+    try {
+      out.push(JSON.parse(Buffer.from(JSON.parse(line).payload, 'base64').toString('utf8')))
+    } catch {
+      /* shown by verify */
+    }
+  }
+  return out
+}
+
+const casesOf = (agent: string) => entries(agent).filter((e) => e.kind === 'case').map((e) => ({ seq: e.seq, ...(e.body as unknown as CaseRecord) }))
+
+export function list(o: { agent?: string; json?: boolean }): void {
+  const agent = agentOf(o)
+  const cases = casesOf(agent)
+  if (o.json) return out(JSON.stringify(cases, null, 2))
+  if (!cases.length) return out(`No cases on record for ${agent}.`)
+  for (const c of cases) out(`${c.case_id}  ${c.timestamp.slice(0, 16).replace('T', ' ')}  ${c.verdict.padEnd(10)} ${c.vote.padEnd(4)} ${c.severity.padEnd(8)} ${c.pack}/${c.offense_type}`)
+  const v = verifyLedger(agent, courtroomFiles(resolvePaths()).ledger(agent))
+  if (!v.ok) out(`WARNING: the ledger does not verify (entry ${v.index}: ${v.problem}); run ratchet cases verify`)
+}
+
+export function show(id: string, o: { agent?: string; json?: boolean }): void {
+  const agent = agentOf(o)
+  const c = casesOf(agent).find((x) => x.case_id === id)
+  if (!c) throw new CliError(`no case ${id} in the ledger of ${agent} (ratchet cases list)`)
+  if (o.json) return out(JSON.stringify(c, null, 2))
+  for (const [k, v] of Object.entries(c)) out(`${k.padEnd(20)} ${Array.isArray(v) ? v.join('\n' + ' '.repeat(21)) : v}`)
+}
+
+export function verify(o: { agent?: string; json?: boolean; key?: string }): void {
+  const agent = agentOf(o)
+  const file = courtroomFiles(resolvePaths()).ledger(agent)
+  if (!fs.existsSync(file)) throw new CliError(`no ledger at ${file}`)
+  const v = verifyLedger(agent, file, process.env, { genesisKey: o.key })
+  if (o.json) {
+    out(JSON.stringify(v.ok ? { ok: true, agent, entries: v.entries.length, cases: v.entries.filter((e) => e.kind === 'case').length, head: v.head, warnings: v.warnings } : { ok: false, agent, first_bad: v.index, problem: v.problem, verified: v.entries.length, warnings: v.warnings }, null, 2))
+  } else if (v.ok) {
+    out(`OK: ${v.entries.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) verify for ${agent}, from genesis to the signed head.`)
+    for (const w of v.warnings) out(`  warning: ${w}`)
+  } else {
+    out(`FAILED: entry ${v.index} of ${file}: ${v.problem}. Entries 0–${v.index - 1} verify.`)
+    for (const w of v.warnings) out(`  warning: ${w}`)
+  }
+  if (!v.ok) process.exitCode = 1
+}
+
+/** The whole ledger as one JSON document, verifiable elsewhere with the genesis key it names. */
+export function exportLedger(o: { agent?: string; out?: string }): void {
+  const agent = agentOf(o)
+  const file = courtroomFiles(resolvePaths()).ledger(agent)
+  const v = verifyLedger(agent, file)
+  if (!v.ok) throw new CliError(`not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  const store = readKeyStore(agent)
+  const doc = { format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public ?? null, head: readHead(agent) ?? null, envelopes: readLines(file).map((l) => JSON.parse(l)) }
+  const text = JSON.stringify(doc, null, 2) + '\n'
+  if (o.out) {
+    fs.writeFileSync(o.out, text)
+    out(`Exported ${doc.envelopes.length} entries to ${o.out}.`)
+  } else process.stdout.write(text)
+}
+
+/**
+ * Sends the case envelopes (signed, anonymised: no transcripts, only digests of the evidence) to a
+ * remote endpoint. Refused unless the remote-submission acknowledgment was given: by default nothing
+ * leaves the machine.
+ */
+export async function submit(o: { agent?: string; url?: string }): Promise<void> {
+  const paths = resolvePaths()
+  const consent = readConsent(paths)
+  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new CliError('not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.', 2)
+  const { courtroomConfig } = await import('../io/courtroom/consent')
+  const url = o.url ?? courtroomConfig(paths).remote?.url
+  if (!url) throw new CliError('no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')
+  const agent = agentOf(o)
+  const file = courtroomFiles(paths).ledger(agent)
+  const v = verifyLedger(agent, file)
+  if (!v.ok) throw new CliError(`not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  const store = readKeyStore(agent)
+  const envelopes = readLines(file).map((l) => JSON.parse(l))
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public, head: readHead(agent), envelopes }), signal: AbortSignal.timeout(30_000) })
+  if (!res.ok) throw new CliError(`${url} answered ${res.status}`)
+  out(`Sent ${envelopes.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) to ${url}.`)
+}

@@ -1,0 +1,99 @@
+// The case ledger on disk: one JSONL file per agent (.ratchet/courtroom/ledger/<agent>.jsonl), one
+// DSSE envelope per line, appended under the ledger's lock; after each append the signed head is
+// rewritten outside the project, so losing entries from the end is caught too.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { canonicalJson, pae, type DsseEnvelope } from '../../core/courtroom/canonical'
+import { CHECKPOINT_EVERY, ENTRY_TYPE, HEAD_TYPE, envelopeHash, nextEntry, payloadBytes, verifyChain, type Entry, type EntryKind, type Head, type Trust, type VerifyResult } from '../../core/courtroom/chain'
+import { withLock, writeFileAtomic } from '../store'
+import { headFile } from './files'
+import { nodeCrypto, readKeyStore, sign, type KeyPair } from './keys'
+
+export function readLines(file: string): string[] {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw e
+  }
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  return lines
+}
+
+export function envelopeFor(entry: Entry, signers: KeyPair[]): DsseEnvelope {
+  const body = payloadBytes(entry)
+  const msg = pae(ENTRY_TYPE, body)
+  return { payload: body.toString('base64'), payloadType: ENTRY_TYPE, signatures: signers.map((k) => ({ keyid: k.keyid, sig: sign(k, msg) })) }
+}
+
+function lastOf(lines: string[]): { seq: number; hash: string } | null {
+  if (!lines.length) return null
+  const env = JSON.parse(lines[lines.length - 1]) as DsseEnvelope
+  const entry = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as Entry
+  return { seq: entry.seq, hash: envelopeHash(nodeCrypto, env) }
+}
+
+export interface AppendOptions {
+  agent: string
+  file: string
+  /** Signs the entry; a rotation is signed by two keys. */
+  signers: KeyPair[]
+  /** Signs the head and checkpoints (the key in force after this entry). */
+  headKey: KeyPair
+  env?: NodeJS.ProcessEnv
+  now?: Date
+}
+
+/** Appends one entry (and a checkpoint every CHECKPOINT_EVERY entries); returns the appended entries. */
+export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<string, unknown>): Entry[] {
+  fs.mkdirSync(path.dirname(o.file), { recursive: true })
+  return withLock(o.file, () => {
+    const lines = readLines(o.file)
+    const at = (o.now ?? new Date()).toISOString()
+    const written: Entry[] = []
+    let last = lastOf(lines)
+    const add = (k: EntryKind, b: Record<string, unknown>, signers: KeyPair[]) => {
+      const entry = nextEntry(last, o.agent, k, b, at)
+      const env = envelopeFor(entry, signers)
+      fs.appendFileSync(o.file, JSON.stringify(env) + '\n')
+      last = { seq: entry.seq, hash: envelopeHash(nodeCrypto, env) }
+      written.push(entry)
+    }
+    add(kind, body, o.signers)
+    if (kind !== 'checkpoint' && kind !== 'revocation' && (last!.seq + 1) % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1) add('checkpoint', { through: last!.seq, head: last!.hash }, [o.headKey])
+    writeHead(o.agent, { agent: o.agent, seq: last!.seq, hash: last!.hash, at }, o.headKey, o.env)
+    return written
+  })
+}
+
+export function writeHead(agent: string, head: Head, key: KeyPair, env?: NodeJS.ProcessEnv): void {
+  const body = Buffer.from(canonicalJson(head), 'utf8')
+  const file = headFile(agent, env)
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  writeFileAtomic(file, JSON.stringify({ ...head, keyid: key.keyid, sig: sign(key, pae(HEAD_TYPE, body)) }) + '\n')
+}
+
+export function readHead(agent: string, env?: NodeJS.ProcessEnv): Trust['head'] | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(headFile(agent, env), 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/** Verifies an agent's ledger against the keys and head on record outside the project. */
+export function verifyLedger(agent: string, file: string, env?: NodeJS.ProcessEnv, opts: { genesisKey?: string } = {}): VerifyResult {
+  const store = readKeyStore(agent, env)
+  return verifyChain(nodeCrypto, readLines(file), { agent, genesisKey: opts.genesisKey ?? store?.genesis_public, head: readHead(agent, env) })
+}
+
+export function listAgents(ledgerDir: string): string[] {
+  try {
+    return fs.readdirSync(ledgerDir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6))
+  } catch {
+    return []
+  }
+}

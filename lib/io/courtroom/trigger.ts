@@ -1,0 +1,46 @@
+// The one call other parts of Ratchet make into the courtroom: a finding happened. Cheap on purpose
+// (it runs inside hooks): one existsSync when the courtroom is off; when it is on and the finding is
+// confident enough, a docket file and a detached `ratchet courtroom hearing`. Never throws.
+
+import fs from 'node:fs'
+import type { Charge } from '../../core/courtroom/hearing'
+import { logError, readConfig, type Paths } from '../state'
+import { spawnDetached } from '../spawn'
+import { writeFileAtomic } from '../store'
+import { courtroomFiles } from './files'
+
+export interface Finding {
+  source: Charge['source']
+  /** What kind of finding: a custodiet category (reactive, scope_expansion, drift, route_around…) or incident:<class>. */
+  signal: string
+  summary: string
+  confidence: number
+  evidence?: string[]
+  session?: string
+  restrains?: Charge['restrains']
+  /** Only for charges filed by hand: the pack and offense. */
+  pack?: string
+  offense_id?: string
+}
+
+/** Returns the docket id when a hearing was opened. */
+export function openHearing(paths: Paths, f: Finding): string | undefined {
+  try {
+    const files = courtroomFiles(paths)
+    if (!fs.existsSync(files.consent)) return undefined
+    const consent = JSON.parse(fs.readFileSync(files.consent, 'utf8')) as { enabled?: boolean }
+    if (!consent.enabled) return undefined
+    const threshold = ((readConfig(paths).config as { courtroom?: { threshold?: unknown } }).courtroom?.threshold as number | undefined) ?? 0.6
+    if (!(f.confidence >= threshold)) return undefined
+    const id = `d${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+    const charge: Charge = { source: f.source, signal: f.signal, pack: f.pack ?? 'agent', offense_id: f.offense_id ?? '', confidence: f.confidence, summary: f.summary, evidence: f.evidence ?? [f.summary], history: [], session: f.session, ...(f.restrains ? { restrains: f.restrains } : {}) }
+    const file = `${files.docket}/${id}.json`
+    fs.mkdirSync(files.docket, { recursive: true })
+    writeFileAtomic(file, JSON.stringify(charge))
+    spawnDetached('ratchet', ['courtroom', 'hearing', '--docket', file])
+    return id
+  } catch (e) {
+    logError(paths, 'courtroom', e)
+    return undefined
+  }
+}

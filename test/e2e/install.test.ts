@@ -1,0 +1,177 @@
+// Installed the way packages install: `npm pack` → `npm install -D <tarball>` in a fresh project →
+// `npx ratchet init` → the real claude CLI runs guarded. Then the package is moved away, and the next
+// tool call is blocked (not run) with a clear message; then dist/ alone goes missing, same.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, exec, tempProject } from '../support/fixtures'
+import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
+
+const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
+/** The quick start's second command (README). */
+const USER_INIT = ['npx', 'ratchet', 'init'].join(' ')
+const npmEnv = (home: string) => ({ ...process.env, HOME: home, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' })
+
+/** One claude session in `project` that runs `steps`; `before(i)` runs just before the model sends step i. */
+async function session(project: string, home: string, steps: Parameters<typeof startMockModel>[0], before?: (i: number) => void) {
+  const done = new Set<number>()
+  const model: MockModel = await startMockModel([...steps, { text: 'Done.' }], {
+    respond: (req) => {
+      const i = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
+      if (req.tools?.length && !done.has(i)) {
+        done.add(i)
+        before?.(i)
+      }
+      return undefined
+    },
+  })
+  try {
+    const r = await exec(CLAUDE, ['-p', 'do the task', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr, results: model.toolResults(), requests: model.mainTurns().length }
+  } finally {
+    await model.close()
+  }
+}
+
+describe('installed from the packed tarball', () => {
+  let work: string
+  let project: string
+  let home: string
+  let tarball: string
+  let files: string[]
+  let init: { status: number | null; stdout: string; stderr: string }
+
+  beforeAll(() => {
+    work = tempProject('ratchet-pack-')
+    home = tempProject('ratchet-home-')
+    // --ignore-scripts: dist/ is already built by `npm test`'s pretest; rebuilding here would pull it
+    // from under the other e2e files running at the same time.
+    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', env: npmEnv(home) })
+    expect(pack.status, pack.stderr).toBe(0)
+    const info = JSON.parse(pack.stdout)[0]
+    tarball = path.join(work, info.filename)
+    files = info.files.map((f: { path: string }) => f.path)
+    project = path.join(work, 'project')
+    fs.mkdirSync(project)
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'someones-app', version: '1.0.0', private: true }))
+    const install = spawnSync('npm', ['install', '-D', '--prefer-offline', tarball], { cwd: project, encoding: 'utf8', env: npmEnv(home), timeout: 240_000 })
+    expect(install.status, install.stderr).toBe(0)
+    // What a user types, through a shell as they would type it.
+    init = spawnSync('/bin/sh', ['-c', USER_INIT], { cwd: project, encoding: 'utf8', env: npmEnv(home) })
+  }, 300_000)
+
+  afterAll(() => {
+    fs.rmSync(work, { recursive: true, force: true })
+  })
+
+  it('the tarball carries the built bundles, so nothing is built at install; no sources or tests', () => {
+    for (const f of ['dist/loader.cjs', 'dist/preflight-check.cjs', 'dist/custodiet.cjs', 'dist/custodiet-review.cjs', 'dist/session-start.cjs', 'dist/ratchet.cjs', 'bin/preflight-check', 'bin/ratchet', 'guardrails.json', 'agents/custodiet.md'])
+      expect(files, f).toContain(f)
+    expect(files.filter((f) => /^(lib|hooks|test|scripts|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([])
+  })
+
+  it('npx ratchet init registers the project-local bin links, never a path into a checkout', () => {
+    expect(init.status, init.stderr).toBe(0)
+    const text = fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')
+    expect(text).not.toContain(ROOT)
+    expect(text).not.toContain(work)
+    const pre = JSON.parse(text).hooks.PreToolUse[0].hooks[0]
+    expect(pre.command).toContain('f="$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check;')
+    expect(pre.onFailure).toBe('block')
+    expect(fs.lstatSync(path.join(project, 'node_modules', '.bin', 'preflight-check')).isSymbolicLink()).toBe(true)
+  })
+
+  it('the real claude session runs guarded: a push is held, an ordinary command runs', async () => {
+    fs.mkdirSync(path.join(project, '.git'), { recursive: true }) // not a repository: the push itself can never run
+    const s = await session(project, home, [
+      { tool: 'Bash', input: { command: 'git push origin main', description: 'Push' } },
+      { tool: 'Bash', input: { command: 'touch made-while-installed.txt', description: 'Create a file' } },
+    ])
+    expect(s.status, s.stderr).toBe(0)
+    expect(s.results[0].is_error).toBe(true)
+    expect(s.results[0].content).toContain('[PRE-FLIGHT] Action: git push origin main')
+    expect(s.results[1].is_error).toBe(false)
+    expect(fs.existsSync(path.join(project, 'made-while-installed.txt'))).toBe(true)
+  }, 180_000)
+
+  it('when the package is moved away mid-session, the next tool call is blocked, not run, and says why', async () => {
+    const pkg = path.join(project, 'node_modules', 'ratchet')
+    const away = path.join(work, 'ratchet-moved')
+    try {
+      const s = await session(
+        project,
+        home,
+        [
+          { tool: 'Bash', input: { command: 'touch before-the-move.txt', description: 'Create a file' } },
+          { tool: 'Bash', input: { command: 'touch after-the-move.txt', description: 'Create a file' } },
+        ],
+        (i) => i === 1 && fs.renameSync(pkg, away),
+      )
+      expect(s.status, s.stderr).toBe(0)
+      expect(s.results[0].is_error).toBe(false)
+      expect(fs.existsSync(path.join(project, 'before-the-move.txt'))).toBe(true)
+      expect(s.results[1].is_error).toBe(true)
+      expect(s.results[1].content).toContain(`Ratchet preflight-check is missing at ${project}/node_modules/.bin/preflight-check (moved or uninstalled?), so this is blocked to be safe.`)
+      expect(fs.existsSync(path.join(project, 'after-the-move.txt'))).toBe(false)
+    } finally {
+      if (fs.existsSync(away)) fs.renameSync(away, pkg)
+    }
+  }, 180_000)
+
+  it('a session started with the package missing never reaches the model: the prompt is blocked with the same line', async () => {
+    const pkg = path.join(project, 'node_modules', 'ratchet')
+    const away = path.join(work, 'ratchet-moved')
+    fs.renameSync(pkg, away)
+    try {
+      const s = await session(project, home, [{ tool: 'Bash', input: { command: 'touch made-while-missing.txt', description: 'Create a file' } }])
+      expect(s.requests).toBe(0)
+      expect(s.stdout + s.stderr).toContain('Ratchet preflight-check is missing at')
+      expect(fs.existsSync(path.join(project, 'made-while-missing.txt'))).toBe(false)
+    } finally {
+      fs.renameSync(away, pkg)
+    }
+  }, 180_000)
+
+  it('with dist/ gone from the installed package, the next call is blocked with one line, no stack trace', async () => {
+    const dist = path.join(project, 'node_modules', 'ratchet', 'dist')
+    try {
+      const s = await session(
+        project,
+        home,
+        [
+          { tool: 'Bash', input: { command: 'touch with-dist.txt', description: 'Create a file' } },
+          { tool: 'Bash', input: { command: 'touch without-dist.txt', description: 'Create a file' } },
+        ],
+        (i) => i === 1 && fs.renameSync(dist, dist + '.away'),
+      )
+      expect(s.results[0].is_error).toBe(false)
+      expect(s.results[1].is_error).toBe(true)
+      expect(s.results[1].content).toContain('ratchet preflight-check: the install is incomplete')
+      expect(s.results[1].content).not.toMatch(/\n\s+at /)
+      expect(fs.existsSync(path.join(project, 'without-dist.txt'))).toBe(false)
+    } finally {
+      if (fs.existsSync(dist + '.away')) fs.renameSync(dist + '.away', dist)
+    }
+  }, 180_000)
+
+  it('installed globally, init --user registers the bin on PATH, and it runs', () => {
+    const prefix = path.join(work, 'global')
+    const userHome = tempProject('ratchet-home-')
+    const env = { ...npmEnv(userHome), npm_config_prefix: prefix, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }
+    const install = spawnSync('npm', ['install', '-g', '--prefer-offline', tarball], { encoding: 'utf8', env, timeout: 240_000 })
+    expect(install.status, install.stderr).toBe(0)
+    const r = spawnSync(path.join(prefix, 'bin', 'ratchet'), ['init', '--user'], { cwd: project, encoding: 'utf8', env })
+    expect(r.status, r.stderr).toBe(0)
+    const text = fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8')
+    expect(text).not.toContain(ROOT)
+    expect(text).not.toContain('CLAUDE_PROJECT_DIR')
+    const pre = JSON.parse(text).hooks.PreToolUse[0].hooks[0]
+    expect(pre.command).toContain(`f="${path.join(prefix, 'bin', 'preflight-check')}";`)
+    // The registered command, run as Claude Code runs it, decides.
+    const payload = JSON.stringify({ session_id: 'g', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push origin main' }, cwd: project })
+    const run = spawnSync('/bin/sh', ['-c', pre.command], { cwd: project, input: payload, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: userHome, CLAUDE_PROJECT_DIR: project } })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain('[PRE-FLIGHT] Action: git push origin main')
+  }, 300_000)
+})
