@@ -124,7 +124,7 @@ export interface PreflightOutcome {
  * Others add entries here (e.g. `unreadable` from the shell reader, a secret in the evidence).
  */
 export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
-  unreadable: { decision: 'check', why: 'the command could not be read completely, so it is judged by its worst reading' },
+  unreadable: { decision: 'check', why: 'Ratchet could not read what this command runs, so it is judged by its worst reading; spell it out plainly if you can' },
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
@@ -278,6 +278,9 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
     if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
   }
   if (!floor) return r
+  // Say exactly what could not be read (the findings' details), so the agent can act on it.
+  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern).map((f) => f.detail))].slice(0, 3)
+  if (details.length && floor.pattern === 'unreadable') floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) return r
   const note = preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `)
