@@ -19,6 +19,7 @@
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, ToolCall } from '../../lib/core/classify'
+import type { FsFacts } from '../../lib/core/actions/ratchet-self'
 import type { Decision } from '../../lib/core/decision'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
@@ -81,6 +82,10 @@ export interface PreflightFacts {
   /** The world as classification needs it; functions so only the calls that need them pay. */
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /** File-system facts for self-protection (realpath, hard links, archives, patches, git status), lazily read. */
+  fs?: FsFacts
+  /** The installed Ratchet package's folder, protected like the state folder. */
+  packageDir?: string
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
   /** Undefined when first-use pauses are off. */
@@ -128,7 +133,7 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fs: f.fs, packageDir: f.packageDir }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {

@@ -9,6 +9,7 @@ import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation } from
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { mcpTool } from './actions/mcp'
+import { mcpInputs, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { unreadableLine } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
@@ -115,7 +116,12 @@ class Collector implements Sink {
         break
       default:
         this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
-        if (tool.startsWith('mcp__')) mcpTool(this, tool)
+        if (tool.startsWith('mcp__')) {
+          mcpTool(this, tool)
+          mcpInputs(this, tool, input ?? {})
+          // A shell tool's command is judged as the command it is.
+          for (const k of ['command', 'cmd', 'script']) if (typeof input?.[k] === 'string' && /shell|exec|run|terminal|command|bash/i.test(tool)) this.bash(input[k] as string)
+        }
     }
     unrequestedPublish(this, this.findings, this.summary)
   }
@@ -136,6 +142,7 @@ class Collector implements Sink {
     for (const d of inv.cwdChanges) base = this.resolve(d, base)
     const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base }
     redirects(this, inv, facts)
+    selfProtection(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)

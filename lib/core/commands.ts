@@ -501,6 +501,12 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
           to(skipOptions(args.slice(1), new Set(['-p', '--package'])))
           continue
         }
+        // `yarn ratchet …` runs the project's bin of that name.
+        if (args[0] === 'ratchet') {
+          via.push(name)
+          to(args)
+          continue
+        }
         break
       case 'npm':
         if (args[0] === 'exec' || args[0] === 'x') {

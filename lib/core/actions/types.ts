@@ -4,6 +4,7 @@
 
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ActionClass } from '../patterns'
+import type { FsFacts } from './ratchet-self'
 
 export interface Finding {
   class: ActionClass
@@ -29,6 +30,10 @@ export interface ClassifyContext {
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
   tmpDirs?: string[]
+  /** File-system facts for self-protection (realpath, hard links, listings, archives, patches, git status); see ratchet-self.ts. */
+  fs?: FsFacts
+  /** Where the running Ratchet package is installed (its bin/, dist/): protected like the state folder. */
+  packageDir?: string
 }
 
 export interface Classification {
