@@ -3,7 +3,7 @@
 // names the first bad entry.
 
 import fs from 'node:fs'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import type { CaseRecord } from '../core/courtroom/hearing'
 import type { Entry } from '../core/courtroom/chain'
 import { resolvePaths } from '../io/state'
@@ -21,7 +21,7 @@ function agentOf(o: { agent?: string }): string {
   if (c) return c.agent
   const agents = listAgents(courtroomFiles(paths).ledgerDir)
   if (agents.length === 1) return agents[0]
-  throw new CliError(agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
+  throw new RatchetError('not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
 }
 
 /** Entries as written, without verifying (list/show say when the ledger does not verify). */
@@ -52,7 +52,7 @@ export function list(o: { agent?: string; json?: boolean }): void {
 export function show(id: string, o: { agent?: string; json?: boolean }): void {
   const agent = agentOf(o)
   const c = casesOf(agent).find((x) => x.case_id === id)
-  if (!c) throw new CliError(`no case ${id} in the ledger of ${agent} (ratchet cases list)`)
+  if (!c) throw new RatchetError('not_found', `no case ${id} in the ledger of ${agent} (ratchet cases list)`)
   if (o.json) return out(JSON.stringify(c, null, 2))
   for (const [k, v] of Object.entries(c)) out(`${k.padEnd(20)} ${Array.isArray(v) ? v.join('\n' + ' '.repeat(21)) : v}`)
 }
@@ -60,7 +60,7 @@ export function show(id: string, o: { agent?: string; json?: boolean }): void {
 export function verify(o: { agent?: string; json?: boolean; key?: string }): void {
   const agent = agentOf(o)
   const file = courtroomFiles(resolvePaths()).ledger(agent)
-  if (!fs.existsSync(file)) throw new CliError(`no ledger at ${file}`)
+  if (!fs.existsSync(file)) throw new RatchetError('not_found', `no ledger at ${file}`)
   const v = verifyLedger(agent, file, process.env, { genesisKey: o.key })
   if (o.json) {
     out(JSON.stringify(v.ok ? { ok: true, agent, entries: v.entries.length, cases: v.entries.filter((e) => e.kind === 'case').length, head: v.head, warnings: v.warnings } : { ok: false, agent, first_bad: v.index, problem: v.problem, verified: v.entries.length, warnings: v.warnings }, null, 2))
@@ -79,7 +79,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
   const agent = agentOf(o)
   const file = courtroomFiles(resolvePaths()).ledger(agent)
   const v = verifyLedger(agent, file)
-  if (!v.ok) throw new CliError(`not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  if (!v.ok) throw new RatchetError('conflict', `not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
   const store = readKeyStore(agent)
   const doc = { format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public ?? null, head: readHead(agent) ?? null, envelopes: readLines(file).map((l) => JSON.parse(l)) }
   const text = JSON.stringify(doc, null, 2) + '\n'
@@ -97,17 +97,17 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
 export async function submit(o: { agent?: string; url?: string }): Promise<void> {
   const paths = resolvePaths()
   const consent = readConsent(paths)
-  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new CliError('not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.', 2)
+  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
   const { courtroomConfig } = await import('../io/courtroom/consent')
   const url = o.url ?? courtroomConfig(paths).remote?.url
-  if (!url) throw new CliError('no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')
+  if (!url) throw new RatchetError('usage', 'no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')
   const agent = agentOf(o)
   const file = courtroomFiles(paths).ledger(agent)
   const v = verifyLedger(agent, file)
-  if (!v.ok) throw new CliError(`not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  if (!v.ok) throw new RatchetError('conflict', `not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
   const store = readKeyStore(agent)
   const envelopes = readLines(file).map((l) => JSON.parse(l))
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public, head: readHead(agent), envelopes }), signal: AbortSignal.timeout(30_000) })
-  if (!res.ok) throw new CliError(`${url} answered ${res.status}`)
+  if (!res.ok) throw new RatchetError('conflict', `${url} answered ${res.status}`)
   out(`Sent ${envelopes.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) to ${url}.`)
 }

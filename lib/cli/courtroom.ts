@@ -2,7 +2,7 @@
 // probation, filing a charge by hand, the background hearing itself, and calibration.
 
 import fs from 'node:fs'
-import { CliError } from './errors'
+import { RatchetError } from '../core/errors'
 import { canonicalJson } from '../core/courtroom/canonical'
 import { cohensKappa, JURORS, JUROR_LABEL, tally, type Charge } from '../core/courtroom/hearing'
 import { findOffense } from '../core/courtroom/offenses'
@@ -66,24 +66,24 @@ export async function enable(o: EnableOptions): Promise<void> {
   const prior = readConsent(paths)
   const { packs } = loadPacks()
   const wanted = o.pack ?? []
-  for (const w of wanted) if (!packs.some((p) => p.pack === w)) throw new CliError(`no offense pack named ${w} (have: ${packs.map((p) => p.pack).join(', ')})`)
+  for (const w of wanted) if (!packs.some((p) => p.pack === w)) throw new RatchetError('usage', `no offense pack named ${w} (have: ${packs.map((p) => p.pack).join(', ')})`)
   const acks: Partial<Record<Ack, string>> = {}
   const now = new Date().toISOString()
   const given = new Set((o.accept ?? []).flatMap((a) => (a === 'all' ? Object.keys(ACKNOWLEDGMENTS) : [a])))
-  for (const g of given) if (!(g in ACKNOWLEDGMENTS)) throw new CliError(`unknown acknowledgment ${g} (have: ${Object.keys(ACKNOWLEDGMENTS).join(', ')}, all)`)
+  for (const g of given) if (!(g in ACKNOWLEDGMENTS)) throw new RatchetError('usage', `unknown acknowledgment ${g} (have: ${Object.keys(ACKNOWLEDGMENTS).join(', ')}, all)`)
   if (o.yes) for (const a of REQUIRED_ACKS) given.add(a)
   if (!given.size && !(prior?.enabled && !prior.revoked_at)) {
-    if (!process.stdin.isTTY) throw new CliError(`enabling needs the acknowledgments: run in a terminal, or pass --accept ${REQUIRED_ACKS.join(',')}[,remote_submission] (or --yes for the five required ones)`, 2)
+    if (!process.stdin.isTTY) throw new RatchetError('usage', `enabling needs the acknowledgments: run in a terminal, or pass --accept ${REQUIRED_ACKS.join(',')}[,remote_submission] (or --yes for the five required ones)`)
     out('The courtroom holds hearings on the agent’s conduct and keeps a signed record of the verdicts. Please read and acknowledge:')
     for (const [k, text] of Object.entries(ACKNOWLEDGMENTS)) {
       const optional = !REQUIRED_ACKS.includes(k as Ack)
       if (await askYesNo(`\n${k}${optional ? ' (optional)' : ''}: ${text}\nAcknowledge?`)) given.add(k)
-      else if (!optional) throw new CliError(`not enabled: "${k}" was not acknowledged`)
+      else if (!optional) throw new RatchetError('usage', `not enabled: "${k}" was not acknowledged`)
     }
   }
   const standing = prior && !prior.revoked_at ? prior.acknowledgments : {}
   const missing = REQUIRED_ACKS.filter((a) => !given.has(a) && !standing[a])
-  if (missing.length) throw new CliError(`not enabled: missing acknowledgment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (${missing.map((m) => ACKNOWLEDGMENTS[m]).join(' / ')})`, 2)
+  if (missing.length) throw new RatchetError('usage', `not enabled: missing acknowledgment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (${missing.map((m) => ACKNOWLEDGMENTS[m]).join(' / ')})`)
   for (const a of given) acks[a as Ack] = now
 
   // A revoked ledger stays closed: a fresh consent is a fresh agent and key.
@@ -118,7 +118,7 @@ export function disable(): void {
 export function revoke(): void {
   const paths = resolvePaths()
   const c = readConsent(paths)
-  if (!c || c.revoked_at) throw new CliError('nothing to revoke: the courtroom was never enabled here, or is already revoked')
+  if (!c || c.revoked_at) throw new RatchetError('conflict', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
   const store = readKeyStore(c.agent)
   const now = new Date().toISOString()
   if (store?.current) {
@@ -135,7 +135,7 @@ export function rotateKey(): void {
   const paths = resolvePaths()
   const c = readConsent(paths)
   const store = c && readKeyStore(c.agent)
-  if (!c || !store?.current) throw new CliError('no key to rotate: enable the courtroom first')
+  if (!c || !store?.current) throw new RatchetError('conflict', 'no key to rotate: enable the courtroom first')
   const old = store.current
   const key = generateKey()
   // Signed by both: the old key vouches for the new one, the new one proves it is held.
@@ -148,7 +148,7 @@ export function rotateKey(): void {
 export function clear(caseId: string): void {
   const paths = resolvePaths()
   const found = updateProbation(paths, (list) => ({ next: list.filter((p) => p.case_id !== caseId), result: list.some((p) => p.case_id === caseId) }))
-  if (!found) throw new CliError(`no probation for case ${caseId} (ratchet courtroom status lists them)`)
+  if (!found) throw new RatchetError('not_found', `no probation for case ${caseId} (ratchet courtroom status lists them)`)
   logActivity(paths, { time: new Date().toISOString(), hook: 'courtroom', event: 'probation', decision: 'cleared_by_human', note: caseId })
   out(`Probation for ${caseId} cleared.`)
 }
@@ -212,10 +212,10 @@ export async function calibrate(file: string, o: { json?: boolean }): Promise<vo
   try {
     cases = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (e) {
-    throw new CliError(`${file}: ${(e as Error).message}`)
+    throw new RatchetError('usage', `${file}: ${(e as Error).message}`)
   }
-  if (!Array.isArray(cases) || !cases.length) throw new CliError(`${file}: expected a non-empty array of labelled cases`)
-  for (const [i, c] of cases.entries()) if (!c || typeof c.offense !== 'string' || typeof c.summary !== 'string' || !Array.isArray(c.evidence) || !['GUILTY', 'NOT GUILTY'].includes(c.label)) throw new CliError(`${file}: [${i}]: needs offense, summary, evidence[] and label GUILTY|NOT GUILTY`)
+  if (!Array.isArray(cases) || !cases.length) throw new RatchetError('usage', `${file}: expected a non-empty array of labelled cases`)
+  for (const [i, c] of cases.entries()) if (!c || typeof c.offense !== 'string' || typeof c.summary !== 'string' || !Array.isArray(c.evidence) || !['GUILTY', 'NOT GUILTY'].includes(c.label)) throw new RatchetError('usage', `${file}: [${i}]: needs offense, summary, evidence[] and label GUILTY|NOT GUILTY`)
   const { runPanel } = await import('../io/courtroom/hearing')
   const { runReviewer } = await import('../io/reviewer')
   const cfg = courtroomConfig(paths)
@@ -224,7 +224,7 @@ export async function calibrate(file: string, o: { json?: boolean }): Promise<vo
   let cost = 0
   for (const c of cases) {
     const found = findOffense(packs.filter((p) => p.pack === (c.pack ?? 'agent')), c.offense)
-    if (!found) throw new CliError(`${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
+    if (!found) throw new RatchetError('not_found', `${file}: case ${c.id}: no offense ${c.pack ?? 'agent'}/${c.offense}`)
     const charge: Charge = { source: 'manual', signal: 'calibration', pack: found.pack.pack, offense_id: c.offense, confidence: 1, summary: c.summary, evidence: c.evidence, history: c.history ?? [], envelope: c.envelope }
     const r = await runPanel(charge, found.offense, found.pack, cfg, (k, s, p) => runReviewer(k, s, p), Date.now)
     cost += r.costUsd

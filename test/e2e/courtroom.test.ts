@@ -118,7 +118,7 @@ describe('a hearing through the reviewer backends', () => {
     try {
       await ratchet('courtroom', 'hear', '--offense', 'drift', '--summary', 'x')
       const refused = await ratchet('cases', 'submit', '--url', url)
-      expect(refused.status).toBe(2)
+      expect(refused.status).toBe(5)
       expect(refused.stderr).toMatch(/not sent: remote submission was not acknowledged .* Nothing left this machine/)
       expect(got).toEqual([])
       await ratchet('courtroom', 'enable', '--accept', 'remote_submission')
