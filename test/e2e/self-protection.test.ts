@@ -46,7 +46,6 @@ function call(c: Call, session?: string): Outcome {
   return typeof c === 'string' ? guard('Bash', { command: c }, session) : guard(c.tool, c.input, session)
 }
 
-const P = () => dir // the project, in inputs built lazily
 
 const EVIL_SETTINGS = '{"disableAllHooks": true}'
 
@@ -218,7 +217,7 @@ const UNREADABLE: Call[] = [
   '$(echo rm) -rf build',
   '${CMD:-$(echo rm)} -rf build',
   'a=($(echo rm)); "${a[@]}" -rf build',
-  'echo $(( $(rm -rf build) ))',
+  '$(( $(echo 1) )) build',
   'eval "$SCRIPT"',
   'echo cm0gLXJmIGJ1aWxk | base64 -d | sh',
   'echo "rm -rf build" | bash',
@@ -243,7 +242,7 @@ function prepare(setup: string | undefined): void {
   if (setup.startsWith('GIT')) {
     sh('mkdir -p src && echo a > src/a.txt && printf "activity.jsonl\\nsessions/\\n*.lock\\n" > .ratchet/.gitignore && git init -q && git add -A && git commit -qm init')
     // The user's own, uncommitted rule edit (and an untracked file in the state folder): what discarding would lose.
-    if (setup === 'GIT') sh('echo \'[{"id":"GR-9","pattern":"git_push","rule":"mine","severity":"hard"}]\' > .ratchet/guardrails.json && echo x > src/a.txt && echo n > .ratchet/notes.md')
+    if (setup === 'GIT') sh('echo \'[{"id":"GR-9","pattern":"git_push","rule":"mine","severity":"hard"}]\' > .ratchet/guardrails.json && echo x > src/a.txt && echo n > .ratchet/notes.md && echo "{}" > .ratchet/activity.jsonl')
     else sh('git add -A && git commit -qm clean --allow-empty')
     return
   }

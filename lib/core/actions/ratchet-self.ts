@@ -234,6 +234,8 @@ const linksOf = (c: Sink) => {
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&'])
 
+const BRACE_WORD = /^[^\s"':{}]*\{[^{}\s"':]*,[^{}\s"':]*\}[^\s"':{}]*$/
+
 export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const { ctx } = c
   const links = linksOf(c)
@@ -248,6 +250,8 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
     if (protectedInto(ctx, dirAbs, links)) hits.push(why)
   }
 
+  // `mv .claude{,.bak}`: brace expansion of plain words (not quoted JSON) before the operands are read.
+  if (inv.args.some((a) => BRACE_WORD.test(a))) inv = { ...inv, args: inv.args.flatMap((a) => (BRACE_WORD.test(a) ? braces(a) : [a])) }
   for (const r of inv.redirects) {
     if (WRITE_OPS.has(r.op) && r.target && !/^&?-?\d*$/.test(r.target)) write(r.target, `${f.cmd} ${r.op} ${r.target}`.trim())
   }
@@ -379,7 +383,8 @@ on(['awk', 'gawk'], (e) => {
 // Editors: ed/ex read commands from stdin or -c/+cmd and write the file; any editor on a protected file is an edit.
 on(['ed', 'red', 'ex', 'vi', 'vim', 'nvim', 'gvim', 'emacs', 'nano', 'pico', 'micro', 'joe', 'jed', 'kak', 'hx', 'helix', 'mcedit', 'ne'], (e) => {
   if (e.inv.args.includes('-R') || e.inv.args.includes('-M') || e.inv.args.includes('--view')) return
-  for (const o of operandsOf(e.inv.args, ['-c', '-s', '-S', '-u', '-U', '-i', '-w', '-W', '-T', '--cmd', '-l', '--eval', '--load', '-p'])) if (!o.startsWith('+')) e.write(o)
+  const valued = e.inv.name === 'ed' || e.inv.name === 'red' ? ['-p'] : ['-c', '-s', '-S', '-u', '-U', '-i', '-w', '-W', '-T', '--cmd', '-l', '--eval', '--load', '-p']
+  for (const o of operandsOf(e.inv.args, valued)) if (!o.startsWith('+')) e.write(o)
 })
 on(['sort', 'shuf'], (e) => {
   const o = optValue(e.inv.args, ['-o'], ['--output'])
@@ -478,9 +483,9 @@ on(['tar', 'bsdtar', 'gtar'], (e) => {
   const a = e.inv.args
   const first = a[0] ?? ''
   const bundle = !first.startsWith('-') ? first : ''
-  const mode = (x: string) => a.some((y) => y === `--${x}`) || new RegExp(`^-?[a-zA-Z]*${x[0]}`).test(bundle) || a.some((y) => /^-[a-zA-Z]+$/.test(y) && y.includes(x[0]))
-  const extract = mode('extract') || a.includes('--get')
-  const create = !extract && (mode('create') || mode('append') || mode('update') || a.includes('-r') || a.includes('-u'))
+  const mode = (long: string, letter: string) => a.includes(`--${long}`) || bundle.replace(/^-/, '').includes(letter) || a.some((y) => /^-[a-zA-Z]+$/.test(y) && y.includes(letter))
+  const extract = mode('extract', 'x') || a.includes('--get')
+  const create = !extract && (mode('create', 'c') || mode('append', 'r') || mode('update', 'u'))
   let file = optValue(a, ['-f'], ['--file'])
   if (!file && bundle.includes('f')) file = a[1]
   if (!file) {
@@ -630,7 +635,10 @@ on(['git'], (e) => {
     case 'restore': {
       if (sub === 'restore' && (rest.includes('--staged') || flags.includes('S')) && !(rest.includes('--worktree') || flags.includes('W'))) return
       const valued = rest.filter((_x, k) => k === 0 || !/^(--source|-s|--conflict|-b|-B|--orphan)$/.test(rest[k - 1]))
-      const specs = dd >= 0 ? pathspecs(rest.slice(dd + 1)) : sub === 'restore' ? pathspecs(valued) : pathspecs(valued).slice(1)
+      // `git checkout <ref> <paths>` or `git checkout <paths>`: the first operand is a path if it looks like one.
+      const ops = pathspecs(valued)
+      const looksLikePath = (x: string) => x === '.' || x.startsWith('./') || x.includes('/') || GLOB.test(x) || e.ctx.fileExists(at(x))
+      const specs = dd >= 0 ? pathspecs(rest.slice(dd + 1)) : sub === 'restore' || (ops[0] !== undefined && looksLikePath(ops[0])) ? ops : ops.slice(1)
       for (const s of specs) if (protectedPath(e.ctx, at(s), e.links) || (GLOB.test(s) && globHits(e.ctx, at(s), true))) e.write(at(s), e.f.cmd)
       if (specs.length || flags.includes('f') || rest.includes('--force')) status(modified, specs)
       return
