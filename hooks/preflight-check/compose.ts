@@ -19,7 +19,7 @@
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, ToolCall } from '../../lib/core/classify'
-import type { FsFacts } from '../../lib/core/actions/ratchet-self'
+import type { FsFacts } from '../../lib/core/actions/types'
 import type { Decision } from '../../lib/core/decision'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'

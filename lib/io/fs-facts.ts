@@ -5,7 +5,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import type { FsFacts } from '../core/actions/ratchet-self'
+import type { FsFacts } from '../core/actions/types'
 
 const MAX_TEXT = 1024 * 1024
 const MAX_ARCHIVE = 64 * 1024 * 1024

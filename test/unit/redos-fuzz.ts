@@ -15,7 +15,7 @@ import { parseShell } from '../../lib/core/shell'
 import { maskSecrets } from '../../lib/core/secrets'
 
 export const BOUND_MS = 200
-export const ROOT = path.join(__dirname, '../../lib/core')
+const ROOT = path.join(__dirname, '../../lib/core')
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -30,7 +30,7 @@ interface Found {
   re: RegExp
 }
 
-export function regexLiterals(): Found[] {
+function regexLiterals(): Found[] {
   const out: Found[] = []
   for (const file of sourceFiles(ROOT)) {
     const text = fs.readFileSync(file, 'utf8')
@@ -157,7 +157,7 @@ const ctx: ClassifyContext = {
 const KB100 = 100 * 1024
 const fill = (frag: string, size = KB100) => frag.repeat(Math.ceil(size / frag.length)).slice(0, size)
 
-export const COMMANDS: [string, string][] = [
+const COMMANDS: [string, string][] = [
   ['the 85-character snippet that once hung the hook', `python3 -c "import os; os.system('` + '\\'.repeat(60) + `x`],
   ['node snippet with a run of backslashes', `node -e "require('child_process').execSync('` + '\\'.repeat(5000)],
   ['python snippet with a run of escaped quotes', `python -c "os.system('` + "\\'".repeat(5000)],
@@ -205,7 +205,7 @@ export const COMMANDS: [string, string][] = [
 ]
 
 
-export const TOOLS: [string, Record<string, unknown>][] = [
+const TOOLS: [string, Record<string, unknown>][] = [
   ['Write', { file_path: `${PROJECT}/.github/workflows/x.yml`, content: fill('cron: schedule: ') }],
   ['Write', { file_path: fill('a/', 50_000), content: 'x' }],
   ['Edit', { file_path: `${PROJECT}/a.ts`, old_string: fill('\\'), new_string: fill('"') }],
@@ -262,7 +262,10 @@ function runTools(): void {
   }
 }
 
-const suite = process.argv[2]
-if (suite === 'regexes') runRegexes()
-else if (suite === 'commands') runCommands()
-else if (suite === 'tools') runTools()
+// Run as a script only (redos.test.ts imports the bound from here, and spawns this file to do the work).
+if (require.main === module) {
+  const suite = process.argv[2]
+  if (suite === 'regexes') runRegexes()
+  else if (suite === 'commands') runCommands()
+  else if (suite === 'tools') runTools()
+}

@@ -14,8 +14,7 @@ import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readCommandLine } from '../../lib/core/commands'
-
-const BOUND_MS = 200
+import { BOUND_MS } from './redos-fuzz'
 const FUZZ = path.join(__dirname, 'redos-fuzz.ts')
 
 interface Line {

@@ -16,29 +16,14 @@ import path from 'node:path'
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 
+export type { FsFacts } from './types'
+
 export const meta: FamilyMeta = {
   id: 'ratchet-self',
   classes: ['self_protection'],
   patterns: ['ratchet_state_edit'],
   description: "Changing Ratchet's state, rules, hook registrations or installed files, or deciding its pauses",
   examples: ['echo [] > .ratchet/guardrails.json', 'ratchet pending approve pa-1', 'cp settings.local.json .claude/', 'rm -rf .claude'],
-}
-
-/** Facts about the file system the I/O shell provides (lazily, bounded; never following a FIFO or device). */
-export interface FsFacts {
-  /** The canonical path (symlinks resolved) of `abs`; for a path that does not exist, of its nearest existing parent plus the rest. */
-  realpath(abs: string): string | undefined
-  /** `dev:ino` of a regular file that has more than one hard link; undefined otherwise. */
-  linkId(abs: string): string | undefined
-  isDir(abs: string): boolean
-  /** Names in a folder (bounded), or undefined. */
-  list(dir: string): string[] | undefined
-  /** The text of a regular file (bounded), or undefined when it is not one or cannot be read. */
-  readText(abs: string): string | undefined
-  /** The member paths of a tar (plain or gzip) or zip archive, or undefined when it cannot be listed. */
-  archiveEntries(abs: string): string[] | undefined
-  /** `git status --porcelain --ignored` under `dir`: XY code and absolute path per entry; undefined when unknown. */
-  gitStatus?(dir: string): { code: string; path: string }[] | undefined
 }
 
 // Ratchet's executables (lib/core/manifest.ts); a launcher of one in the project's node_modules/.bin is protected.
@@ -116,11 +101,15 @@ export function protectedRemoval(ctx: ClassifyContext, abs: string, links?: Map<
   const p = throughLinks(abs, links)
   if (GLOB.test(p)) return globHits(ctx, p, true)
   if (protectedPath(ctx, p, links)) return true
+  // Removing the project itself takes Ratchet's state with it; removing a folder above the project (`/`, home)
+  // is left to the catastrophic and scope checks, which say more than "Ratchet's configuration".
+  const above = (q: string) => (q !== ctx.projectDir && inside(ctx.projectDir, q)) || inside(ctx.homeDir, q)
+  if (above(p)) return false
   const r = roots(ctx)
   const all = [...r.dirs, ...r.claude]
   if (all.some((d) => inside(d, p))) return true
   const real = ctx.fs?.realpath(p)
-  return !!real && real !== p && all.some((d) => inside(d, real))
+  return !!real && real !== p && !above(real) && all.some((d) => inside(d, real))
 }
 
 /** Whether files of unknown names written under folder `abs` could land on something protected. */
@@ -234,7 +223,16 @@ const linksOf = (c: Sink) => {
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&'])
 
-const BRACE_WORD = /^[^\s"':{}]*\{[^{}\s"':]*,[^{}\s"':]*\}[^\s"':{}]*$/
+/** A plain word with one `{a,b}` group (not quoted JSON): checked by a loop, not a regex with competing classes. */
+const BRACE_WORD = {
+  test(w: string): boolean {
+    const open = w.indexOf('{')
+    const close = w.indexOf('}')
+    if (open < 0 || close < open || w.length > 4096) return false
+    if (w.indexOf('{', open + 1) >= 0 || w.indexOf('}', close + 1) >= 0) return false
+    return w.slice(open, close).includes(',') && !/[\s"':]/.test(w)
+  },
+}
 
 export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const { ctx } = c
@@ -736,7 +734,7 @@ export function joinLiterals(code: string): string {
     .slice(0, 65_536)
     .replace(/(['"`])\s*\+\s*(['"`])/g, '')
     .replace(/(['"])[ \t]+(['"])/g, '')
-    .replace(/(['"])\s*\)?\s*\.concat\(\s*(['"])/g, '')
+    .replace(/(['"])\s*(?:\)\s*)?\.concat\(\s*(['"])/g, '')
     .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
 }
 

@@ -4,7 +4,6 @@
 
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ActionClass } from '../patterns'
-import type { FsFacts } from './ratchet-self'
 
 export interface Finding {
   class: ActionClass
@@ -88,4 +87,21 @@ export interface FamilyMeta {
   patterns: readonly string[]
   description: string
   examples: readonly string[]
+}
+
+/** Facts about the file system the I/O shell provides (lazily, bounded; never following a FIFO or device). */
+export interface FsFacts {
+  /** The canonical path (symlinks resolved) of `abs`; for a path that does not exist, of its nearest existing parent plus the rest. */
+  realpath(abs: string): string | undefined
+  /** `dev:ino` of a regular file that has more than one hard link; undefined otherwise. */
+  linkId(abs: string): string | undefined
+  isDir(abs: string): boolean
+  /** Names in a folder (bounded), or undefined. */
+  list(dir: string): string[] | undefined
+  /** The text of a regular file (bounded), or undefined when it is not one or cannot be read. */
+  readText(abs: string): string | undefined
+  /** The member paths of a tar (plain or gzip) or zip archive, or undefined when it cannot be listed. */
+  archiveEntries(abs: string): string[] | undefined
+  /** `git status --porcelain --ignored` under `dir`: XY code and absolute path per entry; undefined when unknown. */
+  gitStatus?(dir: string): { code: string; path: string }[] | undefined
 }
