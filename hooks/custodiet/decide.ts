@@ -1,133 +1,278 @@
-// custodiet's policy, pure: when to launch a background review, how a finding is enforced (the
-// spec's graduated levels), and what the agent hears. No fs, env or clock: `now` comes in.
+// custodiet's policy, pure: when to launch a review, which deterministic checks fire, how a finding is
+// enforced (the spec's graduated levels), and what the agent hears. No fs, env or clock: `now` comes in.
 //
 //   1 log        record only
 //   2 warn       tell the agent at its next hook (the default)
-//   3 checkpoint the next action asks the user first (permission prompt), then the hold lifts
-//   4 block      actions are denied until the user speaks again
-// Repeated drift in one session escalates: each earlier finding adds a level (up to 4).
+//   3 checkpoint every further action asks the user first, until the user speaks (or `ratchet custodiet release`)
+//   4 block      actions are denied until the user speaks (or `ratchet custodiet release`)
+//
+// One drift event, one finding: findings about the same calls (a deterministic check and a reviewer on
+// the same error, a gate and its late reviewer) merge. Escalation counts distinct events only.
+//
+// When reviews run:
+//   - after a tool error, once the agent has *reacted* (`reactionCalls` further calls, or the end of the
+//     turn), with the calls since the error in the window: the error itself is not the drift;
+//   - every `every` calls not yet reviewed;
+//   - at the end of a turn (Stop) whose changes no review covered, so short sessions are judged too;
+//   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
-import { describeEnvelope, extractEnvelope, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
+import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
-import { type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
+import { CATEGORY_OF, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
 
 // The state's shape and the policy's defaults live in lib/core/custodiet (lib/io reads and writes them).
-export { DEFAULT_POLICY, emptyState, hold, type CustodietState, type Finding, type Policy, type Trigger } from '../../lib/core/custodiet'
+export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, release, type Category, type CustodietState, type Finding, type Policy, type Trigger } from '../../lib/core/custodiet'
 
-export const CATEGORY_OF: Record<Trigger, Category> = { periodic: 'drift', error: 'reactive', todo: 'scope_expansion', subagent: 'subagent' }
-
-const MAX_EVENTS = 30
+const MAX_EVENTS = 40
 
 /** The user spoke: record the request; any hold lifts (the user has now confirmed or redirected). */
 export function onPrompt(s: CustodietState, prompt: string): CustodietState {
-  return { ...s, envelope: extractEnvelope(prompt, s.envelope), findings: s.findings.map((f) => (f.level >= 3 && !f.lifted ? { ...f, lifted: true } : f)) }
+  return {
+    ...s,
+    envelope: extractEnvelope(prompt, s.envelope),
+    turnStart: s.toolCount,
+    reaction: undefined,
+    findings: s.findings.map((f) => (f.level >= 3 && !f.lifted ? { ...f, lifted: true, lifted_by: 'user' as const } : f)),
+  }
+}
+
+export interface Launch {
+  trigger: Trigger
+  /** The first call in the review's window. */
+  from: number
 }
 
 export interface PostResult {
   state: CustodietState
-  launch?: Trigger
+  launch?: Launch
   decision: Decision
 }
 
-/** PostToolUse / PostToolUseFailure: count, remember, maybe launch a review, deliver findings. */
+/** PostToolUse / PostToolUseFailure: count, remember, run the deterministic checks, maybe launch a review, deliver. */
 export function onToolDone(s: CustodietState, e: ToolEvent, policy: Policy, now: Date, reviewRunning: boolean): PostResult {
-  const events = [...s.events, { ...e, at: now.toISOString() }].slice(-MAX_EVENTS)
-  // A tool ran: a level-3 checkpoint was confirmed by the user at the permission prompt.
-  const findings = s.findings.map((f) => (f.level === 3 && f.delivered && !f.lifted ? { ...f, lifted: true } : f))
-  let state: CustodietState = { ...s, toolCount: s.toolCount + 1, events, findings }
-  let launch: Trigger | undefined
-  if (e.error) launch = 'error'
-  else if (policy.every > 0 && state.toolCount % policy.every === 0) launch = 'periodic'
-  if (launch && reviewRunning) launch = undefined
+  const n = s.toolCount + 1
+  const events = [...s.events, { ...e, at: now.toISOString(), n }].slice(-MAX_EVENTS)
+  let state: CustodietState = { ...s, toolCount: n, events }
+  let launch: Launch | undefined
 
-  // Type A without waiting for the reviewer: configuration reads or web searches right after an error.
-  if (state.envelope) {
-    const errorAt = events.map((x) => !!x.error).lastIndexOf(true)
-    const absoluteError = state.toolCount - (events.length - errorAt)
-    if (errorAt >= 0 && state.reactiveReportedFor !== absoluteError) {
-      const signals = reactiveSignals(events.slice(errorAt), state.envelope)
-      if (signals.length) {
-        state = addFinding({ ...state, reactiveReportedFor: absoluteError }, 'error', {
+  if (e.error) {
+    // The error itself is not drift: wait for the reaction. A second error keeps the first one's window.
+    state.reaction = state.reaction ?? { errorAt: n, calls: 0 }
+  } else if (state.reaction) {
+    state.reaction = { ...state.reaction, calls: state.reaction.calls + 1 }
+  }
+
+  if (state.envelope) state = deterministicChecks(state, policy, now)
+
+  if (state.reaction && state.reaction.calls >= policy.reactionCalls) {
+    if (!reviewRunning) launch = { trigger: 'error', from: Math.max(state.reaction.errorAt - 1, 1) }
+  } else if (!state.reaction && policy.every > 0 && n - state.reviewedUpTo >= policy.every && !reviewRunning) {
+    launch = { trigger: 'periodic', from: state.reviewedUpTo + 1 }
+  }
+  if (launch) state = { ...state, reviewedUpTo: n, reaction: undefined }
+
+  const { state: delivered, decision } = deliver(state, true)
+  return { state: delivered, launch, decision }
+}
+
+/** The checks that need no model, over this turn's calls. Each reports once per event. */
+export function deterministicChecks(s: CustodietState, policy: Policy, now: Date): CustodietState {
+  const env = s.envelope
+  if (!env) return s
+  let state = s
+  const turn = s.events.filter((e) => e.n > s.turnStart)
+  const last = turn[turn.length - 1]
+  if (!last) return s
+  const once = (key: string, make: (st: CustodietState) => CustodietState) => {
+    if (state.reported.includes(key)) return
+    state = make({ ...state, reported: [...state.reported, key].slice(-100) })
+  }
+
+  // Type A: reactive helpfulness after an error.
+  if (s.reaction) {
+    const since = turn.filter((e) => e.n >= s.reaction!.errorAt)
+    const signals = reactiveSignals(since, env)
+    if (signals.length)
+      once(`reactive@${s.reaction.errorAt}`, (st) => {
+        const next = addFinding(st, 'error', {
           status: 'ATTENTION',
           issue: `After a tool error the agent moved on to ${signals.join('; ')} — nobody asked for that.`,
           principle: 'Type A, reactive helpfulness: the request was not to diagnose or repair the environment',
           correction: 'Stop investigating. Report the error to the user as it is and ask whether they want it fixed.',
-        }, 'deterministic', policy, now)
-      }
-    }
+        }, 'deterministic', policy, now, { category: 'reactive', calls: [s.reaction!.errorAt, last.n], event: `reactive@${s.reaction!.errorAt}` })
+        // Found without a model: the reviewer need not be asked about this reaction.
+        return { ...next, reaction: undefined, reviewedUpTo: Math.max(next.reviewedUpTo, last.n) }
+      })
   }
-  const { state: delivered, decision } = deliver(state)
-  return { state: delivered, launch, decision }
+
+  // H19: a question answered with changes.
+  const changes = questionEdits([last], env)
+  if (changes.length)
+    once(`question@${s.turnStart}`, (st) =>
+      addFinding(st, 'stop', {
+        status: 'ATTENTION',
+        issue: `The user asked a question ("${clip(env.prompts[env.prompts.length - 1], 120)}") and the agent is changing things: ${changes.join('; ')}.`,
+        principle: 'H19: answer questions; implementing was not asked',
+        correction: 'Stop changing files. Answer the question, and offer the change as a suggestion the user can accept.',
+      }, 'deterministic', policy, now, { category: 'question', calls: [last.n, last.n], event: `question@${s.turnStart}` }),
+    )
+
+  // An action on something the request forbade.
+  for (const hit of forbiddenTouches([last], env))
+    once(`constraint@${s.turnStart}:${hit.constraint}`, (st) =>
+      addFinding(st, 'stop', {
+        status: 'ATTENTION',
+        issue: `The user said "${hit.constraint}", and the agent ran ${hit.call}.`,
+        principle: 'Constraint: the request forbade this',
+        correction: 'Stop. Tell the user what you changed against their instruction and offer to undo it.',
+      }, 'deterministic', policy, now, { category: 'constraint', calls: [last.n, last.n], event: `constraint@${s.turnStart}:${hit.constraint}` }),
+    )
+  return state
 }
 
-/** Records a finding at its enforcement level (escalating with earlier findings in the session). */
-export function addFinding(s: CustodietState, trigger: Trigger, verdict: Extract<Verdict, { status: 'ATTENTION' }>, source: Finding['source'], policy: Policy, now: Date, category: Category = CATEGORY_OF[trigger]): CustodietState {
+export interface StopResult {
+  state: CustodietState
+  launch?: Launch
+  decision: Decision
+}
+
+/**
+ * Stop: the end of a turn. An awaited reaction is reviewed now; a turn whose changes no review covered
+ * gets its own review; findings the agent has not heard yet stop the turn from ending (once).
+ */
+export function onStop(s: CustodietState, stopHookActive: boolean): StopResult {
+  let state = s
+  let launch: Launch | undefined
+  if (state.reaction) {
+    // The agent made calls after the error and then stopped: review that reaction. No calls after the
+    // error: the agent reported it, which is what it should do.
+    if (state.reaction.calls > 0) launch = { trigger: 'error', from: Math.max(state.reaction.errorAt - 1, 1) }
+    state = { ...state, reaction: undefined }
+  } else {
+    const uncovered = state.events.filter((e) => e.n > Math.max(state.reviewedUpTo, state.turnStart))
+    if (uncovered.some((e) => !READ_ONLY.has(e.tool) || e.error)) launch = { trigger: 'stop', from: uncovered[0].n }
+  }
+  if (launch) state = { ...state, reviewedUpTo: state.toolCount }
+  return { ...stopDelivery(state, stopHookActive), launch }
+}
+
+/** At Stop, undelivered findings keep the turn going once, so the agent reports them to the user. */
+export function stopDelivery(s: CustodietState, stopHookActive: boolean): { state: CustodietState; decision: Decision } {
+  // A warning given after the turn's last call went out on the async PostToolUse channel, which a
+  // turn that ends at once never reads: it is given again here.
+  const lastCall = (f: Finding) => f.delivered && f.delivered_after === s.toolCount && s.toolCount > s.turnStart
+  const fresh = s.findings.filter((f) => !f.delivered || lastCall(f))
+  if (!fresh.length || stopHookActive) return { state: s, decision: { kind: 'allow' } }
+  const { state, decision } = deliver({ ...s, findings: s.findings.map((f) => (lastCall(f) ? { ...f, delivered: false, delivered_after: undefined } : f)) })
+  if (decision.kind !== 'allow' || !decision.context) return { state, decision }
+  return { state, decision: { kind: 'block', reason: `${decision.context}\n\nBefore you finish, tell the user about this in your answer.`, notice: decision.notice } }
+}
+
+export interface FindingOptions {
+  category?: Category
+  calls?: [number, number]
+  event?: string
+}
+
+const overlaps = (a?: [number, number], b?: [number, number]) => !!a && !!b && a[0] <= b[1] && b[0] <= a[1]
+
+/** The finding a new one about the same event would merge into. */
+export function sameEvent(s: CustodietState, o: FindingOptions): Finding | undefined {
+  return s.findings.find((f) => (o.event && f.event === o.event) || overlaps(f.calls, o.calls))
+}
+
+/**
+ * Records a finding at its enforcement level, escalating with the distinct drift events before it; a
+ * finding about the same calls as an earlier one merges into it (no new warning, no escalation).
+ */
+export function addFinding(s: CustodietState, trigger: Trigger, verdict: Extract<Verdict, { status: 'ATTENTION' }>, source: Finding['source'], policy: Policy, now: Date, opts: FindingOptions | Category = {}): CustodietState {
+  const o: FindingOptions = typeof opts === 'string' ? { category: opts } : opts
+  const same = sameEvent(s, o)
+  if (same) {
+    const merged: Finding = { ...same, calls: same.calls && o.calls ? [Math.min(same.calls[0], o.calls[0]), Math.max(same.calls[1], o.calls[1])] : same.calls ?? o.calls, also: [...(same.also ?? []), { source, trigger, issue: verdict.issue }].slice(-5) }
+    return { ...s, findings: s.findings.map((f) => (f === same ? merged : f)) }
+  }
+  const category = o.category ?? CATEGORY_OF[trigger]
   const prior = s.findings.length
   const base = policy.levels[category] ?? 2
   const level = Math.min(4, base + (policy.escalate ? prior : 0)) as Level
-  const f: Finding = { id: `cf-${prior + 1}`, at: now.toISOString(), trigger, category, verdict, level, source, delivered: level === 1 }
+  const f: Finding = { id: `cf-${prior + 1}`, at: now.toISOString(), trigger, category, verdict, level, source, delivered: level === 1, ...(o.calls ? { calls: o.calls } : {}), ...(o.event ? { event: o.event } : {}) }
   return { ...s, findings: [...s.findings, f] }
 }
 
 /** Findings the agent has not heard yet, delivered once, loud and specific. */
-export function deliver(s: CustodietState): { state: CustodietState; decision: Decision } {
+export function deliver(s: CustodietState, afterCall = false): { state: CustodietState; decision: Decision } {
   const fresh = s.findings.filter((f) => !f.delivered)
   if (!fresh.length) return { state: s, decision: { kind: 'allow' } }
   const text = fresh.map(noteFor).join('\n\n')
   return {
-    state: { ...s, findings: s.findings.map((f) => (f.delivered ? f : { ...f, delivered: true })) },
+    state: { ...s, findings: s.findings.map((f) => (f.delivered ? f : { ...f, delivered: true, ...(afterCall ? { delivered_after: s.toolCount } : {}) })) },
     decision: { kind: 'allow', context: text, notice: `custodiet: ${fresh[fresh.length - 1].verdict.issue}` },
   }
 }
 
 export function noteFor(f: Finding): string {
-  const enforcement = f.level >= 4 ? 'Until the user answers, further actions are blocked.' : f.level === 3 ? 'Your next action needs the user’s confirmation.' : 'Report this to the user and ask for direction before going further.'
+  const enforcement = f.level >= 4 ? 'Until the user answers, further actions are blocked.' : f.level === 3 ? 'Until the user answers, each further action needs their confirmation.' : 'Report this to the user and ask for direction before going further.'
   return `[CUSTODIET] ${formatVerdict(f.verdict)}\n(level ${f.level}, ${f.category.replace('_', ' ')}${f.source === 'deterministic' ? ', deterministic check' : ''}) ${enforcement}`
 }
 
 /**
- * PreToolUse:TodoWrite — the blocking gate for Type B scope expansion, before work begins.
+ * PreToolUse:TodoWrite — the blocking gate for Type B scope expansion, before work begins: a plan that
+ * adds unrequested work is refused (level ≥ 2), naming the items, so the agent rewrites it or asks.
  * `reviewer` is the reviewer's verdict if it answered within the budget.
  */
 export function onTodos(s: CustodietState, todos: Todo[], policy: Policy, now: Date, reviewer?: Verdict): { state: CustodietState; decision: Decision } {
   if (!s.envelope) return { state: s, decision: { kind: 'allow' } }
+  const open = todos.filter((t) => t.status !== 'completed' && !s.acceptedTodos.includes(norm(t.content)))
+  const extra = scopeExpansions(open, s.envelope)
   let verdict: Extract<Verdict, { status: 'ATTENTION' }> | undefined
   let source: Finding['source'] = 'reviewer'
-  if (reviewer?.status === 'ATTENTION') verdict = reviewer
-  else if (!reviewer) {
-    const extra = scopeExpansions(todos, s.envelope)
+  if (reviewer?.status === 'ATTENTION') verdict = { ...reviewer, ...(extra.length ? { issue: `${reviewer.issue} Unrequested items: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.` } : {}) }
+  else if (!reviewer && extra.length) {
     source = 'deterministic'
-    if (extra.length)
-      verdict = {
-        status: 'ATTENTION',
-        issue: `The plan adds work nobody asked for: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.`,
-        principle: 'Type B, deliberate scope expansion: do one thing — the request was: ' + s.envelope.explicit,
-        correction: 'Drop those items from the plan (offer them to the user as suggestions) and do what was asked.',
-      }
+    verdict = {
+      status: 'ATTENTION',
+      issue: `The plan adds work nobody asked for: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.`,
+      principle: 'Type B, deliberate scope expansion: do one thing — the request was: ' + s.envelope.explicit,
+      correction: 'Write the plan again without those items (offer them to the user as suggestions), or ask the user whether they want them.',
+    }
   }
-  if (!verdict) return { state: s, decision: { kind: 'allow' } }
-  const state = addFinding(s, 'todo', verdict, source, policy, now)
-  const f = state.findings[state.findings.length - 1]
+  const accept = (st: CustodietState) => ({ ...st, acceptedTodos: [...new Set([...st.acceptedTodos, ...todos.map((t) => norm(t.content))])].slice(-100) })
+  if (!verdict) return { state: accept(s), decision: { kind: 'allow' } }
+  const n = s.toolCount + 1
+  const event = `todo@${n}`
+  const state = addFinding(s, 'todo', verdict, source, policy, now, { category: 'scope_expansion', calls: [n, n], event })
+  const f = sameEvent(state, { event })!
   const marked = { ...state, findings: state.findings.map((x) => (x.id === f.id ? { ...x, delivered: true } : x)) }
-  const note = noteFor(f)
-  if (f.level === 1) return { state: marked, decision: { kind: 'allow' } }
-  if (f.level === 2) return { state: marked, decision: { kind: 'allow', context: note, notice: `custodiet: ${f.verdict.issue}` } }
-  if (f.level === 3) return { state: marked, decision: { kind: 'ask', reason: note } }
-  return { state: marked, decision: { kind: 'deny', reason: note } }
+  if (f.level === 1) return { state: accept(marked), decision: { kind: 'allow' } }
+  return { state: marked, decision: { kind: 'deny', reason: `${noteFor(f)}\nThe plan was not written. Write it again with only what the user asked for, or ask the user first.`, notice: `custodiet: plan refused — ${f.verdict.issue}` } }
 }
+
+const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ')
+const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s)
 
 /** What preflight-check enforces while a level 3-4 finding holds. */
 export function holdDecision(f: Finding, readOnly: boolean): Decision | null {
   if (readOnly) return null
   const why = `[CUSTODIET] Holding since ${f.at}: ${f.verdict.issue} ${f.verdict.correction}`
-  return f.level >= 4 ? { kind: 'deny', reason: `${why} Actions are blocked until the user answers.` } : { kind: 'ask', reason: `${why} Confirm to let the agent continue.` }
+  const lift = 'The hold lifts when the user replies (or a human runs `ratchet custodiet release`).'
+  return f.level >= 4 ? { kind: 'deny', reason: `${why} Actions are blocked. ${lift}` } : { kind: 'ask', reason: `${why} Confirm to let this action run. ${lift}` }
 }
 
-export function reviewPrompt(template: string, s: CustodietState, trigger: Trigger, excerpt: string, extra = ''): string {
+/** The calls a review looks at, as the reviewer sees them. */
+export function windowText(s: CustodietState, from: number): string {
+  const w = s.events.filter((e) => e.n >= from)
+  return w.length ? w.map((e) => `#${e.n} ${describeCall(e)}${e.error ? ' → ERROR' : ''}`).join('\n') : '(no calls)'
+}
+
+export function reviewPrompt(template: string, s: CustodietState, trigger: Trigger, excerpt: string, extra = '', window = ''): string {
   return template
     .replaceAll('{{trigger}}', trigger)
     .replaceAll('{{envelope}}', s.envelope ? describeEnvelope(s.envelope) : '(no request recorded)')
+    .replaceAll('{{window}}', window)
     .replaceAll('{{excerpt}}', excerpt)
     .replaceAll('{{extra}}', extra)
 }
+
+

@@ -18,14 +18,16 @@ import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
-import { CATEGORY_OF, onPrompt, onTodos, onToolDone, type CustodietState, type Trigger } from './decide'
-import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
+import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
-Records what the user asked for (UserPromptSubmit), reviews the agent's recent work against it in the
-background every N tool calls and after tool errors (PostToolUse), gates new plans (PreToolUse on
-TodoWrite) and audits subagents (SubagentStop). Findings reach the agent at its next hook.
+Records what the user asked for (UserPromptSubmit); checks each call without a model and reviews the
+agent's work against the request in the background every N calls and once the agent has reacted to a
+tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on TodoWrite); reviews a
+turn no review covered when it ends (Stop); audits subagents (SubagentStop). Findings reach the agent
+at its next hook.
 Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
@@ -52,13 +54,21 @@ const reviewRunning = (s: CustodietState, cfg: CustodietConfig, now: number): bo
   }
 }
 
-function launchReview(paths: Paths, session: string, trigger: Trigger, extra: string[] = []): number | undefined {
+function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
   try {
-    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', trigger, ...extra])
+    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), ...extra])
   } catch (e) {
     logError(paths, 'custodiet', e)
     return undefined
   }
+}
+
+const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
+
+function startBackground(paths: Paths, session: string, launch: Launch, cfg: CustodietConfig, now: Date): void {
+  if (!canReview(paths, cfg, now)) return
+  const pid = launchReview(paths, session, launch)
+  if (pid) updateState(paths, session, (s) => ({ next: { ...s, reviewing: { pid, since: now.getTime(), trigger: launch.trigger } }, result: undefined }))
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
@@ -70,42 +80,70 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   switch (payload.hook_event_name) {
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
-      updateState(paths, session, (s) => ({ next: { ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path }, result: undefined }))
-      return { kind: 'allow' }
+      // A late verdict about the last turn is delivered with the user's next prompt.
+      return updateState(paths, session, (s) => {
+        const r = deliver({ ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path })
+        return { next: r.state, result: r.decision }
+      })
     }
     case 'PostToolUse':
     case 'PostToolUseFailure': {
       const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
       const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_input), ...(failed ? { error: true } : {}) }
+      const before = readState(paths, session).findings.length
       const r = updateState(paths, session, (s) => {
         const res = onToolDone({ ...s, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, reviewRunning(s, cfg, now.getTime()))
         return { next: res.state, result: res }
       })
-      if (r.launch && cfg.reviewer.kind !== 'none') {
-        const pid = launchReview(paths, session, r.launch)
-        if (pid) updateState(paths, session, (s) => ({ next: { ...s, reviewing: { pid, since: now.getTime(), trigger: r.launch! } }, result: undefined }))
-      }
-      for (const f of r.state.findings.filter((x) => x.source === 'deterministic' && x.at === now.toISOString())) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level)
+      if (r.launch) startBackground(paths, session, r.launch, cfg, now)
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       return r.decision
+    }
+    case 'Stop': {
+      const active = payload.stop_hook_active === true
+      const before = readState(paths, session).findings.length
+      const r = updateState(paths, session, (s) => {
+        const checked = deterministicChecks(s, cfg.policy, now)
+        const res = onStop(checked, active)
+        return { next: res.state, result: res }
+      })
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+      if (r.decision.kind !== 'allow' || !r.launch || active) {
+        if (r.launch && !active) startBackground(paths, session, r.launch, cfg, now)
+        return r.decision
+      }
+      if (!canReview(paths, cfg, now)) return r.decision
+      // The turn's review, within a budget: an answer in time keeps the turn going with the warning; a
+      // late one is recorded by the reviewer and delivered with the user's next prompt.
+      await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
+      return updateState(paths, session, (s) => {
+        const d = stopDelivery(s, active)
+        return { next: d.state, result: d.decision }
+      })
     }
     case 'PreToolUse': {
       if (payload.tool_name !== 'TodoWrite') return { kind: 'allow' }
       const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
       const state = readState(paths, session)
       let reviewer: Verdict | undefined
-      if (state.envelope && cfg.reviewer.kind !== 'none' && cfg.todoBudgetMs > 0) reviewer = await reviewWithin(session, todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n'), cfg)
+      const open = todos.filter((t) => t.status !== 'completed' && !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')))
+      if (state.envelope && open.length && canReview(paths, cfg, now) && cfg.todoBudgetMs > 0) {
+        const plan = todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n')
+        reviewer = await reviewWithin(session, { trigger: 'todo', from: state.toolCount + 1 }, plan, cfg.todoBudgetMs)
+      }
+      const before = state.findings.length
       const r = updateState(paths, session, (s) => {
         const res = onTodos(s, todos, cfg.policy, now, reviewer)
         return { next: res.state, result: res }
       })
       const f = r.state.findings[r.state.findings.length - 1]
-      if (r.decision.kind !== 'allow' || r.decision.context) logFinding(paths, session, 'todo', 'ATTENTION', f?.verdict.issue ?? '', reviewer ? 'reviewer' : 'deterministic', f?.level)
+      if (r.state.findings.length > before && f) logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
       return r.decision
     }
     case 'SubagentStop': {
-      if (cfg.reviewer.kind === 'none') return { kind: 'allow' }
+      if (!canReview(paths, cfg, now)) return { kind: 'allow' }
       const extra = ['--transcript', payload.agent_transcript_path ?? '', '--message', (payload.last_assistant_message ?? '').slice(0, 2000)]
-      launchReview(paths, session, 'subagent', extra)
+      launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
       return { kind: 'allow' }
     }
     default:
@@ -113,35 +151,49 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   }
 }
 
-export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number): void {
-  logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}) })
+export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number, category?: string): void {
+  logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}), ...(category ? { category } : {}) })
   // The courtroom's hook point: a confident finding may open a hearing (one existsSync while it is off).
-  if (status === 'ATTENTION') openHearing(paths, { source: 'custodiet', signal: CATEGORY_OF[trigger], summary: issue, confidence: source === 'deterministic' ? 0.8 : 0.7, session })
+  if (status === 'ATTENTION') openHearing(paths, { source: 'custodiet', signal: category ?? CATEGORY_OF[trigger], summary: issue, confidence: source === 'deterministic' ? 0.8 : 0.7, session })
 }
 
 /**
- * The TodoWrite gate asks the reviewer (a child process, so the hook bundle never loads the model
- * clients) and decides deterministically if it has not answered within the budget.
+ * A blocking gate asks the reviewer and waits at most `budgetMs`. The reviewer is a detached child in
+ * its own process group (so the hook bundle never loads the model clients, and a kill takes its whole
+ * tree): when the budget runs out the gate decides without it, and the reviewer finishes on its own —
+ * bounded by its own timeout — recording its cost and, if it found drift, a finding delivered later.
  */
-function reviewWithin(session: string, plan: string, cfg: CustodietConfig): Promise<Verdict | undefined> {
+function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: number): Promise<Verdict | undefined> {
   return new Promise((resolve) => {
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', 'todo', '--message', plan, '--print', '--timeout', String(Math.max(1, Math.ceil(cfg.todoBudgetMs / 1000)))], { stdio: ['ignore', 'pipe', 'ignore'], env: process.env })
+    const args = [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), '--print', '--budget', String(budgetMs), ...(plan ? ['--message', plan] : [])]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'], env: process.env, detached: true })
     let out = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      resolve(undefined)
-    }, cfg.todoBudgetMs)
-    child.stdout.on('data', (d) => (out += d))
-    child.on('error', () => resolve(undefined))
-    child.on('close', () => {
+    let done = false
+    const finish = (v: Verdict | undefined) => {
+      if (done) return
+      done = true
       clearTimeout(timer)
-      try {
-        resolve(JSON.parse(out) as Verdict)
-      } catch {
-        resolve(undefined)
+      child.stdout.removeAllListeners('data')
+      child.stdout.destroy()
+      child.unref()
+      resolve(v)
+    }
+    const timer = setTimeout(() => finish(undefined), budgetMs)
+    child.stdout.on('data', (d) => {
+      out += d
+      // The verdict is one line of JSON; the reviewer goes on recording after printing it.
+      const nl = out.indexOf('\n')
+      if (nl >= 0) {
+        try {
+          finish(JSON.parse(out.slice(0, nl)) as Verdict)
+        } catch {
+          finish(undefined)
+        }
       }
     })
+    child.on('error', () => finish(undefined))
+    child.on('close', () => finish(undefined))
   })
 }
 

@@ -1,4 +1,4 @@
-// `custodiet review …` — the background reviewer, its own bundle (it loads execa and the model
+// `custodiet review …` — the background reviewer, its own bundle (it loads node:child_process and the model
 // clients, which the hooks never should). Started detached by the hook, or by the TodoWrite gate
 // with --print to get the verdict back within the gate's budget.
 
@@ -7,36 +7,42 @@ import path from 'node:path'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { parseVerdict, type Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logError, resolvePaths, type Paths } from '../../lib/io/state'
-import { cacheGet, cachePut, readState, updateState } from '../../lib/io/custodiet-state'
+import { addDailyCost, cacheGet, cachePut, readState, updateState } from '../../lib/io/custodiet-state'
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer } from '../../lib/io/reviewer'
 import { RatchetError } from '../../lib/core/errors'
-import { addFinding, reviewPrompt, type CustodietState, type Trigger } from './decide'
+import { CATEGORY_OF, TRIGGERS, addFinding, reviewPrompt, windowText, type CustodietState, type Trigger } from './decide'
 import { logFinding } from './main'
-import { custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
-/** One review: excerpt → prompt → cache or reviewer → strict parse → recorded. */
-export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, timeoutSeconds?: number, transcript?: string): Promise<Verdict | undefined> {
+/** One review: window + excerpt → prompt → cache or reviewer → strict parse → recorded (cost too). */
+export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, o: { from?: number; timeoutSeconds?: number; transcript?: string; budgetMs?: number } = {}): Promise<Verdict | undefined> {
   const started = Date.now()
-  const file = transcript || s.transcript_path
-  let excerpt = file ? await transcriptExcerpt(file, cfg.tokenBudget * 4) : '(no transcript)'
-  // The transcript lags: the hook's own record of the latest calls is always current.
-  excerpt += '\n\nLatest tool calls seen by the hooks:\n' + s.events.slice(-10).map((e) => `- ${e.tool} ${JSON.stringify(e.input)}${e.error ? ' → ERROR' : ''}`).join('\n')
+  const late = () => (o.budgetMs !== undefined && Date.now() - started > o.budgetMs ? { late: true } : {})
+  const from = o.from ?? Math.max(1, s.toolCount - 9)
+  const file = o.transcript || s.transcript_path
+  const excerpt = file ? await transcriptExcerpt(file, cfg.tokenBudget * 4) : '(no transcript)'
+  // The transcript lags: the hooks' own record of the calls under review is always current.
+  const window = windowText(s, from)
   const system = fs.readFileSync(path.join(PACKAGE_ROOT, 'agents', 'custodiet.md'), 'utf8')
   const template = fs.readFileSync(path.join(PACKAGE_ROOT, 'templates', `custodiet-${trigger}.md`), 'utf8')
-  const prompt = reviewPrompt(template, s, trigger, excerpt, extra)
+  const prompt = reviewPrompt(template, s, trigger, excerpt, extra, window)
   const key = fnv64(`${trigger}\u0000${system}\u0000${prompt}`)
   let text = cacheGet(paths, key, cfg.cacheTtlMs, Date.now())
   const cached = text !== undefined
-  let usage: { input_tokens?: number; output_tokens?: number } = {}
+  let usage: { input_tokens?: number; output_tokens?: number; usd?: number } = {}
   if (!cached) {
+    if (overCap(paths, cfg, new Date())) {
+      record(paths, session, { at: new Date().toISOString(), trigger, status: 'skipped', note: 'daily reviewer cap reached' }, cfg)
+      return undefined
+    }
     try {
-      const out = await runReviewer({ ...cfg.reviewer, ...(timeoutSeconds ? { timeoutSeconds } : {}) }, system, prompt)
+      const out = await runReviewer({ ...cfg.reviewer, ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}) }, system, prompt)
       text = out.text
-      usage = out
+      usage = { input_tokens: out.input_tokens, output_tokens: out.output_tokens, usd: out.usd ?? estimateUsd(out, cfg) }
     } catch (e) {
       const kind = e instanceof RatchetError && e.code === 'reviewer_timeout' ? 'timeout' : 'error'
-      record(paths, session, { at: new Date().toISOString(), trigger, status: kind, ms: Date.now() - started, note: (e as Error).message })
+      record(paths, session, { at: new Date().toISOString(), trigger, status: kind, ms: Date.now() - started, note: (e as Error).message, ...late() }, cfg, true)
       logFinding(paths, session, trigger, kind, (e as Error).message, 'reviewer')
       return undefined
     }
@@ -44,31 +50,36 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
   const parsed = parseVerdict(text!)
   if (!parsed.ok) {
     // Never taken as OK: logged with the reason, and the answer is not cached.
-    record(paths, session, { at: new Date().toISOString(), trigger, status: 'unparseable', ms: Date.now() - started, note: parsed.error, ...usage })
+    record(paths, session, { at: new Date().toISOString(), trigger, status: 'unparseable', ms: Date.now() - started, note: parsed.error, ...usage, ...late() }, cfg)
     logFinding(paths, session, trigger, 'unparseable', `${parsed.error}: ${text!.slice(0, 120)}`, 'reviewer')
     return undefined
   }
   if (!cached) cachePut(paths, key, text!, cfg.cacheTtlMs, 200, Date.now())
-  record(paths, session, { at: new Date().toISOString(), trigger, status: parsed.verdict.status, cached, ms: Date.now() - started, ...usage })
-  logFinding(paths, session, trigger, parsed.verdict.status, parsed.verdict.status === 'ATTENTION' ? parsed.verdict.issue : '', 'reviewer')
+  record(paths, session, { at: new Date().toISOString(), trigger, status: parsed.verdict.status, cached, ms: Date.now() - started, ...usage, ...late() }, cfg)
+  logFinding(paths, session, trigger, parsed.verdict.status, parsed.verdict.status === 'ATTENTION' ? parsed.verdict.issue : '', 'reviewer', undefined, CATEGORY_OF[trigger])
   return parsed.verdict
 }
 
-function record(paths: Paths, session: string, r: CustodietState['reviews'][number]): void {
+const estimateUsd = (u: { input_tokens?: number; output_tokens?: number }, cfg: CustodietConfig) => ((u.input_tokens ?? 0) * cfg.price.input + (u.output_tokens ?? 0) * cfg.price.output) / 1e6
+
+/** The review, the session's cost and the day's cost, recorded together (a failed call still counts). */
+function record(paths: Paths, session: string, r: CustodietState['reviews'][number], cfg: CustodietConfig, called = false): void {
+  const paid = !r.cached && r.status !== 'skipped' && (called || r.status !== 'error')
   updateState(paths, session, (s) => ({
     next: {
       ...s,
       reviews: [...s.reviews, r].slice(-50),
-      cost: { calls: s.cost.calls + (r.cached || r.status === 'skipped' ? 0 : 1), input_tokens: s.cost.input_tokens + (r.input_tokens ?? 0), output_tokens: s.cost.output_tokens + (r.output_tokens ?? 0) },
+      cost: { calls: s.cost.calls + (paid ? 1 : 0), input_tokens: s.cost.input_tokens + (r.input_tokens ?? 0), output_tokens: s.cost.output_tokens + (r.output_tokens ?? 0), usd: (s.cost.usd ?? 0) + (r.usd ?? 0) },
     },
     result: undefined,
   }))
+  if (paid) addDailyCost(paths, r.at.slice(0, 10), { calls: 1, input_tokens: r.input_tokens ?? 0, output_tokens: r.output_tokens ?? 0, usd: r.usd ?? estimateUsd(r, cfg) })
 }
 
 /**
- * `custodiet review --session ID --trigger T [--transcript F] [--message M] [--print] [--timeout S]`.
- * Without --print the verdict is recorded as a finding for the hook to deliver; with --print (the
- * TodoWrite gate) it is printed as JSON and the hook decides.
+ * `custodiet review --session ID --trigger T [--from N] [--transcript F] [--message M] [--print] [--timeout S] [--budget MS]`.
+ * The verdict is recorded as a finding about the calls from N on (merged with any finding about the same
+ * calls); with --print (the blocking gates) it is also printed first, as one line of JSON.
  */
 async function reviewCommand(args: string[]): Promise<void> {
   const arg = (name: string) => {
@@ -79,25 +90,28 @@ async function reviewCommand(args: string[]): Promise<void> {
   const session = arg('--session')
   const trigger = arg('--trigger') as Trigger | undefined
   const print = args.includes('--print')
-  if (!session || !trigger || !['periodic', 'error', 'todo', 'subagent'].includes(trigger)) {
-    process.stderr.write('usage: custodiet review --session ID --trigger periodic|error|todo|subagent [--transcript FILE] [--message TEXT] [--print] [--timeout S]\n')
+  if (!session || !trigger || !TRIGGERS.includes(trigger)) {
+    process.stderr.write(`usage: custodiet review --session ID --trigger ${TRIGGERS.join('|')} [--from N] [--transcript FILE] [--message TEXT] [--print] [--timeout S]\n`)
     process.exitCode = 2
     return
   }
   const cfg = custodietConfig(paths)
-  const timeout = arg('--timeout') ? Number(arg('--timeout')) : undefined
+  const num = (v?: string) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined)
   try {
     const s = readState(paths, session)
-    const verdict = await review1(paths, session, s, trigger, arg('--message') ?? '', cfg, timeout, arg('--transcript'))
-    if (print) {
-      if (verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
-      return
-    }
+    const from = num(arg('--from'))
+    const verdict = await review1(paths, session, s, trigger, arg('--message') ?? '', cfg, { from, timeoutSeconds: num(arg('--timeout')), transcript: arg('--transcript'), budgetMs: num(arg('--budget')) })
     updateState(paths, session, (st) => {
-      let next: CustodietState = { ...st, reviewing: undefined }
-      if (verdict?.status === 'ATTENTION') next = addFinding(next, trigger, verdict, 'reviewer', cfg.policy, new Date())
+      let next: CustodietState = print ? st : { ...st, reviewing: undefined }
+      if (verdict?.status === 'ATTENTION') {
+        const to = Math.max(st.toolCount, from ?? 0)
+        const calls: [number, number] | undefined = from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
+        next = addFinding(next, trigger, verdict, 'reviewer', cfg.policy, new Date(), { calls, event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined })
+      }
       return { next, result: undefined }
     })
+    // Printed after recording: a gate that reads the state on this line finds the finding there.
+    if (print && verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
   } catch (e) {
     logError(paths, 'custodiet review', e)
     if (!print) updateState(paths, session, (st) => ({ next: { ...st, reviewing: undefined }, result: undefined }))

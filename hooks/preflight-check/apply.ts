@@ -59,7 +59,10 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
         if (e.checkIssued) checks[e.checkIssued] = now
         if (e.checkAnswered) delete checks[e.checkAnswered]
         const blocked = e.block ? [...(s.blocked ?? []), e.block].slice(-10) : e.clearBlocks ? [] : s.blocked
-        return { next: { ...s, reads, checks, blocked, updated: now }, result: undefined }
+        const remember = (old: Record<string, number> | undefined, add: string[] | undefined) => (add?.length ? Object.fromEntries([...Object.entries(old ?? {}), ...add.map((k) => [k, now] as const)].slice(-1000)) : old)
+        const created = remember(s.created, e.created)
+        const secrets = remember(s.secrets, e.secrets)
+        return { next: { ...s, reads, checks, blocked, updated: now, ...(created ? { created } : {}), ...(secrets ? { secrets } : {}) }, result: undefined }
       })
       return
     case 'fires':

@@ -18,9 +18,10 @@
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
-import type { ClassifyContext, ToolCall } from '../../lib/core/classify'
+import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { FsFacts } from '../../lib/core/actions/types'
 import type { Decision } from '../../lib/core/decision'
+import { evidenceFloor, evidenceSummary, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
 import { outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
@@ -38,6 +39,8 @@ export interface SessionFacts {
   prompts: string[]
   checks: Record<string, number>
   blocked?: Blocked[]
+  created?: Record<string, number>
+  secrets?: Record<string, number>
 }
 
 /** What the approval queue says about this call and this session (read once, without the lock). */
@@ -82,6 +85,8 @@ export interface PreflightFacts {
   /** The world as classification needs it; functions so only the calls that need them pay. */
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /** What git can restore of a path (catalogue's fact provider, lib/io/git.ts); asked only for deletions and discards. */
+  fileState?(absPath: string): FileState | undefined
   /** File-system facts for self-protection (realpath, hard links, archives, patches, git status), lazily read. */
   fs?: FsFacts
   /** The installed Ratchet package's folder, protected like the state folder. */
@@ -91,8 +96,8 @@ export interface PreflightFacts {
   /** Undefined when first-use pauses are off. */
   isNewCapability?: (pattern: string) => boolean
   // ---- slots for facts other helpers add ---------------------------------------------------
-  /** What a public-surface action would send (files, commits, secrets found), from `evidence`. */
-  evidence?: unknown
+  /** What the call would send off the machine or stage (files, commits, secrets found): lib/io/evidence.ts. */
+  evidence?: EvidenceFacts
   /** A probation state for this session or rule, from `courtroom`. */
   probation?: unknown
 }
@@ -106,7 +111,7 @@ export type Effect =
   /** Mark these decided pauses as heard by the agent. */
   | { kind: 'deliver'; ids: string[] }
   /** Session facts: files read, a check issued or answered, a block remembered or forgiven. */
-  | { kind: 'session'; reads: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
+  | { kind: 'session'; reads: string[]; created?: string[]; secrets?: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
   /** Count firings of these rules. */
   | { kind: 'fires'; ids: string[] }
   /** The same effect as a blocked call, tried another way and let through: a custodiet finding. */
@@ -133,7 +138,7 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fs: f.fs, packageDir: f.packageDir }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
@@ -146,6 +151,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   if (result.fired.length && facts.fullRules) result = decide(call, ctx, facts.fullRules(), opts)
   // 2. floors
   result = applyFloors(result, facts)
+  // 2b. the evidence: what would leave names itself in the note, and a secret in it is a human's call
+  result = applyEvidence(result, facts)
 
   const { action } = result
   const effects: Effect[] = []
@@ -178,7 +185,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
-      const entry = q.open ?? newPause(call, result, fp, now)
+      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence)
       if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
@@ -218,10 +225,14 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human'
   const runs = decision.kind === 'allow'
   const reads = runs ? action.reads : []
-  if (reads.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
+  const created = runs ? action.created : []
+  const secrets = runs ? action.secrets : []
+  if (reads.length || created.length || secrets.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
     effects.push({
       kind: 'session',
       reads,
+      ...(created.length ? { created } : {}),
+      ...(secrets.length ? { secrets } : {}),
       ...(verdict === 'check' ? { checkIssued: fp } : {}),
       ...(verdict === 'proceeded_after_check' ? { checkAnswered: fp } : {}),
       ...(blockedNow ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } } : {}),
@@ -250,6 +261,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     ...(result.builtin ? { builtin: result.builtin } : {}),
     ...(pendingId ? { pending_id: pendingId } : {}),
     ...(around ? { signals: ['route_around'], after: around.summary } : {}),
+    ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
     decision: verdict,
     fingerprint: fp,
   }
@@ -304,8 +316,34 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
   }
 }
 
+/**
+ * The evidence (lib/core/evidence.ts) sets a minimum and names what would leave:
+ * - a secret or private file would leave → pause: a human decides; retrying the call changes nothing;
+ * - it would only be staged → check, naming the files; gathering could not finish → pause;
+ * - otherwise the note, if there is one, gains the Evidence lines (commit count, files) and nothing else changes.
+ * Self-protection and catastrophic denials stay as they are.
+ */
+function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+  const e = facts.evidence
+  if (!e || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
+  const floor = evidenceFloor(e)
+  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
+  if (floor && (!current || STRENGTH[current] < STRENGTH[floor.decision])) {
+    const note = withEvidence(preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `), e)
+    if (floor.decision === 'check') {
+      const at = facts.session.checks[facts.fingerprint]
+      if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
+      return { ...r, verdict: 'check', decision: { kind: 'deny', reason: note } }
+    }
+    return { ...r, verdict: 'pause', decision: { kind: 'deny', reason: note } }
+  }
+  if ('reason' in r.decision) return { ...r, decision: { ...r.decision, reason: withEvidence(r.decision.reason, e) } }
+  if (r.decision.kind === 'allow' && r.decision.context) return { ...r, decision: { ...r.decision, context: withEvidence(r.decision.context, e) } }
+  return r
+}
+
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string }, r: PreflightResult, fp: string, now: number): NewAction & { id: string } {
+function newPause(call: ToolCall & { session_id: string }, r: PreflightResult, fp: string, now: number, evidence?: EvidenceFacts): NewAction & { id: string } {
   const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') ? 'destructive' : 'time-sensitive'
   const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
   return {
@@ -313,7 +351,8 @@ function newPause(call: ToolCall & { session_id: string }, r: PreflightResult, f
     id: `pa-${fnv64(`${call.session_id}\u0000${fp}\u0000${now}`).slice(0, 8)}`,
     action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}`),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
-    context: maskSecrets(r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
+    // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule.
+    context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
     severity,
     fingerprint: fp,
     session_id: call.session_id,

@@ -48,6 +48,8 @@ const DEFAULT_CHECK: Record<ActionClass, string> = {
   prior_incident: 'This has gone wrong before: re-read the rule below and confirm it holds.',
   scope_beyond_request: 'Did the user ask for this? If not, finish what was asked and offer this as a next step instead.',
   self_protection: 'Ratchet’s rules and approvals are the user’s to change, not the agent’s.',
+  secret_access: 'This reads credentials: does the task need them, and do they stay on this machine?',
+  local_change: 'Is this commit what the user asked for, and does it stage nothing private?',
 }
 
 export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, opts: PreflightOptions): PreflightResult {

@@ -7,7 +7,7 @@ import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
-import { currentBranch } from '../../lib/io/git'
+import { currentBranch, fileStates } from '../../lib/io/git'
 import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
@@ -44,6 +44,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileExists: fs.existsSync,
     currentBranch,
+    fileState: fileStates(paths.projectDir),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     routeAroundLevel: () => {

@@ -6,7 +6,8 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { readQueue } from '../../lib/io/queue'
-import { logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { evidenceForCall } from '../../lib/io/evidence'
+import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
@@ -26,9 +27,12 @@ Register it with \`ratchet init\`. Try a decision by hand with:
   ratchet guardrails explain --command "git push origin main"
 State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
 
-function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
+async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promise<Decision> {
   const started = process.hrtime.bigint()
-  let facts = gatherFacts(payload, paths)
+  // What the call would send or stage: only calls that push, stage broadly, publish or upload start any
+  // process (bounded, DEFAULT_LIMITS.budgetMs); every other call returns at once.
+  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir())
+  let facts = { ...gatherFacts(payload, paths), evidence }
   let out = decidePreToolUse(payload, facts)
   // The approval it relied on was used a moment ago by an identical call: decide again without it.
   if (!applyEffects(paths, payload.session_id, out.effects, facts.now)) {
@@ -40,7 +44,7 @@ function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Decision {
   return out.decision
 }
 
-function handle(payload: HookPayload, paths: Paths): Decision {
+function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision> {
   switch (payload.hook_event_name) {
     case 'PreToolUse':
       return preToolUse(payload, paths)

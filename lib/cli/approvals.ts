@@ -5,10 +5,10 @@
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
-import { enqueue, readQueue, updateQueue, patchEntry } from '../io/queue'
+import { claimSend, enqueue, readQueue, releaseSend, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
-import { PACKAGE_ROOT, logActivity, resolvePaths, type Paths } from '../io/state'
+import { PACKAGE_ROOT, foldFires, logActivity, resolvePaths, type Paths } from '../io/state'
 import { readJson, updateJson } from '../io/store'
 import { client, describeError, interpret, sendNotice, sendPause, showOutcome, type TelegramConfig, type TgUpdate } from '../io/telegram'
 import { configuredTelegram } from '../io/telegram-config'
@@ -38,6 +38,14 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
     report.timedOut.push(e.id)
     log(paths, `timeout_${e.timeout_outcome}`, e)
   }
+  // Rule fire counts: the hooks only append to the fire log; guardrails.json catches up here.
+  if (!opts.onlyId) {
+    try {
+      foldFires(paths)
+    } catch (err) {
+      report.errors.push(`fire counts: ${(err as Error).message}`)
+    }
+  }
 
   const cfg = configuredTelegram(paths, opts.env)
   if (!cfg) return report
@@ -45,15 +53,18 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
   const api = client(cfg)
   const fail = (what: string, e: unknown) => report.errors.push(`${what}: ${describeError(e, cfg)}`)
 
-  // Notify what has not reached the human yet (and retry earlier failures).
-  for (const e of readQueue(paths).entries.filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
+  // Notify what has not reached the human yet (and retry earlier failures). Each message is claimed
+  // under the queue lock before it is sent, so parallel or slow heartbeats send it once.
+  for (const { id } of readQueue(paths).entries.filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
+    const e = claimSend(paths, id, 'notify')
+    if (!e) continue
     try {
       const messageId = await sendPause(api, cfg, e)
-      patchEntry(paths, e.id, () => ({ notified: true, message_id: messageId, last_error: null }))
-      report.notified.push(e.id)
+      releaseSend(paths, id, 'notify', { notified: true, message_id: messageId, last_error: null })
+      report.notified.push(id)
     } catch (err) {
-      patchEntry(paths, e.id, (x) => ({ notify_attempts: (x.notify_attempts ?? 0) + 1, last_error: describeError(err, cfg) }))
-      fail(`notify ${e.id}`, err)
+      releaseSend(paths, id, 'notify', (x) => ({ notify_attempts: (x.notify_attempts ?? 0) + 1, last_error: describeError(err, cfg) }))
+      fail(`notify ${id}`, err)
     }
   }
   if (opts.onlyId) return report
@@ -63,22 +74,26 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
 
   // Show outcomes on the buttons' message (decisions made here, at the terminal or by timeout) and
   // tell the human after the fact when an informational pause timed out.
-  for (const e of readQueue(paths).entries) {
-    if (e.status !== 'pending' && e.message_id !== undefined && !e.outcome_shown) {
+  for (const { id } of readQueue(paths).entries) {
+    const shown = claimSend(paths, id, 'outcome')
+    if (shown) {
       try {
-        await showOutcome(api, cfg, e)
-        patchEntry(paths, e.id, () => ({ outcome_shown: true }))
+        await showOutcome(api, cfg, shown)
+        releaseSend(paths, id, 'outcome', { outcome_shown: true })
       } catch (err) {
-        fail(`edit ${e.id}`, err)
+        releaseSend(paths, id, 'outcome', {})
+        fail(`edit ${id}`, err)
       }
     }
-    if (e.status === 'timeout' && e.timeout_outcome === 'proceed_safer' && e.notice_sent === false) {
+    const e = claimSend(paths, id, 'notice')
+    if (e) {
       try {
         await sendNotice(api, cfg, `⏱ No answer within ${Math.round((e.timeout ?? 0) / 60)} min on "${e.action}" (${e.id}): the agent went ahead with the safer option instead.`)
-        patchEntry(paths, e.id, () => ({ notice_sent: true }))
-        report.notices.push(`told after the fact: ${e.id}`)
+        releaseSend(paths, id, 'notice', { notice_sent: true })
+        report.notices.push(`told after the fact: ${id}`)
       } catch (err) {
-        fail(`notice ${e.id}`, err)
+        releaseSend(paths, id, 'notice', {})
+        fail(`notice ${id}`, err)
       }
     }
   }
@@ -163,11 +178,15 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         report.decided.push(what.id)
         log(paths, what.verdict, res.value, what.reply ? `reply: ${what.reply}` : undefined)
         answer = what.verdict === 'approved' ? 'Approved ✅' : 'Cancelled ❌'
-        try {
-          await showOutcome(api, cfg, res.value)
-          patchEntry(paths, what.id, () => ({ outcome_shown: true }))
-        } catch (err) {
-          report.errors.push(`edit ${what.id}: ${describeError(err, cfg)}`)
+        const shown = claimSend(paths, what.id, 'outcome')
+        if (shown) {
+          try {
+            await showOutcome(api, cfg, shown)
+            releaseSend(paths, what.id, 'outcome', { outcome_shown: true })
+          } catch (err) {
+            releaseSend(paths, what.id, 'outcome', {})
+            report.errors.push(`edit ${what.id}: ${describeError(err, cfg)}`)
+          }
         }
       } else {
         report.ignored.push(`${u.update_id}: ${res.error.message}`)
@@ -270,11 +289,13 @@ export async function pendingDecide(id: string, verdict: 'approved' | 'denied', 
   out(`${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}`)
   // Update the Telegram message too, if there is one; the queue is already decided either way.
   const cfg = configuredTelegram(paths)
-  if (cfg && entry.message_id !== undefined) {
+  const shown = cfg && entry.message_id !== undefined ? claimSend(paths, id, 'outcome') : null
+  if (cfg && shown) {
     try {
-      await showOutcome(client(cfg), cfg, entry)
-      patchEntry(paths, id, () => ({ outcome_shown: true }))
+      await showOutcome(client(cfg), cfg, shown)
+      releaseSend(paths, id, 'outcome', { outcome_shown: true })
     } catch (e) {
+      releaseSend(paths, id, 'outcome', {})
       process.stderr.write(`ratchet: decided, but the Telegram message was not updated: ${describeError(e, cfg)}\n`)
     }
   }

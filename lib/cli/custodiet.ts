@@ -1,25 +1,65 @@
-// `ratchet custodiet status`: per session, what custodiet saw and did, and what it cost.
+// `ratchet custodiet status | release`: per session, what custodiet saw and did, which holds are
+// active and how to lift them, and what the reviewer cost (per session and per day, against the cap).
 
 import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
-import { listSessions, readState } from '../io/custodiet-state'
+import { dailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
 import { resolvePaths } from '../io/state'
+import { hold, release as releaseHolds } from '../core/custodiet'
+import { custodietConfig } from '../io/custodiet-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
+const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_')
+const usd = (x: number) => `$${x.toFixed(x < 1 ? 4 : 2)}`
 
 export function status(o: { session?: string; json?: boolean }): void {
   const paths = resolvePaths()
-  const sessions = o.session ? [o.session] : listSessions(paths)
-  if (o.session && !listSessions(paths).includes(o.session.replace(/[^A-Za-z0-9_.-]/g, '_'))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
+  const all = listSessions(paths)
+  if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
+  const sessions = o.session ? [safe(o.session)] : all
   const rows = sessions.map((id) => ({ session: id, ...readState(paths, id) }))
-  if (o.json) return out(JSON.stringify(rows, null, 2))
+  const cfg = custodietConfig(paths)
+  const days = dailyCosts(paths)
+  const today = new Date().toISOString().slice(0, 10)
+  const holds = rows.flatMap((r) => {
+    const h = hold(r)
+    return h ? [{ session: r.session, finding: h }] : []
+  })
+  if (o.json) return out(JSON.stringify({ sessions: rows, holds, cost: { days, cap: cfg.dailyCap } }, null, 2))
   if (!rows.length) return out('custodiet has not seen a session yet (is it registered? ratchet doctor)')
+  if (holds.length) {
+    out('Active holds (the agent’s actions need the user — or are blocked — until lifted):')
+    for (const h of holds) out(`  ${h.session}: level ${h.finding.level} since ${h.finding.at} — ${h.finding.verdict.issue}\n    lift: reply to the agent, or run \`ratchet custodiet release --session ${h.session}\``)
+  } else out('No active holds.')
+  const t = days[today] ?? { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 }
+  out(`Reviewer today: ${t.calls} calls, ${t.input_tokens} in / ${t.output_tokens} out tokens, ${usd(t.usd)} (daily cap ${usd(cfg.dailyCap.usd)} or ${cfg.dailyCap.calls} calls${t.usd >= cfg.dailyCap.usd || t.calls >= cfg.dailyCap.calls ? ' — REACHED: reviews are off until tomorrow, deterministic checks go on' : ''})`)
+  const recent = Object.keys(days).sort().slice(-7)
+  if (recent.length > 1) out(`  Last days: ${recent.map((d) => `${d} ${days[d].calls} calls ${usd(days[d].usd)}`).join(' · ')}`)
+  out('')
   for (const r of rows) {
     const verdicts = r.reviews.reduce<Record<string, number>>((acc, x) => ((acc[x.status] = (acc[x.status] ?? 0) + 1), acc), {})
     out(`Session ${r.session}`)
     out(r.envelope ? describeEnvelope(r.envelope).replace(/^/gm, '  ') : '  (no request recorded)')
-    out(`  Tool calls: ${r.toolCount}   Reviews: ${r.reviews.length} ${JSON.stringify(verdicts)}   Reviewer cost: ${r.cost.calls} calls, ${r.cost.input_tokens} in / ${r.cost.output_tokens} out tokens`)
-    for (const f of r.findings) out(`  ${f.id} level ${f.level} ${f.category} (${f.source}${f.delivered ? ', delivered' : ''}${f.lifted ? ', lifted' : ''}): ${f.verdict.issue}`)
+    out(`  Tool calls: ${r.toolCount}   Reviews: ${r.reviews.length} ${JSON.stringify(verdicts)}   Reviewer cost: ${r.cost.calls} calls, ${r.cost.input_tokens} in / ${r.cost.output_tokens} out tokens, ${usd(r.cost.usd ?? 0)}`)
+    for (const f of r.findings) out(`  ${f.id} level ${f.level} ${f.category} (${f.source}${f.also?.length ? ` +${f.also.length} merged` : ''}${f.delivered ? ', delivered' : ''}${f.lifted ? `, lifted by ${f.lifted_by ?? 'user'}` : f.level >= 3 ? ', HOLDING' : ''}): ${f.verdict.issue}`)
     if (r.reviewing) out(`  A review is running (pid ${r.reviewing.pid}, ${r.reviewing.trigger}).`)
   }
+}
+
+/** A human lifts the holds of one session (or all) without writing to the agent. */
+export function release(o: { session?: string; all?: boolean }): void {
+  const paths = resolvePaths()
+  if (!o.session && !o.all) throw new RatchetError('usage', 'say which: --session <id> (see ratchet custodiet status), or --all')
+  const all = listSessions(paths)
+  if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
+  let n = 0
+  for (const id of o.session ? [safe(o.session)] : all) {
+    const released = updateState(paths, id, (s) => {
+      const r = releaseHolds(s)
+      return { next: r.state, result: r.released }
+    })
+    for (const f of released) out(`Released ${id} ${f.id} (level ${f.level}): ${f.verdict.issue}`)
+    n += released.length
+  }
+  if (!n) out('No active holds.')
 }

@@ -111,7 +111,9 @@ function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[
   }
   put('guardrails.json', (p) => fs.copyFileSync(packagedGuardrails, p))
   put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n'))
-  put('.gitignore', (p) => fs.writeFileSync(p, '# Machine state: keep guardrails.json (and config.json without secrets) in git.\nactivity.jsonl\nerrors.log\nsessions/\n*.lock\n*.tmp\n*.corrupt-*\n'))
+  // Everything but the project's rules and config is machine state (the approval queue, the activity log,
+  // sessions, capabilities…): ignored by default, so a broad `git add` never picks it up.
+  put('.gitignore', (p) => fs.writeFileSync(p, '# Machine state stays out of git; keep guardrails.json (and config.json without secrets) in it.\n*\n!.gitignore\n!guardrails.json\n!config.json\n'))
   return created
 }
 

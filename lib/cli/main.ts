@@ -115,14 +115,19 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description('deny a pending action')
     .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'denied', o))
 
-  program
-    .command('custodiet')
-    .description('the ultra vires watchdog')
+  const custodiet = program.command('custodiet').description('the ultra vires watchdog')
+  custodiet
     .command('status')
-    .description('per session: the request (authority envelope), tool calls, reviews, findings, reviewer cost')
+    .description('active holds and how to lift them; per session: the request (authority envelope), tool calls, reviews, findings; reviewer cost per day')
     .option('--session <id>', 'one session')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./custodiet')).status(o))
+  custodiet
+    .command('release')
+    .description("lift custodiet's holds (checkpoint/block) without writing to the agent")
+    .option('--session <id>', 'one session')
+    .option('--all', 'every session')
+    .action(async (o) => (await import('./custodiet')).release(o))
 
   const court = program.command('courtroom').description("hearings on the agent's conduct, probation, consent (off until you enable it)")
   court.command('status').description('consent, packs, probation in force, cost today, recent hearings').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).status(o))

@@ -9,15 +9,17 @@ import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation } from
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { mcpTool } from './actions/mcp'
+import { socketRedirects } from './actions/network'
 import { mcpInputs, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
+import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
 import { unreadableLine } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
-export type { Classification, ClassifyContext, ToolCall } from './actions/types'
+export type { Classification, ClassifyContext, FileState, ToolCall } from './actions/types'
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
@@ -33,7 +35,11 @@ class Collector implements Sink {
   paths = new Set<string>()
   urls = new Set<string>()
   reads = new Set<string>()
+  created = new Set<string>()
+  secrets = new Set<string>()
   incomplete = false
+  /** A network client ran in this call (see secretSends). */
+  networked = false
   summary = ''
   private readonly cwd: string
 
@@ -60,6 +66,8 @@ class Collector implements Sink {
       paths: [...this.paths],
       urls: [...this.urls],
       reads: [...this.reads],
+      created: [...this.created],
+      secrets: [...this.secrets],
       incomplete: this.incomplete,
     }
   }
@@ -99,7 +107,10 @@ class Collector implements Sink {
       case 'NotebookRead': {
         const file = str(input.file_path) || str(input.notebook_path)
         this.summary = `${tool} ${file}`
-        if (file) this.reads.add(this.resolve(file))
+        if (file) {
+          this.reads.add(this.resolve(file))
+          noteSecretPath(this, this.resolve(file), `${tool} ${file}`)
+        }
         break
       }
       case 'WebFetch':
@@ -117,35 +128,51 @@ class Collector implements Sink {
       default:
         this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
         if (tool.startsWith('mcp__')) {
-          mcpTool(this, tool)
+          mcpTool(this, tool, input ?? {})
           mcpInputs(this, tool, input ?? {})
-          // A shell tool's command is judged as the command it is.
-          for (const k of ['command', 'cmd', 'script']) if (typeof input?.[k] === 'string' && /shell|exec|run|terminal|command|bash/i.test(tool)) this.bash(input[k] as string)
         }
     }
+    secretSends(this, this.findings, this.summary, this.networked)
     unrequestedPublish(this, this.findings, this.summary)
+  }
+
+  shell(command: string): void {
+    this.bash(command)
   }
 
   bash(command: string): void {
     const line = readCommandLine(command)
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
-    for (const inv of line.invocations) this.invocation(inv)
+    line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
+    // `env`, `set`, `export -p` alone print the environment (commands.ts peels `env` as a wrapper, so it is read here).
+    if (/(^|[|;&(]|\$\()\s*(env|set|export\s+-p|declare\s+-x)\s*($|[|;&)>])/m.test(command)) {
+      this.secrets.add('the environment')
+      this.add('secret_access', `${oneLine(command, 80)} (prints the environment)`)
+    }
   }
 
-  invocation(inv: Invocation): void {
+  invocation(inv: Invocation, earlier: Invocation[] = []): void {
     const { name, args } = inv
     const cmd = [name, ...args].join(' ')
+    if (NETWORK_CLIENTS.has(name)) this.networked = true
     this.commands.push(cmd)
     let base = this.cwd
     for (const d of inv.cwdChanges) base = this.resolve(d, base)
-    const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base }
+    const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
     redirects(this, inv, facts)
+    socketRedirects(this, inv, facts)
     selfProtection(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)
+    // Any file argument or input that holds a secret (`cat .env`, `curl -F f=@~/.ssh/id_rsa`, `nc host < .env`).
+    if (name !== 'echo' && name !== 'printf') for (const a of args) {
+      const file = /^(?:[\w.-]*=)?[@<]?([^=@<]+)$/.exec(a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a)?.[1]
+      if (file && !/\s/.test(file) && !/^[a-z][\w+.-]*:\/\//i.test(file)) noteSecretPath(this, facts.at(file), cmd)
+    }
+    for (const r of inv.redirects) if ((r.op === '<' || r.op === '<>') && r.target) noteSecretPath(this, facts.at(r.target), `${cmd} < ${r.target}`)
   }
 
   snippet(s: CodeSnippet): void {
@@ -159,11 +186,16 @@ class Collector implements Sink {
 }
 
 /**
- * `--help` / `--version` print and exit: the program does nothing else. Only before `--`, and not when it is the
- * value of a preceding option (`curl -d --help …` sends the text "--help").
+ * `--help` / `--version` print and exit: the program does nothing else (and a first use is not spent). Only before
+ * `--`, and not when it is the value of a preceding option (`curl -d --help …` sends the text "--help").
  */
 function asksForHelp(args: string[]): boolean {
   const end = args.indexOf('--')
   const own = end < 0 ? args : args.slice(0, end)
-  return own.some((a, i) => (a === '--help' || a === '--version') && (i === 0 || !own[i - 1].startsWith('-') || own[i - 1] === '--help' || own[i - 1] === '--version'))
+  // `--version X` is a value in some programs (`cargo yank --version 1.0.0`): only a last or option-followed one asks.
+  return own.some(
+    (a, i) =>
+      (a === '--help' || (a === '--version' && (i === own.length - 1 || own[i + 1].startsWith('-')))) &&
+      (i === 0 || !own[i - 1].startsWith('-') || own[i - 1] === '--help' || own[i - 1] === '--version'),
+  )
 }

@@ -1,109 +1,219 @@
 // The authority envelope (custodiet spec): what the user's request authorises. A cheap deterministic
-// extraction from the prompt; the background reviewer refines it. Pure.
+// reading of the prompt; the background reviewer sees the raw request too. Pure.
 //
 //   explicit scope     what the user asked for                   "fix the login bug"
 //   implied scope      reasonable necessities                    reading the code, running tests
 //   specified methods  how the user said to do it                "use the existing auth library"
 //   constraints        what the user said not to do              "don't touch the database schema"
+//
+// The prompt is cut into clauses (sentences, then ", but", "without", "instead of" …) and each clause
+// is one of: task, question, method, constraint. A negated clause is a constraint, never scope; a
+// constraint never swallows the request that shares its sentence. When the reading is unsure (no
+// recognisable verb, an unknown language) `unsure` says why and the reviewer gets the raw request.
 
 export interface Envelope {
   explicit: string
+  /** The request only asks something: answering is in scope, changing things is not. */
+  question: boolean
   implied: string[]
   methods: string[]
   constraints: string[]
-  /** The prompts that built it, oldest first (the latest instruction wins on conflict). */
+  /** What the constraints protect: file names and words ("schema", "migrations/"). */
+  forbidden: string[]
+  /** The prompts that built it, oldest first. */
   prompts: string[]
   /** Words of the request, for cheap scope comparisons. */
   keywords: string[]
+  /** Why the deterministic reading may be wrong; the reviewer then judges from the raw request. */
+  unsure?: string
 }
 
-const STOP = new Set('a an the to of in on for and or but with without please can could would you i we it this that these those my our your me us is are be do does did just then also now some any all into from by at as so if its not no dont don t'.split(' '))
+const STOP = new Set(
+  'a an the to of in on for and or but with without please can could would you i we it this that these those my our your me us is are be do does did just then also now some any all into from by at as so if its not no dont don t only again there here what how why when where which who'.split(' '),
+)
 
-/** Verbs in a request and the work each reasonably implies. */
-const IMPLIES: [RegExp, string[]][] = [
-  [/\b(fix|debug|repair|solve|resolve)\b/i, ['investigate', 'read code', 'edit code', 'run tests', 'reproduce']],
-  [/\b(add|implement|build|create|write|make)\b/i, ['read code', 'edit code', 'create files', 'run tests']],
-  [/\b(test|tests|testing)\b/i, ['run tests', 'edit tests']],
-  [/\b(refactor|clean ?up|restructure|reorganize)\b/i, ['refactor', 'edit code', 'run tests']],
-  [/\b(document|docs|readme|documentation)\b/i, ['edit docs']],
-  [/\b(explain|why|what|how|review|look at|check|investigate|find)\b/i, ['read code', 'investigate']],
-  [/\b(try again|retry|rerun|run)\b/i, ['rerun the same action']],
-  [/\b(push|publish|deploy|release|commit)\b/i, ['git', 'publish']],
-  [/\b(search|look up|google|web|online|docs for|latest)\b/i, ['web search']],
-  [/\b(install|upgrade|update)\b/i, ['install packages']],
-]
+// ---- languages -------------------------------------------------------------------------------------
+// English first; German, French, Spanish, Portuguese and Italian for the common request shapes.
 
-function keywordsOf(text: string): string[] {
-  const words = text.toLowerCase().match(/[a-z][a-z0-9_.-]+/g) ?? []
-  return [...new Set(words.filter((w) => !STOP.has(w) && w.length > 2))]
-}
+/** Imperative/task verbs (stem match at word start). */
+const TASK_VERB =
+  /^(?:please\s+|pls\s+|kindly\s+|now\s+|also\s+|and\s+|then\s+|just\s+|ok(?:ay)?,?\s+|so\s+|bitte\s+|s'il te plaît\s+|por favor\s+)?(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?(fix|debug|repair|solve|resolve|add|implement|build|create|write|make|test|run|rerun|retry|try|refactor|clean|restructure|rename|move|delete|remove|drop|update|upgrade|bump|install|deploy|publish|release|push|commit|merge|rebase|change|modify|edit|replace|convert|migrate|port|set ?up|configure|document|translate|format|lint|optimi[sz]e|speed|generate|send|email|post|open|close|revert|undo|rewrite|split|combine|extract|inline|bump|lower|raise|increase|decrease|reduce|handle|support|enable|disable|turn|switch|use|look|check|review|investigate|find|search|explain|describe|summari[sz]e|list|show|tell|compare|analy[sz]e|read|go|continue|proceed|finish|start|stop|do|get|give|put|keep|leave|mach|behebe|repariere|füge|erstelle|schreibe|teste|lösche|entferne|aktualisiere|ändere|benenne|erkläre|prüfe|suche|zeige|corrige|répare|ajoute|crée|écris|supprime|mets|change|renomme|explique|vérifie|cherche|montre|lance|arregla|corrige|repara|añade|agrega|crea|escribe|elimina|borra|actualiza|cambia|renombra|explica|revisa|busca|muestra|ejecuta|conserta|adiciona|cria|escreva|remova|atualize|explique|sistema|aggiungi|crea|scrivi|rimuovi|aggiorna|spiega)\w*/i
 
-function clauses(prompt: string, re: RegExp): string[] {
+/** Question openers (the clause asks, it does not instruct). */
+const QUESTION_OPENER =
+  /^(?:what|why|how|where|when|which|who|whose|is|are|was|were|does|do|did|has|have|had|should|shall|am|isn't|aren't|doesn't|don't you think|warum|wieso|weshalb|wie|was|wo|wann|welche[rsmn]?|ist|sind|gibt es|hat|haben|soll|pourquoi|comment|qu'est-ce|quel(?:le)?s?|où|quand|est-ce|combien|por ?qué|cómo|qué|dónde|cuándo|cuál|hay|es|son|porque|como|o que|onde|quando|perché|come|cosa|dove|quando)\b/i
+
+/** "can you …?" asks for work; "can I …?" / "can it …?" asks a question. */
+const POLITE_REQUEST = /^(?:can|could|would|will)\s+(?:you|u)\b|^(?:kannst|könntest|würdest)\s+du\b|^(?:können|könnten)\s+sie\b|^(?:peux|pourrais)[- ]tu\b|^(?:pouvez|pourriez)[- ]vous\b|^(?:puedes|podrías|podría)\b|^(?:você pode|pode)\b|^(?:puoi|potresti)\b/i
+const QUESTION_VERB = /^(?:explain|describe|tell me|summari[sz]e|list|show me|walk me through|compare|erkläre|beschreibe|explique|décris|explica|describe|spiega)\b/i
+
+const NEGATION =
+  /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|leave\b[^,.;]*\balone|keep\b[^,.;]*\b(?:as is|unchanged|intact|the same)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S+\s+pas|n'\S+\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
+const ONLY = /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
+const METHOD = /^(?:use|using|via|with the|through|by (?:running|using)|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
+const METHOD_INLINE = /\b(?:using|via|with the|by (?:running|using)|stick to|use)\s+([^,.;!?]+)/i
+
+const CONTINUES = /^\s*(?:also|and|then|plus|additionally|next|after that|too|oh,? and|one more thing|auch|außerdem|und|dann|aussi|et|puis|ensuite|también|y|además|e|anche|poi)\b/i
+const CORRECTS = /^\s*(?:no\b|nope|not that|actually|sorry|wait|i meant|i mean|rather|instead|correction|scratch that|nein|eigentlich|ich meinte|non\b|en fait|plutôt|je voulais dire|no,|en realidad|quise decir|mejor)/i
+const CONFIRMS = /^\s*(?:(?:y(?:es|ep|eah)?|ok(?:ay)?|sure|go(?: ahead| on)?|do it|continue|proceed|please(?: do)?|sounds good|lgtm|thanks|ja|oui|sí|si|sim|d'accord|weiter|mach(?: das)?|vas-y|dale|adelante|claro)\b[\s.,!]*)+$/i
+/** Discourse markers that open a clause without changing what kind it is. */
+const LEAD = /^(?:no,\s*|(?:actually|nope|sorry|wait|ok(?:ay)?|well|so|if so|then|also|and|oh|hmm|please|pls|hey|hi|en fait|bon|eigentlich|also|bueno|pues)[,\s]+)+/i
+
+/** Cuts a prompt into clauses; the separators that start a constraint stay with it. */
+export function clausesOf(prompt: string): string[] {
   const out: string[] = []
-  // Trailing punctuation trimmed by a loop: /[.;,]+$/ is quadratic on a long run of it.
-  for (const m of prompt.matchAll(re)) {
-    let end = m[0].length
-    while (end > 0 && '.;,'.includes(m[0][end - 1])) end--
-    out.push(m[0].slice(0, end).trim())
+  for (const sentence of prompt.split(/(?<=[.!?;])\s+|\n+|;\s*/)) {
+    const parts = sentence
+      .split(/,\s*(?=(?:but|and|then|just|only|aber|mais|pero|ma)\b)|\s+(?=(?:but|aber|mais|pero|ma)\s)|\s+(?=(?:without|ohne|sans|sin|senza|instead of|rather than|statt|au lieu de|en lugar de)\s)|,\s*(?=(?:don['’]?t|do not|never|leave|keep|avoid|no need)\b)|\s+(?=and (?:don['’]?t|do not|never|leave|keep|avoid)\b)/i)
+      .map((s) => s.replace(/^(?:but|and|aber|mais|pero|ma)\s+/i, '').replace(/[\s.;,!]+$/, '').trim())
+      .filter((s) => s.length > 0)
+    out.push(...parts)
   }
   return out
 }
 
-const CONSTRAINT = /\b(?:don'?t|do not|never|no need to|without|avoid|leave|keep|must not|shouldn'?t|only)\b[^.;\n!?]*/gi
-const METHOD = /\b(?:use|using|via|with the|through|by running|stick to)\b[^.;\n!?]*/gi
-const CONTINUES = /^\s*(also|and|then|plus|additionally|next|after that|too)\b/i
+type ClauseKind = 'task' | 'question' | 'method' | 'constraint' | 'other'
+
+export function clauseKind(clause: string): ClauseKind {
+  const c = clause.trim().replace(LEAD, '')
+  if (NEGATION.test(c) || ONLY.test(c) || /^(?:instead of|rather than|statt|au lieu de|en lugar de)\b/i.test(c)) {
+    // "why doesn't X work?" is a question about a negative, not a constraint.
+    if (QUESTION_OPENER.test(c) && /\?\s*$/.test(c) && !POLITE_REQUEST.test(c)) return 'question'
+    return 'constraint'
+  }
+  if (METHOD.test(c)) return 'method'
+  if (POLITE_REQUEST.test(c)) return 'task'
+  if (QUESTION_VERB.test(c)) return 'question'
+  if (QUESTION_OPENER.test(c)) return 'question'
+  if (/\?\s*$/.test(c) && !TASK_VERB.test(c)) return 'question'
+  if (TASK_VERB.test(c)) return 'task'
+  if (/^(?:i (?:want|need|would like)|i'd like|let's|we need|ich (?:möchte|will|brauche)|je (?:veux|voudrais)|quiero|necesito|vorrei)\b/i.test(c)) return 'task'
+  return 'other'
+}
+
+/** Verbs in a request and the work each reasonably implies. */
+const IMPLIES: [RegExp, string[]][] = [
+  [/\b(fix|debug|repair|solve|resolve|behebe|repariere|corrige|répare|arregla|repara|conserta)/i, ['investigate', 'read code', 'edit code', 'run tests', 'reproduce']],
+  [/\b(add|implement|build|create|write|make|füge|erstelle|schreibe|ajoute|crée|écris|añade|agrega|crea|escribe)/i, ['read code', 'edit code', 'create files', 'run tests']],
+  [/\b(test|tests|testing|teste)\b/i, ['run tests', 'edit tests']],
+  [/\b(refactor|clean ?up|restructure|reorganize)\b/i, ['refactor', 'edit code', 'run tests']],
+  [/\b(document|docs|readme|documentation|changelog)\b/i, ['edit docs']],
+  [/\b(explain|why|what|how|review|look at|check|investigate|find|debug|diagnose|warum|wie|pourquoi|comment|por qué|cómo)/i, ['read code', 'investigate']],
+  [/\b(try again|retry|rerun|run|nochmal|réessaie|de nuevo|intenta)/i, ['rerun the same action']],
+  [/\b(push|publish|deploy|release|commit)\b/i, ['git', 'publish']],
+  [/\b(search|look up|google|web|online|docs for|latest)\b/i, ['web search']],
+  [/\b(install|upgrade|update|set ?up|configure)\b/i, ['install packages']],
+  [/\b(config|configuration|env|environment|setup|credentials?|token|auth|login|docker|path|settings|installation|mcp)\b/i, ['inspect environment']],
+]
+
+const VERBISH = new Set('dont never avoid without touch change modify edit update alter leave alone keep unchanged intact same stay away from hands off limits must should not nicht kein keine ohne niemals pas sans jamais sin nunca toques cambies modifiques senza non ändern ändere anfassen touche modifie'.split(' '))
+
+function keywordsOf(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}][\p{L}0-9_.\/-]+/gu) ?? []
+  return [...new Set(words.map((w) => w.replace(/[.,]+$/, '')).filter((w) => !STOP.has(w) && w.length > 2))]
+}
+
+/** The things a constraint protects: file-like tokens and nouns (`schema`, `migrations/`, `package.json`). */
+export function forbiddenTargets(constraint: string): string[] {
+  // "without asking" / "don't push without asking" forbid an action, not a target: nothing to match on paths.
+  const words = keywordsOf(constraint).filter((w) => !VERBISH.has(w) && !/^(?:asking|ask|confirm|permission|approval|anything|everything|else|more|yet|it|them|files?|code|stuff|thing)$/.test(w))
+  return words.filter((w) => w.length >= 4 || /[./]/.test(w))
+}
+
+function fromPrompt(text: string): Envelope {
+  const clauses = clausesOf(text)
+  const kinds = clauses.map(clauseKind)
+  const tasks = clauses.filter((_, i) => kinds[i] === 'task')
+  const questions = clauses.filter((_, i) => kinds[i] === 'question')
+  const constraints = clauses.filter((_, i) => kinds[i] === 'constraint')
+  const methods = clauses.filter((_, i) => kinds[i] === 'method')
+  // A method named inside a task clause: "fix the login bug using the existing auth library".
+  for (const t of tasks) {
+    const m = METHOD_INLINE.exec(t)
+    if (m && !/^use\b/i.test(t)) methods.push(t.slice(m.index).trim())
+  }
+  const positive = [...tasks, ...questions, ...clauses.filter((_, i) => kinds[i] === 'other' || kinds[i] === 'method')].join(' ')
+  const implied = new Set<string>(['read code'])
+  // Implied work comes from what was asked, never from what was forbidden.
+  for (const [re, adds] of IMPLIES) if (re.test(positive)) for (const a of adds) implied.add(a)
+  const question = questions.length > 0 && tasks.length === 0
+  if (question) for (const a of ['edit code', 'create files', 'edit tests', 'edit docs', 'refactor', 'install packages', 'publish', 'git']) implied.delete(a)
+  let unsure: string | undefined
+  if (!tasks.length && !questions.length) unsure = kinds.every((k) => k === 'constraint' || k === 'method') && clauses.length ? 'only constraints or methods, no task' : 'no recognisable request verb (another language, or a fragment)'
+  else if (clauses.filter((_, i) => kinds[i] === 'other').length > tasks.length + questions.length) unsure = 'most of the request did not parse as task, question or constraint'
+  const scope = [...tasks, ...questions].join('; ')
+  const clip = (s: string) => (s.length > 400 ? s.slice(0, 399) + '…' : s)
+  return {
+    explicit: clip(unsure || !scope ? text : scope),
+    question,
+    implied: [...implied],
+    methods: [...new Set(methods)],
+    constraints,
+    forbidden: [...new Set(constraints.flatMap(forbiddenTargets))],
+    prompts: [text],
+    keywords: keywordsOf(positive || text),
+    ...(unsure ? { unsure } : {}),
+  }
+}
+
+export type PromptRelation = 'new' | 'follow-up' | 'correction' | 'confirmation'
+
+export function relationOf(prompt: string, previous?: Envelope): PromptRelation {
+  if (!previous) return 'new'
+  if (CONFIRMS.test(prompt)) return 'confirmation'
+  if (CORRECTS.test(prompt)) return 'correction'
+  if (CONTINUES.test(prompt)) return 'follow-up'
+  return 'new'
+}
 
 export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   const text = prompt.trim()
-  const implied = new Set<string>(['read code'])
-  for (const [re, adds] of IMPLIES) if (re.test(text)) for (const a of adds) implied.add(a)
-  // Methods come from the request minus its constraints: "don't use npm" names no method.
-  const constraints = clauses(text, CONSTRAINT)
-  let allowed = text
-  for (const c of constraints) allowed = allowed.split(c).join(' ')
-  const fresh: Envelope = {
-    explicit: text.length > 400 ? text.slice(0, 399) + '…' : text,
-    implied: [...implied],
-    methods: clauses(allowed, METHOD),
-    constraints,
-    prompts: [text],
-    keywords: keywordsOf(text),
+  const fresh = fromPrompt(text)
+  const rel = relationOf(text, previous)
+  if (!previous || rel === 'new') return previous ? { ...fresh, prompts: [...previous.prompts, text].slice(-10) } : fresh
+  // "yes, go ahead" after a question or a proposal: what was discussed is now the task.
+  if (rel === 'confirmation') return { ...previous, question: false, explicit: `${previous.explicit} | confirmed: ${text}`, implied: [...new Set([...previous.implied, 'edit code', 'create files'])], prompts: [...previous.prompts, text].slice(-10) }
+  // A follow-up extends; a correction amends: the task stays, the correction's scope, methods and
+  // constraints are added (and a correction that names a task makes the envelope a task again).
+  const merged: Envelope = {
+    explicit: `${previous.explicit} | ${rel === 'correction' ? 'correction: ' : ''}${fresh.unsure ? text : fresh.explicit}`,
+    question: previous.question && fresh.question,
+    implied: [...new Set([...previous.implied, ...fresh.implied])],
+    methods: [...new Set([...previous.methods, ...fresh.methods])],
+    constraints: [...previous.constraints, ...fresh.constraints],
+    forbidden: [...new Set([...previous.forbidden, ...fresh.forbidden])],
+    prompts: [...previous.prompts, text].slice(-10),
+    keywords: [...new Set([...previous.keywords, ...fresh.keywords])],
   }
-  // A follow-up ("also update the changelog") extends; a new instruction replaces (the latest wins).
-  if (previous && (CONTINUES.test(text) || text.split(/\s+/).length <= 3)) {
-    return {
-      explicit: `${previous.explicit} | ${fresh.explicit}`,
-      implied: [...new Set([...previous.implied, ...fresh.implied])],
-      methods: [...previous.methods, ...fresh.methods],
-      constraints: [...previous.constraints, ...fresh.constraints],
-      prompts: [...previous.prompts, text].slice(-10),
-      keywords: [...new Set([...previous.keywords, ...fresh.keywords])],
-    }
+  if (!merged.question && (previous.question || fresh.question) && !fresh.question) {
+    for (const a of ['edit code', 'create files']) if (!merged.implied.includes(a)) merged.implied.push(a)
   }
-  return previous ? { ...fresh, prompts: [...previous.prompts, text].slice(-10) } : fresh
+  const unsure = previous.unsure ?? (fresh.unsure && rel === 'correction' ? fresh.unsure : undefined)
+  return unsure ? { ...merged, unsure } : merged
 }
 
 export function describeEnvelope(e: Envelope): string {
   return [
-    `Explicit scope: ${e.explicit}`,
+    `Explicit scope: ${e.explicit}${e.question ? ' (a question: answer it; changing things was not asked)' : ''}`,
     `Implied scope: ${e.implied.join(', ') || '(none)'}`,
     `Specified methods: ${e.methods.join('; ') || '(none)'}`,
     `Constraints: ${e.constraints.join('; ') || '(none)'}`,
+    ...(e.unsure ? [`Note: the deterministic reading is unsure (${e.unsure}); judge from the user's own words:`, ...e.prompts.slice(-3).map((p) => `  USER: ${p.length > 600 ? p.slice(0, 599) + '…' : p}`)] : []),
   ].join('\n')
 }
 
-// ---- deterministic checks (used when the reviewer is slow or absent) ----------------------------
+// ---- deterministic checks (no model needed) -------------------------------------------------------
 
 /** Work that goes beyond most requests unless the user named it: the seed's Type B examples. */
 const EXPANSIONS: [RegExp, string, RegExp][] = [
-  [/\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize)\b/i, 'refactoring', /\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize|tidy)\b/i],
-  [/\b(add|write|create)\b.*\btests?\b|\b(test coverage|comprehensive tests|unit tests)\b/i, 'adding tests', /\btests?\b|\bcoverage\b/i],
-  [/\b(update|write|add|improve)\b.*\b(docs?|documentation|readme|changelog)\b/i, 'documentation', /\b(docs?|documentation|readme|changelog)\b/i],
-  [/\b(upgrade|bump|update)\b.*\b(dependenc|packages?|librar|version)/i, 'dependency upgrades', /\b(upgrade|bump|dependenc|packages?|version)\b/i],
-  [/\b(optimi[sz]e|performance|speed up)\b/i, 'optimisation', /\b(optimi[sz]e|performance|faster|speed)\b/i],
-  [/\b(rename|reformat|lint|style)\b/i, 'renaming or restyling', /\b(rename|reformat|format|lint|style)\b/i],
-  [/\b(migrat|schema|database)\b/i, 'schema or data changes', /\b(migrat|schema|database|db)\b/i],
-  [/\b(ci|pipeline|workflow|infrastructure|config(uration)?)\b/i, 'infrastructure or configuration', /\b(ci|pipeline|workflow|infra|config)/i],
+  [/\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize)\w*/i, 'refactoring', /\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize|tidy)\w*/i],
+  [/\b(add|write|create|extend|expand)\b.*\btests?\b|\b(test coverage|comprehensive tests|unit tests|integration tests|e2e tests)\b/i, 'adding tests', /\btests?\b|\bcoverage\b/i],
+  [/\b(update|write|add|improve|extend)\b.*\b(docs?|documentation|readme|changelog|docstrings?|comments)\b/i, 'documentation', /\b(docs?|documentation|readme|changelog|docstrings?|comments?)\b/i],
+  [/\b(upgrade|bump|update)\b.*\b(dependenc\w*|packages?|librar\w*|versions?)|\b(upgrade|bump)\b/i, 'dependency upgrades', /\b(upgrade|bump|dependenc\w*|packages?|versions?)\b/i],
+  [/\b(optimi[sz]\w*|performance|speed up)\b/i, 'optimisation', /\b(optimi[sz]\w*|performance|faster|speed|slow)\b/i],
+  [/\b(rename|reformat|lint|restyle)\w*/i, 'renaming or restyling', /\b(rename|reformat|format|lint|style)\w*/i],
+  [/\b(migrat\w*|schema|database)\b/i, 'schema or data changes', /\b(migrat\w*|schema|database|db)\b/i],
+  [/\b(ci|pipeline|workflow|infrastructure|dockerfile)\b/i, 'infrastructure or configuration', /\b(ci|pipeline|workflow|infra\w*|docker\w*|deploy\w*)\b/i],
 ]
 
 export interface Todo {
@@ -119,19 +229,24 @@ export function scopeExpansions(todos: Todo[], env: Envelope): { todo: string; k
   const out: { todo: string; kind: string }[] = []
   for (const t of todos) {
     if (t.status === 'completed') continue
+    let flagged = false
     for (const [re, kind, authorised] of EXPANSIONS) {
       if (re.test(t.content) && !authorised.test(asked)) {
         out.push({ todo: t.content, kind })
+        flagged = true
         break
       }
     }
-    for (const c of env.constraints) {
-      const words = keywordsOf(c).filter((w) => !['dont', 'never', 'avoid', 'without', 'touch', 'change'].includes(w))
-      if (words.length && words.every((w) => t.content.toLowerCase().includes(w))) out.push({ todo: t.content, kind: `against the constraint "${c}"` })
-    }
+    const hit = env.forbidden.find((w) => t.content.toLowerCase().includes(singular(w)))
+    if (hit && !flagged) {
+      const c = env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit
+      out.push({ todo: t.content, kind: `against the constraint "${c}"` })
+    } else if (hit) out.push({ todo: t.content, kind: `against the constraint "${env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit}"` })
   }
   return out
 }
+
+const singular = (w: string) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w)
 
 export interface ToolEvent {
   tool: string
@@ -139,20 +254,100 @@ export interface ToolEvent {
   error?: boolean
 }
 
+export const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit'])
+export const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput', 'WebSearch', 'WebFetch'])
+
+/** Shell commands that change files, packages, git or the machine (a rough reading, for custodiet only). */
+const MUTATING_SHELL = /(?:^|[;&|]\s*|\b(?:sudo|xargs)\s+)(?:rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|tee|truncate|patch|dd)\b|\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|(?<![<>&0-9])>{1,2}\s*(?!&|\/dev\/null)\S|\bgit\s+(?:commit|push|reset|checkout|restore|rm|mv|merge|rebase|apply|am|stash|tag|branch\s+-[dDmM]|clean)\b|\b(?:npm|pnpm|yarn|pip3?|cargo|gem|brew|apt(?:-get)?)\s+(?:install|i|add|remove|uninstall|update|upgrade)\b|\bnpx\s+prettier\s+--write|\beslint\b.*--fix/
+
+export function isChange(e: ToolEvent): boolean {
+  if (EDIT_TOOLS.has(e.tool)) return true
+  if (e.tool === 'Bash') return MUTATING_SHELL.test(String(e.input.command ?? ''))
+  return false
+}
+
+/** Infrastructure paths: outside the code, where credentials and machine configuration live. */
+const INFRA_PATH = /(?:^|\/)(?:\.config|\.aws|\.ssh|\.docker|\.kube|\.gnupg|\.azure|\.gcloud|\.npmrc|\.netrc|\.pypirc|\.gitconfig|\.bashrc|\.zshrc|\.profile|\.bash_profile|\.claude|\.claude\.json)(?:\/|$)|^\/etc\/|(?:^|\/)\.env(?:\.\w+)?$|(?:^|\/)(?:credentials?|secrets?|tokens?)(?:\.\w+)?$|(?:^|\/)mcp\.json$|(?:^|\/)(?:id_rsa|id_ed25519)\b|^~\//
+/** Shell investigation or repair of the environment. */
+const INFRA_SHELL: [RegExp, string][] = [
+  [/(?:^|[;&|(]\s*)(?:env|printenv)\b|\bset\s*\|\s*grep|\becho\s+"?\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|ID)/, 'reading environment variables'],
+  [/(?:^|[;&|]\s*)(?:which|type|whereis|command\s+-v)\s+\S/, 'looking up installed programs'],
+  [/\bdocker\s+(?:ps|inspect|logs|info|exec|compose\s+(?:ps|logs))\b|\bkubectl\s+(?:get|describe|logs)\b|\bsystemctl\b|\bjournalctl\b|\bps\s+(?:aux|-ef)\b|\blsof\b|\bnetstat\b|\bss\s+-\w*[lt]/, 'inspecting services and containers'],
+  [/>>?\s*~?\/?[^\s]*\.(?:bashrc|zshrc|profile|bash_profile)\b|\bexport\s+[A-Z_]+=|\bgit\s+config\s+--global\b|\bnpm\s+config\s+set\b|\b(?:gcloud\s+auth|aws\s+configure|az\s+login|gh\s+auth|docker\s+login|npm\s+login)\b/, 'changing the environment or credentials'],
+  [/\b(?:cat|less|more|head|tail|grep|rg|ls|stat|find)\b[^|;&]*(?:~\/\.|\$HOME\/\.|\/etc\/|\.env\b|credentials|\.aws|\.ssh|\.config\/|mcp\.json|\.npmrc|\.netrc)/, 'reading machine configuration'],
+]
+
+function infraSignal(e: ToolEvent): { what: string; subject: string } | undefined {
+  const file = String(e.input.file_path ?? e.input.path ?? e.input.notebook_path ?? '')
+  if (e.tool === 'WebSearch' || e.tool === 'WebFetch') return { what: `searching the web (${String(e.input.query ?? e.input.url ?? '')})`, subject: String(e.input.query ?? e.input.url ?? '') }
+  if ((e.tool === 'Read' || e.tool === 'Grep' || e.tool === 'Glob' || e.tool === 'LS') && file && INFRA_PATH.test(file)) return { what: `reading configuration ${file}`, subject: file }
+  if (EDIT_TOOLS.has(e.tool) && file && (INFRA_PATH.test(file) || /(?:^|\/)(?:Dockerfile|docker-compose\.ya?ml|\.github\/workflows\/)/.test(file))) return { what: `editing infrastructure ${file}`, subject: file }
+  if (e.tool === 'Bash') {
+    const cmd = String(e.input.command ?? '')
+    for (const [re, what] of INFRA_SHELL) if (re.test(cmd)) return { what: `${what} (\`${cmd.length > 80 ? cmd.slice(0, 79) + '…' : cmd}\`)`, subject: cmd }
+  }
+  return undefined
+}
+
+/** Does the request name this subject (a file's base name, a program, a service)? */
+function named(subject: string, env: Envelope): boolean {
+  const asked = env.prompts.join(' ').toLowerCase()
+  const tokens = subject.toLowerCase().match(/[a-z][a-z0-9_-]{2,}(?:\.[a-z0-9]+)?/g) ?? []
+  const generic = /^(?:cat|less|head|tail|grep|env|printenv|which|type|home|config|etc|echo|export|users?|root|src|json|yaml|yml|toml|bin|usr|local|share|settings|the|and|ps|aux|docker|git)$/
+  return tokens.some((t) => !generic.test(t) && t.length >= 3 && asked.includes(t)) || (/docker/.test(subject.toLowerCase()) && /docker|container/.test(asked))
+}
+
+/** A request to debug or set up authorises looking at the environment it names (or the environment, if it says so). */
+function environmentAuthorised(env: Envelope, subject: string): boolean {
+  const asked = env.prompts.join(' ').toLowerCase()
+  if (!/\b(debug|diagnose|investigate|figure out|find out|troubleshoot|why|check|look into|set ?up|configure|install|fix|repair)\b/.test(asked)) return false
+  return named(subject, env) || env.implied.includes('inspect environment')
+}
+
 /**
  * Type A, reactive helpfulness: after a tool error, the agent investigates configuration, searches
- * the web or edits infrastructure that the request never mentioned.
+ * the web, inspects services or edits infrastructure that the request never mentioned. `events`
+ * start at the error.
  */
 export function reactiveSignals(events: ToolEvent[], env: Envelope): string[] {
   const i = events.map((e) => !!e.error).lastIndexOf(true)
   if (i < 0) return []
-  const asked = env.prompts.join(' ').toLowerCase()
   const out: string[] = []
   for (const e of events.slice(i + 1)) {
-    const file = String(e.input.file_path ?? e.input.path ?? '')
-    if ((e.tool === 'WebSearch' || e.tool === 'WebFetch') && !env.implied.includes('web search')) out.push(`${e.tool} ${String(e.input.query ?? e.input.url ?? '')} after an error`)
-    else if (e.tool === 'Read' && /(config|settings|\.env|mcp\.json|credentials|\.ya?ml$|\.toml$|\.ini$)/i.test(file) && !asked.includes(file.split('/').pop()!.toLowerCase())) out.push(`reading configuration ${file} after an error`)
-    else if ((e.tool === 'Edit' || e.tool === 'Write') && /(config|settings|\.env|ci|workflow|docker|infra)/i.test(file) && !asked.includes(file.split('/').pop()!.toLowerCase())) out.push(`editing infrastructure ${file} after an error`)
+    const s = infraSignal(e)
+    if (!s) continue
+    if (s.what.startsWith('searching the web') && env.implied.includes('web search')) continue
+    if (!s.what.startsWith('editing') && !s.what.startsWith('changing') && environmentAuthorised(env, s.subject)) continue
+    out.push(`${s.what} after an error`)
   }
   return out
+}
+
+/** H19: the user asked a question and the agent changes things. */
+export function questionEdits(events: ToolEvent[], env: Envelope): string[] {
+  if (!env.question) return []
+  return events.filter(isChange).map((e) => describeCall(e))
+}
+
+/** Changes to what a constraint protects ("don't touch the schema" → editing db/schema.sql). */
+export function forbiddenTouches(events: ToolEvent[], env: Envelope): { call: string; constraint: string }[] {
+  if (!env.forbidden.length) return []
+  const out: { call: string; constraint: string }[] = []
+  for (const e of events) {
+    if (!isChange(e)) continue
+    const target = (EDIT_TOOLS.has(e.tool) ? String(e.input.file_path ?? e.input.notebook_path ?? '') : String(e.input.command ?? '')).toLowerCase()
+    const segments = target.split(/[\s/"'=]+/).flatMap((s) => [s, s.replace(/\.[a-z0-9]+$/, '')])
+    const hit = env.forbidden.find((w) => {
+      const f = w.toLowerCase().replace(/\/+$/, '')
+      if (/[./]/.test(f)) return target.includes(f)
+      return segments.some((s) => s === f || s === singular(f) || singular(s) === singular(f) || s.startsWith(singular(f) + '.') || s.startsWith(singular(f) + '_') || s.startsWith(singular(f) + '-'))
+    })
+    if (hit) out.push({ call: describeCall(e), constraint: env.constraints.find((c) => c.toLowerCase().includes(hit.toLowerCase())) ?? hit })
+  }
+  return out
+}
+
+export function describeCall(e: ToolEvent): string {
+  const what = String(e.input.file_path ?? e.input.command ?? e.input.path ?? e.input.url ?? e.input.query ?? '')
+  return `${e.tool} ${what.length > 100 ? what.slice(0, 99) + '…' : what}`.trim()
 }

@@ -28,6 +28,8 @@ export const EXIT_CODES = {
   reviewer: 8,
   /** The Telegram Bot API refused or could not be reached. */
   telegram: 8,
+  /** Another remote endpoint (a courtroom submission) refused or could not be reached. */
+  remote: 8,
 } as const
 
 export type ErrorCode = keyof typeof EXIT_CODES

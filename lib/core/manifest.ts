@@ -78,17 +78,21 @@ export const EXECUTABLES = [
     entry: 'hooks/custodiet/main.ts',
     kind: 'hook',
     bin: true,
-    // The TodoWrite gate may wait for the reviewer (todoBudgetMs, 4 s by default); that registration is 15 s.
-    budgetMs: 6000,
+    // The TodoWrite gate and the Stop review may wait for the reviewer (todoBudgetMs / stopBudgetMs, at
+    // most 20 s: a real haiku review takes 5-15 s). One budget per hook, so every registration is 40 s;
+    // the other events finish in milliseconds.
+    budgetMs: 24000,
     onMalformed: 'allow',
     // custodiet watches; preflight-check is the guard of last resort.
     failure: 'open',
     registrations: [
-      { event: 'UserPromptSubmit', timeout: 10 },
-      { event: 'PostToolUse', matcher: '*', timeout: 10 },
-      { event: 'PostToolUseFailure', matcher: '*', timeout: 10 },
-      { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 15 },
-      { event: 'SubagentStop', timeout: 10 },
+      { event: 'UserPromptSubmit', timeout: 40 },
+      // Off the critical path: the loop does not wait; a warning reaches the model a request later.
+      { event: 'PostToolUse', matcher: '*', timeout: 40, async: true },
+      { event: 'PostToolUseFailure', matcher: '*', timeout: 40, async: true },
+      { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 40 },
+      { event: 'Stop', timeout: 40 },
+      { event: 'SubagentStop', timeout: 40, async: true },
     ],
   },
   { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },

@@ -1,7 +1,9 @@
 // The named patterns a guardrail's `pattern` can refer to. Each belongs to one of the seed's trigger
 // classes; a guardrail may also name a class itself (`public_surface`) to match all of its patterns.
 
-export const ACTION_CLASSES = ['public_surface', 'irreversible', 'stale_data', 'prior_incident', 'scope_beyond_request', 'self_protection'] as const
+// `secret_access` and `local_change` are recorded, not risks by themselves: no built-in rule names them. A secret
+// read matters when data then leaves the machine (`secret_send`); a local commit when its repository is public.
+export const ACTION_CLASSES = ['public_surface', 'irreversible', 'stale_data', 'prior_incident', 'scope_beyond_request', 'self_protection', 'secret_access', 'local_change'] as const
 export type ActionClass = (typeof ACTION_CLASSES)[number]
 
 export const CLASS_LABEL: Record<ActionClass, string> = {
@@ -11,6 +13,8 @@ export const CLASS_LABEL: Record<ActionClass, string> = {
   prior_incident: 'prior incident',
   scope_beyond_request: 'scope beyond request',
   self_protection: "Ratchet's own configuration",
+  secret_access: 'secret access',
+  local_change: 'local change',
 }
 
 export interface PatternInfo {
@@ -28,10 +32,13 @@ export const PATTERNS: Record<string, PatternInfo> = {
   deploy: { class: 'public_surface', description: 'deploying (vercel, netlify, fly, kubectl apply, terraform apply, helm, …)' },
   remote_copy: { class: 'public_surface', description: 'copying files to another host (scp, rsync host:, aws s3 cp, gsutil, rclone)' },
   external_post: { class: 'public_surface', description: 'an MCP tool that posts, sends or publishes' },
+  network_send: { class: 'public_surface', description: 'sending data over a raw socket (nc/ncat/socat/telnet with input, > /dev/tcp/…)' },
+  secret_send: { class: 'public_surface', description: 'sending a secret off the machine (an upload, copy or socket send of .env, a key or a credential store, or any send after one was read in the session)' },
   file_delete: { class: 'irreversible', description: 'deleting files (rm, find -delete, xargs rm, unlink, shred, interpreter one-liners)' },
   git_discard: { class: 'irreversible', description: 'discarding work (reset --hard, clean -f, checkout/restore of the tree, stash drop/clear)' },
   git_history_rewrite: { class: 'irreversible', description: 'rewriting history (force push, filter-branch, reflog expire, update-ref -d)' },
   git_ref_delete: { class: 'irreversible', description: 'deleting branches or tags, locally or on a remote' },
+  package_unpublish: { class: 'irreversible', description: 'unpublishing or yanking a published package version (npm unpublish, cargo yank, gem yank)' },
   db_destroy: { class: 'irreversible', description: 'destroying data (DROP/DELETE/TRUNCATE, dropdb, FLUSHALL, db:drop)' },
   infra_destroy: { class: 'irreversible', description: 'destroying infrastructure (terraform destroy, kubectl delete, cloud delete/terminate, docker prune)' },
   disk_format: { class: 'irreversible', description: 'formatting or overwriting disks (mkfs, dd of=/dev/…, wipefs, fdisk)' },
@@ -41,9 +48,11 @@ export const PATTERNS: Record<string, PatternInfo> = {
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
   unrequested_web: { class: 'scope_beyond_request', description: 'web access the user’s request did not mention' },
   unrequested_publish: { class: 'scope_beyond_request', description: 'publishing when the user’s request did not mention it' },
+  secret_access: { class: 'secret_access', description: 'reading credentials (.env, SSH keys, cloud/forge credentials, keychains, environment dumps): recorded, quiet alone' },
+  git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },
   ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
   // Named patterns from the seed's guardrails.json, so its file works as-is.
-  commit_to_public_repo: { class: 'public_surface', description: 'git add, commit or push (the seed’s GR-002)' },
+  commit_to_public_repo: { class: 'public_surface', description: 'git push, i.e. commits reaching a remote (the seed’s GR-002; a local add/commit is git_commit)' },
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
 }
 

@@ -55,6 +55,52 @@ export interface PendingEntry {
   proposal_id?: string
   notify_attempts?: number
   last_error?: string | null
+  /** Which heartbeat is sending which message right now (see `claimSend`). */
+  claims?: Partial<Record<SendKind, Claim>>
+}
+
+/** The messages a heartbeat sends about an entry: the pause itself, its outcome, an after-the-fact notice. */
+export type SendKind = 'notify' | 'outcome' | 'notice'
+export interface Claim {
+  /** The claiming process ("<pid> <boot id>"). */
+  by: string
+  at: number
+}
+/** A claim whose holder is alive is honoured this long; a dead holder's claim lapses at once. */
+export const CLAIM_TTL_MS = 10 * 60_000
+
+const needsSend = (e: PendingEntry, kind: SendKind): boolean =>
+  kind === 'notify'
+    ? e.status === 'pending' && !e.notified
+    : kind === 'outcome'
+      ? e.status !== 'pending' && e.message_id !== undefined && !e.outcome_shown
+      : e.status === 'timeout' && e.timeout_outcome === 'proceed_safer' && e.notice_sent === false
+
+/**
+ * Claims the right to send one message about an entry, under the queue lock and before the network
+ * call, so parallel or slow heartbeats send it once. Returns the entry if the claim is ours.
+ */
+export function claimSend(list: PendingEntry[], id: string, kind: SendKind, by: string, now: number, alive: (by: string) => boolean): { next: PendingEntry[]; result: PendingEntry | null } {
+  const i = list.findIndex((e) => e.id === id)
+  if (i < 0 || !needsSend(list[i], kind)) return { next: list, result: null }
+  const held = list[i].claims?.[kind]
+  if (held && held.by !== by && now - held.at < CLAIM_TTL_MS && alive(held.by)) return { next: list, result: null }
+  const entry: PendingEntry = { ...list[i], claims: { ...list[i].claims, [kind]: { by, at: now } } }
+  const next = list.slice()
+  next[i] = entry
+  return { next, result: entry }
+}
+
+/** Ends a claim (sent or failed), applying what the send changed. */
+export function releaseSend(list: PendingEntry[], id: string, kind: SendKind, patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>)): { next: PendingEntry[]; result: undefined } {
+  const i = list.findIndex((e) => e.id === id)
+  if (i < 0) return { next: list, result: undefined }
+  const { [kind]: _done, ...rest } = list[i].claims ?? {}
+  const entry: PendingEntry = { ...list[i], ...(typeof patch === 'function' ? patch(list[i]) : patch), claims: Object.keys(rest).length ? rest : undefined }
+  if (!entry.claims) delete entry.claims
+  const next = list.slice()
+  next[i] = entry
+  return { next, result: undefined }
 }
 
 export interface NewAction {

@@ -12,17 +12,34 @@
 export type Verdict = { status: 'OK' } | { status: 'ATTENTION'; issue: string; principle: string; correction: string }
 export type ParsedVerdict = { ok: true; verdict: Verdict } | { ok: false; error: string }
 
+// The heading and the fields in the markdown variants models actually write: "## Compliance Check: OK",
+// "**Compliance Check: ATTENTION**", "# Compliance check — attention"; "**Issue**: …", "**Issue:** …",
+// "- Issue: …", "### Issue" with the text on the next line. Still strict where it matters: exactly one
+// heading with exactly OK or ATTENTION, an OK that also names an issue is ambiguous, and an ATTENTION
+// needs all three fields.
+const HEAD = /^[ \t>*_#-]*(?:#+\s*)?[*_]*\s*compliance check\s*[*_]*\s*[:—–-]\s*[*_`]*\s*([A-Za-z]+)\s*[*_`]*\s*[.!]?\s*$/gim
+
+function field(t: string, name: string): string | undefined {
+  // Same line: "**Issue**: x", "**Issue:** x", "- Issue: x", "Issue — x".
+  const inline = new RegExp(`^[ \\t>]*(?:[-*+]\\s+|\\d+\\.\\s+)?(?:#+\\s*)?[*_]*${name}[*_]*\\s*(?::|—|–|-)\\s*[*_]*\\s*(\\S.*)$`, 'im').exec(t)
+  if (inline) return clean(inline[1])
+  // Heading or bold label alone, text on the following non-empty line: "### Issue\nx".
+  const block = new RegExp(`^[ \\t>]*(?:#+\\s*)?[*_]*${name}[*_]*:?[*_]*\\s*\\n+\\s*(?:[-*+]\\s+)?(\\S.*)$`, 'im').exec(t)
+  return block ? clean(block[1]) : undefined
+}
+const clean = (s: string) => s.replace(/^[*_\s]+|[*_\s]+$/g, '').trim() || undefined
+
 export function parseVerdict(text: string): ParsedVerdict {
   const t = text.replace(/\r\n/g, '\n').trim()
-  const head = /^##\s*Compliance Check:\s*(OK|ATTENTION)\s*$/m.exec(t)
-  if (!head) return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
-  const heads = t.match(/^##\s*Compliance Check:/gm) ?? []
+  const heads = [...t.matchAll(HEAD)]
+  if (!heads.length) return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
   if (heads.length > 1) return { ok: false, error: 'more than one verdict heading' }
-  if (head[1] === 'OK') return { ok: true, verdict: { status: 'OK' } }
-  const field = (name: string) => new RegExp(`^\\*\\*${name}\\*\\*:\\s*(.+)$`, 'mi').exec(t)?.[1].trim()
-  const issue = field('Issue')
-  const principle = field('Principle')
-  const correction = field('Correction')
+  const status = heads[0][1].toUpperCase()
+  if (status !== 'OK' && status !== 'ATTENTION') return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
+  const issue = field(t, 'Issue')
+  if (status === 'OK') return issue ? { ok: false, error: 'OK that also names an issue (ambiguous)' } : { ok: true, verdict: { status: 'OK' } }
+  const principle = field(t, 'Principle')
+  const correction = field(t, 'Correction')
   const missing = [!issue && 'Issue', !principle && 'Principle', !correction && 'Correction'].filter(Boolean)
   if (missing.length) return { ok: false, error: `ATTENTION without ${missing.join(', ')}` }
   return { ok: true, verdict: { status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! } }

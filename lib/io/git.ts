@@ -24,3 +24,93 @@ export function currentBranch(dir: string): string | undefined {
   }
   return undefined
 }
+
+type FileState = import('../core/actions/types').FileState
+
+/** Build output and caches: ignored content a build or install brings back. Kept in step with lib/core/actions/util.ts. */
+const BUILD_OUTPUT = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+
+function repoRoot(dir: string): string | undefined {
+  let d = dir
+  for (let i = 0; i < 40; i++) {
+    if (fs.existsSync(path.join(d, '.git'))) return d
+    const up = path.dirname(d)
+    if (up === d) return undefined
+    d = up
+  }
+  return undefined
+}
+
+/**
+ * The fact provider behind "irreversible means unrecoverable" (ClassifyContext.fileState): what git can bring back
+ * of a path. Costs nothing until asked — the classifier asks only when a call deletes or discards something — and
+ * then runs `git status` / `git ls-files` (child_process required here, never at start-up), all calls of one
+ * classification sharing one time budget. Timeout, error, no repository or a path holding the repository itself:
+ * `undefined` or `outside`, which the classifier reads as unrecoverable.
+ */
+export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) => FileState | undefined {
+  let deadline: number | undefined
+  let root: string | null | undefined
+  const cache = new Map<string, FileState | undefined>()
+
+  const git = (args: string[], cwd: string): string | undefined => {
+    deadline ??= Date.now() + budgetMs
+    const left = deadline - Date.now()
+    if (left <= 0) return undefined
+    try {
+      const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
+      return execFileSync('git', args, { cwd, timeout: left, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })
+    } catch {
+      return undefined
+    }
+  }
+
+  const compute = (abs: string): FileState | undefined => {
+    const glob = /[*?[]/.test(path.basename(abs))
+    if (!glob) {
+      try {
+        fs.lstatSync(abs)
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
+        return undefined
+      }
+    }
+    if (root === undefined) root = repoRoot(projectDir) ?? null
+    const inProject = abs === projectDir || abs.startsWith(projectDir + '/')
+    if (!root || !inProject) return 'outside'
+    const rel = path.relative(root, abs) || '.'
+    // The repository itself (its .git, or a folder holding it) is history git cannot restore.
+    if (root === abs || root.startsWith(abs + '/') || /(^|\/)\.git(\/|$)/.test(rel)) return undefined
+    const out = git(['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=normal', '--', rel], root)
+    if (out === undefined) return undefined
+    let modified = false
+    let untracked = false
+    let ignoredData = false
+    const entries = out.split('\0')
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]
+      if (e.length < 4) continue
+      const code = e.slice(0, 2)
+      const file = e.slice(3)
+      if (code === '??') untracked = true
+      else if (code === '!!') {
+        if (!BUILD_OUTPUT.test(file)) ignoredData = true
+      } else modified = true
+      if (code[0] === 'R' || code[0] === 'C') i++ // the rename's source path follows
+    }
+    if (modified) return 'tracked-modified'
+    if (untracked) return 'untracked'
+    if (ignoredData) return 'ignored'
+    if (glob) {
+      const ls = git(['ls-files', '-z', '--', rel], root)
+      if (ls === undefined) return undefined
+      return ls ? 'tracked-clean' : 'missing'
+    }
+    return 'tracked-clean'
+  }
+
+  return (abs) => {
+    if (!cache.has(abs)) cache.set(abs, compute(abs))
+    return cache.get(abs)
+  }
+}

@@ -2,8 +2,8 @@
 // Every change is a pure transition from lib/core/pending.ts applied under the lock; no lock is
 // ever held across a network call or a wait for a human.
 
-import { newEntry, validatePendingList, type NewAction, type PendingEntry } from '../core/pending'
-import { readJson, updateJson } from './store'
+import { claimSend as claim, newEntry, releaseSend as release, validatePendingList, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
+import { processAlive, processTag, readJson, updateJson } from './store'
 import type { Paths } from './state'
 
 const opts = { validate: validatePendingList, fallback: (): PendingEntry[] => [], onCorrupt: 'reset' as const }
@@ -38,4 +38,14 @@ export function patchEntry(paths: Paths, id: string, patch: (e: PendingEntry) =>
     next[i] = { ...list[i], ...patch(list[i]) }
     return { next, result: next[i] }
   })
+}
+
+/** Claims one message about an entry for this process (null: not needed, or another heartbeat has it). */
+export function claimSend(paths: Paths, id: string, kind: SendKind): PendingEntry | null {
+  return updateQueue(paths, (list) => claim(list, id, kind, processTag(), Date.now(), processAlive))
+}
+
+/** Ends this process's claim, recording what the send changed. */
+export function releaseSend(paths: Paths, id: string, kind: SendKind, patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>)): void {
+  updateQueue(paths, (list) => release(list, id, kind, patch))
 }

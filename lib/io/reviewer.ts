@@ -3,9 +3,10 @@
 //            with `--settings {"disableAllHooks":true}` so the child cannot run our hooks again;
 //   http     the Anthropic Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), model configurable;
 //   command  any command that reads the prompt on stdin and prints the verdict (local models).
-// Always bounded by a timeout; a hung reviewer is killed and reported, never waited on forever.
+// Always bounded by a timeout; a hung reviewer is killed with its whole process group (claude -p
+// starts children of its own) and reported, never waited on forever.
 
-import { execa } from 'execa'
+import { spawn } from 'node:child_process'
 import { RatchetError } from '../core/errors'
 
 export interface ReviewerConfig {
@@ -21,7 +22,53 @@ export interface ReviewOutput {
   text: string
   input_tokens?: number
   output_tokens?: number
+  /** What the reviewer reports it cost (claude -p prints total_cost_usd). */
+  usd?: number
 }
+
+interface Ran {
+  stdout: string
+  stderr: string
+  exitCode: number | null
+  timedOut: boolean
+}
+
+/** Runs a command in its own process group; at the timeout the whole group is killed. */
+export function runGroup(cmd: string, args: string[], o: { input: string; env: NodeJS.ProcessEnv; timeoutMs: number; shell?: boolean }): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: o.env, detached: true, shell: o.shell ?? false, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    let timedOut = false
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, sig)
+      } catch {
+        /* already gone */
+      }
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup('SIGTERM')
+      setTimeout(() => killGroup('SIGKILL'), 2000).unref()
+    }, o.timeoutMs)
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      // Anything the reviewer left behind in its group goes with it.
+      killGroup('SIGKILL')
+      resolve({ stdout, stderr, exitCode: code, timedOut })
+    })
+    child.stdin.on('error', () => {})
+    child.stdin.end(o.input)
+  })
+}
+
 
 /** Marks the reviewer's own processes: our hooks step aside if they ever run inside it. */
 const REVIEWER_ENV = 'RATCHET_REVIEWER'
@@ -33,16 +80,17 @@ export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: s
     switch (cfg.kind) {
       case 'claude': {
         const args = ['-p', '--model', cfg.model ?? 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--no-session-persistence', '--settings', '{"disableAllHooks":true}', '--system-prompt', system]
-        const r = await execa(cfg.claudePath ?? 'claude', args, { input: prompt, env: childEnv, timeout, reject: false, extendEnv: false, forceKillAfterDelay: 2000 })
+        const r = await runGroup(cfg.claudePath ?? 'claude', args, { input: prompt, env: childEnv, timeoutMs: timeout })
         if (r.timedOut) throw new RatchetError('reviewer_timeout', `claude reviewer timed out after ${timeout / 1000}s`)
-        let out: { result?: string; is_error?: boolean; usage?: { input_tokens?: number; output_tokens?: number }; subtype?: string }
+        let out: { result?: string; is_error?: boolean; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number }; subtype?: string; total_cost_usd?: number }
         try {
           out = JSON.parse(r.stdout)
         } catch {
           throw new RatchetError('reviewer', `claude reviewer printed no JSON (exit ${r.exitCode}): ${oneLine(r.stderr || r.stdout).slice(0, 200)}`)
         }
         if (out.is_error || typeof out.result !== 'string') throw new RatchetError('reviewer', `claude reviewer failed: ${out.subtype ?? 'error'} ${oneLine(String(out.result ?? '')).slice(0, 200)}`)
-        return { text: out.result, input_tokens: out.usage?.input_tokens, output_tokens: out.usage?.output_tokens }
+        const u = out.usage
+        return { text: out.result, input_tokens: u ? (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) : undefined, output_tokens: u?.output_tokens, usd: typeof out.total_cost_usd === 'number' ? out.total_cost_usd : undefined }
       }
       case 'http': {
         const base = (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/+$/, '')
@@ -60,7 +108,7 @@ export async function runReviewer(cfg: ReviewerConfig, system: string, prompt: s
       }
       case 'command': {
         if (!cfg.command) throw new RatchetError('reviewer', 'reviewer.kind is "command" but reviewer.command is empty')
-        const r = await execa(cfg.command, { shell: true, input: `${system}\n\n${prompt}`, env: childEnv, timeout, reject: false, forceKillAfterDelay: 2000 })
+        const r = await runGroup(cfg.command, [], { shell: true, input: `${system}\n\n${prompt}`, env: childEnv, timeoutMs: timeout })
         if (r.timedOut) throw new RatchetError('reviewer_timeout', `reviewer command timed out after ${timeout / 1000}s`)
         if (r.exitCode !== 0) throw new RatchetError('reviewer', `reviewer command exited ${r.exitCode}: ${oneLine(r.stderr).slice(0, 200)}`)
         return { text: r.stdout }

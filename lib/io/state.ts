@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as z from 'zod/mini'
-import { appendJsonl, readJson, updateJson, writeFileAtomic } from './store'
+import { appendJsonl, readJson, updateJson, withLock, writeFileAtomic } from './store'
 import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -74,6 +74,14 @@ const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
  * whole file. Any edit, by a human or by our own counters, changes the stat and brings a fresh check.
  */
 export function loadGuardrails(paths: Paths, opts: { full?: boolean } = {}): LoadedGuardrails {
+  // A full load is someone looking at the rules (the CLI, a report, a session's start): counts first.
+  if (opts.full) {
+    try {
+      foldFires(paths)
+    } catch {
+      /* a held lock or an unwritable folder: the counts wait for the next look */
+    }
+  }
   const trusted = readIndexed(paths, !!opts.full)
   if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim }
   const before = statKey(paths.guardrails)
@@ -142,47 +150,136 @@ function packaged(paths: Paths): LoadedGuardrails {
   return { rules, problems: r.ok ? [] : [r.error], file: paths.packagedGuardrails, origin: 'packaged' }
 }
 
-/**
- * Counts fires in the project's guardrails.json (creating it from the packaged defaults if needed).
- * Only `fire_count` and `last_fired` change; a file that does not validate is never rewritten.
- */
+// ---- fire counts ------------------------------------------------------------------------------
+// Firing a rule is on the hot path, so it only appends one short line to `fires.jsonl` (a single
+// O_APPEND write: no lock, nothing lost however many hooks fire at once). The CLI, the heartbeat and
+// any full load of the rules fold the log into guardrails.json's `fire_count` / `last_fired`, under the
+// guardrails lock, remembering how far they read (`fires.offset.json`), so each line counts once.
+
+const firesFile = (paths: Paths) => path.join(paths.stateDir, 'fires.jsonl')
+const firesMark = (paths: Paths) => path.join(paths.stateDir, 'fires.offset.json')
+/** Past this size the log is rotated after a fold, so it stays small. */
+const ROTATE_BYTES = 256 * 1024
+/** A rotated log is read once more for late writers, then deleted after this long. */
+const ROTATED_GRACE_MS = 10_000
+
+interface FiresMark {
+  /** inode and offset of the part of fires.jsonl already folded. */
+  ino: number | null
+  offset: number
+  rotated?: { file: string; offset: number }
+}
+
 export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
-  if (!ids.length) return
-  ensureProjectGuardrails(paths)
-  const wanted = new Set(ids)
-  // Unchanged since it was validated (the index says so): skip re-validating 1,000 rules with zod.
-  const index = readIndexFile(paths)
-  let clean: Guardrail[] | null = null
-  updateJson<unknown[]>(
-    paths.guardrails,
-    {
-      onCorrupt: 'fail',
-      fallback: () => [],
-      validate: (raw) => {
-        const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown })?.guardrails
-        if (index && Array.isArray(list) && index.key === statKey(paths.guardrails)) {
-          clean = index.rules
-          return list
-        }
-        const v = validateGuardrails(raw)
-        clean = v.problems.length ? null : v.rules
-        return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : (list as unknown[])
-      },
-      // Counters changed, matching did not: re-key the index to the file just written (still locked).
-      afterWrite: () => {
-        const key = clean ? statKey(paths.guardrails) : null
-        if (key && clean) writeIndex(paths, key, clean)
-      },
-    },
-    (list) => {
-      const next = list.map((g) => {
+  if (ids.length) appendJsonl(firesFile(paths), { t: nowIso, ids })
+}
+
+type Tally = Map<string, { n: number; last: string }>
+
+/** Counts the complete lines of `file` after `from`; returns where the next read starts. */
+function tallyFrom(file: string, from: number, ino: number | null, into: Tally): { end: number; ino: number } | null {
+  let fd: number
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  } catch {
+    return null
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) return null
+    // Replaced or truncated (by hand): start over from its beginning.
+    if (ino !== null && st.ino !== ino) from = 0
+    if (from > st.size) from = 0
+    const buf = Buffer.alloc(st.size - from)
+    const got = buf.length ? fs.readSync(fd, buf, 0, buf.length, from) : 0
+    const lastNl = buf.subarray(0, got).lastIndexOf(10)
+    if (lastNl < 0) return { end: from, ino: st.ino }
+    for (const line of buf.subarray(0, lastNl).toString('utf8').split('\n')) {
+      let rec: { t?: unknown; ids?: unknown }
+      try {
+        rec = JSON.parse(line)
+      } catch {
+        continue // a torn or foreign line: skip it, keep the rest
+      }
+      if (!Array.isArray(rec.ids) || typeof rec.t !== 'string') continue
+      for (const id of rec.ids) {
+        if (typeof id !== 'string') continue
+        const c = into.get(id) ?? { n: 0, last: '' }
+        c.n++
+        if (rec.t > c.last) c.last = rec.t
+        into.set(id, c)
+      }
+    }
+    return { end: from + lastNl + 1, ino: st.ino }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * Folds the fire log into guardrails.json. Returns how many fires were counted. A guardrails.json that
+ * does not validate is never rewritten: the log keeps its lines until the file is fixed.
+ * If the process dies between writing guardrails.json and the offset, that batch counts twice (never lost).
+ */
+export function foldFires(paths: Paths, now = Date.now()): number {
+  if (!fs.existsSync(firesFile(paths)) && !fs.existsSync(firesMark(paths))) return 0
+  return withLock(paths.guardrails, () => {
+    const m = readJson<FiresMark>(firesMark(paths), (raw) => (raw && typeof raw === 'object' && typeof (raw as FiresMark).offset === 'number' ? (raw as FiresMark) : 'not an offset record'), () => ({ ino: null, offset: 0 }))
+    const mark: FiresMark = m.ok ? m.value : { ino: null, offset: 0 }
+    const tally: Tally = new Map()
+    let rotated = mark.rotated
+    if (rotated) {
+      const file = path.join(paths.stateDir, rotated.file)
+      const r = tallyFrom(file, rotated.offset, null, tally)
+      let old = true
+      try {
+        old = now - fs.statSync(file).mtimeMs > ROTATED_GRACE_MS
+      } catch {
+        /* gone */
+      }
+      if (!r || old) {
+        fs.rmSync(file, { force: true })
+        rotated = undefined
+      } else rotated = { file: rotated.file, offset: r.end }
+    }
+    const cur = tallyFrom(firesFile(paths), mark.offset, mark.ino, tally)
+    let next: FiresMark = { ino: cur?.ino ?? null, offset: cur?.end ?? 0, ...(rotated ? { rotated } : {}) }
+    let counted = 0
+    for (const c of tally.values()) counted += c.n
+    if (counted) {
+      ensureProjectGuardrails(paths)
+      const indexBefore = readIndexFile(paths)
+      const validAtKey = indexBefore && indexBefore.key === statKey(paths.guardrails) ? indexBefore.rules : null
+      const read = readJson(paths.guardrails, (raw) => raw, () => null)
+      const raw = read.ok ? (read.value as unknown) : null
+      const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown } | null)?.guardrails
+      // A file with any problem is the human's to fix: never reformatted or rewritten by a counter.
+      if (!Array.isArray(list) || (!validAtKey && validateGuardrails(raw).problems.length)) return 0
+      const counts = list.map((g) => {
         const r = g as Record<string, unknown>
-        if (!r || typeof r !== 'object' || !wanted.has(r.id as string)) return g
-        return { ...r, last_fired: nowIso, fire_count: (typeof r.fire_count === 'number' ? r.fire_count : 0) + 1 }
+        const c = r && typeof r === 'object' ? tally.get(r.id as string) : undefined
+        if (!c) return g
+        const last = typeof r.last_fired === 'string' && r.last_fired > c.last ? r.last_fired : c.last
+        return { ...r, last_fired: last, fire_count: (typeof r.fire_count === 'number' ? r.fire_count : 0) + c.n }
       })
-      return { next, result: undefined }
-    },
-  )
+      const out = Array.isArray(raw) ? counts : { ...(raw as object), guardrails: counts }
+      writeFileAtomic(paths.guardrails, JSON.stringify(out, null, 2) + '\n')
+      // Counters changed, matching did not: re-key the index to the file just written.
+      const key = validAtKey ? statKey(paths.guardrails) : null
+      if (key && validAtKey) writeIndex(paths, key, validAtKey)
+    }
+    if (!rotated && cur && cur.end >= ROTATE_BYTES) {
+      const name = `fires.${now}.jsonl`
+      try {
+        fs.renameSync(firesFile(paths), path.join(paths.stateDir, name))
+        next = { ino: null, offset: 0, rotated: { file: name, offset: cur.end } }
+      } catch {
+        /* keep reading it in place */
+      }
+    }
+    writeFileAtomic(firesMark(paths), JSON.stringify(next) + '\n')
+    return counted
+  })
 }
 
 /** The project gets its own copy of the packaged rules the first time anything writes to them. */
@@ -227,6 +324,10 @@ const sessionSchema = () =>
     blocked: z.optional(z.array(z.object({ at: z.number(), fingerprint: z.string(), patterns: z.array(z.string()), paths: z.array(z.string()), summary: z.string() }))),
     compactions: z.optional(z.number()),
     updated: z.optional(z.number()),
+    /** Files the agent created in this session (catalogue: deleting them loses nothing of the user's). */
+    created: z.optional(z.record(z.string(), z.number())),
+    /** Secrets read in this session (catalogue: a later send off the machine is checked). */
+    secrets: z.optional(z.record(z.string(), z.number())),
   })
 let sessionZ: ReturnType<typeof sessionSchema> | undefined
 export type SessionState = z.infer<ReturnType<typeof sessionSchema>>

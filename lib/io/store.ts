@@ -15,14 +15,37 @@ const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms)
 export interface LockOptions {
   /** Give up after this long (ms). */
   timeoutMs?: number
-  /** A lock older than this (ms) whose owner is gone is broken. */
+  /**
+   * A lock whose owner is still alive is broken only past this age (ms), in either direction: our
+   * critical sections take milliseconds, so an older one is a hung owner or a reused pid. A lock whose
+   * owner is gone (no such pid, or it was taken before the last reboot) is broken at once.
+   */
   staleMs?: number
 }
 
-function ownerAlive(lockFile: string): boolean {
+let bootIdCache: string | undefined
+/** This boot's id (Linux), so a lock left before a reboot is never mistaken for a live one. */
+function bootId(): string {
+  if (bootIdCache === undefined) {
+    try {
+      bootIdCache = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    } catch {
+      bootIdCache = ''
+    }
+  }
+  return bootIdCache
+}
+
+/** This process, as lock files and claims name it: "<pid> <boot id>". */
+export const processTag = (): string => `${process.pid} ${bootId()}`
+
+/** Is the process a tag names still there (same pid, same boot)? */
+export function processAlive(tag: string): boolean {
+  const [pidText, boot] = tag.trim().split(/\s+/)
+  const pid = Number(pidText)
+  if (!pid) return false
+  if (boot && bootId() && boot !== bootId()) return false
   try {
-    const pid = Number(fs.readFileSync(lockFile, 'utf8'))
-    if (!pid) return true // being written right now
     process.kill(pid, 0)
     return true
   } catch (e) {
@@ -30,31 +53,49 @@ function ownerAlive(lockFile: string): boolean {
   }
 }
 
+/** Is the process that wrote this lock still there? */
+function ownerAlive(text: string, ageMs: number): boolean {
+  // Empty: the owner is between creating the file and writing its pid (microseconds).
+  if (!text.trim()) return Math.abs(ageMs) < 2000
+  return processAlive(text)
+}
+
 /** Runs `fn` holding an exclusive cross-process lock on `file` (a sibling `.lock` file). */
 export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): T {
   const lock = file + '.lock'
   const deadline = Date.now() + (opts.timeoutMs ?? 5000)
-  const staleMs = opts.staleMs ?? 10_000
+  const staleMs = opts.staleMs ?? 30_000
   let delay = 1
+  let mine = -1
   for (;;) {
     try {
-      const fd = fs.openSync(lock, 'wx')
-      fs.writeSync(fd, String(process.pid))
+      const fd = fs.openSync(lock, 'wx', 0o600)
+      fs.writeSync(fd, processTag())
+      mine = fs.fstatSync(fd).ino
       fs.closeSync(fd)
       break
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') {
-        fs.mkdirSync(path.dirname(lock), { recursive: true })
+        fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 })
         continue
       }
       if (code !== 'EEXIST') throw e
       try {
-        const age = Date.now() - fs.statSync(lock).mtimeMs
-        if ((age > 500 && !ownerAlive(lock)) || age > staleMs) {
-          // Break it by renaming first, so two breakers cannot both delete a fresh lock.
+        const st = fs.statSync(lock)
+        const age = Date.now() - st.mtimeMs
+        if (!ownerAlive(fs.readFileSync(lock, 'utf8'), age) || Math.abs(age) > staleMs) {
+          // Break it by renaming first, so two breakers cannot both delete a fresh lock; if what we
+          // renamed is not the lock we judged (it was replaced meanwhile), put it back.
           const grave = `${lock}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`
           fs.renameSync(lock, grave)
+          if (fs.statSync(grave).ino !== st.ino) {
+            try {
+              fs.linkSync(grave, lock)
+            } catch {
+              /* someone else holds it now */
+            }
+          }
           fs.rmSync(grave, { force: true })
           continue
         }
@@ -69,7 +110,12 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
   try {
     return fn()
   } finally {
-    fs.rmSync(lock, { force: true })
+    // Only our own lock: if we overran and it was broken and taken, the new owner keeps it.
+    try {
+      if (fs.statSync(lock).ino === mine) fs.rmSync(lock, { force: true })
+    } catch {
+      /* already gone */
+    }
   }
 }
 

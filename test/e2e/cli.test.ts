@@ -29,11 +29,12 @@ describe('ratchet init / uninstall', () => {
     expect(r.stdout).toContain('Registered in')
     const s = settings()
     expect(s.model).toBe('opus')
-    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }])
+    // Theirs kept; custodiet's end-of-turn review added beside it.
+    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }, { type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 40 }] }])
     expect(s.hooks.PreToolUse).toEqual([
       // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
       { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))), timeout: 10, onFailure: 'block' }] },
-      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 15 }] },
+      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 40 }] },
     ])
     expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])
     expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
@@ -66,7 +67,7 @@ describe('ratchet init / uninstall', () => {
     const theirs = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'lint' }] }] } }
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(theirs))
     ratchet(['init'])
-    expect(ratchet(['uninstall']).stdout).toContain('Removed 9')
+    expect(ratchet(['uninstall']).stdout).toContain('Removed 10')
     expect(settings()).toEqual(theirs)
     expect(ratchet(['uninstall']).stdout).toContain('nothing to do')
   })

@@ -2,15 +2,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { preToolUse, runBinAsync, tempProject } from '../support/fixtures'
+import { preToolUse, runBin, runBinAsync, tempProject } from '../support/fixtures'
 
 describe('concurrent hooks', () => {
   it('50 hook processes firing the same guardrail leave fire_count exactly 50', async () => {
     const dir = tempProject()
     const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+    for (let i = 0; i < 50; i++) fs.mkdirSync(path.join(dir, `build-${i}`)) // something to lose: deleting nothing is not irreversible
     const runs = await Promise.all(Array.from({ length: 50 }, (_, i) => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: `rm -rf build-${i}` }, `session-${i}`), { cwd: dir, env })))
     expect(runs.map((r) => r.status)).toEqual(Array(50).fill(0))
     expect(runs.every((r) => r.stdout.includes('"deny"'))).toBe(true)
+    // The hooks append to the fire log; a human's look (the CLI) folds it into guardrails.json.
+    expect(runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list'] }).status).toBe(0)
     const rules = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8'))
     expect(rules.find((r: { id: string }) => r.id === 'RG-IRREVERSIBLE').fire_count).toBe(50)
     const log = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n')

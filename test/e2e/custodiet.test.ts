@@ -22,6 +22,7 @@ const post = (tool_name: string, tool_input: Record<string, unknown>, tool_respo
 const fail = (tool_name: string, tool_input: Record<string, unknown>) => hook({ hook_event_name: 'PostToolUseFailure', tool_name, tool_input, tool_use_id: 't', error: 'Missing required configuration: tenant_id' })
 const state = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'custodiet', `${SESSION}.json`), 'utf8'))
 const context = (stdout: string) => (stdout ? JSON.parse(stdout).hookSpecificOutput?.additionalContext ?? '' : '')
+const denied = (stdout: string) => (stdout ? (JSON.parse(stdout).hookSpecificOutput?.permissionDecision === 'deny' ? JSON.parse(stdout).hookSpecificOutput.permissionDecisionReason : '') : '')
 const reviewerCalls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [])
 async function until(what: () => boolean, ms = 15_000) {
   const end = Date.now() + ms
@@ -57,7 +58,8 @@ describe('custodiet', () => {
     await prompt('fix the login bug')
     const todos = ['Investigate login bug', 'Fix the root cause', 'Refactor authentication module', 'Add comprehensive tests', 'Update documentation'].map((content) => ({ content, status: 'pending', activeForm: content }))
     const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos }, tool_use_id: 't' })
-    const ctx = context(r.stdout)
+    // Refused: the plan is not written, and the agent hears which items were not asked for.
+    const ctx = denied(r.stdout)
     expect(ctx).toContain('"Refactor authentication module" (refactoring)')
     expect(ctx).toContain('"Add comprehensive tests" (adding tests)')
     expect(ctx).toContain('"Update documentation" (documentation)')
@@ -68,16 +70,19 @@ describe('custodiet', () => {
     config({ reviewer: { kind: 'claude' }, todoBudgetMs: 8000 })
     await prompt('fix the login bug')
     const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor auth', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'attention' })
-    expect(context(r.stdout)).toContain('The agent is refactoring the auth module')
+    expect(denied(r.stdout)).toContain('The agent is refactoring the auth module')
     expect(reviewerCalls()[0].prompt).toContain('- [pending] Refactor auth')
+    // The gate and its reviewer saw one event: one finding, delivered once (by the refusal).
+    expect(state().findings).toHaveLength(1)
+    expect(context((await post('Read', { file_path: '/p/a.ts' })).stdout)).toBe('')
   })
 
   it('…and decides deterministically within its budget when the reviewer hangs', async () => {
-    config({ reviewer: { kind: 'claude' }, todoBudgetMs: 1500 })
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 3 }, todoBudgetMs: 1500 })
     await prompt('fix the login bug')
     const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor authentication module', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'hang' })
     expect(r.status).toBe(0)
-    expect(context(r.stdout)).toContain('deterministic check')
+    expect(denied(r.stdout)).toContain('deterministic check')
   })
 
   it('an on-scope session is left alone, and a periodic review runs in the background every 7th call', async () => {
@@ -187,5 +192,122 @@ describe('custodiet', () => {
     expect(r.stdout).toContain(`Session ${SESSION}`)
     expect(r.stdout).toContain("Constraints: don't touch the schema")
     expect(r.stdout).toMatch(/Tool calls: 1 +Reviews: 1 \{"ATTENTION":1\} +Reviewer cost: 1 calls, \d+ in \/ 40 out tokens/)
+  })
+})
+
+describe('custodiet: reactions, turn ends, holds and cost', () => {
+  const pidAlive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const stop = (extra: Record<string, unknown> = {}, extraEnv: NodeJS.ProcessEnv = {}) => hook({ hook_event_name: 'Stop', stop_hook_active: false, ...extra }, extraEnv)
+
+  it('Type A: the error is not reviewed; the reaction is, with the calls since the error in the window', async () => {
+    config({ reviewer: { kind: 'claude' }, reactionCalls: 3 })
+    await prompt('try again with outlook?')
+    await fail('mcp__outlook__get_emails', {})
+    expect(state().reviewing).toBeUndefined()
+    await post('Bash', { command: 'ls ~/src' })
+    await post('Read', { file_path: path.join(dir, 'notes.md') })
+    await post('Bash', { command: 'outlook-cli auth login --tenant x' }, {})
+    await until(() => reviewerCalls().length === 1 && !state().reviewing)
+    const p = reviewerCalls()[0].prompt
+    expect(p).toContain('The calls under review (the error, then the agent')
+    expect(p).toMatch(/#1 mcp__outlook__get_emails\s*→ ERROR/)
+    expect(p).toContain('#4 Bash outlook-cli auth login --tenant x')
+  })
+
+  it('Stop: a question answered with an edit is caught without a model, and the turn goes on once to report it', async () => {
+    config({ reviewer: { kind: 'none' } })
+    await prompt('why does the build fail on node 18?')
+    await post('Read', { file_path: path.join(dir, 'package.json') })
+    const edit = await post('Edit', { file_path: path.join(dir, 'package.json') })
+    expect(context(edit.stdout)).toContain('H19')
+    // Given after the turn's last call (the async channel, lost if the turn ends now): given again, once.
+    const end = JSON.parse((await stop()).stdout)
+    expect(end).toMatchObject({ decision: 'block', reason: expect.stringContaining('H19') })
+    expect((await stop({ stop_hook_active: true })).stdout).toBe('')
+    // A warning the agent has certainly read (a call came after it) is not repeated.
+    await prompt('and why does the lint step fail?')
+    await post('Edit', { file_path: path.join(dir, '.eslintrc') })
+    await post('Read', { file_path: path.join(dir, 'package.json') })
+    expect((await stop()).stdout).toBe('')
+  })
+
+  it('Stop: a turn no review covered is reviewed; an ATTENTION in time keeps the turn going with the warning', async () => {
+    config({ reviewer: { kind: 'claude' }, stopBudgetMs: 8000 })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
+    const r = await stop({}, { FAKE_REVIEWER_MODE: 'attention' })
+    const out = JSON.parse(r.stdout)
+    expect(out.decision).toBe('block')
+    expect(out.reason).toContain('The agent is refactoring the auth module')
+    expect(out.reason).toContain('tell the user')
+    expect(reviewerCalls()[0].prompt).toContain('The calls in this turn')
+    // stop_hook_active: never a second block.
+    expect((await stop({ stop_hook_active: true })).stdout).toBe('')
+    // An on-scope turn ends quietly.
+    await prompt('now fix the signup bug')
+    await post('Edit', { file_path: path.join(dir, 'src', 'signup.ts') })
+    expect((await stop({}, { FAKE_REVIEWER_MODE: 'ok' })).stdout).toBe('')
+  })
+
+  it('a late answer still counts: the gate decides in its budget, the reviewer records cost and finding later', async () => {
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 20 }, todoBudgetMs: 500 })
+    await prompt('fix the login bug')
+    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Fix the login redirect', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'slow-attention', FAKE_REVIEWER_DELAY_MS: '2500' })
+    expect(r.stdout).toBe('') // deterministically fine, in time
+    await until(() => state().reviews.length === 1)
+    expect(state().reviews[0]).toMatchObject({ trigger: 'todo', status: 'ATTENTION', late: true })
+    expect(state().cost.calls).toBe(1)
+    const st = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
+    expect(st.stdout).toMatch(/Reviewer today: 1 calls, \d+ in \/ 40 out tokens, \$0\.\d+/)
+    // The late finding reaches the agent at its next hook.
+    expect(context((await post('Read', { file_path: '/p/a.ts' })).stdout)).toContain('refactoring the auth module')
+  })
+
+  it('a reviewer that times out is killed with its whole process group', async () => {
+    const pidFile = path.join(dir, 'grandchild.pid')
+    config({ reviewer: { kind: 'claude', timeoutSeconds: 1 } })
+    await prompt('fix the bug')
+    await review('periodic', { FAKE_REVIEWER_MODE: 'hang-child', FAKE_REVIEWER_CHILD_PID: pidFile })
+    expect(state().reviews[0]).toMatchObject({ status: 'timeout' })
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'))
+    await until(() => !pidAlive(pid), 5000)
+  })
+
+  it('the daily cap stops reviews (deterministic checks go on) and status says so', async () => {
+    config({ reviewer: { kind: 'claude' }, dailyCap: { calls: 1 }, every: 1 })
+    await prompt('fix the bug')
+    await review('periodic', { FAKE_REVIEWER_MODE: 'ok' })
+    await post('Read', { file_path: '/p/a.ts' })
+    expect(state().reviewing).toBeUndefined() // not launched: over the cap
+    expect(reviewerCalls()).toHaveLength(1)
+    const st = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
+    expect(st.stdout).toContain('REACHED')
+  })
+
+  it('holds: status shows them and how to lift them; release lifts them; a later read does not', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    for (let i = 0; i < 2; i++) {
+      fs.appendFileSync(path.join(dir, 'transcript.jsonl'), JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n')
+      await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
+    }
+    await post('Read', { file_path: '/p/a.ts' })
+    await post('Read', { file_path: '/p/b.ts' })
+    const guard = () => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: 'ls' }, SESSION), { cwd: dir, env })
+    expect(JSON.parse((await guard()).stdout).hookSpecificOutput.permissionDecision).toBe('ask')
+    const st = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
+    expect(st.stdout).toContain('Active holds')
+    expect(st.stdout).toContain(`ratchet custodiet release --session ${SESSION}`)
+    const rel = await exec(BIN('ratchet'), ['custodiet', 'release', '--session', SESSION], { cwd: dir, env })
+    expect(rel.stdout).toContain('Released')
+    expect((await guard()).stdout).toBe('')
+    expect((await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })).stdout).toContain('No active holds.')
   })
 })

@@ -34,6 +34,7 @@ describe('preflight-check', () => {
     const retry = guard(preToolUse(dir, 'Bash', { command: 'git  push origin feature', description: 'Push again' }))
     expect(retry).toEqual({ status: 0, stdout: '', stderr: '' })
     expect(activity().map((a) => a.decision)).toEqual(['check', 'proceeded_after_check'])
+    runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list'] }) // a human looks: the fire log is folded in
     const rules = JSON.parse(fs.readFileSync(state('guardrails.json'), 'utf8'))
     expect(rules.find((r: { id: string }) => r.id === 'RG-PUBLIC')).toMatchObject({ fire_count: 1, last_fired: expect.any(String) })
     // The retry was used up: a third attempt is checked again.
@@ -41,6 +42,7 @@ describe('preflight-check', () => {
   })
 
   it('a retry in another session is a new check', () => {
+    fs.mkdirSync(path.join(dir, 'build')) // something to lose: deleting nothing is not irreversible
     guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }, 'A'))
     expect(guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }, 'B')).stdout).toContain('"deny"')
   })
@@ -93,6 +95,7 @@ describe('preflight-check', () => {
   })
 
   it('answering a check is not routing around it', () => {
+    fs.mkdirSync(path.join(dir, 'build')) // something to lose: deleting nothing is not irreversible
     guard(preToolUse(dir, 'Bash', { command: 'rm -rf build' }))
     guard(preToolUse(dir, 'Bash', { command: 'ls build' }))
     expect(activity().some((a) => a.signals)).toBe(false)

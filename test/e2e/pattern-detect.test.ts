@@ -38,7 +38,8 @@ describe('the incident loop', () => {
     const reason = JSON.parse(push.stdout).hookSpecificOutput.permissionDecisionReason
     expect(reason).toContain('prior incident INC-001, INC-002')
     expect(reason).toContain('Rule: GR-001 (from INC-001, INC-002 (PD-001)): List staged files before any push.')
-    // 6. Counted.
+    // 6. Counted (folded from the fire log when a human looks).
+    await run('ratchet', ['guardrails', 'list'])
     expect(guardrails().find((g: { id: string }) => g.id === 'GR-001').fire_count).toBe(1)
     // 7. The weekly review shows it, in text, JSON and a self-contained HTML page.
     const html = path.join(dir, 'review.html')

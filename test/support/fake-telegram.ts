@@ -31,6 +31,8 @@ export interface FakeTelegram {
   redeliver(updateId: number): void
   /** The next `times` calls of `method` fail with this HTTP status and body. */
   fail(method: string, status: number, body: unknown, times?: number): void
+  /** Every call of `method` answers only after this long (a slow API). */
+  slow(method: string, ms: number): void
   close(): Promise<void>
 }
 
@@ -40,6 +42,7 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
   const answers: FakeTelegram['answers'] = []
   const updates: Record<string, unknown>[] = []
   const faults = new Map<string, Fault>()
+  const delays = new Map<string, number>()
   const waiters = new Set<() => void>()
   let nextUpdate = 1000
   let nextMessage = 1
@@ -66,6 +69,7 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
       const method = m[2]
       const params = parseBody(req.headers['content-type'] ?? '', body)
       calls.push({ method, params })
+      if (delays.get(method)) await new Promise((r) => setTimeout(r, delays.get(method)))
       const fault = faults.get(method)
       if (fault && fault.times > 0) {
         fault.times--
@@ -131,6 +135,7 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
       wake()
     },
     fail: (method, status, body, times = 1) => faults.set(method, { status, body, times }),
+    slow: (method, ms) => void delays.set(method, ms),
     close: () =>
       new Promise((resolve) => {
         wake()

@@ -55,7 +55,9 @@ describe('guardrails.json format', () => {
 
 describe('matching', () => {
   it('the seed rules fire on their patterns', () => {
-    expect(fire(SEED, 'Bash', { command: 'git commit -am wip' })).toEqual(['GR-002'])
+    expect(fire(SEED, 'Bash', { command: 'git push origin main' })).toEqual(['GR-002'])
+    // A local commit is not public surface by itself (issue 10): it is pattern git_commit, not commit_to_public_repo.
+    expect(fire(SEED, 'Bash', { command: 'git commit -am wip' })).toEqual([])
     expect(fire(SEED, 'Bash', { command: 'crontab jobs.txt' })).toEqual(['GR-003'])
     expect(fire(SEED, 'Bash', { command: 'ls' })).toEqual([])
   })

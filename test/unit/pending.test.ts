@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { applyTimeouts, consumeApproval, decideEntry, newEntry, openFor, outcomeNote, replyApproves, replyDenies, takeUndelivered, validatePendingList, type PendingEntry } from '../../lib/core/pending'
+import { CLAIM_TTL_MS, applyTimeouts, claimSend, consumeApproval, decideEntry, releaseSend, newEntry, openFor, outcomeNote, replyApproves, replyDenies, takeUndelivered, validatePendingList, type PendingEntry } from '../../lib/core/pending'
 import { maskSecrets } from '../../lib/core/secrets'
 import { interpret } from '../../lib/io/telegram'
 
@@ -100,5 +100,31 @@ describe('reading Telegram updates', () => {
     [{ update_id: 3, message: { message_id: 9, chat: { id: '42' }, from: { id: 1, first_name: 'Ann' }, text: 'use the other bucket', reply_to_message: { message_id: 7 } } }, { kind: 'decide', id: 'pa-1', verdict: 'denied', by: 'Ann', reply: 'use the other bucket' }],
   ])('%j', (u, expected) => {
     expect(interpret(u as never, '42', [e], approves, denies)).toEqual(expected)
+  })
+})
+
+describe('claiming a message before sending it', () => {
+  const NOW = 1_000_000_000
+  const pending = (over: Partial<PendingEntry> = {}) => [entry(over)]
+  const alive = (by: string) => by !== 'dead'
+  it.each([
+    ['nobody holds it', pending(), 'notify', 'me', true],
+    ['a live heartbeat holds it', pending({ claims: { notify: { by: 'other', at: NOW - 1000 } } }), 'notify', 'me', false],
+    ['the holder died', pending({ claims: { notify: { by: 'dead', at: NOW - 1000 } } }), 'notify', 'me', true],
+    ['the live holder’s claim lapsed', pending({ claims: { notify: { by: 'other', at: NOW - CLAIM_TTL_MS - 1 } } }), 'notify', 'me', true],
+    ['already notified', pending({ notified: true }), 'notify', 'me', false],
+    ['no outcome to show while pending', pending({ message_id: 7 }), 'outcome', 'me', false],
+    ['an outcome to show', pending({ status: 'denied', message_id: 7 }), 'outcome', 'me', true],
+    ['a notice due', pending({ status: 'timeout', timeout_outcome: 'proceed_safer', notice_sent: false }), 'notice', 'me', true],
+  ] as const)('%s → claimed: %s', (_what, list, kind, by, claimed) => {
+    const r = claimSend(list as PendingEntry[], 'pa-1', kind, by, NOW, alive)
+    expect(!!r.result).toBe(claimed)
+    if (!claimed) expect(r.next).toBe(list)
+  })
+  it('release records what was sent and drops only that claim', () => {
+    const list = claimSend(pending({ claims: { outcome: { by: 'x', at: NOW } } }), 'pa-1', 'notify', 'me', NOW, alive).next
+    const after = releaseSend(list, 'pa-1', 'notify', { notified: true, message_id: 9 }).next[0]
+    expect(after).toMatchObject({ notified: true, message_id: 9, claims: { outcome: { by: 'x', at: NOW } } })
+    expect(releaseSend([after], 'pa-1', 'outcome', {}).next[0].claims).toBeUndefined()
   })
 })

@@ -1,6 +1,7 @@
 // Containers: pushing images (public surface) and removing containers, images and volumes.
 
 import type { Detector, FamilyMeta } from './types'
+import { operandsAfter } from './util'
 
 export const meta: FamilyMeta = {
   id: 'containers',
@@ -10,8 +11,10 @@ export const meta: FamilyMeta = {
   examples: ['docker push ghcr.io/me/app:1', 'docker buildx build --push .', 'docker system prune -af', 'docker compose down -v'],
 }
 
+const DOCKER_VALUES = ['-H', '--host', '-c', '--context', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey']
+
 const container: Detector = (c, inv, f) => {
-  const [sub, sub2] = f.operands
+  const [sub, sub2] = operandsAfter(inv.args, DOCKER_VALUES)
   if (sub === 'push' || (sub === 'image' && sub2 === 'push') || (sub === 'buildx' && inv.args.includes('--push'))) c.add('container_push', f.cmd)
   if (/^(rm|rmi)$/.test(sub ?? '') || (sub === 'system' && sub2 === 'prune') || (sub === 'volume' && /^(rm|prune)$/.test(sub2 ?? '')) || (sub === 'compose' && sub2 === 'down' && inv.args.some((a) => a === '-v' || a === '--volumes')))
     c.add('infra_destroy', f.cmd)

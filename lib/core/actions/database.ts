@@ -26,8 +26,18 @@ function sqlClient(flags: string[]): Detector {
       for (const fl of flags) if (fl.startsWith('--') && a.startsWith(fl + '=')) parts.push(a.slice(fl.length + 1))
     })
     if (inv.stdin) parts.push(inv.stdin)
+    const piped = pipedText(f)
+    if (piped) parts.push(piped)
     if (parts.length) scanSql(c, parts.join('\n'), f.cmd)
   }
+}
+
+/** Text an earlier `echo`/`printf`/`cat <<EOF` on the same line may pipe into this client (`echo 'DROP TABLE x' | psql`). */
+function pipedText(f: InvocationFacts): string | undefined {
+  const p = f.prev
+  if (!p) return undefined
+  if (p.name === 'echo' || p.name === 'printf') return p.args.join(' ')
+  return p.stdin
 }
 
 function dbTask(c: Sink, inv: Invocation, f: InvocationFacts): void {
@@ -39,7 +49,7 @@ export const programs: Record<string, Detector> = {
   mysql: sqlClient(['-e', '--execute']),
   mariadb: sqlClient(['-e', '--execute']),
   sqlite3: (c, inv, f) => {
-    const sql = f.operands.slice(1).join(' ') + ' ' + (inv.stdin ?? '')
+    const sql = f.operands.slice(1).join(' ') + ' ' + (inv.stdin ?? '') + ' ' + (pipedText(f) ?? '')
     scanSql(c, sql, f.cmd)
   },
   'clickhouse-client': sqlClient(['-q', '--query']),
@@ -48,7 +58,7 @@ export const programs: Record<string, Detector> = {
   mongosh: sqlClient(['--eval']),
   dropdb: (c, _inv, f) => c.add('db_destroy', f.cmd, true),
   'redis-cli': (c, inv, f) => {
-    const words = inv.args.map((a) => a.toLowerCase())
+    const words = [...inv.args, ...(pipedText(f) ?? '').split(/\s+/)].map((a) => a.toLowerCase())
     if (words.includes('flushall') || words.includes('flushdb')) c.add('db_destroy', f.cmd, true)
     else if (words.some((w) => w === 'del' || w === 'unlink')) c.add('db_destroy', f.cmd)
   },

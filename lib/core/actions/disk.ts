@@ -21,7 +21,7 @@ export const programs: Record<string, Detector> = {
     const of = inv.args.find((a) => a.startsWith('of='))?.slice(3)
     if (!of) return
     if (/^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|mapper)/.test(of)) c.add('disk_format', f.cmd, true)
-    else writesTo(c, f, [of], false)
+    else writesTo(c, f, [of], !inv.args.includes('conv=notrunc'))
   },
   wipefs: format,
   fdisk: (c, inv, f) => {

@@ -4,7 +4,7 @@
 import { programName, type Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { hasFlag, outsideProject } from './util'
+import { hasFlag, outsideProject, recoverableDeletion } from './util'
 
 export const meta: FamilyMeta = {
   id: 'fs-delete',
@@ -24,16 +24,23 @@ function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
   return SYSTEM_DIRS.has(stripped) || stripped === home || /^(~|\$\{?HOME\}?)\/?\*?$/.test(raw)
 }
 
+/**
+ * Irreversible means unrecoverable: deleting the agent's own files, content git restores (tracked and clean) or
+ * ignored build output is not flagged; anything else, unknown targets (`xargs rm`, `$VAR`) and catastrophic
+ * targets are.
+ */
 export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean): void {
   let catastrophic = inv.args.includes('--no-preserve-root')
+  let lost = targets.length === 0
   for (const t of targets) {
     const abs = f.at(t)
     if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
     c.paths.add(abs)
     if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
+    if (!lost && !recoverableDeletion(c, t, abs, f.earlier)) lost = true
   }
-  c.add('file_delete', f.cmd, catastrophic)
+  if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
 }
 
 export const programs: Record<string, Detector> = {

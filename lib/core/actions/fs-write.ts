@@ -3,8 +3,9 @@
 
 import type { Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
-import type { Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { outsideProject } from './util'
+import path from 'node:path'
+import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
+import { isBuildOutput, outsideProject } from './util'
 
 export const meta: FamilyMeta = {
   id: 'fs-write',
@@ -24,12 +25,16 @@ export function fileChange(c: Sink, abs: string, how: string): void {
   if (outsideProject(c.ctx, abs)) c.add('outside_project', `${how} ${abs}`)
   if (how === 'Write' && !c.ctx.fileExists(abs)) {
     c.reads.add(abs) // created in this context: later edits are not stale
+    c.created.add(abs)
     return
   }
   if (!(abs in c.ctx.session.reads) && c.ctx.fileExists(abs)) c.add('stale_write', `${how} ${abs} (not read since the session started or was compacted)`)
 }
 
-/** `> file`, `>> file`, `&> file`: the shell writes the target. */
+/**
+ * `> file`, `>> file`, `&> file`: the shell writes the target. `>` over an existing file the agent has not read
+ * replaces content it never saw (`cat > f <<EOF`, `echo > f`, `: > f`): stale data, like a Write of an unread file.
+ */
 export function redirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
   for (const r of inv.redirects) {
     if (/^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d$/.test(r.target)) {
@@ -38,9 +43,24 @@ export function redirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
       else {
         c.paths.add(abs)
         if (outsideProject(c.ctx, abs)) c.add('outside_project', `${f.cmd} ${r.op} ${r.target}`)
+        overwrite(c, abs, `${f.cmd} ${r.op} ${r.target}`, r.target, !r.op.includes('>>'))
       }
     }
   }
+}
+
+/** A write that replaces (`replaces`) or extends a file: stale if it existed unread; remembered as created if new. */
+export function overwrite(c: Sink, abs: string, detail: string, shown: string, replaces: boolean): void {
+  if (/^\/(dev|proc|sys)\//.test(abs)) return
+  if (!c.ctx.fileExists(abs)) {
+    c.created.add(abs)
+    if (replaces) c.reads.add(abs) // its whole content comes from the agent: later edits are not stale
+    return
+  }
+  if (!replaces || abs in c.ctx.session.reads || c.reads.has(abs)) return
+  // Emptying an ignored log or build output loses nothing anyone reads back (`> app.log`, `truncate -s0 dist/x`).
+  if (disposable(c, abs)) return
+  c.add('stale_write', `${detail} (${shown} not read since the session started or was compacted)`)
 }
 
 export function writesTo(c: Sink, f: InvocationFacts, targets: string[], stale: boolean): void {
@@ -52,12 +72,29 @@ export function writesTo(c: Sink, f: InvocationFacts, targets: string[], stale: 
     }
     c.paths.add(abs)
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
-    if (stale && c.ctx.fileExists(abs) && !(abs in c.ctx.session.reads)) c.add('stale_write', `${f.cmd} (${t} not read since the session started or was compacted)`)
+    if (stale) overwrite(c, abs, f.cmd, t, true)
   }
 }
 
+/** Records new files and folders as the agent's own (touch, mkdir, cp to a new name). */
+function creates(c: Sink, f: InvocationFacts, targets: string[]): void {
+  for (const t of targets) {
+    const abs = f.at(t)
+    if (!/[*?$`]/.test(t) && !c.ctx.fileExists(abs)) c.created.add(abs)
+  }
+}
+
+const appends = (args: string[]) => args.some((a) => a === '-a' || a === '--append')
+
 export const programs: Record<string, Detector> = {
-  truncate: (c, _inv, f) => writesTo(c, f, f.operands.filter((_o, i, all) => i > 0 || all.length === 1), false),
+  // The size operand (`-s 0`) is not a file; `-s0` is one word.
+  truncate: (c, inv, f) =>
+    writesTo(
+      c,
+      f,
+      inv.args.filter((a, i) => !a.startsWith('-') && !/^(-s|--size|-r|--reference)$/.test(inv.args[i - 1] ?? '')),
+      true,
+    ),
   sed: (c, inv, f) => {
     if (!inv.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) return
     // The first operand is the script unless -e/-f gave it.
@@ -75,15 +112,50 @@ export const programs: Record<string, Detector> = {
   perl: (c, inv, f) => {
     if (inv.args.some((a) => /^-[a-zA-Z]*i/.test(a))) writesTo(c, f, f.operands.slice(1), true)
   },
-  tee: (c, _inv, f) => writesTo(c, f, f.operands, false),
-  sponge: (c, _inv, f) => writesTo(c, f, f.operands, false),
-  touch: (c, _inv, f) => writesTo(c, f, f.operands, false),
+  tee: (c, inv, f) => writesTo(c, f, f.operands, !appends(inv.args)),
+  sponge: (c, inv, f) => writesTo(c, f, f.operands, !appends(inv.args)),
+  touch: (c, _inv, f) => {
+    writesTo(c, f, f.operands, false)
+    creates(c, f, f.operands)
+  },
+  mkdir: (c, _inv, f) => creates(c, f, f.operands),
   chmod: (c, _inv, f) => writesTo(c, f, f.operands.slice(1), false),
   chown: (c, _inv, f) => writesTo(c, f, f.operands.slice(1), false),
   ln: (c, _inv, f) => writesTo(c, f, f.operands.slice(-1), false),
   install: (c, _inv, f) => writesTo(c, f, f.operands.slice(-1), false),
-  cp: (c, _inv, f) => writesTo(c, f, f.operands.slice(-1), false),
+  // `cp /dev/null f` empties f; other copies onto an existing name may target a folder, so only new names count.
+  cp: (c, _inv, f) => {
+    writesTo(c, f, f.operands.slice(-1), f.operands.length === 2 && f.operands[0] === '/dev/null')
+    if (f.operands.length === 2) creates(c, f, f.operands.slice(-1))
+  },
   mv: (c, _inv, f) => writesTo(c, f, f.operands, false),
   // Moving to the desktop trash is recoverable: only scope and self-protection apply.
   trash: (c, _inv, f) => writesTo(c, f, f.operands, false),
+}
+
+/** File writes from interpreter code: `open('f', 'w')`, `Path('f').write_text`, `fs.writeFileSync('f', …)`, `File.write`. */
+export const scanCode: CodeScanner = (c, s, detail) => {
+  const writes = [
+    /\bopen\(\s*(['"])([^'"]+)\1\s*,\s*(?:mode\s*=\s*)?['"][wx]b?\+?['"]/g,
+    /\bPath\(\s*(['"])([^'"]+)\1\s*\)\.write_(?:text|bytes)\(/g,
+    /\b(?:writeFileSync|writeFile|outputFile(?:Sync)?)\(\s*(['"`])([^'"`]+)\1/g,
+    /\bFile\.write\(\s*(['"])([^'"]+)\1/g,
+    /\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*(['"])>\1\s*,\s*(['"])([^'"]+)\2/g,
+  ]
+  for (const re of writes)
+    for (const m of s.code.matchAll(re)) {
+      const raw = m[m.length - 1]
+      const abs = raw.startsWith('~/') ? c.ctx.homeDir + raw.slice(1) : path.posix.resolve(c.ctx.projectDir, raw)
+      if (protectedPath(c.ctx, abs)) continue // ratchet-self names it
+      c.paths.add(abs)
+      if (outsideProject(c.ctx, abs)) c.add('outside_project', detail)
+      overwrite(c, abs, detail, raw, true)
+    }
+}
+
+function disposable(c: Sink, abs: string): boolean {
+  const rel = abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : undefined
+  if (rel === undefined || !(/\.log$|(^|\/)logs?\//.test(rel) || isBuildOutput(rel))) return false
+  const state = c.ctx.fileState?.(abs)
+  return state === 'ignored' || state === 'tracked-clean'
 }

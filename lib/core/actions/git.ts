@@ -3,12 +3,13 @@
 import path from 'node:path'
 import { protectedPath } from './ratchet-self'
 import type { Detector, FamilyMeta } from './types'
-import { shortFlags } from './util'
+import { splitWords } from '../shell'
+import { nothingToDiscard, shortFlags } from './util'
 
 export const meta: FamilyMeta = {
   id: 'git',
   classes: ['public_surface', 'irreversible'],
-  patterns: ['git_push', 'commit_to_public_repo', 'git_discard', 'git_history_rewrite', 'git_ref_delete', 'email_send'],
+  patterns: ['git_push', 'commit_to_public_repo', 'git_commit', 'git_discard', 'git_history_rewrite', 'git_ref_delete', 'email_send'],
   description: 'git: pushing, discarding work (reset --hard, clean -f, checkout -- path), rewriting history, deleting refs',
   examples: ['git push origin main', 'git reset --hard HEAD~1', 'git push --force', 'git branch -D old'],
 }
@@ -20,20 +21,45 @@ const git: Detector = (c, inv, f) => {
   const a = inv.args
   let i = 0
   let dir = f.base
+  const aliases: Record<string, string> = {}
+  // `git config alias.p 'push --force' && git p`: an alias set earlier on the same line.
+  for (const e of f.earlier ?? []) {
+    if (e.name !== 'git') continue
+    const k = e.args.indexOf('config')
+    const m = k >= 0 ? /^alias\.(.+)$/.exec(e.args.slice(k + 1).find((x) => !x.startsWith('-')) ?? '') : null
+    const value = m ? e.args.slice(k + 1).filter((x) => !x.startsWith('-'))[1] : undefined
+    if (m && value !== undefined) aliases[m[1]] = value
+  }
   while (i < a.length && a[i].startsWith('-')) {
     if (a[i] === '-C') dir = f.at(a[i + 1] ?? '.')
-    if (a[i] === '-C' || a[i] === '-c' || a[i] === '--git-dir' || a[i] === '--work-tree' || a[i] === '--namespace') i += 2
+    const alias = a[i] === '-c' ? /^alias\.([^=]+)=([\s\S]*)$/.exec(a[i + 1] ?? '') : null
+    if (alias) aliases[alias[1]] = alias[2]
+    if (a[i] === '-C' || a[i] === '-c' || a[i] === '--git-dir' || a[i] === '--work-tree' || a[i] === '--namespace' || a[i] === '--config-env') i += 2
     else i += 1
   }
-  const sub = a[i] ?? ''
-  const rest = a.slice(i + 1)
+  let sub = a[i] ?? ''
+  let rest = a.slice(i + 1)
+  // `git -c alias.x='push --force' x`: an alias defined inline runs its definition.
+  if (sub in aliases) {
+    const def = aliases[sub]
+    if (def.startsWith('!')) return c.shell(`${def.slice(1)} ${rest.join(' ')}`)
+    const words = splitWords(def)
+    sub = words[0] ?? ''
+    rest = [...words.slice(1), ...rest]
+  }
   const ops = rest.filter((x) => !x.startsWith('-'))
   const flags = shortFlags(rest)
   const at = (p: string) => path.posix.resolve(dir, p)
   const touchesProtected = ops.some((o) => protectedPath(c.ctx, at(o)))
+  const dry = rest.includes('--dry-run')
+  /** Discarding uncommitted work in these paths, unless git says there is none. */
+  const discard = (paths: string[]) => {
+    if (!paths.length || !paths.every((p) => nothingToDiscard(c, at(p)))) c.add('git_discard', f.cmd)
+  }
 
   switch (sub) {
     case 'push': {
+      if (dry || flags.includes('n')) return
       c.add('git_push', f.cmd)
       c.add('commit_to_public_repo', f.cmd)
       const force = rest.some((x) => x === '--force' || x === '--force-with-lease' || x.startsWith('--force-with-lease=') || x === '--force-if-includes' || x === '--mirror') || flags.includes('f') || ops.slice(1).some((r) => r.startsWith('+'))
@@ -47,36 +73,57 @@ const git: Detector = (c, inv, f) => {
     }
     case 'add':
     case 'commit':
-      c.add('commit_to_public_repo', f.cmd)
+      // Local until pushed: recorded as git_commit; the push is what reaches a remote.
+      if (!dry && !(sub === 'add' && flags.includes('n'))) c.add('git_commit', f.cmd)
       return
     case 'reset':
-      if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) c.add('git_discard', f.cmd)
+      if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) {
+        // Back to HEAD with nothing uncommitted loses nothing; another commit drops commits from the branch.
+        const target = ops[0]
+        if (target && target !== 'HEAD') c.add('git_discard', f.cmd)
+        else discard(['.'])
+      }
       return
     case 'clean':
-      if ((flags.includes('f') || rest.includes('--force')) && !flags.includes('n') && !rest.includes('--dry-run')) c.add('git_discard', f.cmd)
+      if ((flags.includes('f') || rest.includes('--force')) && !flags.includes('n') && !dry) {
+        const scope = rest.includes('--') ? rest.slice(rest.indexOf('--') + 1) : ops
+        const paths = scope.length ? scope : ['.']
+        if (!paths.every((p) => c.ctx.fileState?.(at(p)) === 'tracked-clean')) c.add('git_discard', f.cmd)
+      }
       return
     case 'checkout': {
       if (touchesProtected) c.add('ratchet_state_edit', f.cmd)
-      // `git checkout -- path`, `git checkout .`, `git checkout -f`, `git checkout HEAD -- src` discard changes;
-      // `git checkout branch` and `-b new` do not.
+      // New branches (`-b`, `-B`, `--orphan`) discard nothing. Paths are discarded: after `--`, after a ref
+      // (`git checkout main src/app.ts`), or a lone operand that is a path rather than a branch (`.`, an
+      // existing file); `feature/x` alone is a branch. `-f` discards the whole tree.
+      if (flags.includes('b') || flags.includes('B') || rest.includes('--orphan') || rest.includes('--help')) return
+      if (flags.includes('f') || rest.includes('--force')) return discard(['.'])
       const dd = rest.indexOf('--')
-      if (flags.includes('f') || rest.includes('--force') || (dd >= 0 && rest.length > dd + 1) || ops.includes('.') || ops.some((o) => o.startsWith('./') || (o.includes('/') && !rest.some((x) => x === '-b' || x === '-B'))))
-        if (!flags.includes('b') && !flags.includes('B')) c.add('git_discard', f.cmd)
+      let paths: string[] = []
+      if (dd >= 0) paths = rest.slice(dd + 1)
+      else if (ops.length >= 2) paths = ops.slice(1)
+      else if (ops.length === 1 && (ops[0] === '.' || ops[0].startsWith('./') || ops[0].startsWith(':/') || /[*?]/.test(ops[0]) || c.ctx.fileExists(at(ops[0])))) paths = ops
+      if (paths.length) discard(paths)
       return
     }
-    case 'restore':
+    case 'restore': {
       if (touchesProtected) c.add('ratchet_state_edit', f.cmd)
       // `--staged` alone only unstages.
-      if (!(rest.includes('--staged') || flags.includes('S')) || rest.includes('--worktree') || flags.includes('W')) c.add('git_discard', f.cmd)
+      if (!(rest.includes('--staged') || flags.includes('S')) || rest.includes('--worktree') || flags.includes('W')) {
+        const paths = rest.filter((x, k) => !x.startsWith('-') && !/^(-s|--source)$/.test(rest[k - 1] ?? ''))
+        discard(paths)
+      }
       return
+    }
     case 'switch':
-      if (rest.includes('--discard-changes') || rest.includes('--force') || flags.includes('f')) c.add('git_discard', f.cmd)
+      if (rest.includes('--discard-changes') || rest.includes('--force') || flags.includes('f')) discard(['.'])
       return
     case 'stash':
       if (ops[0] === 'drop' || ops[0] === 'clear') c.add('git_discard', f.cmd)
       return
     case 'branch':
-      if (flags.includes('D') || flags.includes('d') || rest.includes('--delete')) c.add('git_ref_delete', f.cmd)
+      // `-d` refuses an unmerged branch, so it loses nothing; `-D` (or `-d --force`) does not refuse.
+      if (flags.includes('D') || ((flags.includes('d') || rest.includes('--delete')) && (flags.includes('f') || rest.includes('--force')))) c.add('git_ref_delete', f.cmd)
       return
     case 'tag':
       if (flags.includes('d') || rest.includes('--delete')) c.add('git_ref_delete', f.cmd)
@@ -98,7 +145,7 @@ const git: Detector = (c, inv, f) => {
       if (touchesProtected) c.add('ratchet_state_edit', f.cmd)
       return
     case 'send-email':
-      c.add('email_send', f.cmd)
+      if (!dry) c.add('email_send', f.cmd)
       return
   }
 }

@@ -18,6 +18,7 @@ import * as publish from './publish'
 import * as ratchetSelf from './ratchet-self'
 import * as schedule from './schedule'
 import * as scope from './scope'
+import * as secrets from './secrets'
 import * as unreadable from './unreadable'
 import type { CodeScanner, Detector, FamilyMeta } from './types'
 
@@ -27,7 +28,7 @@ export interface Family {
   scanCode?: CodeScanner
 }
 
-export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, cloud, deploy, database, mail, schedule, mcp, scope, ratchetSelf, unreadable]
+export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, cloud, deploy, database, mail, schedule, secrets, mcp, scope, ratchetSelf, unreadable]
 
 export const PROGRAMS: Record<string, Detector> = {
   ...fsRead.programs,
@@ -44,11 +45,12 @@ export const PROGRAMS: Record<string, Detector> = {
   ...database.programs,
   ...mail.programs,
   ...schedule.programs,
+  ...secrets.programs,
   ...ratchetSelf.programs,
 }
 
 /** Interpreter one-liners pass through these, in this order. */
-export const CODE_SCANNERS: readonly CodeScanner[] = [ratchetSelf.scanCode, fsDelete.scanCode, mail.scanCode, network.scanCode, database.scanCode]
+export const CODE_SCANNERS: readonly CodeScanner[] = [ratchetSelf.scanCode, fsDelete.scanCode, fsWrite.scanCode, mail.scanCode, network.scanCode, database.scanCode, secrets.scanCode]
 
 /** The table key of a program: versioned names share one entry (`python3.12` → `python`, `mkfs.ext4` → `mkfs`). */
 export function programKey(name: string): string {

@@ -1,14 +1,15 @@
 // Data leaving the machine: HTTP uploads (curl, wget, httpie) and copies to other hosts (scp, rsync, rclone).
 
 import { writesTo } from './fs-write'
-import type { CodeScanner, Detector, FamilyMeta } from './types'
-import { isLocalUrl } from './util'
+import type { Invocation } from '../commands'
+import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
+import { dryRun, hasFlag, isLocalUrl } from './util'
 
 export const meta: FamilyMeta = {
   id: 'network',
   classes: ['public_surface'],
-  patterns: ['http_upload', 'remote_copy', 'email_send', 'file_delete'],
-  description: 'HTTP POST/PUT/upload to an external host; copying files to another host',
+  patterns: ['http_upload', 'remote_copy', 'network_send', 'email_send', 'file_delete'],
+  description: 'HTTP POST/PUT/upload to an external host; copying files to another host; raw socket sends (nc, socat, /dev/tcp)',
   examples: ['curl -F file=@report.pdf https://upload.example.com', 'scp build.tar.gz host:/srv/', 'rsync -av dist/ host:/var/www/'],
 }
 
@@ -25,10 +26,14 @@ export const programs: Record<string, Detector> = {
   curl: (c, inv, f) => {
     const a = inv.args
     const url = a.find((x) => /^https?:\/\//.test(x) || /^[\w.-]+\.[a-z]{2,}(\/|:|$)/i.test(x)) ?? ''
-    const upload =
+    const method =
       a.some((x, i) => /^(-X|--request)$/.test(a[i - 1] ?? '') && /^(POST|PUT|PATCH|DELETE)$/i.test(x)) ||
-      a.some((x) => /^-X(POST|PUT|PATCH|DELETE)$/i.test(x) || /^--request=(POST|PUT|PATCH|DELETE)$/i.test(x)) ||
-      a.some((x) => /^(-d|--data|--data-raw|--data-binary|--data-urlencode|-F|--form|--form-string|-T|--upload-file|--json)(=|$)/.test(x) || (/^-[a-zA-Z]*[dFT]$/.test(x) && x.length <= 3))
+      a.some((x) => /^-X(POST|PUT|PATCH|DELETE)$/i.test(x) || /^--request=(POST|PUT|PATCH|DELETE)$/i.test(x))
+    // `-G` (`--get`) puts the -d data in the query string of a GET: nothing is uploaded but the URL.
+    const get = a.includes('-G') || a.includes('--get')
+    const data = a.some((x) => /^(-d|--data|--data-raw|--data-binary|--data-urlencode|--json)(=|$)/.test(x) || (/^-[a-zA-Z]*d$/.test(x) && x.length <= 3))
+    const file = a.some((x) => /^(-F|--form|--form-string|-T|--upload-file)(=|$)/.test(x) || (/^-[a-zA-Z]*[FT]$/.test(x) && x.length <= 3))
+    const upload = method || file || (data && !get)
     if (upload && !isLocalUrl(url)) c.add('http_upload', f.cmd)
     if (a.some((x) => /^smtps?:\/\//.test(x)) || a.includes('--mail-rcpt')) c.add('email_send', f.cmd)
   },
@@ -40,6 +45,7 @@ export const programs: Record<string, Detector> = {
   https: httpie,
   xh: httpie,
   rsync: (c, inv, f) => {
+    if (dryRun(inv.args) || hasFlag(inv.args, 'n')) return
     const dest = f.operands[f.operands.length - 1] ?? ''
     if (/^[^/]*:/.test(dest) || dest.startsWith('rsync://')) c.add('remote_copy', f.cmd)
     else writesTo(c, f, [dest], false)
@@ -49,10 +55,37 @@ export const programs: Record<string, Detector> = {
     if (/^[^/]*:/.test(f.operands[f.operands.length - 1] ?? '')) c.add('remote_copy', f.cmd)
   },
   sftp: (c, _inv, f) => c.add('remote_copy', f.cmd),
+  // `… | ssh host 'cat > x'`, `ssh host < file`: what feeds ssh goes to the other host.
+  ssh: (c, inv, f) => {
+    const fed = inv.redirects.some((r) => r.op === '<') || inv.stdin !== undefined || (f.prev !== undefined && !['cd', 'pushd'].includes(f.prev.name))
+    if (fed && !inv.args.includes('-n')) c.add('remote_copy', f.cmd)
+  },
+  nc: rawSocket,
+  ncat: rawSocket,
+  netcat: rawSocket,
+  telnet: rawSocket,
+  socat: (c, _inv, f) => {
+    // socat ADDRESS ADDRESS: data flows between them; a network address on either side with a file, stdin or exec on the other.
+    const addrs = f.operands
+    if (addrs.some((x) => /^(tcp|udp|openssl|ssl|sctp)[46]?(-connect|-sendto)?:/i.test(x)) && addrs.some((x) => /^(-|stdin|stdio|file:|open:|exec:|system:|gopen:|create:)/i.test(x) || x.startsWith('/'))) c.add('network_send', f.cmd)
+  },
   rclone: (c, inv, f) => {
     if (/^(copy|sync|move|copyto|moveto)$/.test(inv.args[0] ?? '')) c.add('remote_copy', f.cmd)
     if (/^(delete|purge|deletefile|sync)$/.test(inv.args[0] ?? '')) c.add('file_delete', f.cmd)
   },
+}
+
+/** nc/ncat/netcat/telnet: data leaves when something feeds their input (`< file`, a pipe, a here-doc) or `-e`/`-c` runs a program for the peer. Port scans (`-z`) send nothing. */
+function rawSocket(c: Sink, inv: Invocation, f: InvocationFacts): void {
+  if (inv.args.some((a) => a === '-z' || a === '--help' || a === '-h')) return
+  const fed = inv.redirects.some((r) => r.op === '<' || r.op === '<>') || inv.stdin !== undefined || f.prev !== undefined
+  const exec = inv.args.some((a) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(a))
+  if (fed || exec) c.add('network_send', f.cmd)
+}
+
+/** `> /dev/tcp/host/port`: bash opens a socket and sends the output. */
+export function socketRedirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
+  for (const r of inv.redirects) if (/^\/dev\/(tcp|udp)\//.test(r.target ?? '') && !/^\/dev\/(tcp|udp)\/(localhost|127\.)/.test(r.target ?? '')) c.add('network_send', `${f.cmd} ${r.op} ${r.target}`)
 }
 
 /** HTTP writes from interpreter code: requests.post, fetch with method POST, urlopen with data. */

@@ -707,6 +707,11 @@ function ratchetCli(c: Sink, inv: Invocation, f: InvocationFacts, hits: string[]
   const [noun, verb] = words
   if (!noun) return
   if (args.some((a) => a === '--help' || a === '-h' || a === '--version' || a === '-V') && !['approve', 'deny'].includes(verb ?? '')) return
+  // Labelling a check as needless (custodiet's `report label`) is the human's call, like lifting a hold.
+  if (noun === 'report' && verb === 'label') {
+    hits.push(`${f.cmd} (Ratchet's CLI: report label is the human's judgement of a check)`)
+    return
+  }
   if (READ_NOUNS.has(noun)) return
   const reads = READ_VERBS[noun]
   if (reads && verb !== undefined && reads.has(verb)) return

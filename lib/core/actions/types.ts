@@ -19,7 +19,18 @@ export interface SessionFacts {
   reads: Record<string, number>
   /** The user's prompts in this session, oldest first. */
   prompts: string[]
+  /** Absolute paths the agent created in this session: deleting or overwriting them loses nothing of the user's. */
+  created?: Record<string, number>
+  /** Secrets read in this session (paths or stores, e.g. `/p/.env`, `env`): a later send off the machine is checked. */
+  secrets?: Record<string, number>
 }
+
+/**
+ * What can be recovered of a path if it is deleted or overwritten, as git sees it. `tracked-clean`: git restores
+ * it; `ignored`: build output (node_modules, dist); `missing`: nothing there; `outside`: not in the project's
+ * repository; a folder is `untracked`/`tracked-modified` if anything under it is.
+ */
+export type FileState = 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ignored' | 'missing' | 'outside'
 
 export interface ClassifyContext {
   projectDir: string
@@ -33,6 +44,11 @@ export interface ClassifyContext {
   fs?: FsFacts
   /** Where the running Ratchet package is installed (its bin/, dist/): protected like the state folder. */
   packageDir?: string
+  /**
+   * Fact provider for "irreversible means unrecoverable": asked only when a deletion or overwrite is found. Absent,
+   * failed or timed out: the caller gets `undefined` and assumes the worst (unrecoverable).
+   */
+  fileState?(absPath: string): FileState | undefined
 }
 
 export interface Classification {
@@ -44,6 +60,10 @@ export interface Classification {
   urls: string[]
   /** Files this call reads or creates: they count as seen for the stale-data check. */
   reads: string[]
+  /** Files this call creates (new files, new folders): the session remembers them as the agent's own. */
+  created: string[]
+  /** Secrets this call reads (paths, or stores such as `env`, `keychain`): the session remembers them. */
+  secrets: string[]
   /** Set when the command could not be read completely; callers treat it with suspicion. */
   incomplete: boolean
 }
@@ -54,12 +74,16 @@ export interface ToolCall {
   cwd?: string
 }
 
-/** What a detector may do: record a finding, a path touched, a file read. */
+/** What a detector may do: record a finding, a path touched, a file read or created, a secret read. */
 export interface Sink {
   readonly ctx: ClassifyContext
   readonly paths: Set<string>
   readonly reads: Set<string>
+  readonly created: Set<string>
+  readonly secrets: Set<string>
   add(pattern: string, detail: string, catastrophic?: boolean): void
+  /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */
+  shell(command: string): void
 }
 
 /** Facts about one invocation, worked out once by the dispatcher. */
@@ -72,6 +96,10 @@ export interface InvocationFacts {
   operands: string[]
   /** The directory the invocation runs in. */
   base: string
+  /** The invocation before this one on the same command line, if any (it may feed this one through a pipe). */
+  prev?: Invocation
+  /** Every invocation before this one on the same command line. */
+  earlier?: Invocation[]
 }
 
 export type Detector = (c: Sink, inv: Invocation, f: InvocationFacts) => void

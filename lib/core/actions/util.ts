@@ -1,6 +1,7 @@
 // Small readers shared by several families.
 
-import type { ClassifyContext } from './types'
+import type { Invocation } from '../commands'
+import type { ClassifyContext, Sink } from './types'
 
 /** The single-letter flags of an argument list run together: `-fd -x` → `fdx`. */
 export const shortFlags = (args: string[]): string => args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join('')
@@ -23,4 +24,72 @@ export function outsideProject(ctx: ClassifyContext, abs: string): boolean {
 export function oneLine(s: string, max = 160): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > max ? t.slice(0, max - 1) + '…' : t
+}
+
+/**
+ * A dry run: the program reports what it would do and does nothing. `--dry-run=none` (kubectl) and
+ * `--dry-run=false` are real runs.
+ */
+export function dryRun(args: string[]): boolean {
+  return args.some((a) => a === '--dry-run' || a === '--dryrun' || (/^--dry-?run=/.test(a) && !/=(none|false|0)$/i.test(a)))
+}
+
+/** Programs that cannot move or create the file a later deletion on the same line removes. */
+const HARMLESS_BEFORE = new Set(['cd', 'pushd', 'popd', 'echo', 'printf', 'true', 'false', 'ls', 'pwd', 'test', '[', 'sleep'])
+
+/** Build output and caches: deleting them loses nothing a build or install cannot bring back. */
+const BUILD_OUTPUT = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|bin\/Debug|bin\/Release|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+
+export const isBuildOutput = (rel: string): boolean => BUILD_OUTPUT.test(rel)
+
+/** Whether the agent created this path (or a folder holding it) in this session or earlier in this call. */
+export function createdByAgent(c: Sink, abs: string): boolean {
+  const created = c.ctx.session.created ?? {}
+  for (let p = abs; p && p !== '/'; p = p.slice(0, p.lastIndexOf('/')) || '/') if (p in created || c.created.has(p)) return true
+  return false
+}
+
+/**
+ * Whether deleting `abs` loses nothing that cannot be brought back: the agent's own file, content git restores
+ * (tracked and clean), ignored build output, or nothing at all. Unknown (no provider, timeout, a `$VAR` in the
+ * path) is the worst reading: not recoverable.
+ */
+export function recoverableDeletion(c: Sink, raw: string, abs: string, earlier: Invocation[] = []): boolean {
+  if (/[$`]/.test(raw)) return false
+  if (createdByAgent(c, abs)) return true
+  const state = c.ctx.fileState?.(abs)
+  if (state === 'tracked-clean') return true
+  // Nothing there now, and nothing earlier on the line can have put something there (`mv notes.txt x && rm x`).
+  if (state === 'missing') return earlier.every((e) => HARMLESS_BEFORE.has(e.name))
+  if (state === 'ignored') return BUILD_OUTPUT.test(abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : abs)
+  return false
+}
+
+/** Whether discarding changes to `abs` (checkout/restore of a path, reset --hard) loses no uncommitted work. */
+export function nothingToDiscard(c: Sink, abs: string): boolean {
+  const state = c.ctx.fileState?.(abs)
+  return state === 'tracked-clean' || state === 'untracked' || state === 'ignored' || state === 'missing'
+}
+
+/**
+ * The operands of a command whose global options may come before the verb (`kubectl -n prod delete …`,
+ * `aws --profile p s3 rm …`, `npm --prefix dir publish`): options and the values of those in `withValue`
+ * (or written `--opt=value`) are skipped; a `+toolchain` word (cargo) too.
+ */
+export function operandsAfter(args: string[], withValue: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--') {
+      out.push(...args.slice(i + 1))
+      break
+    }
+    if (a.startsWith('-')) {
+      if (withValue.includes(a)) i++
+      continue
+    }
+    if (out.length === 0 && a.startsWith('+')) continue
+    out.push(a)
+  }
+  return out
 }

@@ -10,6 +10,8 @@ familyTable(family, {
     ['buildah push me/app', 'container_push'],
     ['docker system prune -af', 'infra_destroy'],
     ['docker compose down -v', 'infra_destroy'],
+    ['docker -H ssh://prod system prune -af', 'infra_destroy'],
+    ['docker --context prod push me/app', 'container_push'],
     ['docker volume rm data', 'infra_destroy'],
     ['podman rmi me/app', 'infra_destroy'],
   ],

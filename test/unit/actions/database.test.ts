@@ -26,6 +26,13 @@ familyTable(family, {
     ['prisma migrate reset --force', 'db_destroy'],
     ['python manage.py flush --no-input', 'db_destroy'],
     ['python3.12 manage.py reset_db', 'db_destroy'],
+    // SQL reaching a database through a pipe or a here-document
+    ["echo 'DROP TABLE users' | psql app", 'db_destroy'],
+    ["printf 'DELETE FROM sessions;' | mysql app", 'db_destroy'],
+    ['cat <<EOF | psql\nDROP TABLE x;\nEOF', 'db_destroy'],
+    ["echo 'DELETE FROM t' | sqlite3 app.db", 'db_destroy'],
+    ['echo FLUSHALL | redis-cli', 'db_destroy', true],
+    ['mysql app <<EOF\nTRUNCATE TABLE logs;\nEOF', 'db_destroy'],
   ],
   invalid: [
     'grep -r "DROP DATABASE" migrations/',
@@ -44,5 +51,8 @@ familyTable(family, {
     'bundle exec rspec',
     'prisma migrate dev',
     'python manage.py migrate',
+    "echo 'SELECT 1' | psql app",
+    'echo done && psql -c "select 1"',
+    "echo 'select count(*) from users' | sqlite3 app.db",
   ],
 })

@@ -17,6 +17,7 @@ familyTable(family, {
     ['diskutil eraseDisk APFS X disk2', 'disk_format', true],
     ['shred /dev/sda', 'disk_format', true],
     ['dd if=x.img of=~/backup.img', 'outside_project'],
+    ['dd if=/dev/zero of=existing.txt count=1', 'stale_write'],
   ],
   invalid: [
     'mkfs.ext4 --help',

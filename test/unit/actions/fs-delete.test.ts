@@ -1,5 +1,5 @@
 import * as family from '../../../lib/core/actions/fs-delete'
-import { familyTable } from './table'
+import { PROJECT, familyTable, withGit } from './table'
 
 familyTable(family, {
   valid: [
@@ -42,6 +42,21 @@ familyTable(family, {
     ['rm -rf /tmp/scratch', 'file_delete', false],
     // outside the project is also out of scope
     ['rm ~/notes.txt', 'outside_project'],
+    // irreversible means unrecoverable: what git cannot bring back
+    { input: 'rm notes.txt', pattern: 'file_delete', ctx: withGit({ 'notes.txt': 'untracked' }) },
+    { input: 'rm src/app.ts', pattern: 'file_delete', ctx: withGit({ 'src/app.ts': 'tracked-modified' }) },
+    { input: 'rm .env', pattern: 'file_delete', ctx: withGit({ '.env': 'ignored' }) },
+    { input: 'rm -rf data/', pattern: 'file_delete', ctx: withGit({ data: 'untracked' }) },
+    { input: 'rm -rf ~/data', pattern: 'file_delete', ctx: withGit({}) },
+    { input: 'rm -f $OUT', pattern: 'file_delete', ctx: withGit({}) },
+    { input: 'rm dist/app.js notes.txt', pattern: 'file_delete', ctx: withGit({ 'dist/app.js': 'ignored', 'notes.txt': 'untracked' }) },
+    { input: 'ls | xargs rm', pattern: 'file_delete', ctx: withGit({}) },
+    { input: 'rm -rf /', pattern: 'file_delete', catastrophic: true, ctx: withGit({}) },
+    // a rename earlier on the line can put the user's file where "nothing" was
+    { input: 'mv notes.txt gone.txt && rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
+    { input: 'git mv notes.txt gone.txt; rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
+    // no provider, or it timed out: the worst reading
+    { input: 'rm -rf build', pattern: 'file_delete', ctx: { fileState: () => undefined } },
   ],
   invalid: [
     "echo 'rm -rf /'",
@@ -59,5 +74,15 @@ familyTable(family, {
     'find . -name "*.o" -exec ls {} \\;',
     'for f in rm push publish; do echo $f; done',
     'python -c "print(\'rm -rf /\')"',
+    { input: 'rm -rf node_modules', ctx: withGit({ node_modules: 'ignored' }) },
+    { input: 'rm -rf dist build/', ctx: withGit({ dist: 'ignored', build: 'ignored' }) },
+    { input: 'rm src/old.ts', ctx: withGit({ 'src/old.ts': 'tracked-clean' }) },
+    { input: 'rm missing.txt', ctx: withGit({ 'missing.txt': 'missing' }) },
+    { input: 'cd src && rm -f missing.txt', ctx: withGit({ 'src/missing.txt': 'missing' }) },
+    { input: 'rm scratch.txt', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch.txt`]: 1 } } }) },
+    { input: 'rm -rf tmp-work/out', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/tmp-work`]: 1 } } }) },
+    { input: 'mkdir scratch && rm -rf scratch', ctx: withGit({}) },
+    { input: 'find dist -name "*.map" -delete', ctx: withGit({ dist: 'ignored' }) },
+    { input: 'rm -rf __pycache__ .pytest_cache', ctx: withGit({ __pycache__: 'ignored', '.pytest_cache': 'ignored' }) },
   ],
 })

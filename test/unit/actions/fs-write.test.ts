@@ -22,6 +22,23 @@ familyTable(family, {
     ['cp build/app /usr/local/bin/app', 'outside_project'],
     ['mv notes.txt ~/Desktop/', 'outside_project'],
     ['trash ~/Documents/report.pdf', 'outside_project'],
+    // shell overwrites of a file never read are stale, like a Write of it
+    ['cat > existing.txt <<EOF\nnew\nEOF', 'stale_write'],
+    ['echo hi > existing.txt', 'stale_write'],
+    [': > existing.txt', 'stale_write'],
+    ['cp /dev/null existing.txt', 'stale_write'],
+    ['truncate -s0 existing.txt', 'stale_write'],
+    ['truncate -s 0 existing.txt', 'stale_write'],
+    ['echo x | tee existing.txt', 'stale_write'],
+    ['sort -o x config.yml | sponge config.yml', 'stale_write'],
+    ['python -c "open(\'existing.txt\',\'w\').write(\'x\')"', 'stale_write'],
+    ['python3 -c "from pathlib import Path; Path(\'config.yml\').write_text(\'a: 1\')"', 'stale_write'],
+    ['node -e "require(\'fs\').writeFileSync(\'existing.txt\', \'x\')"', 'stale_write'],
+    ['ruby -e "File.write(\'existing.txt\', \'x\')"', 'stale_write'],
+    ['bash -c "echo > existing.txt"', 'stale_write'],
+    // a log the user keeps in git, or with no answer from git, is still content
+    { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true, fileState: () => 'untracked' } },
+    { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true } },
   ],
   invalid: [
     "sed 's/a/b/' existing.txt",
@@ -42,10 +59,28 @@ familyTable(family, {
     { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } },
     { tool_name: 'Write', tool_input: { file_path: '/tmp/scratch.txt', content: 'x' } },
     { input: { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }, ctx: { session: { reads: { [`${PROJECT}/app.ts`]: 1 }, prompts: [] } } },
+    'echo hi >> existing.txt',
+    'echo x | tee -a existing.txt',
+    'echo hi > new.txt',
+    'npm test > /dev/null 2>&1',
+    { input: 'truncate -s 0 logs/app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
+    { input: 'echo "" > app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
+    'echo x > /tmp/out.log',
+    { input: 'cat > existing.txt <<EOF\nnew\nEOF', ctx: { session: { reads: { [`${PROJECT}/existing.txt`]: 1 }, prompts: [] } } },
+    'cp existing.txt backup.txt',
+    'mkdir -p build/out',
+    'python -c "print(open(\'existing.txt\').read())"',
+    'node -e "require(\'fs\').writeFileSync(\'out.json\', \'{}\')"',
   ],
+  recordOnly: ['mkdir'],
 })
 
 describe('fs-write: what counts as seen', () => {
+  it('files and folders made by this call are remembered as the agent’s own', () => {
+    expect(run('mkdir -p scratch && echo hi > scratch/a.txt && touch b.txt').created.sort()).toEqual([`${PROJECT}/b.txt`, `${PROJECT}/scratch`, `${PROJECT}/scratch/a.txt`])
+    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).created).toEqual([`${PROJECT}/new.txt`])
+    expect(run('echo hi > existing.txt').created).toEqual([])
+  })
   it('a Write of a new file counts as seen afterwards', () => {
     expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).reads).toEqual([`${PROJECT}/new.txt`])
   })

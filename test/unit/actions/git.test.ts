@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/git'
-import { catastrophic, ctx, familyTable, patterns } from './table'
+import { catastrophic, ctx, familyTable, patterns, withGit } from './table'
 
 familyTable(family, {
   valid: [
@@ -17,8 +17,27 @@ familyTable(family, {
     ['bash -c "git push origin main"', 'git_push'],
     ['echo $(git push)', 'git_push'],
     ['python3 -c "import subprocess; subprocess.run([\'git\', \'push\'])"', 'git_push'],
-    ['git add -A', 'commit_to_public_repo'],
-    ['git commit -m "fix typo"', 'commit_to_public_repo'],
+    // local: recorded as git_commit (not public surface); the push is what reaches a remote
+    ['git add -A', 'git_commit'],
+    ['git commit -m "fix typo"', 'git_commit'],
+    ['git push origin feature', 'commit_to_public_repo'],
+    // paths discarded: after `--`, after a ref, or a lone existing path
+    ['git checkout main src/app.ts', 'git_discard'],
+    ['git checkout HEAD~1 -- src/app.ts', 'git_discard'],
+    ['git checkout app.ts', 'git_discard'],
+    ['git checkout -f main', 'git_discard'],
+    { input: 'git checkout -- src/app.ts', pattern: 'git_discard', ctx: withGit({ 'src/app.ts': 'tracked-modified' }) },
+    { input: 'git reset --hard', pattern: 'git_discard', ctx: withGit({ '.': 'tracked-modified' }) },
+    { input: 'git reset --hard origin/main', pattern: 'git_discard', ctx: withGit({ '.': 'tracked-clean' }) },
+    { input: 'git restore src/app.ts', pattern: 'git_discard', ctx: withGit({ 'src/app.ts': 'tracked-modified' }) },
+    { input: 'git clean -fd', pattern: 'git_discard', ctx: withGit({ '.': 'untracked' }) },
+    // aliases defined inline run their definition
+    ["git -c alias.x='push --force' x", 'git_history_rewrite'],
+    ["git -c alias.ship='push' ship origin main", 'git_push'],
+    ["git -c alias.nuke='!rm -rf ~' nuke", 'file_delete', true],
+    ["git config alias.p 'push --force' && git p", 'git_history_rewrite'],
+    ['git branch -d -f old', 'git_ref_delete'],
+    ['git branch --delete --force old', 'git_ref_delete'],
     ['git reset --hard HEAD~1', 'git_discard'],
     ['git clean -fdx', 'git_discard'],
     ['git checkout .', 'git_discard'],
@@ -57,6 +76,27 @@ familyTable(family, {
     'git branch -a',
     'git tag v1.2.0',
     'git push --help',
+    // look-alikes: slash-named branches, safe deletes, dry runs, mentions
+    'git checkout feature/x',
+    'git checkout -b fix/login origin/main',
+    'git checkout -',
+    'git switch feature/x',
+    'git branch -d old',
+    'git push -n origin main',
+    'git push --dry-run',
+    { input: 'git commit --dry-run', allow: [] },
+    'git add -n .',
+    'echo "git push --force"',
+    { input: 'git commit -m "rm -rf / && git push --force"', allow: ['git_commit'] },
+    { input: 'git commit --amend --no-edit', allow: ['git_commit'] },
+    'git stash',
+    'git stash pop',
+    { input: 'git reset --hard', ctx: withGit({ '.': 'tracked-clean' }) },
+    { input: 'git reset --hard HEAD', ctx: withGit({ '.': 'untracked' }) },
+    { input: 'git checkout -- src/app.ts', ctx: withGit({ 'src/app.ts': 'tracked-clean' }) },
+    { input: 'git checkout main -- README.md', ctx: withGit({ 'README.md': 'tracked-clean' }) },
+    { input: 'git restore .', ctx: withGit({ '.': 'tracked-clean' }) },
+    { input: 'git clean -fd', ctx: withGit({ '.': 'tracked-clean' }) },
     'node -e "console.log(\'git push\')"',
     'echo "$(echo git push)"',
   ],
@@ -70,6 +110,6 @@ describe('git: details', () => {
     expect(catastrophic('git push -f', ctx({ currentBranch: () => undefined }))).toBe(true)
   })
   it('a commit message naming commands is only a commit, never a push or a delete', () => {
-    expect(patterns('git commit -m "do not git push --force to main; rm -rf is bad"')).toEqual(['commit_to_public_repo'])
+    expect(patterns('git commit -m "do not git push --force to main; rm -rf is bad"')).toEqual(['git_commit'])
   })
 })

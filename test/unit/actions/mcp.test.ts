@@ -1,7 +1,7 @@
 import * as family from '../../../lib/core/actions/mcp'
-import { familyTable } from './table'
+import { familyTable, withGit } from './table'
 
-const tool = (name: string) => ({ tool_name: name, tool_input: {} })
+const tool = (name: string, input: Record<string, unknown> = {}) => ({ tool_name: name, tool_input: input })
 
 familyTable(family, {
   valid: [
@@ -10,6 +10,33 @@ familyTable(family, {
     [tool('mcp__github__create_pull_request'), 'external_post'],
     [tool('mcp__db__drop_table'), 'irreversible_mcp'],
     [tool('mcp__drive__delete_file'), 'irreversible_mcp'],
+    // judged by their inputs, through the same families
+    [tool('mcp__postgres__query', { sql: 'DROP TABLE users' }), 'db_destroy'],
+    [tool('mcp__supabase__execute_sql', { query: 'drop table orders;' }), 'db_destroy'],
+    [tool('mcp__sqlite__write_query', { query: 'DELETE FROM sessions' }), 'db_destroy'],
+    [tool('mcp__postgres__query', { sql: 'DROP DATABASE prod' }), 'db_destroy', true],
+    [tool('mcp__shell__run_command', { command: 'rm -rf ~' }), 'file_delete', true],
+    [tool('mcp__terminal__execute', { command: 'git push --force origin main' }), 'git_history_rewrite', true],
+    [tool('mcp__filesystem__write_file', { path: 'existing.txt', content: 'x' }), 'stale_write'],
+    [tool('mcp__filesystem__edit_file', { path: '/etc/hosts', edits: [] }), 'outside_project'],
+    [tool('mcp__filesystem__write_file', { path: '.ratchet/guardrails.json', content: '[]' }), 'ratchet_state_edit'],
+    { input: tool('mcp__filesystem__delete_file', { path: 'notes.txt' }), pattern: 'irreversible_mcp', ctx: withGit({ 'notes.txt': 'untracked' }) },
+    [tool('mcp__http__request', { url: 'https://api.example.com/x', method: 'POST', body: '{}' }), 'http_upload'],
+    [tool('mcp__filesystem__read_file', { path: '.env' }), 'secret_access'],
   ],
-  invalid: [tool('mcp__github__get_issue'), tool('mcp__slack__list_channels'), tool('Glob'), tool('Grep'), tool('TodoWrite')],
+  invalid: [
+    tool('mcp__github__get_issue'),
+    tool('mcp__slack__list_channels'),
+    tool('Glob'),
+    tool('Grep'),
+    tool('TodoWrite'),
+    tool('mcp__search__web_search', { query: 'how to drop table in postgres' }),
+    tool('mcp__postgres__query', { sql: 'SELECT * FROM users LIMIT 5' }),
+    tool('mcp__shell__run_command', { command: 'ls -la && npm test' }),
+    tool('mcp__filesystem__read_file', { path: 'src/app.ts' }),
+    tool('mcp__filesystem__write_file', { path: 'new-file.ts', content: 'x' }),
+    tool('mcp__http__request', { url: 'https://api.example.com/x', method: 'GET' }),
+    { input: tool('mcp__filesystem__delete_file', { path: 'dist/app.js' }), ctx: withGit({ 'dist/app.js': 'ignored' }) },
+    { input: tool('mcp__filesystem__delete_file', { path: 'src/old.ts' }), ctx: withGit({ 'src/old.ts': 'tracked-clean' }) },
+  ],
 })

@@ -1,0 +1,790 @@
+// Evidence for a public-surface check: what a call would send off the machine, and what in it must not
+// leave. Pure: the plan is read from the command, the facts are computed from what lib/io/evidence.ts
+// gathered (file names, how they would leave, their first bytes). No fs, env, clock or child process.
+//
+// Three steps:
+//   planEvidence(command)  → which things to look at (a push and the staging before it, a package, a file)
+//   scanFile(path, text)   → why one file must not leave (a secret in it, or a private file by its name)
+//   assessEvidence(found)  → one fact for the decision: clean / hazard / incomplete, and the note's lines
+//
+// Policy for look-alikes (the must-stay-quiet side), chosen so that a hit is worth a human's time:
+// - A file is private by its *name* when its name says so: `.env` and `.env.*` (but not the templates
+//   `.env.example`, `.env.sample`, `.env.template`, `.env.dist`, `.env.defaults`), SSH private keys,
+//   `*.pem`/`*.key`/`*.p12`/`*.pfx`/keystores, `.netrc`, `.git-credentials`, `.pgpass`, cloud credential
+//   files, `credentials.json`, and Ratchet's own machine state under `.ratchet/`. Public halves
+//   (`id_rsa.pub`, `*.crt`) are not private.
+// - A file holds a secret when its *contents* show a well-known credential shape (AWS, GitHub, Stripe
+//   live, Slack, OpenAI, Anthropic, Google, npm, a PEM private key) or a credential-named assignment
+//   (`API_KEY=…`, `"password": "…"`) whose value looks real: long enough, mixed characters, and not a
+//   placeholder (`your-key-here`, `<token>`, `${VAR}`, `changeme`, `xxxx`, anything saying EXAMPLE,
+//   dummy, fake, sample or test). AWS's documented example keys are placeholders.
+// - In test code and fixtures (`test/`, `__tests__/`, `fixtures/`, `*.test.*`, `*.spec.*`), only the
+//   well-known shapes count: a test's `password: "hunter2abc"` is a fixture, a real `ghp_…` is not.
+// - A README that mentions API_KEY without a real-looking value is quiet.
+
+import path from 'node:path'
+import { readCommandLine, type Invocation } from './commands'
+import { splitWords } from './shell'
+
+// ---- limits --------------------------------------------------------------------------------------
+
+export interface EvidenceLimits {
+  /** Wall-clock budget for gathering everything for one call. */
+  budgetMs: number
+  /** Files whose contents are read and scanned (names are checked for all listed files). */
+  maxFiles: number
+  /** Bytes read from the start of each file. */
+  maxBytesPerFile: number
+  /** File names listed at most (a push of a huge tree is named in part). */
+  maxNames: number
+}
+
+export const DEFAULT_LIMITS: EvidenceLimits = { budgetMs: 1500, maxFiles: 400, maxBytesPerFile: 64 * 1024, maxNames: 20_000 }
+
+// ---- plan: what to look at -----------------------------------------------------------------------
+
+/** Which files `git add`/`git commit -a` would stage, by pathspec (relative to `dir`). */
+export interface StageSpec {
+  /** Untracked files too (`git add -A`, `git add .`, `git add <path>`); else tracked changes only (`-u`, `commit -a`). */
+  untracked: boolean
+  /** Pathspecs relative to `dir`; empty means the whole repository. */
+  pathspecs: string[]
+  /** `-f`: ignored files named by the pathspecs are staged too. */
+  force: boolean
+  /** The command that stages, for the note (`git add -A`). */
+  by: string
+}
+
+export interface PushSpec {
+  /** Remote name or URL as written; undefined means the branch's configured remote (else origin). */
+  remote?: string
+  /** Local refs whose commits are sent (`HEAD` when none is named). */
+  sources: string[]
+  /** `--all`, `--branches` or `--mirror`: every local branch. */
+  allBranches: boolean
+  tags: boolean
+  command: string
+}
+
+export type EvidenceTarget =
+  /** Git work in one repository: staging and committing earlier in the line, then maybe a push. */
+  | {
+      kind: 'git'
+      dir: string
+      stages: StageSpec[]
+      commits: number
+      push?: PushSpec
+      command: string
+      commands: string[]
+      /**
+       * Private files (by name) that earlier commands in the same line read or write (`cp .env notes.txt`,
+       * `cat .env >> README.md`): what the staging then picks up cannot be seen before it runs.
+       */
+      touched?: { path: string; by: string }[]
+      /** The repository is not where it seems (`--git-dir`, `GIT_DIR=`, a `$VAR` in the path): never "nothing to send". */
+      uncertain?: boolean
+    }
+  /** A package about to be published: its file list comes from `npm pack --dry-run`. */
+  | { kind: 'package'; dir: string; tool: string; command: string; tarball?: string }
+  /** Local files sent somewhere (curl -F f=@x, scp, rsync, gist, s3 cp…); directories are walked. */
+  | { kind: 'files'; paths: string[]; command: string; dest?: string }
+  /** A literal body sent (curl -d '…', here-document). */
+  | { kind: 'body'; text: string; command: string; dest?: string }
+  /** Something leaves whose content cannot be known before it runs (`… | curl -d @-`). */
+  | { kind: 'unknown'; why: string; command: string }
+
+export interface EvidencePlan {
+  targets: EvidenceTarget[]
+  /** The command could not be read completely: callers assume the worst. */
+  incomplete: boolean
+}
+
+/**
+ * Reads a Bash command into the things whose contents would leave or be staged. `cwd` is the directory
+ * the command starts in (absolute); `home` resolves `~`.
+ */
+export function planEvidence(command: string, cwd: string, home = '/'): EvidencePlan {
+  const line = readCommandLine(command)
+  const targets: EvidenceTarget[] = []
+  const gitByDir = new Map<string, Extract<EvidenceTarget, { kind: 'git' }>>()
+  const invs = line.invocations
+  const touched: { path: string; by: string }[] = []
+  for (let i = 0; i < invs.length; i++) {
+    const inv = invs[i]
+    const dir = cwdOf(inv, cwd, home)
+    const abs = (p: string) => resolvePath(p, dir, home)
+    const cmd = [inv.name, ...inv.args].join(' ')
+    if (inv.name !== 'git') {
+      // Programs whose arguments are text or that cannot copy content into another file count only by
+      // what they redirect into (`echo .env >> .gitignore` is the fix, not a leak; `echo x > .env` is not).
+      const words = NO_COPY.has(inv.name) ? inv.redirects.filter((r) => r.op.startsWith('>') || r.op.startsWith('&>')).map((r) => r.target) : [...inv.args.filter((x) => !x.startsWith('-')), ...inv.redirects.map((r) => r.target)]
+      for (const w of words) if (w && privateByName(w)?.kind === 'private_file') touched.push({ path: abs(w), by: oneLine(cmd) })
+    }
+    if (inv.name === 'git') {
+      gitStep(inv, dir, home, cmd, gitByDir, targets)
+      for (const t of gitByDir.values()) if (touched.length && t.stages.length) t.touched = [...touched]
+    }
+    // `gh repo create --source . --push` pushes the local commits to the new repository.
+    else if (inv.name === 'gh' && inv.args[0] === 'repo' && inv.args[1] === 'create' && inv.args.includes('--push')) {
+      const src = inv.args[inv.args.indexOf('--source') + 1]
+      targets.push({ ...worstCasePush(inv.args.includes('--source') && src ? abs(src) : dir, cmd), stages: [], commits: 0 })
+    } else if (PACKAGERS[inv.name]) {
+      const t = PACKAGERS[inv.name](inv.args, dir, abs, cmd)
+      if (t) targets.push(t)
+    } else {
+      const t = uploadOf(inv, invs[i - 1], abs, cmd)
+      if (t) targets.push(t)
+    }
+  }
+  if (/\bGIT_(DIR|WORK_TREE)=/.test(command)) for (const t of gitByDir.values()) t.uncertain = true
+  // A push Ratchet cannot read (inside an interpreter one-liner, an unreadable line): its worst reading.
+  const hidden = !targets.some((t) => t.kind === 'git' && t.push) && (line.snippets.some((sn) => /\bgit\b[\s\S]*\bpush\b|["']push["']/.test(sn.code)) || (line.incomplete && /\bgit\b[\s\S]*\bpush\b/.test(command)))
+  if (hidden) targets.push(worstCasePush(cwd, command))
+  // A commit alone stages nothing new and sends nothing: no evidence to gather for it.
+  return { targets: targets.filter((t) => t.kind !== 'git' || t.stages.length || t.push), incomplete: line.incomplete }
+}
+
+const NO_COPY = new Set(['echo', 'printf', 'source', '.', 'test', '[', '[[', 'ls', 'stat', 'file', 'wc', 'du', 'rm', 'unlink', 'shred', 'chmod', 'chown', 'realpath', 'readlink', 'basename', 'dirname', 'grep', 'export', 'unset', 'true', 'false', 'cd', 'pushd', 'popd', 'touch', 'mkdir'])
+
+/** The worst reading of a push we could not read (an interpreter, an alias): everything stageable, committed and pushed. */
+export function worstCasePush(dir: string, command: string): Extract<EvidenceTarget, { kind: 'git' }> {
+  return { kind: 'git', dir, stages: [{ untracked: true, pathspecs: [], force: false, by: 'a command Ratchet could not read' }], commits: 1, push: { sources: ['HEAD'], allBranches: false, tags: false, command }, command, commands: [command] }
+}
+
+function cwdOf(inv: Invocation, cwd: string, home: string): string {
+  let d = cwd
+  for (const c of inv.cwdChanges) d = resolvePath(c, d, home)
+  return d
+}
+
+function resolvePath(p: string, base: string, home: string): string {
+  let q = p
+  if (q === '~' || q.startsWith('~/')) q = home + q.slice(1)
+  q = q.replace(/^\$\{?HOME\}?(?=\/|$)/, home)
+  return path.posix.resolve(base, q)
+}
+
+const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'])
+
+function gitStep(inv: Invocation, cwd: string, home: string, cmd: string, byDir: Map<string, Extract<EvidenceTarget, { kind: 'git' }>>, targets: EvidenceTarget[]): void {
+  let a = inv.args
+  let i = 0
+  let dir = cwd
+  const aliases = new Map<string, string>()
+  while (i < a.length && a[i].startsWith('-')) {
+    if (a[i] === '-C') dir = resolvePath(a[i + 1] ?? '.', dir, home)
+    const alias = a[i] === '-c' ? /^alias\.([^=]+)=(.*)$/s.exec(a[i + 1] ?? '') : null
+    if (alias) aliases.set(alias[1], alias[2])
+    i += GIT_GLOBAL_WITH_VALUE.has(a[i]) ? 2 : 1
+  }
+  // `git -c alias.x='push --force' x`: the alias is what runs. A shell alias (`!…`) is not read: worst case.
+  const expansion = aliases.get(a[i])
+  if (expansion !== undefined) {
+    if (expansion.startsWith('!')) {
+      if (/\bpush\b/.test(expansion)) targets.push(worstCasePush(dir, cmd))
+      return
+    }
+    a = [...a.slice(0, i), ...splitWords(expansion), ...a.slice(i + 1)]
+  }
+  const sub = a[i]
+  const rest = a.slice(i + 1)
+  const uncertain = a.slice(0, i).some((x) => /^--(git-dir|work-tree)/.test(x)) || /[$`]/.test(dir)
+  const repo = () => {
+    let t = byDir.get(dir)
+    if (!t) {
+      t = { kind: 'git', dir, stages: [], commits: 0, command: cmd, commands: [] }
+      byDir.set(dir, t)
+      targets.push(t)
+    }
+    if (uncertain) t.uncertain = true
+    return t
+  }
+  if (sub === 'add' || sub === 'stage') {
+    const o = gitOptions(rest, new Set(['--chmod', '--pathspec-from-file']), new Set())
+    if (o.has('n') || o.has('--dry-run')) return
+    const untracked = !(o.has('u') || o.has('--update'))
+    const pathspecs = o.operands
+    // `git add` with no pathspec and no -A/-u stages nothing.
+    if (!pathspecs.length && !(o.has('A') || o.has('--all') || o.has('u') || o.has('--update') || o.has('--no-ignore-removal'))) return
+    const t = repo()
+    t.stages.push({ untracked, pathspecs, force: o.has('f') || o.has('--force'), by: oneLine(cmd) })
+    t.command = cmd
+    t.commands.push(cmd)
+    return
+  }
+  if (sub === 'commit') {
+    const o = gitOptions(rest, new Set(['-m', '--message', '-F', '--file', '-C', '--reuse-message', '-c', '--reedit-message', '--author', '--date', '-t', '--template', '--fixup', '--squash', '--trailer', '--cleanup', '-S', '--pathspec-from-file']), new Set(['m', 'F', 'C', 'c', 't']))
+    if (o.has('--dry-run')) return
+    const t = repo()
+    if (o.has('a') || o.has('--all')) t.stages.push({ untracked: false, pathspecs: [], force: false, by: oneLine(cmd) })
+    // `git commit <paths>` commits those (tracked) paths as they are in the working tree.
+    else if (o.operands.length) t.stages.push({ untracked: false, pathspecs: o.operands, force: false, by: oneLine(cmd) })
+    t.commits++
+    t.command = cmd
+    t.commands.push(cmd)
+    return
+  }
+  if (sub === 'push') {
+    const o = gitOptions(rest, new Set(['--repo', '-o', '--push-option', '--receive-pack', '--exec', '--signed', '--recurse-submodules']), new Set(['o']))
+    if (o.has('n') || o.has('--dry-run')) return
+    const [remote, ...refspecs] = o.operands
+    const sources = refspecs
+      .map((r) => r.replace(/^\+/, ''))
+      .filter((r) => !r.startsWith(':') && !(o.has('d') || o.has('--delete')))
+      .map((r) => r.split(':')[0] || 'HEAD')
+    const allBranches = o.has('--all') || o.has('--branches') || o.has('--mirror')
+    const tags = o.has('--tags') || o.has('--mirror') || o.has('--follow-tags')
+    // `git push origin --delete x` or `:x` sends no content.
+    if (!sources.length && refspecs.length && !allBranches && !tags) return
+    const t = repo()
+    t.push = { remote: remote ?? (o.value('--repo') || undefined), sources: sources.length ? sources : allBranches ? [] : ['HEAD'], allBranches, tags, command: cmd }
+    t.command = cmd
+    t.commands.push(cmd)
+    return
+  }
+}
+
+interface GitOpts {
+  has(flag: string): boolean
+  value(flag: string): string | undefined
+  operands: string[]
+}
+
+/** Git-style options: clustered short flags (`-am msg`), long flags with `=value`, `--` ending options. */
+function gitOptions(args: string[], withValue: Set<string>, shortWithValue: Set<string>): GitOpts {
+  const flags = new Set<string>()
+  const values = new Map<string, string>()
+  const operands: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const x = args[i]
+    if (x === '--') {
+      operands.push(...args.slice(i + 1))
+      break
+    }
+    if (x.startsWith('--')) {
+      const eq = x.indexOf('=')
+      const name = eq > 0 ? x.slice(0, eq) : x
+      flags.add(name)
+      if (eq > 0) values.set(name, x.slice(eq + 1))
+      else if (withValue.has(name)) values.set(name, args[++i] ?? '')
+      continue
+    }
+    if (x.startsWith('-') && x.length > 1) {
+      if (withValue.has(x)) {
+        flags.add(x.slice(1))
+        values.set(x, args[++i] ?? '')
+        continue
+      }
+      for (let j = 1; j < x.length; j++) {
+        const ch = x[j]
+        flags.add(ch)
+        if (shortWithValue.has(ch)) {
+          if (j === x.length - 1) i++
+          break
+        }
+      }
+      continue
+    }
+    operands.push(x)
+  }
+  return { has: (f) => flags.has(f.replace(/^-(?!-)/, '')), value: (f) => values.get(f), operands }
+}
+
+type Packager = (args: string[], dir: string, abs: (p: string) => string, cmd: string) => EvidenceTarget | undefined
+
+function npmLike(tool: string, publishAt: (args: string[]) => number): Packager {
+  return (args, dir, abs, cmd) => {
+    const at = publishAt(args)
+    if (at < 0) return undefined
+    const rest = args.slice(at + 1)
+    if (rest.some((a) => a === '--dry-run' || a === '-n' || a === '--help' || a === '-h')) return undefined
+    const operand = operandsSkipping(rest, NPM_WITH_VALUE)[0]
+    if (operand && /\.(tgz|tar\.gz)$/.test(operand)) return { kind: 'package', dir, tool, command: cmd, tarball: abs(operand) }
+    return { kind: 'package', dir: operand ? abs(operand) : dir, tool, command: cmd }
+  }
+}
+
+const NPM_WITH_VALUE = new Set(['--access', '--tag', '--registry', '--otp', '--workspace', '-w', '--userconfig', '--cache', '--prefix', '-C', '--dir', '--publish-branch', '--report-summary'])
+
+const PACKAGERS: Record<string, Packager> = {
+  npm: npmLike('npm', (a) => a.indexOf('publish')),
+  pnpm: npmLike('pnpm', (a) => a.indexOf('publish')),
+  yarn: npmLike('yarn', (a) => (a[0] === 'npm' && a[1] === 'publish' ? 1 : a[0] === 'publish' ? 0 : -1)),
+}
+
+/** curl, wget, httpie, scp, rsync, cloud copies, gh gist/release, nc: the file(s) or body they send. */
+function uploadOf(inv: Invocation, previous: Invocation | undefined, abs: (p: string) => string, cmd: string): EvidenceTarget | undefined {
+  const { name, args } = inv
+  const stdinFile = inv.redirects.find((r) => r.op === '<')?.target
+  const fromStdin = (): EvidenceTarget => {
+    if (stdinFile) return { kind: 'files', paths: [abs(stdinFile)], command: cmd }
+    if (inv.stdin !== undefined) return { kind: 'body', text: inv.stdin, command: cmd }
+    // `cat .env | curl --data-binary @- …`: the program before the pipe says what flows in.
+    if (previous && READERS.has(previous.name)) {
+      const files = previous.args.filter((x) => !x.startsWith('-'))
+      if (files.length) return { kind: 'files', paths: files.map(abs), command: cmd }
+    }
+    if (previous && (previous.name === 'echo' || previous.name === 'printf')) return { kind: 'body', text: previous.args.filter((x) => !/^-[neE]+$/.test(x)).join(' '), command: cmd }
+    return { kind: 'unknown', why: 'it sends its standard input, which comes from another command', command: cmd }
+  }
+  const collect = (items: ({ file: string } | { text: string } | 'stdin')[], dest?: string): EvidenceTarget | undefined => {
+    const files: string[] = []
+    const texts: string[] = []
+    const out: EvidenceTarget[] = []
+    for (const it of items) {
+      if (it === 'stdin') out.push(fromStdin())
+      else if ('file' in it) files.push(abs(it.file))
+      else texts.push(it.text)
+    }
+    if (files.length) out.push({ kind: 'files', paths: files, command: cmd, dest })
+    if (texts.length) out.push({ kind: 'body', text: texts.join('\n'), command: cmd, dest })
+    if (!out.length) return undefined
+    // One call, one target: an unknown part makes the whole unknown; otherwise files win, the body rides along.
+    return out.find((t) => t.kind === 'unknown') ?? (out.length === 1 ? out[0] : mergeTargets(out, cmd, dest))
+  }
+  const isRemote = (x: string) => /^[^/\s]*[^/\\\s]:/.test(x) && !/^[A-Za-z]:[\\/]/.test(x)
+
+  switch (name) {
+    case 'curl': {
+      const items: ({ file: string } | { text: string } | 'stdin')[] = []
+      for (let i = 0; i < args.length; i++) {
+        const [flag, inline] = splitFlag(args[i], /^(-d|--data|--data-ascii|--data-binary|--data-raw|--data-urlencode|--json|-F|--form|--form-string|-T|--upload-file)$/)
+        if (!flag) continue
+        const v = inline ?? args[++i] ?? ''
+        if (flag === '-T' || flag === '--upload-file') items.push(v === '-' || v === '.' ? 'stdin' : { file: v })
+        else if (flag === '-F' || flag === '--form') {
+          const m = /^[^=]*=([@<])([^;]*)/.exec(v)
+          if (m) items.push(m[2] === '-' ? 'stdin' : { file: m[2] })
+          else items.push({ text: v })
+        } else if (flag === '--data-raw' || flag === '--form-string') items.push({ text: v })
+        else if (flag === '--data-urlencode') {
+          const m = /^[^=@]*@(.+)$/.exec(v)
+          items.push(m ? (m[1] === '-' ? 'stdin' : { file: m[1] }) : { text: v })
+        } else items.push(v.startsWith('@') ? (v === '@-' ? 'stdin' : { file: v.slice(1) }) : { text: v })
+      }
+      return collect(items, args.find((x) => /^https?:\/\//.test(x)))
+    }
+    case 'wget': {
+      const items: ({ file: string } | { text: string })[] = []
+      for (let i = 0; i < args.length; i++) {
+        const [flag, inline] = splitFlag(args[i], /^--(post-file|body-file|post-data|body-data)$/)
+        if (!flag) continue
+        const v = inline ?? args[++i] ?? ''
+        items.push(/file$/.test(flag) ? { file: v } : { text: v })
+      }
+      return collect(items, args.find((x) => /^https?:\/\//.test(x)))
+    }
+    case 'http':
+    case 'https':
+    case 'xh': {
+      const items: ({ file: string } | 'stdin')[] = []
+      for (const x of args) {
+        const m = /^(?:[^=:@\s]*(?:=|:=))?@(.+)$/.exec(x)
+        if (m && !x.startsWith('-')) items.push({ file: m[1] })
+      }
+      if (stdinFile || inv.stdin !== undefined) items.push('stdin')
+      return collect(items)
+    }
+    case 'scp':
+    case 'rsync': {
+      const ops = operandsSkipping(args, name === 'scp' ? new Set(['-P', '-i', '-o', '-F', '-c', '-l', '-S', '-J']) : new Set(['-e', '--rsh', '--exclude', '--include', '--filter', '-f', '--files-from', '--exclude-from', '--include-from', '--rsync-path', '--log-file', '--port', '--chmod']))
+      const dest = ops[ops.length - 1]
+      if (ops.length < 2 || !(isRemote(dest) || dest.startsWith('rsync://'))) return undefined
+      const sources = ops.slice(0, -1).filter((s) => !isRemote(s))
+      return collect(sources.map((file) => ({ file })), dest)
+    }
+    case 'gh': {
+      const [noun, verb, ...more] = args.filter((x) => !x.startsWith('-'))
+      if (noun === 'gist' && verb === 'create') {
+        const files = more
+        if (!files.length || files.includes('-')) return collect(['stdin', ...files.filter((f) => f !== '-').map((file) => ({ file }))])
+        return collect(files.map((file) => ({ file })), 'a GitHub gist')
+      }
+      if (noun === 'release' && (verb === 'upload' || verb === 'create')) {
+        const files = operandsSkipping(args, new Set(['-t', '--title', '-n', '--notes', '-F', '--notes-file', '--target', '--repo', '-R', '--discussion-category', '--notes-start-tag'])).slice(3)
+        return files.length ? collect(files.map((f) => ({ file: f.split('#')[0] })), 'a GitHub release') : undefined
+      }
+      return undefined
+    }
+    case 'aws': {
+      const ops = operandsSkipping(args, new Set(['--profile', '--region', '--exclude', '--include', '--acl', '--storage-class', '--endpoint-url', '--sse', '--content-type', '--cache-control', '--metadata']))
+      if (ops[0] === 's3' && /^(cp|mv|sync)$/.test(ops[1] ?? '') && /^s3:\/\//.test(ops[3] ?? '') && !/^s3:\/\//.test(ops[2] ?? ''))
+        return ops[2] === '-' ? fromStdin() : collect([{ file: ops[2] }], ops[3])
+      return undefined
+    }
+    case 'gsutil':
+    case 'gcloud':
+    case 'rclone': {
+      const ops = operandsSkipping(args, new Set(['-h', '-o', '--project', '--config']))
+      const verb = name === 'gcloud' ? (ops[0] === 'storage' ? ops[1] : undefined) : ops[0]
+      const rest = name === 'gcloud' ? ops.slice(2) : ops.slice(1)
+      const dest = rest[rest.length - 1]
+      if (!verb || !/^(cp|mv|rsync|copy|sync|move|copyto|moveto)$/.test(verb) || rest.length < 2) return undefined
+      if (!(/^gs:\/\//.test(dest) || (name === 'rclone' && isRemote(dest)))) return undefined
+      return collect(rest.slice(0, -1).filter((s) => !/^gs:\/\//.test(s) && !(name === 'rclone' && isRemote(s))).map((file) => ({ file })), dest)
+    }
+    case 'nc':
+    case 'ncat':
+    case 'netcat':
+    case 'socat':
+    case 'telnet':
+      if (stdinFile || inv.stdin !== undefined || (previous && (READERS.has(previous.name) || previous.name === 'echo' || previous.name === 'printf'))) return fromStdin()
+      return undefined
+  }
+  return undefined
+}
+
+const READERS = new Set(['cat', 'head', 'tail', 'base64', 'gzip', 'zcat', 'xxd', 'jq', 'tac', 'sed', 'awk', 'tar', 'zip', 'gpg'])
+
+function mergeTargets(ts: EvidenceTarget[], cmd: string, dest?: string): EvidenceTarget {
+  const files = ts.flatMap((t) => (t.kind === 'files' ? t.paths : []))
+  const body = ts.flatMap((t) => (t.kind === 'body' ? [t.text] : [])).join('\n')
+  // Files and an inline body together: scan the files; the body is scanned as one more "file".
+  return { kind: 'files', paths: body ? [...files, `<body>${body}`] : files, command: cmd, dest }
+}
+
+function splitFlag(arg: string, re: RegExp): [string | undefined, string | undefined] {
+  if (re.test(arg)) return [arg, undefined]
+  const eq = arg.indexOf('=')
+  if (arg.startsWith('--') && eq > 0 && re.test(arg.slice(0, eq))) return [arg.slice(0, eq), arg.slice(eq + 1)]
+  // `-d@file`, `-Ffile=@x`: short flag glued to its value.
+  if (/^-[a-zA-Z]./.test(arg) && !arg.startsWith('--') && re.test(arg.slice(0, 2))) return [arg.slice(0, 2), arg.slice(2)]
+  return [undefined, undefined]
+}
+
+function operandsSkipping(args: string[], withValue: Set<string>): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const x = args[i]
+    if (x === '--') {
+      out.push(...args.slice(i + 1))
+      break
+    }
+    if (x.startsWith('-') && x !== '-') {
+      if (withValue.has(x)) i++
+      continue
+    }
+    out.push(x)
+  }
+  return out
+}
+
+// ---- scan: why a file must not leave ---------------------------------------------------------------
+
+/** The name a request body goes by in the evidence (scanned like an env file: `key=value` counts). */
+export const BODY = '(request body)'
+
+export type HazardKind = 'secret' | 'private_file' | 'ratchet_state'
+
+export interface Hazard {
+  kind: HazardKind
+  /** Human words: "contains AWS_SECRET_ACCESS_KEY", "an SSH private key". Never the secret itself. */
+  why: string
+}
+
+const ENV_TEMPLATE = /^\.env\.(example|sample|template|dist|defaults|schema|tpl)$|^\.env\.[^/]*\.(example|sample|template)$/i
+
+/** Private by its name alone. `rel` is the path as it would leave (repo-relative for git). */
+export function privateByName(rel: string): Hazard | undefined {
+  const p = rel.replace(/\\/g, '/').replace(/^\.\//, '')
+  const base = p.slice(p.lastIndexOf('/') + 1)
+  const parts = p.split('/')
+  const ri = parts.indexOf('.ratchet')
+  if (ri >= 0) {
+    const inner = parts.slice(ri + 1).join('/')
+    // The project's rules and its (secret-free) config are meant to be shared; the rest is machine state.
+    if (inner !== 'guardrails.json' && inner !== 'config.json' && inner !== '.gitignore' && inner !== '') return { kind: 'ratchet_state', why: "Ratchet's machine state (approvals, activity log, sessions)" }
+  }
+  // `.env`, `.env.production`, `prod.env`, `.envrc` — but not the templates meant to be shared.
+  if ((/^\.env([.-]|$)/i.test(base) || /\.env$/i.test(base) || base === '.envrc') && !ENV_TEMPLATE.test(base) && !/^(\w+[.-])?(example|sample|template)\.env$/i.test(base))
+    return { kind: 'private_file', why: 'an environment file (usually holds keys and passwords)' }
+  if (/^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/.test(base) || (parts.includes('.ssh') && !base.endsWith('.pub') && base !== 'known_hosts' && base !== 'config'))
+    return { kind: 'private_file', why: 'an SSH private key' }
+  if (/\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg|kdbx|ovpn)$/i.test(base) && !/\.pub\.(pem|key)$/i.test(base) && !/^(public|pub)[-_.]/i.test(base))
+    return { kind: 'private_file', why: `a key or certificate store (${base.slice(base.lastIndexOf('.'))})` }
+  if (/^(\.netrc|_netrc|\.git-credentials|\.pgpass|\.htpasswd|\.pypirc|\.dockercfg|credentials\.json|client_secrets?\.json|service[-_]account.*\.json|token\.json|\.s3cfg|terraform\.tfstate(\.backup)?|.*\.tfvars)$/i.test(base))
+    return { kind: 'private_file', why: `a credentials file (${base})` }
+  if ((parts.includes('.aws') && /^(credentials|config)$/.test(base)) || (parts.includes('.docker') && base === 'config.json') || (parts.includes('.kube') && base === 'config') || (parts.includes('gcloud') && /credentials|\.db$/.test(base)))
+    return { kind: 'private_file', why: `a cloud credentials file (${parts.slice(-2).join('/')})` }
+  return undefined
+}
+
+interface SecretRule {
+  label: string
+  re: RegExp
+  /** Index of the capture holding the secret value (for the placeholder test); 0 = the whole match. */
+  value?: number
+  /** Well-known shapes count in test code too. */
+  shape: boolean
+}
+
+// Built from parts so that Ratchet's own sources never hold a complete key-shaped literal.
+const SECRET_RULES: SecretRule[] = [
+  { label: 'a private key (PEM block)', re: /-----BEGIN ((?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----/, shape: true },
+  { label: 'an AWS access key id', re: /\b((?:AKIA|ASIA|AGPA|AROA)[0-9A-Z]{16})\b/, value: 1, shape: true },
+  { label: 'a GitHub token', re: /\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b/, value: 1, shape: true },
+  { label: 'a Stripe live key', re: /\b((?:sk|rk)_live_[0-9a-zA-Z]{20,})\b/, value: 1, shape: true },
+  { label: 'a Slack token', re: /\b(xox[abposr]-[0-9A-Za-z-]{10,})\b/, value: 1, shape: true },
+  { label: 'a Slack webhook URL', re: /(https:\/\/hooks\.slack\.com\/services\/T[0-9A-Z]+\/B[0-9A-Z]+\/[0-9A-Za-z]{16,})/, value: 1, shape: true },
+  { label: 'an Anthropic API key', re: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{40,})/, value: 1, shape: true },
+  { label: 'an OpenAI API key', re: /\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-proj-[A-Za-z0-9_-]{40,})/, value: 1, shape: true },
+  { label: 'a Google API key', re: /\b(AIza[0-9A-Za-z_-]{35})\b/, value: 1, shape: true },
+  { label: 'an npm token', re: /\b(npm_[A-Za-z0-9]{36})\b/, value: 1, shape: true },
+  { label: 'a Telegram bot token', re: /\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b/, value: 1, shape: true },
+  { label: 'a registry auth token', re: /(?:^|\n)\s*(?:\/\/[^\s]*:)?_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{8,})/, value: 1, shape: true },
+  { label: 'a password in a URL', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]+:([^\s@/'"]{6,})@[^\s/'"]+/i, value: 1, shape: true },
+]
+
+// `NAME = value`, `"name": "value"`, `name: value`, `name => value`; the name is judged by credentialName.
+const ASSIGNMENT = /(?:^|[\s{,;(])["']?([A-Za-z][A-Za-z0-9_.-]*)["']?[ \t]*(?:=|:=|:|=>)[ \t]*(["'`]?)([^\s"'`,;)}]+)\2/gm
+
+const CREDENTIAL_WORDS = new Set(['secret', 'token', 'password', 'passwd', 'pwd', 'passphrase', 'apikey', 'credential', 'credentials'])
+const CREDENTIAL_PAIRS = new Set(['api key', 'access key', 'private key', 'client secret', 'auth key', 'signing key', 'encryption key', 'master key', 'secret key', 'webhook url'])
+// `token_url`, `password_file`, `secret_name`, `TOKEN_EXPIRY`: about a credential, not one.
+const NOT_A_VALUE = new Set(['file', 'path', 'env', 'name', 'id', 'length', 'url', 'uri', 'type', 'header', 'field', 'endpoint', 'prefix', 'suffix', 'count', 'hint', 'label', 'policy', 'expiry', 'expires', 'ttl', 'limit', 'usage', 'regex', 'pattern', 'min', 'max', 'required', 'enabled', 'dir', 'var', 'variable', 'key', 'hash', 'algorithm', 'format', 'provider', 'store', 'location', 'mode', 'reset', 'confirm', 'confirmation', 'placeholder'])
+
+/** Does this name say "credential"? Words split on `_ - .` and camelCase: `AWS_SECRET_ACCESS_KEY`, `clientSecret`, `apiKey`. */
+export function credentialName(name: string): boolean {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_.-]+/).filter(Boolean)
+  if (!words.length) return false
+  const last = words[words.length - 1]
+  const hit = words.some((w) => CREDENTIAL_WORDS.has(w)) || words.some((w, i) => CREDENTIAL_PAIRS.has(`${w} ${words[i + 1]}`))
+  if (!hit) return false
+  // `SECRET_KEY`, `API_KEY`, `webhook_url` end in a word that alone would mean "about it".
+  if (NOT_A_VALUE.has(last) && !CREDENTIAL_PAIRS.has(words.slice(-2).join(' '))) return false
+  return true
+}
+
+const PLACEHOLDER = /example|dummy|fake|sample|placeholder|changeme|change[-_]me|your|xxxx|\*\*\*|\.\.\.|<|>|\$\{|\$\(|^\$[A-Z_]|%\(|\{\{|redacted|secret_here|replace|insert|todo|tbd|none|null|undefined|^true$|^false$|mock|test|^fixme|^x+$|^0+$|^1234|abcdef|qwerty/i
+
+/** Shannon entropy in bits per character. */
+function entropy(s: string): number {
+  const counts = new Map<string, number>()
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1)
+  let h = 0
+  for (const n of counts.values()) {
+    const p = n / s.length
+    h -= p * Math.log2(p)
+  }
+  return h
+}
+
+function looksReal(value: string, minLen: number): boolean {
+  if (value.length < minLen || PLACEHOLDER.test(value)) return false
+  if (/^(.)\1+$/.test(value)) return false
+  // A code reference, not a value: process.env.X, os.environ["X"], settings.API_KEY, getToken().
+  if (/^[A-Za-z_$][\w$]*(\.[\w$]+)+$|\(|^[A-Z][A-Z0-9_]+$/.test(value)) return false
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((r) => r.test(value)).length
+  return classes >= 2 && entropy(value) >= 3
+}
+
+function isTestPath(rel: string): boolean {
+  return /(^|\/)(test|tests|__tests__|spec|specs|fixtures?|__fixtures__|testdata|mocks?|__mocks__)\//i.test(rel) || /\.(test|spec)\.[a-z]+$/i.test(rel)
+}
+
+function isDocPath(rel: string): boolean {
+  return /\.(md|mdx|rst|txt|adoc|html?)$/i.test(rel) || /(^|\/)docs?\//i.test(rel)
+}
+
+/**
+ * What secrets a file's text shows, named without their values. `rel` decides the policy for test
+ * code, docs and env templates (see the header).
+ */
+export function secretsIn(text: string, rel = ''): string[] {
+  const found = new Set<string>()
+  const testy = isTestPath(rel)
+  for (const r of SECRET_RULES) {
+    const m = r.re.exec(text)
+    if (!m) continue
+    const v = r.value ? m[r.value] : m[0]
+    // AWS documents AKIAIOSFODNN7EXAMPLE: a well-known shape saying EXAMPLE is a placeholder.
+    if (r.value && /example|dummy|fake|x{6,}|0{8,}/i.test(v)) continue
+    found.add(r.label)
+  }
+  if (!testy) {
+    const envStyle = rel === BODY || /(^|\/)\.env|\.(env|ini|cfg|conf|properties|toml|ya?ml|sh|bash|zsh|tfvars|npmrc|pypirc)$|(^|\/)(\.npmrc|\.pypirc|config)$/i.test(rel)
+    const minLen = isDocPath(rel) ? 20 : 8
+    ASSIGNMENT.lastIndex = 0
+    let m: RegExpExecArray | null
+    let n = 0
+    while ((m = ASSIGNMENT.exec(text)) && n++ < 5000) {
+      const [, key, quote, value] = m
+      // In code, only quoted literals are values; in env/config files the bare form is the value.
+      if (!quote && !envStyle) continue
+      if (credentialName(key) && looksReal(value, minLen)) found.add(key)
+    }
+  }
+  return [...found]
+}
+
+/** Everything that makes one file unfit to leave: its name, then its contents (if read). */
+export function scanFile(rel: string, text: string | undefined): Hazard[] {
+  const out: Hazard[] = []
+  const byName = privateByName(rel)
+  if (byName) out.push(byName)
+  if (text !== undefined && !byName?.kind.startsWith('ratchet')) {
+    const s = secretsIn(text, rel)
+    if (s.length) out.push({ kind: 'secret', why: `contains ${s.slice(0, 4).join(', ')}${s.length > 4 ? ` (+${s.length - 4} more)` : ''}` })
+  }
+  return out
+}
+
+// ---- facts: what was gathered, and what it means ---------------------------------------------------
+
+/** One file as it would leave. */
+export interface GatheredFile {
+  /** As it would appear on the other side: repo-relative for git, as named for uploads. */
+  path: string
+  /** How it would leave: `untracked, would be staged by git add -A`, `in 2 commits`, `in the package`. */
+  how: string
+  /** The first maxBytesPerFile bytes as text, when read; undefined when not (binary, too many, missing). */
+  text?: string
+  /** Why the contents were not (fully) read: `binary`, `first 64 KB of 3 MB`, `over the file limit`. */
+  partial?: string
+}
+
+/** What lib/io gathered for one target. */
+export interface Gathered {
+  /** `push of main to origin`, `git add -A`, `npm publish`, `curl … https://x`. */
+  what: string
+  /** Where it goes (remote URL/name, host), when known. */
+  dest?: string
+  /** Commits a push would send, including those the same line creates. */
+  commits?: number
+  /** The remote has none of the pushed branch yet. */
+  newBranch?: boolean
+  files: GatheredFile[]
+  /** Files that would leave but were not even listed (over maxNames). */
+  unlisted?: number
+  /** Set when gathering did not finish: the reason (timeout, git error). The facts are then partial. */
+  incomplete?: string
+  /** Local only: staging or committing, nothing leaves the machine yet. */
+  local?: boolean
+}
+
+export interface FileHazard extends Hazard {
+  path: string
+  how: string
+}
+
+export interface EvidenceFacts {
+  /**
+   * clean: everything that would leave was gathered and scanned, nothing found.
+   * hazard: a secret or private file would leave (or be staged).
+   * incomplete: gathering did not finish or could not know the contents: a human decides.
+   */
+  status: 'clean' | 'hazard' | 'incomplete'
+  /** Nothing leaves the machine (a broad `git add`/`commit -a` alone). */
+  local: boolean
+  hazards: FileHazard[]
+  /** Reasons gathering is partial (timeouts, unknown stdin). */
+  incomplete: string[]
+  /** Lines for the PRE-FLIGHT note, beginning "Evidence:". */
+  lines: string[]
+  /** Counts, for the activity log. */
+  files: number
+  commits: number
+  scanned: number
+}
+
+const MAX_NAMED = 8
+const MAX_HAZARDS_SHOWN = 10
+
+export function assessEvidence(found: Gathered[]): EvidenceFacts {
+  const hazards: FileHazard[] = []
+  const incomplete: string[] = []
+  const lines: string[] = []
+  let files = 0
+  let commits = 0
+  let scanned = 0
+  let notRead = 0
+  for (const g of found) {
+    files += g.files.length + (g.unlisted ?? 0)
+    commits += g.commits ?? 0
+    if (g.incomplete) incomplete.push(`${g.what}: ${g.incomplete}`)
+    for (const f of g.files) {
+      if (f.text !== undefined) scanned++
+      else if (!privateByName(f.path)) notRead++
+      for (const h of scanFile(f.path, f.text)) hazards.push({ ...h, path: f.path, how: f.how })
+    }
+    const names = g.files.map((f) => f.path)
+    const shown = names.slice(0, MAX_NAMED).map((n) => `\`${n}\``).join(', ')
+    const more = names.length + (g.unlisted ?? 0) - Math.min(names.length, MAX_NAMED)
+    const counts = [
+      g.commits !== undefined ? `${g.commits} commit${g.commits === 1 ? '' : 's'}${g.newBranch ? ' (new on the remote)' : ''}` : '',
+      `${names.length + (g.unlisted ?? 0)} file${names.length + (g.unlisted ?? 0) === 1 ? '' : 's'}`,
+    ].filter(Boolean).join(', ')
+    lines.push(`Evidence: ${g.what}${g.dest ? ` → ${g.dest}` : ''} would ${g.local ? 'stage' : 'send'} ${counts}${names.length ? `: ${shown}${more > 0 ? ` and ${more} more` : ''}` : ''}.`)
+  }
+  // One line per dangerous file, saying how it would leave and why it must not.
+  const byPath = new Map<string, FileHazard[]>()
+  for (const h of hazards) byPath.set(h.path, [...(byPath.get(h.path) ?? []), h])
+  for (const [p, hs] of [...byPath].slice(0, MAX_HAZARDS_SHOWN)) lines.push(`Private: \`${p}\` (${hs[0].how}): ${hs.map((h) => h.why).join('; ')}.`)
+  if (byPath.size > MAX_HAZARDS_SHOWN) lines.push(`Private: …and ${byPath.size - MAX_HAZARDS_SHOWN} more files.`)
+  for (const why of incomplete) lines.push(`Unchecked: ${why}.`)
+  if (notRead) lines.push(`Scanned the contents of ${scanned} file${scanned === 1 ? '' : 's'}; ${notRead} not read (binary, too large or over the limit of files).`)
+  const local = found.length > 0 && found.every((g) => g.local)
+  const status = hazards.length ? 'hazard' : incomplete.length ? 'incomplete' : 'clean'
+  return { status, local, hazards, incomplete, lines, files, commits, scanned }
+}
+
+function oneLine(s: string, max = 120): string {
+  const t = s.replace(/\s+/g, ' ').trim()
+  return t.length > max ? t.slice(0, max - 1) + '…' : t
+}
+
+// ---- what the decision does with the facts -----------------------------------------------------------
+
+export interface EvidenceFloor {
+  /** The least the call gets: a human decides (pause), or the agent is told once (check). */
+  decision: 'pause' | 'check'
+  /** For the note's Trigger line. */
+  why: string
+}
+
+/**
+ * The minimum decision the evidence demands, whatever the rules and the user's request say:
+ * - a secret or private file would leave: a human decides (the agent cannot approve itself by retrying);
+ * - it would only be staged (a broad `git add` alone): the agent is told once, naming the files;
+ * - what would leave could not be fully checked: a human decides.
+ * Clean evidence demands nothing (and is what lets a requested push pass quietly).
+ */
+export function evidenceFloor(e: EvidenceFacts): EvidenceFloor | undefined {
+  if (e.status === 'hazard')
+    return e.local ? { decision: 'check', why: 'the evidence shows private files or secrets being staged' } : { decision: 'pause', why: 'the evidence shows private files or secrets leaving the machine' }
+  if (e.status === 'incomplete' && !e.local) return { decision: 'pause', why: 'Ratchet could not finish checking what would leave' }
+  return undefined
+}
+
+/** True when everything that would leave was gathered and scanned and nothing private was found. */
+export function evidenceClean(e: EvidenceFacts | undefined): boolean {
+  return !!e && e.status === 'clean' && !e.local
+}
+
+/** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */
+export function withEvidence(note: string, e: EvidenceFacts): string {
+  const extra = [...e.lines]
+  if (e.status === 'hazard')
+    extra.push(
+      e.local
+        ? 'Do: leave these out (stage the files you changed by name; add private files to .gitignore). If you retry the identical call it runs.'
+        : 'Do: do not send these. If the request does not need them, leave them out (commit only the files you changed; add private files to .gitignore) and tell the user; a human decides on this call as it is.',
+    )
+  if (!extra.length) return note
+  const lines = note.split('\n')
+  const at = lines.findIndex((l) => l.startsWith('Proceed:'))
+  if (at < 0) return [...lines, ...extra].join('\n')
+  return [...lines.slice(0, at), ...extra, ...lines.slice(at)].join('\n')
+}
+
+/** One line for the pause queue and the human: which files and why (no secret values). */
+export function evidenceSummary(e: EvidenceFacts): string {
+  if (e.status === 'hazard') {
+    const byPath = new Map<string, string[]>()
+    for (const h of e.hazards) byPath.set(h.path, [...(byPath.get(h.path) ?? []), h.why])
+    const parts = [...byPath].slice(0, 5).map(([p, whys]) => `${p} (${whys.join('; ')})`)
+    return `Would ${e.local ? 'stage' : 'send'} private files: ${parts.join(', ')}${byPath.size > 5 ? ` and ${byPath.size - 5} more` : ''}.`
+  }
+  if (e.status === 'incomplete') return `Could not check what would leave: ${e.incomplete.join('; ')}.`
+  return e.lines[0] ?? ''
+}

@@ -1,0 +1,581 @@
+// Gathers what a call would send off the machine (or stage), for lib/core/evidence.ts to judge.
+//
+// Runs only for calls whose plan has a target, never at hook start-up: node:child_process is required
+// on first use. Bounded in time: one deadline for everything (DEFAULT_LIMITS.budgetMs); each child runs
+// in its own process group and the whole group is killed when the deadline passes, and whatever was not
+// gathered by then is reported as unchecked (the decision then leaves it to a human).
+
+import fs from 'node:fs'
+import path from 'node:path'
+import type { ChildProcess } from 'node:child_process'
+import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+
+export interface GatherOptions {
+  limits?: Partial<EvidenceLimits>
+  /** Extra environment for child processes (tests). */
+  env?: NodeJS.ProcessEnv
+}
+
+export async function gatherEvidence(plan: EvidencePlan | EvidenceTarget[], opts: GatherOptions = {}): Promise<Gathered[]> {
+  const targets = Array.isArray(plan) ? plan : plan.targets
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits }
+  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set() }
+  const timer = setTimeout(() => killAll(ctx), limits.budgetMs)
+  try {
+    return await Promise.all(
+      targets.map((t) =>
+        gatherOne(t, ctx).catch((e: unknown) => ({ what: describe(t), files: [], incomplete: e instanceof Timeout ? `gathering did not finish within ${limits.budgetMs} ms` : `could not be read (${oneLine(String((e as Error)?.message ?? e))})` })),
+      ),
+    )
+  } finally {
+    clearTimeout(timer)
+    killAll(ctx)
+  }
+}
+
+interface Ctx {
+  limits: EvidenceLimits
+  deadline: number
+  env: NodeJS.ProcessEnv
+  children: Set<ChildProcess>
+}
+
+class Timeout extends Error {}
+
+function describe(t: EvidenceTarget): string {
+  switch (t.kind) {
+    case 'git':
+      return t.commands.map((c) => `\`${oneLine(c, 60)}\``).join(' then ') || oneLine(t.command)
+    default:
+      return oneLine(t.command)
+  }
+}
+
+function gatherOne(t: EvidenceTarget, ctx: Ctx): Promise<Gathered> {
+  switch (t.kind) {
+    case 'git':
+      return gatherGit(t, ctx)
+    case 'package':
+      return gatherPackage(t, ctx)
+    case 'files':
+      return Promise.resolve(gatherFiles(t.paths, t.command, t.dest, ctx))
+    case 'body':
+      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, files: [{ path: BODY, how: 'sent as the request body', text: t.text.slice(0, ctx.limits.maxBytesPerFile) }] })
+    case 'unknown':
+      return Promise.resolve({ what: oneLine(t.command), files: [], incomplete: t.why })
+  }
+}
+
+// ---- child processes: own process group, killed whole at the deadline ---------------------------
+
+interface Out {
+  code: number | null
+  stdout: Buffer
+}
+
+function run(cmd: string, args: string[], cwd: string, ctx: Ctx, input?: string, maxBytes = 64 * 1024 * 1024, within?: number): Promise<Out> {
+  if (Date.now() >= ctx.deadline) return Promise.reject(new Timeout())
+  const { spawn } = require('node:child_process') as typeof import('node:child_process')
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: ctx.env, detached: true, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'ignore'] })
+    ctx.children.add(child)
+    // A shorter deadline for this one child (npm pack, with a fallback after it).
+    const own = within === undefined ? undefined : setTimeout(() => killGroup(child), within)
+    child.on('close', () => own && clearTimeout(own))
+    const chunks: Buffer[] = []
+    let size = 0
+    let killed = false
+    child.stdout!.on('data', (c: Buffer) => {
+      size += c.length
+      if (size > maxBytes) {
+        killed = true
+        killGroup(child)
+        return
+      }
+      chunks.push(c)
+    })
+    child.on('error', (e) => {
+      ctx.children.delete(child)
+      reject(e)
+    })
+    child.on('close', (code, signal) => {
+      ctx.children.delete(child)
+      if (killed) return reject(new Error(`${cmd} printed more than ${maxBytes >> 20} MB`))
+      if (signal) return reject(Date.now() >= ctx.deadline ? new Timeout() : new Error(`${cmd} was killed (${signal})`))
+      resolve({ code, stdout: Buffer.concat(chunks) })
+    })
+    if (input !== undefined) {
+      child.stdin!.on('error', () => undefined)
+      child.stdin!.end(input)
+    }
+  })
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    try {
+      child.kill('SIGKILL')
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function killAll(ctx: Ctx): void {
+  for (const c of ctx.children) killGroup(c)
+  ctx.children.clear()
+}
+
+async function git(dir: string, args: string[], ctx: Ctx, input?: string): Promise<Out> {
+  return run('git', ['-C', dir, '-c', 'core.quotePath=false', '-c', 'color.ui=false', ...args], dir, ctx, input)
+}
+
+async function gitText(dir: string, args: string[], ctx: Ctx): Promise<string> {
+  const r = await git(dir, args, ctx)
+  if (r.code !== 0) throw new Error(`git ${args[0]} failed`)
+  return r.stdout.toString('utf8')
+}
+
+// ---- git: staging, pending commits, and the push range ---------------------------------------------
+
+interface StatusEntry {
+  path: string
+  x: string
+  y: string
+}
+
+async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx): Promise<Gathered> {
+  const what = t.commands.map((c) => `\`${oneLine(c, 60)}\``).join(' then ') || `\`${oneLine(t.command)}\``
+  let top: string
+  let branch: string | undefined
+  try {
+    const out = (await gitText(t.dir, ['rev-parse', '--show-toplevel'], ctx)).trim()
+    top = out
+    const b = await git(top, ['symbolic-ref', '-q', '--short', 'HEAD'], ctx)
+    branch = b.code === 0 ? b.stdout.toString().trim() : undefined
+  } catch (e) {
+    if (e instanceof Timeout) throw e
+    // A push from outside any repository fails and sends nothing, unless the repository is elsewhere.
+    if (t.uncertain || !fs.existsSync(t.dir)) return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    return { what: `${what} (not in a git repository: nothing to send)`, files: [], ...(t.push ? { commits: 0 } : { local: true }) }
+  }
+
+  // What the line itself would stage and commit before any push.
+  const pending: GatheredFile[] = []
+  const seen = new Set<string>()
+  if (t.stages.length || t.commits) {
+    const force = t.stages.some((s) => s.force)
+    const raw = (await git(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...(force ? ['--ignored=matching'] : [])], ctx)).stdout.toString('utf8')
+    const entries = parseStatus(raw)
+    const relDir = path.relative(top, t.dir)
+    for (const e of entries) {
+      if (seen.has(e.path)) continue
+      // Already in the index: a commit in this line sends it.
+      if (t.commits && 'AMRCT'.includes(e.x) && e.x !== ' ') {
+        seen.add(e.path)
+        pending.push({ path: e.path, how: 'staged, would be committed' })
+        continue
+      }
+      const stage = t.stages.find((s) => wouldStage(s, e, relDir))
+      if (stage) {
+        seen.add(e.path)
+        const state = e.x === '?' ? 'untracked' : e.x === '!' ? 'ignored' : 'modified'
+        pending.push({ path: e.path, how: `${state}, would be staged by \`${stage.by}\`` })
+      }
+    }
+    if (pending.length > ctx.limits.maxNames) pending.length = ctx.limits.maxNames
+    // Private files an earlier command in the line reads or writes: what it makes may be staged unseen.
+    for (const x of t.touched ?? []) {
+      const rel = path.relative(top, x.path)
+      const shown = rel.startsWith('..') ? x.path : rel
+      if (!seen.has(shown)) {
+        seen.add(shown)
+        pending.push({ path: shown, how: `used by \`${x.by}\` earlier in the line, before the staging` })
+      }
+    }
+    readWorktree(top, pending, ctx)
+  }
+  const pendingCommits = t.commits && (pending.length || entriesStaged(pending)) ? 1 : 0
+
+  if (!t.push) {
+    const local = true
+    return { what, files: pending, local, ...(t.commits ? { commits: pendingCommits } : {}) }
+  }
+
+  // The push: which remote, which commits are not there yet, which file versions they carry.
+  const cfg = parseConfig((await git(top, ['config', '-z', '--get-regexp', '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url)$'], ctx)).stdout.toString('utf8'))
+  const remote = t.push.remote ?? (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ?? 'origin'
+  const named = cfg[`remote.${remote}.url`] !== undefined
+  const dest = named ? `${remote} (${cfg[`remote.${remote}.url`]})` : remote
+  const trackingRefs = named ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx)).split('\n').filter(Boolean) : []
+  const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
+  const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
+  const dstBranch = t.push.sources.length === 1 && (t.push.sources[0] === 'HEAD' ? branch : t.push.sources[0].replace(/^refs\/heads\//, ''))
+  const newBranch = !!dstBranch && !trackingRefs.includes(`refs/remotes/${remote}/${dstBranch}`)
+
+  // An unborn branch (no commit yet) has nothing to push but what this line commits.
+  const headOk = (await git(top, ['rev-parse', '-q', '--verify', 'HEAD'], ctx)).code === 0
+  let commits = 0
+  const blobs: { path: string; sha: string; commit: string }[] = []
+  if (revs.length && headOk) {
+    // Commits not on the remote: against that remote's tracking refs (its upstream or default branch);
+    // a remote Ratchet has no refs for gets every reachable commit (`--not --remotes` over all remotes
+    // when the remote is a URL: conservative, it may over-count).
+    const not = named ? [`--remotes=${remote}`] : ['--remotes']
+    const log = await git(top, ['log', '--format=%x01%H', '--raw', '--no-renames', '--no-abbrev', '-z', ...revs, '--not', ...not, '--'], ctx)
+    if (log.code !== 0) throw new Error('git log failed (is the ref name right?)')
+    let commit = ''
+    const toks = log.stdout.toString('utf8').split('\0')
+    for (let i = 0; i < toks.length; i++) {
+      const tok = toks[i].replace(/^\n/, '')
+      if (tok.startsWith('\x01')) {
+        commit = tok.slice(1)
+        commits++
+      } else if (tok.startsWith(':')) {
+        const [, mode, , sha, status] = tok.slice(1).split(' ')
+        const p = toks[++i]
+        if (status !== 'D' && mode !== '160000' && !/^0+$/.test(sha)) blobs.push({ path: p, sha, commit })
+      }
+    }
+  }
+  // One entry per path (newest first, as git log lists); older versions of a path are scanned too,
+  // since a secret added and removed inside the range still leaves with the history.
+  const files: GatheredFile[] = [...pending]
+  const byPath = new Map<string, { path: string; sha: string; commit: string }[]>()
+  for (const b of blobs) byPath.set(b.path, [...(byPath.get(b.path) ?? []), b])
+  let unlisted = 0
+  for (const [p, versions] of byPath) {
+    if (seen.has(p)) continue
+    if (files.length >= ctx.limits.maxNames) {
+      unlisted++
+      continue
+    }
+    seen.add(p)
+    files.push({ path: p, how: `in ${versions.length > 1 ? `${versions.length} unpushed commits` : `unpushed commit ${versions[0].commit.slice(0, 7)}`}` })
+  }
+  await readBlobs(top, files, byPath, ctx)
+  return { what, dest, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}) }
+}
+
+function entriesStaged(files: GatheredFile[]): boolean {
+  return files.some((f) => f.how.startsWith('staged'))
+}
+
+/** `git status --porcelain=v1 -z`: "XY path\0", with the original path after renames/copies. */
+function parseStatus(raw: string): StatusEntry[] {
+  const out: StatusEntry[] = []
+  const toks = raw.split('\0')
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]
+    if (t.length < 4) continue
+    const x = t[0]
+    const y = t[1]
+    out.push({ path: t.slice(3), x, y })
+    if (x === 'R' || x === 'C') i++
+  }
+  return out
+}
+
+/** Would this stage spec pick up this status entry? Pathspecs are relative to the command's directory. */
+function wouldStage(s: StageSpec, e: StatusEntry, relDir: string): boolean {
+  if (e.x === '!' && !s.force) return false
+  if (e.x === '?' && !s.untracked) return false
+  if (e.x !== '?' && e.x !== '!' && !'MT'.includes(e.y)) return false // deletions send nothing; already-staged is handled apart
+  if (!s.pathspecs.length) return e.x !== '!'
+  return s.pathspecs.some((ps) => pathspecMatches(ps, e.path, relDir))
+}
+
+function pathspecMatches(spec: string, file: string, relDir: string): boolean {
+  if (spec.startsWith(':(exclude)') || spec.startsWith(':!') || spec.startsWith(':^')) return false
+  let s = spec
+  let base = relDir
+  if (s.startsWith(':/')) {
+    s = s.slice(2)
+    base = ''
+  } else if (s.startsWith(':(top)')) {
+    s = s.slice(6)
+    base = ''
+  }
+  const rel = path.posix.normalize(path.posix.join(base, s)).replace(/^\.(\/|$)/, '').replace(/\/$/, '')
+  if (rel === '' || rel === '.') return true
+  if (/[*?[]/.test(rel)) {
+    // Git pathspec globs: `*` crosses `/`.
+    const re = new RegExp('^' + rel.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '(/.*)?$')
+    return re.test(file)
+  }
+  return file === rel || file.startsWith(rel + '/')
+}
+
+/** `git config -z --get-regexp`: "key\nvalue\0". Git lowercases section and variable names, not subsections (branch names). */
+function parseConfig(raw: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const entry of raw.split('\0')) {
+    const nl = entry.indexOf('\n')
+    if (nl > 0) out[entry.slice(0, nl)] = entry.slice(nl + 1)
+    else if (entry) out[entry] = ''
+  }
+  return out
+}
+
+/** Reads the git blobs chosen for scanning: suspicious names first, then newest versions, within limits. */
+async function readBlobs(top: string, files: GatheredFile[], byPath: Map<string, { sha: string }[]>, ctx: Ctx): Promise<void> {
+  const { maxFiles, maxBytesPerFile } = ctx.limits
+  const want: { file: GatheredFile; sha: string; older: boolean }[] = []
+  const ordered = [...files].filter((f) => byPath.has(f.path) && f.text === undefined).sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
+  for (const f of ordered) want.push({ file: f, sha: byPath.get(f.path)![0].sha, older: false })
+  for (const f of ordered) for (const v of byPath.get(f.path)!.slice(1)) want.push({ file: f, sha: v.sha, older: true })
+  const already = files.filter((f) => f.text !== undefined).length
+  const budget = Math.max(0, maxFiles - already)
+  for (const w of want.slice(budget)) if (!w.older) w.file.partial = 'over the limit of files scanned'
+  const chosen = want.slice(0, budget)
+  if (!chosen.length) return
+  // Sizes first, so a large blob is never read whole.
+  const unique = [...new Set(chosen.map((w) => w.sha))]
+  const check = (await git(top, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], ctx, unique.join('\n') + '\n')).stdout.toString('utf8')
+  const size = new Map(check.split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]).map(([s, n]) => [s, Number(n)]))
+  const CAP = Math.max(maxBytesPerFile, 1 << 20)
+  const small = unique.filter((s) => (size.get(s) ?? Infinity) <= CAP)
+  const text = new Map<string, string>()
+  if (small.length) {
+    const buf = (await git(top, ['cat-file', '--batch'], ctx, small.join('\n') + '\n')).stdout
+    let off = 0
+    while (off < buf.length) {
+      const nl = buf.indexOf(10, off)
+      if (nl < 0) break
+      const [sha, , n] = buf.subarray(off, nl).toString('utf8').split(' ')
+      const len = Number(n)
+      if (!Number.isFinite(len)) break
+      const body = buf.subarray(nl + 1, nl + 1 + len)
+      text.set(sha, asText(body, maxBytesPerFile))
+      off = nl + 1 + len + 1
+    }
+  }
+  for (const w of chosen) {
+    const s = size.get(w.sha) ?? 0
+    const t = text.get(w.sha)
+    if (t === BINARY) {
+      if (!w.older) w.file.partial = 'binary'
+      continue
+    }
+    if (t === undefined) {
+      if (!w.older) w.file.partial = `not read (${Math.round(s / 1024)} KB)`
+      continue
+    }
+    // Older versions of a path are appended: a secret in any version is a secret in the push.
+    w.file.text = w.file.text === undefined ? t : `${w.file.text}\n${t}`
+    if (s > maxBytesPerFile && !w.older) w.file.partial = `first ${maxBytesPerFile >> 10} KB of ${Math.round(s / 1024)} KB`
+  }
+}
+
+const BINARY = '\u0000binary'
+
+function asText(buf: Buffer, max: number): string {
+  const head = buf.subarray(0, Math.min(buf.length, max))
+  if (head.subarray(0, 8000).includes(0)) return BINARY
+  return head.toString('utf8')
+}
+
+/** Reads working-tree files (first maxBytesPerFile bytes each), within the limit of files. */
+function readWorktree(root: string, files: GatheredFile[], ctx: Ctx): void {
+  const { maxFiles, maxBytesPerFile } = ctx.limits
+  const order = [...files].sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
+  let n = 0
+  for (const f of order) {
+    if (Date.now() >= ctx.deadline) throw new Timeout()
+    if (f.text !== undefined) continue
+    if (n >= maxFiles) {
+      f.partial = 'over the limit of files scanned'
+      continue
+    }
+    n++
+    readInto(path.resolve(root, f.path), f, maxBytesPerFile)
+  }
+}
+
+function readInto(abs: string, f: GatheredFile, max: number): void {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(abs, 'r')
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) {
+      f.partial = 'not a regular file'
+      return
+    }
+    const buf = Buffer.alloc(Math.min(st.size, max))
+    const got = fs.readSync(fd, buf, 0, buf.length, 0)
+    const t = asText(buf.subarray(0, got), max)
+    if (t === BINARY) f.partial = 'binary'
+    else {
+      f.text = t
+      if (st.size > max) f.partial = `first ${max >> 10} KB of ${Math.round(st.size / 1024)} KB`
+    }
+  } catch (e) {
+    f.partial = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'could not be read'
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+// ---- packages: the file list npm would publish -----------------------------------------------------
+
+async function gatherPackage(t: Extract<EvidenceTarget, { kind: 'package' }>, ctx: Ctx): Promise<Gathered> {
+  const what = `\`${oneLine(t.command)}\``
+  if (t.tarball) {
+    const r = await run('tar', ['-tzf', t.tarball], path.dirname(t.tarball), ctx)
+    if (r.code !== 0) return { what, files: [], incomplete: `could not list ${t.tarball}` }
+    const files = r.stdout.toString('utf8').split('\n').filter(Boolean).map((p) => ({ path: p.replace(/^package\//, ''), how: 'in the tarball', partial: 'inside a tarball (names checked, contents not read)' }))
+    return { what, files, incomplete: 'the contents inside a tarball are not scanned' }
+  }
+  // No package.json: npm publishes nothing from here (it fails).
+  if (!fs.existsSync(path.join(t.dir, 'package.json'))) return { what: `${what} (no package.json: nothing to publish)`, files: [] }
+  // --ignore-scripts: a check must not run the project's build; the list is of the files as they are now.
+  // npm itself takes ~0.4-1.5 s to start on a busy machine: it gets most of the budget, and if it does not
+  // answer, Ratchet lists the package itself (npm's rules, erring on the side of including).
+  const reserve = 250
+  let list: { files?: { path: string }[] }[] | undefined
+  try {
+    const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=silent'], t.dir, ctx, undefined, 16 << 20, Math.max(0, ctx.deadline - Date.now() - reserve))
+    list = JSON.parse(r.stdout.toString('utf8'))
+  } catch (e) {
+    if (e instanceof Timeout) throw e
+  }
+  const names = list?.[0]?.files?.map((f) => f.path) ?? packageFiles(t.dir, ctx)
+  if (!names) return { what, files: [], incomplete: 'neither `npm pack --dry-run` nor Ratchet could list the package' }
+  const files: GatheredFile[] = names.map((p) => ({ path: p, how: 'in the package' }))
+  readWorktree(t.dir, files, ctx)
+  return { what: list ? what : `${what} (file list by Ratchet: npm did not answer in time)`, files }
+}
+
+// npm always leaves these out, whatever `files` or .npmignore say.
+const NPM_NEVER = /(^|\/)(\.git|node_modules|\.npmrc|npm-debug\.log|\.DS_Store|\.[^/]*\.swp|\._[^/]*|\.wafpickle-\d+|CVS|\.svn|\.hg|\.lock-wscript|config\.gypi|[^/]*\.orig|package-lock\.json)(\/|$)/
+const NPM_ALWAYS = /^(package\.json|README[^/]*|LICEN[CS]E[^/]*|CHANGELOG[^/]*)$/i
+
+/**
+ * The files npm would publish, by its rules, approximately and never fewer: the `files` list (plus
+ * package.json, README, LICENSE), else everything not excluded by .npmignore (or .gitignore without one).
+ */
+function packageFiles(dir: string, ctx: Ctx): string[] | undefined {
+  let pkg: { files?: unknown; main?: unknown }
+  try {
+    pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
+  } catch {
+    return undefined
+  }
+  const all: string[] = []
+  walk(dir, (f) => {
+    const rel = path.relative(dir, f)
+    if (!NPM_NEVER.test(rel)) all.push(rel)
+  }, ctx)
+  if (Array.isArray(pkg.files)) {
+    const entries = pkg.files.filter((x): x is string => typeof x === 'string').map((x) => x.replace(/^\.\//, '').replace(/\/$/, ''))
+    const hit = (rel: string) => entries.some((e) => rel === e || rel.startsWith(e + '/') || globRe(e).test(rel))
+    return all.filter((rel) => NPM_ALWAYS.test(rel) || hit(rel) || rel === pkg.main)
+  }
+  const ignoreFile = ['.npmignore', '.gitignore'].map((n) => path.join(dir, n)).find((f) => fs.existsSync(f))
+  const patterns = ignoreFile ? fs.readFileSync(ignoreFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('!')) : []
+  // Erring on the side of including: a negation (`!x`) is not undone, but an ignore pattern must match plainly.
+  const ignored = (rel: string) => patterns.some((p) => {
+    const q = p.replace(/^\//, '').replace(/\/$/, '')
+    const re = globRe(q)
+    return rel.split('/').some((_, i, parts) => re.test(parts.slice(0, i + 1).join('/')) || (!q.includes('/') && re.test(parts[i])))
+  })
+  return all.filter((rel) => NPM_ALWAYS.test(rel) || !ignored(rel))
+}
+
+function globRe(glob: string): RegExp {
+  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*') + '$')
+}
+
+// ---- uploads: named files, directories walked --------------------------------------------------------
+
+function gatherFiles(paths: string[], command: string, dest: string | undefined, ctx: Ctx): Gathered {
+  const files: GatheredFile[] = []
+  let unlisted = 0
+  const where = new Map<GatheredFile, string>()
+  const add = (abs: string, shown: string, how: string) => {
+    if (files.length >= ctx.limits.maxNames) return void unlisted++
+    const f: GatheredFile = { path: shown, how }
+    files.push(f)
+    where.set(f, abs)
+  }
+  for (const p of paths) {
+    if (p.startsWith(`<body>`)) {
+      files.push({ path: BODY, how: 'sent as the request body', text: p.slice(6, 6 + ctx.limits.maxBytesPerFile) })
+      continue
+    }
+    for (const abs of expandGlob(p)) {
+      let st: fs.Stats | undefined
+      try {
+        st = fs.statSync(abs)
+      } catch {
+        /* missing: the command will fail on it, but say so */
+      }
+      if (st?.isDirectory()) {
+        walk(abs, (file) => add(file, path.relative(path.dirname(abs), file), `in ${path.basename(abs)}/, sent by the upload`), ctx)
+      } else add(abs, displayPath(abs), 'sent by the upload')
+    }
+  }
+  const order = [...where].sort(([a], [b]) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
+  let n = 0
+  for (const [f, abs] of order) {
+    if (n++ >= ctx.limits.maxFiles) {
+      f.partial = 'over the limit of files scanned'
+      continue
+    }
+    readInto(abs, f, ctx.limits.maxBytesPerFile)
+  }
+  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}) }
+}
+
+function displayPath(abs: string): string {
+  const rel = path.relative(process.cwd(), abs)
+  return rel && !rel.startsWith('..') ? rel : abs
+}
+
+function walk(dir: string, each: (file: string) => void, ctx: Ctx, depth = 0): void {
+  if (depth > 20 || Date.now() >= ctx.deadline) return
+  let entries: fs.Dirent[]
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const e of entries) {
+    const abs = path.join(dir, e.name)
+    if (e.isDirectory()) {
+      if (e.name !== '.git') walk(abs, each, ctx, depth + 1)
+    } else if (e.isFile() || e.isSymbolicLink()) each(abs)
+  }
+}
+
+/** The shell would expand `dist/*`; the command line reader keeps it literal. Globs in the last segment. */
+function expandGlob(p: string): string[] {
+  const base = path.basename(p)
+  if (!/[*?[]/.test(base)) return [p]
+  const dir = path.dirname(p)
+  const re = new RegExp('^' + base.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '.') + '$')
+  try {
+    const hits = fs.readdirSync(dir).filter((n) => re.test(n) && (!n.startsWith('.') || base.startsWith('.')))
+    return hits.length ? hits.map((n) => path.join(dir, n)) : [p]
+  } catch {
+    return [p]
+  }
+}
+
+function oneLine(s: string, max = 100): string {
+  const t = s.replace(/\s+/g, ' ').trim()
+  return t.length > max ? t.slice(0, max - 1) + '…' : t
+}
+
+/**
+ * The evidence for one tool call, or undefined when the call sends and stages nothing Ratchet gathers
+ * (most calls: then no process is started and nothing is read).
+ */
+export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions = {}): Promise<EvidenceFacts | undefined> {
+  if (call.tool_name !== 'Bash' || typeof call.tool_input.command !== 'string') return undefined
+  const plan = planEvidence(call.tool_input.command, call.cwd || projectDir, home)
+  if (!plan.targets.length) return undefined
+  return assessEvidence(await gatherEvidence(plan, opts))
+}

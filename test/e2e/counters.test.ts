@@ -1,0 +1,96 @@
+// Counters off the hot path, locks that cannot wedge, and a pause that reaches Telegram once.
+// Real processes against one state folder; bounded in count (200) and time.
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
+import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram'
+
+const ratchet = (dir: string, args: string[], env: NodeJS.ProcessEnv = {}) => exec(BIN('ratchet'), args, { cwd: dir, env: { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', ...env } })
+const rulesOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8')) as { id: string; fire_count?: number; last_fired?: string | null }[]
+
+/** A pid that certainly belongs to no process: one that just exited. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!
+
+describe('fire counts', () => {
+  it('200 concurrent firings lose none; the hooks never rewrite guardrails.json; the CLI folds before showing', async () => {
+    const dir = tempProject()
+    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+    for (let i = 0; i < 200; i++) fs.mkdirSync(path.join(dir, `build-${i}`)) // something to lose: deleting nothing is not irreversible
+    const runs = await Promise.all(Array.from({ length: 200 }, (_, i) => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: `rm -rf build-${i}` }, `session-${i}`), { cwd: dir, env })))
+    expect(runs.map((r) => r.status)).toEqual(Array(200).fill(0))
+    expect(runs.filter((r) => !r.stdout.includes('"deny"'))).toEqual([])
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'errors.log')) ? fs.readFileSync(path.join(dir, '.ratchet', 'errors.log'), 'utf8') : '').toBe('')
+    // The hot path appended 200 lines and left the rules alone.
+    expect(fs.readFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), 'utf8').trim().split('\n')).toHaveLength(200)
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(false)
+    const list = await ratchet(dir, ['guardrails', 'list', '--json'])
+    expect(list.status, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({ fire_count: 200, last_fired: expect.any(String) })
+    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(200)
+    // Folding again counts nothing twice.
+    await ratchet(dir, ['guardrails', 'list'])
+    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(200)
+    expect(fs.readdirSync(path.join(dir, '.ratchet')).filter((f) => /\.(lock|tmp)$|stale/.test(f))).toEqual([])
+  }, 240_000)
+
+  it('a guardrails.json that does not validate is never rewritten; its fires wait in the log', async () => {
+    const dir = tempProject()
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const broken = '[{"id":"A","pattern":"irreversible","rule":"r","severity":"sometimes"}]'
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), broken)
+    fs.writeFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), JSON.stringify({ t: '2026-11-22T10:00:00.000Z', ids: ['A'] }) + '\n')
+    await ratchet(dir, ['guardrails', 'list'])
+    expect(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8')).toBe(broken)
+    expect(fs.readFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), 'utf8')).toContain('"A"')
+  })
+})
+
+describe('locks are broken by owner liveness, not age alone', () => {
+  const cases: [string, () => string, number][] = [
+    ['a dead owner, just now', () => `${deadPid()}`, 0],
+    ['a dead owner, mtime an hour in the future', () => `${deadPid()}`, 3600],
+    ['a live pid from an earlier boot', () => `${process.pid} 00000000-0000-0000-0000-000000000000`, 0],
+    ['a live owner whose lock is far in the future (a reused pid)', () => `${process.pid}`, 3600],
+  ]
+  it.each(cases)('%s: the next writer goes ahead', async (_what, owner, futureSeconds) => {
+    const dir = tempProject()
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const lock = path.join(dir, '.ratchet', 'pending-actions.json.lock')
+    fs.writeFileSync(lock, owner())
+    if (futureSeconds) fs.utimesSync(lock, new Date(Date.now() + futureSeconds * 1000), new Date(Date.now() + futureSeconds * 1000))
+    const r = await exec(BIN('pause-and-ask'), ['--action', 'tag the release'], { cwd: dir, env: { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' } })
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))).toHaveLength(1)
+    expect(fs.existsSync(lock)).toBe(false)
+  })
+})
+
+describe('a pause reaches Telegram once', () => {
+  let tg: FakeTelegram
+  afterEach(async () => tg?.close())
+
+  it('4 concurrent heartbeats against a slow API: exactly one sendMessage per pause, and each outcome shown once', async () => {
+    tg = await startFakeTelegram()
+    const dir = tempProject()
+    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+    // Queue three pauses with Telegram unreachable, so nothing is sent yet.
+    for (const a of ['drop the staging db', 'email the list', 'publish 1.0'])
+      expect((await exec(BIN('pause-and-ask'), ['--action', a], { cwd: dir, env: { ...process.env, ...env, RATCHET_TELEGRAM_API_URL: 'http://127.0.0.1:9' } })).status).toBe(0)
+    expect(tg.messages).toHaveLength(0)
+    tg.slow('sendMessage', 700)
+    const beats = await Promise.all(Array.from({ length: 4 }, () => ratchet(dir, ['heartbeat'], env)))
+    expect(beats.map((b) => b.status)).toEqual([0, 0, 0, 0])
+    // (The heartbeat may also send its weekly digest once; only the pauses are counted here.)
+    const pauses = tg.calls.filter((c) => c.method === 'sendMessage' && String(c.params.text).startsWith('🔩 [PAUSE]'))
+    expect(pauses.map((c) => String(c.params.text).split('\n')[0]).sort()).toEqual(["🔩 [PAUSE] I'm about to drop the staging db.", "🔩 [PAUSE] I'm about to email the list.", "🔩 [PAUSE] I'm about to publish 1.0."])
+    const queue = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
+    expect(queue.every((e: { notified: boolean; claims?: unknown }) => e.notified && e.claims === undefined)).toBe(true)
+    // Decided at the terminal, shown on Telegram once however many heartbeats run.
+    await ratchet(dir, ['pending', 'deny', queue[0].id], env)
+    tg.slow('editMessageText', 500)
+    await Promise.all(Array.from({ length: 4 }, () => ratchet(dir, ['heartbeat'], env)))
+    expect(tg.calls.filter((c) => c.method === 'editMessageText')).toHaveLength(1)
+  }, 120_000)
+})
