@@ -146,8 +146,9 @@ class Collector implements Sink {
     unreadableLine(this, line)
     line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
+    // (`[ \t]*`, not `\s*`, under /m: a run of newlines made `^\s*` quadratic — redos test.)
     // `env`, `set`, `export -p` alone print the environment (commands.ts peels `env` as a wrapper, so it is read here).
-    if (/(^|[|;&(]|\$\()\s*(env|set|export\s+-p|declare\s+-x)\s*($|[|;&)>])/m.test(command)) {
+    if (/(^|[|;&(]|\$\()[ \t]*(env|set|export[ \t]+-p|declare[ \t]+-x)[ \t]*($|[|;&)>])/m.test(command)) {
       this.secrets.add('the environment')
       this.add('secret_access', `${oneLine(command, 80)} (prints the environment)`)
     }

@@ -37,11 +37,11 @@ function run(suite: string, timeoutMs: number): { lines: Line[]; hung?: string }
 
 describe('bounded work on untrusted input', () => {
   it(`no regex literal in lib/core takes over ${BOUND_MS} ms on input built from its own fragments`, () => {
-    const { lines, hung } = run('regexes', 240_000)
+    const { lines, hung } = run('regexes', 600_000)
     expect(hung).toBeUndefined()
     expect(lines[0].count).toBeGreaterThan(100) // the parser found them
     expect(lines.filter((l) => l.slow).map((l) => `${l.case}: ${l.ms!.toFixed(0)} ms`)).toEqual([])
-  }, 300_000)
+  }, 660_000)
 
   it('classify(), maskSecrets, parseShell and readCommandLine stay fast on adversarial commands (up to 300 KB)', () => {
     const { lines, hung } = run('commands', 120_000)
