@@ -11,6 +11,9 @@ import { addFinding } from '../custodiet/decide'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { routeAroundVerdict, type Effect } from './compose'
 import { recordCapabilities } from './pause'
+import { countDown } from '../../lib/core/courtroom/probation'
+import { updateProbation } from '../../lib/io/courtroom/probation'
+import { openHearing } from '../../lib/io/courtroom/trigger'
 
 /** Returns false when an approval the decision relied on is gone (used by a racing identical call). */
 export function applyEffects(paths: Paths, session: string, effects: Effect[], now: number): boolean {
@@ -75,8 +78,13 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
         next: addFinding(s, 'periodic', { status: 'ATTENTION', ...routeAroundVerdict(e.blocked, e.attempt) }, 'deterministic', policy, new Date(now), 'route_around'),
         result: undefined,
       }))
+      // The courtroom's hook point (one existsSync while it is off): a route-around may open a hearing.
+      openHearing(paths, { source: 'route_around', signal: 'route_around', summary: routeAroundVerdict(e.blocked, e.attempt).issue, confidence: 0.9, session, evidence: [`blocked: ${e.blocked}`, `then: ${e.attempt}`] })
       return
     }
+    case 'probation':
+      updateProbation(paths, (list) => ({ next: countDown(list, e.counted, e.lifted), result: undefined }))
+      return
   }
 }
 

@@ -13,6 +13,8 @@
 //   4. route-around: the same effect as a call just blocked, by another way, gets a note (and a custodiet
 //      finding when it would run)
 //   5. custodiet's hold (levels 3–4): turns anything that would run, or an ask, into its ask/deny
+//   5b. the courtroom's probation after a guilty verdict: a reminder, a check/ask, or a pause of the
+//      offense's action class (lib/core/courtroom/probation.ts); it only ever tightens
 //   6. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
 //
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
@@ -21,13 +23,14 @@
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { FsFacts } from '../../lib/core/actions/types'
 import type { Decision } from '../../lib/core/decision'
-import { evidenceFloor, evidenceSummary, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
+import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
 import { outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
 import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
+import { applyProbation, type Probation, type ProbationVerdict } from '../../lib/core/courtroom/probation'
 import { decide, preflightNote, type PreflightResult, type Verdict } from './decide'
 
 /** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
@@ -81,10 +84,14 @@ export interface PreflightFacts {
     defer: boolean
     /** Telegram is configured: pauses are sent there. */
     telegram: boolean
+    /** RG-FIRST-USE's decision (default pause). */
+    firstUse?: 'ask' | 'pause'
   }
   /** The world as classification needs it; functions so only the calls that need them pay. */
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /** Whether a local commit in `dir`'s repository can become public (see gather.ts isPublicRemote). */
+  publicRemote?(dir: string): boolean
   /** What git can restore of a path (catalogue's fact provider, lib/io/git.ts); asked only for deletions and discards. */
   fileState?(absPath: string): FileState | undefined
   /** File-system facts for self-protection (realpath, hard links, archives, patches, git status), lazily read. */
@@ -98,8 +105,8 @@ export interface PreflightFacts {
   // ---- slots for facts other helpers add ---------------------------------------------------
   /** What the call would send off the machine or stage (files, commits, secrets found): lib/io/evidence.ts. */
   evidence?: EvidenceFacts
-  /** A probation state for this session or rule, from `courtroom`. */
-  probation?: unknown
+  /** The courtroom's probation (only when its file exists: one existsSync on the hot path), from `courtroom`. */
+  probation?: { list: Probation[]; moderate: 'check' | 'ask' }
 }
 
 /** A state change the decision implies, applied by apply.ts in this order. */
@@ -116,8 +123,10 @@ export type Effect =
   | { kind: 'fires'; ids: string[] }
   /** The same effect as a blocked call, tried another way and let through: a custodiet finding. */
   | { kind: 'route-around'; blocked: string; attempt: string }
+  /** Probation actions used up, and probations that ended (re-applied under the probation file's lock). */
+  | { kind: 'probation'; counted: string[]; lifted: string[] }
 
-export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint'
+export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | ProbationVerdict
 
 export interface PreflightOutcome {
   decision: Decision
@@ -138,13 +147,13 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
   const fp = facts.fingerprint
   const now = facts.now
-  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability }
+  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability, firstUse: facts.config.firstUse }
   const ctx = classifyContext(facts)
   // 1. the rules stage
   let result = decide(call, ctx, facts.rules, opts)
@@ -212,6 +221,16 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     verdict = hold.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
   }
 
+  // 5b. probation
+  let onProbation: string[] = []
+  if (facts.probation) {
+    const p = applyProbation(facts.probation.list, { tool: call.tool_name, classes: result.classes, patterns, fingerprint: fp, readOnly: READ_ONLY_TOOLS.has(call.tool_name) }, decision, { now, checks: facts.session.checks, checkWindowMs: facts.config.checkWindowMs, policy: facts.probation })
+    decision = p.decision
+    if (p.verdict && p.verdict !== 'probation_reminder') verdict = p.verdict
+    onProbation = p.cases
+    if (p.counted.length || p.lifted.length) effects.push({ kind: 'probation', counted: p.counted, lifted: p.lifted })
+  }
+
   // 6. outcomes of earlier pauses, where the model reads them (not an ask's reason, which only the user
   //    sees, nor a defer's). Bug fixed: they used to be marked delivered on an ask the model never saw.
   const undelivered = facts.queue.undelivered.filter((e) => e.id !== pendingId)
@@ -222,19 +241,21 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
 
   // Session facts. Only hard blocks are remembered: answering a check (read the file, then edit it) is not
   // routing around. A call that does not run reads (or creates) nothing.
-  const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human'
+  const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human' || verdict === 'probation_pause'
   const runs = decision.kind === 'allow'
   const reads = runs ? action.reads : []
   const created = runs ? action.created : []
   const secrets = runs ? action.secrets : []
-  if (reads.length || created.length || secrets.length || verdict === 'check' || verdict === 'proceeded_after_check' || blockedNow || verdict === 'approved_by_human')
+  const checkIssued = verdict === 'check' || verdict === 'probation_check'
+  const checkAnswered = verdict === 'proceeded_after_check' || verdict === 'proceeded_after_probation_check'
+  if (reads.length || created.length || secrets.length || checkIssued || checkAnswered || blockedNow || verdict === 'approved_by_human')
     effects.push({
       kind: 'session',
       reads,
       ...(created.length ? { created } : {}),
       ...(secrets.length ? { secrets } : {}),
-      ...(verdict === 'check' ? { checkIssued: fp } : {}),
-      ...(verdict === 'proceeded_after_check' ? { checkAnswered: fp } : {}),
+      ...(checkIssued ? { checkIssued: fp } : {}),
+      ...(checkAnswered ? { checkAnswered: fp } : {}),
       ...(blockedNow ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } } : {}),
       // A human's approval supersedes earlier blocks in the session.
       ...(verdict === 'approved_by_human' ? { clearBlocks: true } : {}),
@@ -261,6 +282,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     ...(result.builtin ? { builtin: result.builtin } : {}),
     ...(pendingId ? { pending_id: pendingId } : {}),
     ...(around ? { signals: ['route_around'], after: around.summary } : {}),
+    ...(onProbation.length ? { probation: onProbation } : {}),
     ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
     decision: verdict,
     fingerprint: fp,
@@ -326,6 +348,18 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
 function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResult {
   const e = facts.evidence
   if (!e || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
+  // The user asked for exactly this kind of leaving, and the evidence shows nothing private: the generic
+  // built-in check has nothing to add. Only the built-in soft check, only public-surface findings (no
+  // force push, no scope finding; a local commit on the way is fine); a user’s own rule, a first use or anything stronger still stands.
+  if (
+    evidenceClean(e) &&
+    r.verdict === 'check' &&
+    !r.builtin &&
+    r.fired.every((f) => f.rule.source === 'built-in' && f.decision === 'check') &&
+    r.action.findings.every((f) => f.class === 'public_surface' || f.class === 'local_change') &&
+    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds)
+  )
+    return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
   const floor = evidenceFloor(e)
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (floor && (!current || STRENGTH[current] < STRENGTH[floor.decision])) {

@@ -20,6 +20,8 @@ export interface PreflightOptions {
    * when such a pattern is found, so the hot path does not read the capabilities file.
    */
   isNewCapability?: (pattern: string) => boolean
+  /** What a first use is (RG-FIRST-USE's decision): a pause for a human (default) or an ask at the terminal. */
+  firstUse?: 'ask' | 'pause'
   /** Checks issued earlier in this session: fingerprint → time (ms). */
   checks: Record<string, number>
   fingerprint: string
@@ -86,9 +88,10 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
   }
 
   const firstUse = opts.isNewCapability && action.findings.find((f) => FIRST_USE.has(f.pattern) && opts.isNewCapability!(f.pattern))
-  if (firstUse && (!strongest || STRENGTH[strongest] < STRENGTH.pause)) {
-    const note = preflightNote(action, fired, classes, 'pause', opts).replace(/^Trigger: /m, `Trigger: first use of a new capability (${firstUse.pattern}) + `)
-    return { ...base, builtin: 'first-use', verdict: 'pause', decision: { kind: 'deny', reason: note } }
+  const firstUseAs = opts.firstUse ?? 'pause'
+  if (firstUse && (!strongest || STRENGTH[strongest] < STRENGTH[firstUseAs])) {
+    const note = preflightNote(action, fired, classes, firstUseAs, opts).replace(/^Trigger: /m, `Trigger: first use of a new capability (${firstUse.pattern}) + `)
+    return { ...base, builtin: 'first-use', verdict: firstUseAs, decision: firstUseAs === 'ask' ? { kind: 'ask', reason: note } : { kind: 'deny', reason: note } }
   }
 
   if (!strongest) return { ...base, verdict: 'allow', decision: { kind: 'allow' } }

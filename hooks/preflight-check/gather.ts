@@ -3,6 +3,7 @@
 // decision asks for them: most calls are reads and simple commands that never do.
 
 import fs from 'node:fs'
+import path from 'node:path'
 import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
@@ -12,6 +13,8 @@ import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { readQueue } from '../../lib/io/queue'
+import { probationFile } from '../../lib/io/courtroom/files'
+import { readProbation } from '../../lib/io/courtroom/probation'
 import { homeDir, loadGuardrails, readConfig, readSession, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
@@ -23,6 +26,9 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
   const { config, problem } = readConfig(paths)
   const fp = fingerprint(payload.tool_name, payload.tool_input)
   let caps: Set<string> | undefined
+  // The seed's mandatory first-use pause is the built-in RG-FIRST-USE (tuned or turned off by id), or off in config.
+  const firstUse = loaded.rules.find((r) => r.id === 'RG-FIRST-USE')
+  const firstUseOn = config.firstUsePause !== false && firstUse?.enabled !== false
   return {
     now,
     fingerprint: fp,
@@ -37,13 +43,20 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     session: readSession(paths, payload.session_id),
     queue: queueFacts(readQueue(paths).entries, fp, payload.session_id),
     hold: readHold(paths, payload.session_id),
+    // The courtroom: nothing of it loads here; its small probation file is read only when it exists.
+    probation: fs.existsSync(probationFile(paths)) ? { list: readProbation(paths), moderate: (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask' ? 'ask' : 'check' } : undefined,
     config: {
       checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000,
       defer: config.headlessDefer !== false && isHeadless(env),
       telegram: !!telegramConfig(env, config),
+      firstUse: firstUse?.decision === 'ask' ? 'ask' : 'pause',
     },
     fileExists: fs.existsSync,
     currentBranch,
+    publicRemote: (dir) => {
+      const setting = (config as { publicRemotes?: unknown }).publicRemotes
+      return !!setting && isPublicRemote(remoteUrls(dir), setting)
+    },
     fileState: fileStates(paths.projectDir),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
@@ -51,7 +64,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
       const { policy } = custodietConfig(paths)
       return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))
     },
-    isNewCapability: config.firstUsePause === false ? undefined : (p) => !(caps ??= capabilitiesUsed(paths)).has(p),
+    isNewCapability: !firstUseOn ? undefined : (p) => !(caps ??= capabilitiesUsed(paths)).has(p),
   }
 }
 
@@ -67,6 +80,52 @@ export function queueFacts(entries: PendingEntry[], fp: string, session: string)
     if (e.session_id === session && e.delivered === false && e.status !== 'pending') q.undelivered.push(e)
   }
   return q
+}
+
+/** Forges whose repositories are often public: `"publicRemotes": "forges"` counts a remote there as public. */
+const PUBLIC_FORGES = ['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'git.sr.ht', 'huggingface.co']
+
+/**
+ * config.json `publicRemotes`: whether a local add/commit counts as the seed's commit_to_public_repo. false or
+ * absent (default: only a push does), true (any remote), "forges" (PUBLIC_FORGES), or a list of host names.
+ * Whether a repository is public cannot be known offline, so the user says so. No remote, never public.
+ */
+export function isPublicRemote(urls: string[], setting: unknown): boolean {
+  if (!urls.length || !setting) return false
+  if (setting === true) return true
+  const hosts = Array.isArray(setting) ? setting.filter((h): h is string => typeof h === 'string') : setting === 'forges' ? PUBLIC_FORGES : []
+  return urls.some((u) => {
+    const host = (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)/i.exec(u) ?? /^(?:[^@/]*@)?([^/:]+):/.exec(u))?.[1]?.toLowerCase()
+    return !!host && hosts.some((h) => host === h.toLowerCase() || host.endsWith('.' + h.toLowerCase()))
+  })
+}
+
+/** The remote URLs in the .git/config of the repository containing `dir` (never reads a non-regular file). */
+function remoteUrls(dir: string): string[] {
+  let d = dir
+  for (let i = 0; i < 40; i++) {
+    const dotgit = path.join(d, '.git')
+    try {
+      const st = fs.statSync(dotgit)
+      let gitDir = dotgit
+      if (st.isFile()) {
+        const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotgit, 'utf8'))
+        if (!m) return []
+        gitDir = path.resolve(d, m[1].trim())
+        // A worktree's config lives in the common dir.
+        const common = path.join(gitDir, 'commondir')
+        if (fs.existsSync(common) && fs.statSync(common).isFile()) gitDir = path.resolve(gitDir, fs.readFileSync(common, 'utf8').trim())
+      }
+      const cfg = path.join(gitDir, 'config')
+      if (!fs.statSync(cfg).isFile()) return []
+      return [...fs.readFileSync(cfg, 'utf8').matchAll(/^\s*(?:push)?url\s*=\s*(.+?)\s*$/gm)].map((m) => m[1])
+    } catch {
+      const up = path.dirname(d)
+      if (up === d) return []
+      d = up
+    }
+  }
+  return []
 }
 
 function readHold(paths: Paths, session: string): HoldFinding | null {

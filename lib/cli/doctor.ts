@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
+import { activeSummary } from './guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths } from '../io/state'
 import { readJson } from '../io/store'
 import { readSettings } from './install'
@@ -54,7 +55,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR ?? projectDir }, projectDir)
   checks.push(writable(paths.stateDir))
   const g = loadGuardrails(paths, { full: true })
-  checks.push({ name: 'guardrails', ok: g.problems.length === 0, detail: g.problems.length ? g.problems.join('; ') : `${g.rules.length} rules from ${g.file}` })
+  checks.push({ name: 'guardrails', ok: g.problems.length === 0, detail: g.problems.length ? g.problems.join('; ') : activeSummary(g) })
   const q = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [])
   checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error })
   const c = readConfig(paths)

@@ -2,35 +2,54 @@
 
 import fs from 'node:fs'
 import { RatchetError } from '../core/errors'
-import { decide } from '../../hooks/preflight-check/decide'
-import { compileRules, decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import { gatherFacts } from '../../hooks/preflight-check/gather'
+import type { ActiveRule } from '../core/builtins'
+import { decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
-import { fingerprint } from '../core/fingerprint'
 import { parsePayload } from '../core/payloads'
-import { currentBranch } from '../io/git'
-import { editGuardrails, homeDir, loadGuardrails, readConfig, readSession, resolvePaths } from '../io/state'
+import { editGuardrails, loadGuardrails, resolvePaths, type LoadedGuardrails } from '../io/state'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
+
+/** One line on what is in force and from where, for `guardrails list` and `doctor`. */
+export function activeSummary(loaded: LoadedGuardrails): string {
+  const builtins = loaded.rules.filter((r) => r.origin === 'built-in')
+  const on = builtins.filter((r) => r.enabled !== false)
+  const off = builtins.filter((r) => r.enabled === false).map((r) => `${r.id} off`)
+  const tuned = builtins.filter((r) => r.enabled !== false && r.tuned?.length).map((r) => `${r.id} → ${decisionOf(r)}`)
+  const own = loaded.rules.filter((r) => r.origin !== 'built-in')
+  const from = loaded.origin === 'project' ? loaded.file : 'no project file'
+  return `${on.length} of ${builtins.length} built-in${tuned.length || off.length ? ` (${[...tuned, ...off].join(', ')})` : ''} + ${own.length} from the project (${from})`
+}
 
 export function list(o: { json?: boolean }): void {
   const paths = resolvePaths()
   const loaded = loadGuardrails(paths, { full: true })
-  const rows = [...loaded.rules].sort((a, b) => (a.severity === b.severity ? a.id.localeCompare(b.id) : a.severity === 'hard' ? -1 : 1))
+  const rank = (r: ActiveRule) => (r.origin === 'built-in' ? 0 : 1)
+  const rows = [...loaded.rules].sort((a, b) => rank(a) - rank(b) || (a.severity === b.severity ? a.id.localeCompare(b.id) : a.severity === 'hard' ? -1 : 1))
   if (o.json) {
-    out(JSON.stringify({ file: loaded.file, origin: loaded.origin, problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
+    out(JSON.stringify({ file: loaded.file, origin: loaded.origin, summary: activeSummary(loaded), problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
     return
   }
-  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (packaged defaults: run `ratchet init` to get your own copy)' : ' (packaged defaults: the project file is broken)'}`)
+  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (no project file yet: built-ins only; run `ratchet init`)' : ' (the project file is broken: built-ins only until it is fixed)'}`)
+  out(`In force: ${activeSummary(loaded)}`)
+  out('Built-ins are always on; tune or turn one off by naming its id in guardrails.json, e.g. {"id":"RG-IRREVERSIBLE","decision":"warn"}.')
   for (const p of loaded.problems) out(`  ! ${p}`)
-  if (!rows.length) return out('  (no guardrails)')
   const w = Math.max(...rows.map((r) => r.id.length))
   for (const r of rows) {
     const how = matchability(r)
-    const what = how === 'awareness' ? `${r.pattern} (not machine-matched: shown at session start only)` : [isKnownPattern(r.pattern) ? r.pattern : '', r.match ? `match ${JSON.stringify(r.match)}` : ''].filter(Boolean).join(' + ')
+    const what =
+      r.id === 'RG-FIRST-USE' || r.id === 'RG-SELF'
+        ? `${r.pattern} (enforced by preflight-check itself)`
+        : how === 'awareness'
+          ? `${r.pattern} (not machine-matched: shown at session start only)`
+          : [isKnownPattern(r.pattern) ? r.pattern : '', r.match ? `match ${JSON.stringify(r.match)}` : ''].filter(Boolean).join(' + ')
     const fired = r.fire_count ? `fired ${r.fire_count}×, last ${r.last_fired ?? '?'}` : 'never fired'
-    out(`${r.enabled === false ? '-' : ' '} ${r.id.padEnd(w)}  ${r.severity.padEnd(4)} → ${decisionOf(r).padEnd(5)}  ${what}`)
+    const origin = r.origin === 'built-in' ? `built-in${r.tuned?.length ? `, tuned by the project (${r.tuned.join(', ')})` : ''}` : `${r.origin}${r.source ? `, from ${r.source}` : ''}`
+    out(`${r.enabled === false ? '-' : ' '} ${r.id.padEnd(w)}  ${r.severity.padEnd(4)} → ${(r.enabled === false ? 'off' : decisionOf(r)).padEnd(5)}  ${what}`)
     out(`  ${' '.repeat(w)}  ${r.rule}`)
-    out(`  ${' '.repeat(w)}  ${r.source ? `from ${r.source}; ` : ''}${fired}`)
+    out(`  ${' '.repeat(w)}  ${origin}; ${fired}`)
   }
 }
 
@@ -112,18 +131,19 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
   } else throw new RatchetError('usage', 'give a payload file (or - for stdin), --command "…", or --tool NAME --input JSON')
 
   const paths = resolvePaths()
+  const sessionId = o.session ?? call.session_id ?? 'explain'
+  // The hook's own facts and decision, read-only: nothing is queued, counted or remembered.
+  const payload = { session_id: sessionId, transcript_path: '', cwd: call.cwd ?? process.cwd(), hook_event_name: 'PreToolUse' as const, tool_name: call.tool_name, tool_input: call.tool_input }
+  const facts = gatherFacts(payload, paths)
+  // Explain the first attempt: an earlier check of the same call in that session does not count.
+  const o2 = decidePreToolUse(payload, { ...facts, session: { ...facts.session, checks: {} } })
+  const r = o2.result
   const loaded = loadGuardrails(paths, { full: true })
-  const sessionId = o.session ?? call.session_id
-  const session = sessionId ? readSession(paths, sessionId) : { reads: {}, prompts: [], checks: {} }
-  const { config } = readConfig(paths)
-  const r = decide(
-    { tool_name: call.tool_name, tool_input: call.tool_input, cwd: call.cwd ?? process.cwd() },
-    { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session, fileExists: fs.existsSync, currentBranch },
-    compileRules(loaded.rules),
-    { checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000, checks: {}, fingerprint: fingerprint(call.tool_name, call.tool_input), now: Date.now() },
-  )
+  const verdict = o2.verdict
+  const pending = (o2.record as { pending_id?: string }).pending_id
+  const queued = o2.effects.some((e) => e.kind === 'enqueue')
   if (o.json) {
-    out(JSON.stringify({ action: r.action.summary, tool: r.action.tool, classes: r.classes, findings: r.action.findings, guardrails: r.fired.map((f) => ({ id: f.id, decision: f.decision, because: f.because })), builtin: r.builtin ?? null, verdict: r.verdict, decision: r.decision, rules_file: loaded.file, problems: loaded.problems }, null, 2))
+    out(JSON.stringify({ action: r.action.summary, tool: r.action.tool, classes: r.classes, findings: r.action.findings, guardrails: r.fired.map((f) => ({ id: f.id, decision: f.decision, because: f.because })), builtin: r.builtin ?? null, verdict, decision: o2.decision, ...(pending && !queued ? { pending_id: pending } : {}), rules_file: loaded.file, rules_in_force: activeSummary(loaded), problems: loaded.problems }, null, 2))
     return
   }
   out(`Action:   ${r.action.summary}`)
@@ -133,9 +153,18 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
   out(`Rules:    ${r.fired.length ? '' : 'none fired'}`)
   for (const f of r.fired) out(`  - ${f.id} → ${f.decision}: ${f.because.join('; ')}`)
   if (r.builtin) out(`Built-in: ${r.builtin}`)
-  out(`Decision: ${r.verdict}${r.verdict === 'check' ? ' (denied once; an identical retry within the window runs)' : ''}`)
-  if (!sessionId && r.action.findings.some((f) => f.class === 'stale_data')) out('          (no session given: explain assumes nothing was read yet; pass --session ID)')
-  if (r.decision.kind !== 'allow' || r.decision.context) out('\n' + ('reason' in r.decision ? r.decision.reason : r.decision.context))
+  const what: Partial<Record<string, string>> = {
+    check: ' (denied once; an identical retry within the window runs)',
+    pause: queued ? ' (a human decides: the agent\'s call would be queued and wait for `ratchet pending approve|deny`)' : ` (waiting for a human: ${pending})`,
+    approved_by_human: ` (${pending} was approved: the call runs once)`,
+    denied_by_human: ` (${pending} was denied by the human)`,
+  }
+  out(`Decision: ${verdict}${what[verdict] ?? ''}`)
+  if (!o.session && !call.session_id && r.action.findings.some((f) => f.class === 'stale_data')) out('          (no session given: explain assumes nothing was read yet; pass --session ID)')
+  const d = o2.decision
+  const text = 'reason' in d ? d.reason : d.kind === 'allow' ? d.context : undefined
+  // A pause not yet queued has no id: the note's "Pending:" line would name one that does not exist.
+  if (text) out('\n' + (queued ? text.replace(/\nPending: .*$/s, '') : text))
   for (const p of loaded.problems) out(`! ${p}`)
 }
 

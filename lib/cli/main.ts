@@ -215,6 +215,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--telegram', 'send the digest over Telegram when configured')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./pattern-detect')).printReport((await import('../io/state')).resolvePaths(), o))
+    .command('label')
+    .argument('[id]', 'a fire id from the list (F-…)')
+    .argument('[answer]', 'needed | needless')
+    .option('--note <text>', 'why')
+    .option('--json', 'machine-readable output')
+    .description('was this check needed? label a sample of fires; the false-positive rate comes from these answers')
+    // `report`'s own options (--json, --since) may be parsed by the parent: read them with the globals.
+    .action(async (id, answer, _o, cmd) => (await import('./pattern-detect')).label((await import('../io/state')).resolvePaths(), id, answer, cmd.optsWithGlobals()))
 
   program
     .command('log')

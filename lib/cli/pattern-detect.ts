@@ -10,12 +10,14 @@ import { RatchetError } from '../core/errors'
 import { runCli } from './run'
 import { classify } from '../core/classify'
 import { detectAll } from '../core/detectors'
+import { openHearing } from '../io/courtroom/trigger'
 import { addEvent, type Aggregate } from '../core/mining'
 import { mergeCandidates, type Proposal } from '../core/proposals'
 import { buildReport, reportText, type Report } from '../core/report'
 import { reportHtml } from '../report/html'
 import { loadGuardrails, logActivity, resolvePaths, homeDir, type Paths } from '../io/state'
 import { mineActivity, readIncidents, readProposals, updateProposals } from '../io/records'
+import { addLabel, readLabels } from '../io/labels'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -76,15 +78,17 @@ export async function mine(paths: Paths, opts: { since?: string; transcripts?: s
   const agg = await mineActivity(paths.activity, opts.since)
   const transcriptCalls = opts.transcripts ? await mineTranscripts(opts.transcripts, paths, agg, opts.since) : undefined
   const rules = loadGuardrails(paths, { full: true }).rules
-  const found = detectAll({ agg, rules, incidents: readIncidents(paths), today: new Date().toISOString().slice(0, 10) })
+  const found = detectAll({ agg, rules, incidents: readIncidents(paths), labels: readLabels(paths), today: new Date().toISOString().slice(0, 10) })
   const added = updateProposals(paths, (list) => mergeCandidates(list, found, new Date().toISOString()))
   for (const p of added) logActivity(paths, { time: p.created, hook: 'pattern-detect', event: 'proposal', decision: 'proposed', note: `${p.id}: ${p.title}`, detector: p.detector })
+  // The courtroom's hook point: a newly found recurring incident class may open a hearing (if enabled).
+  for (const p of added.filter((x) => x.detector === 'recurring-incident' && x.guardrail)) openHearing(paths, { source: 'incident', signal: `incident:${p.guardrail!.pattern}`, summary: p.title, confidence: Math.min(1, 0.5 + 0.1 * p.evidence.count), evidence: p.evidence.examples, restrains: { classes: [p.guardrail!.pattern], patterns: [p.guardrail!.pattern] } })
   return { agg, added, found: found.length, transcriptCalls }
 }
 
 export async function weekly(paths: Paths, since?: string): Promise<Report> {
   const agg = await mineActivity(paths.activity, since)
-  return buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths))
+  return buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), readLabels(paths))
 }
 
 export async function sendDigest(paths: Paths, r: Report): Promise<string | null> {
@@ -93,7 +97,7 @@ export async function sendDigest(paths: Paths, r: Report): Promise<string | null
   if (!cfg) return null
   const { client, sendNotice, describeError } = await import('../io/telegram')
   const top = r.rules.filter((x) => x.fires).slice(0, 5).map((x) => `${x.id} ×${x.fires}`).join(', ') || 'none'
-  const text = [`🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`, `Fires: ${top}`, `False positives: ${r.fpRate === null ? 'n/a' : Math.round(r.fpRate * 100) + '%'} (target < 30%)`, `Never fired: ${r.stale.join(', ') || 'none'}`, `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`, `Proposals waiting: ${r.proposals.pending}`, ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`)].join('\n')
+  const text = [`🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`, `Fires: ${top}`, `False positives (human labels): ${r.fpRate === null ? 'n/a — none labelled yet' : `${Math.round(r.fpRate * 100)}% of ${r.labelled}`} (target < 30%)`, `Never fired: ${r.stale.join(', ') || 'none'}${r.quiet.length ? ` · quiet (kept): ${r.quiet.join(', ')}` : ''}`, `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`, `Proposals waiting: ${r.proposals.pending}`, ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`)].join('\n')
   try {
     await sendNotice(client(cfg), cfg, text)
     return null
@@ -143,4 +147,28 @@ export async function printReport(paths: Paths, o: { since?: string; html?: stri
 
 export async function main(argv = process.argv): Promise<void> {
   await runCli('pattern-detect', program(), argv)
+}
+
+/**
+ * `ratchet report label [<fire-id> needed|needless] [--note]`: without arguments, the fires to label
+ * (a small sample of this week's); with them, the human's answer. The agent cannot run it (preflight
+ * treats it as an edit of Ratchet's own state).
+ */
+export async function label(paths: Paths, id: string | undefined, value: string | undefined, o: { note?: string; since?: string; json?: boolean; by?: string }): Promise<void> {
+  const r = await weekly(paths, sinceIso(o.since ?? '7d'))
+  if (!id) {
+    if (o.json) return out(JSON.stringify(r.toLabel, null, 2))
+    if (!r.toLabel.length) return out(`Nothing to label: ${r.labelled} fires labelled this period, none waiting.`)
+    out('Was this check needed? Answer for each: ratchet report label <id> needed|needless [--note "why"]')
+    for (const f of r.toLabel) out(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
+    return
+  }
+  if (value !== 'needed' && value !== 'needless') throw new RatchetError('usage', `say whether the check was needed: ratchet report label ${id} needed|needless`)
+  const agg = await mineActivity(paths.activity)
+  const fire = agg.fireSample.find((f) => f.id === id)
+  if (!fire) throw new RatchetError('not_found', `no sampled fire ${id} (see ratchet report label)`)
+  const { rank: _rank, ...f } = fire
+  addLabel(paths, { ...f, label: value, ...(o.note ? { note: o.note } : {}), by: o.by ?? 'cli', at: new Date().toISOString() })
+  logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'label', decision: value, note: `${id} ${f.rules.join(',')}${o.note ? `: ${o.note}` : ''}` })
+  out(`Labelled ${id} (${f.rules.join(',')}) ${value}.`)
 }

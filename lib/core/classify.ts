@@ -187,16 +187,16 @@ class Collector implements Sink {
 }
 
 /**
- * `--help` / `--version` print and exit: the program does nothing else (and a first use is not spent). Only before
- * `--`, and not when it is the value of a preceding option (`curl -d --help …` sends the text "--help").
+ * `--help` / `--version` print and exit: the program does nothing else (and a first use is not spent). Only right
+ * after the program or its (sub)command words (`npm publish --help`, `gh issue create --help`), where every
+ * program reads it as help; later (`rm -rf / --help`, `curl -d --help …`) it may be a value or ignored.
  */
 function asksForHelp(args: string[]): boolean {
-  const end = args.indexOf('--')
-  const own = end < 0 ? args : args.slice(0, end)
-  // `--version X` is a value in some programs (`cargo yank --version 1.0.0`): only a last or option-followed one asks.
-  return own.some(
-    (a, i) =>
-      (a === '--help' || (a === '--version' && (i === own.length - 1 || own[i + 1].startsWith('-')))) &&
-      (i === 0 || !own[i - 1].startsWith('-') || own[i - 1] === '--help' || own[i - 1] === '--version'),
-  )
+  for (let i = 0; i < Math.min(args.length, 3); i++) {
+    const a = args[i]
+    // `--version X` is a value in some programs (`cargo yank --version 1.0.0`): only a last or option-followed one asks.
+    if (a === '--help' || (a === '--version' && (i === args.length - 1 || args[i + 1].startsWith('-')))) return true
+    if (a.startsWith('-')) return false
+  }
+  return false
 }

@@ -660,7 +660,11 @@ export interface Gathered {
   incomplete?: string
   /** Local only: staging or committing, nothing leaves the machine yet. */
   local?: boolean
+  /** What kind of leaving it is, for matching the user's request. */
+  kind?: LeaveKind
 }
+
+export type LeaveKind = 'push' | 'publish' | 'upload'
 
 export interface FileHazard extends Hazard {
   path: string
@@ -681,6 +685,8 @@ export interface EvidenceFacts {
   incomplete: string[]
   /** Lines for the PRE-FLIGHT note, beginning "Evidence:". */
   lines: string[]
+  /** The kinds of leaving seen (push, publish, upload). */
+  kinds: LeaveKind[]
   /** Counts, for the activity log. */
   files: number
   commits: number
@@ -725,7 +731,8 @@ export function assessEvidence(found: Gathered[]): EvidenceFacts {
   if (notRead) lines.push(`Scanned the contents of ${scanned} file${scanned === 1 ? '' : 's'}; ${notRead} not read (binary, too large or over the limit of files).`)
   const local = found.length > 0 && found.every((g) => g.local)
   const status = hazards.length ? 'hazard' : incomplete.length ? 'incomplete' : 'clean'
-  return { status, local, hazards, incomplete, lines, files, commits, scanned }
+  const kinds = [...new Set(found.flatMap((g) => (g.kind && !g.local ? [g.kind] : [])))]
+  return { status, local, hazards, incomplete, lines, files, commits, scanned, kinds }
 }
 
 function oneLine(s: string, max = 120): string {
@@ -756,9 +763,12 @@ export function evidenceFloor(e: EvidenceFacts): EvidenceFloor | undefined {
   return undefined
 }
 
-/** True when everything that would leave was gathered and scanned and nothing private was found. */
+/**
+ * True when something would leave, all of it was gathered and scanned, and nothing private was found.
+ * "Nothing to send" (no repository, nothing new) is not clean evidence: it shows nothing either way.
+ */
 export function evidenceClean(e: EvidenceFacts | undefined): boolean {
-  return !!e && e.status === 'clean' && !e.local
+  return !!e && e.status === 'clean' && !e.local && (e.files > 0 || e.commits > 0)
 }
 
 /** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */
@@ -787,4 +797,21 @@ export function evidenceSummary(e: EvidenceFacts): string {
   }
   if (e.status === 'incomplete') return `Could not check what would leave: ${e.incomplete.join('; ')}.`
   return e.lines[0] ?? ''
+}
+
+const ASKED: Record<LeaveKind, RegExp> = {
+  push: /\b(push(ed|es|ing)?|ship it)\b/i,
+  publish: /\b(publish(ed|ing)?|release)\b/i,
+  upload: /\b(upload(ed|ing)?|send|share|post|gist|paste)\b/i,
+}
+const REFUSED = /\b(don'?t|do not|never|without|no|not yet)\s+(\w+\s+){0,2}(push|publish|release|upload|send|share|post)/i
+
+/**
+ * Did the user's latest request ask for this kind of leaving ("fix the typo and push")? A request that
+ * says not to ("commit but don't push") does not count. Used only together with clean evidence: a
+ * request never excuses a secret.
+ */
+export function requestedByUser(prompt: string | undefined, kinds: LeaveKind[]): boolean {
+  if (!prompt || !kinds.length || REFUSED.test(prompt)) return false
+  return kinds.every((k) => ASKED[k].test(prompt))
 }

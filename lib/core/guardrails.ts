@@ -32,6 +32,17 @@ const guardrailSchema = () => {
     enabled: z.optional(z.boolean()),
   })
 }
+const tuningSchema = () =>
+  z.looseObject({
+    id: z.string().check(z.minLength(1)),
+    decision: z.optional(z.enum(DECISIONS)),
+    enabled: z.optional(z.boolean()),
+    check: z.optional(z.string()),
+    severity: z.optional(z.enum(['hard', 'soft'])),
+    match: z.optional(z.strictObject({ tools: z.optional(z.array(z.string())), command: z.optional(z.array(z.string())), paths: z.optional(z.array(z.string())), urls: z.optional(z.array(z.string())) })),
+  })
+let tuning: ReturnType<typeof tuningSchema> | undefined
+const TuningSchema = () => (tuning ??= tuningSchema())
 let schema: ReturnType<typeof guardrailSchema> | undefined
 /** The zod schema of one guardrail, built on first use (a hook whose file is already validated never needs it). */
 export const GuardrailSchema = () => (schema ??= guardrailSchema())
@@ -58,12 +69,15 @@ export function validateGuardrails(raw: unknown): LoadedRules {
   const problems: Problem[] = []
   const ids = new Set<string>()
   list.forEach((entry, i) => {
-    const r = GuardrailSchema().safeParse(entry)
+    // An entry with neither `pattern` nor `rule` tunes a built-in by id (see builtins.ts).
+    // Built-in ids are RG-*; tunings of an unknown RG- id are reported when the built-ins are merged.
+    const tuning = entry && typeof entry === 'object' && /^RG-/.test(String((entry as { id?: unknown }).id)) && !('pattern' in entry) && !('rule' in entry)
+    const r = (tuning ? TuningSchema() : GuardrailSchema()).safeParse(entry)
     if (!r.success) {
       for (const issue of r.error.issues.slice(0, 3)) problems.push({ where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, message: issue.message })
       return
     }
-    const g = r.data
+    const g = r.data as Guardrail
     if (ids.has(g.id)) problems.push({ where: `[${i}].id`, message: `duplicate id ${g.id}; the first one wins` })
     else {
       ids.add(g.id)

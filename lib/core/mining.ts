@@ -2,6 +2,9 @@
 // rules, patterns and days, never on the number of events (a million events stream through).
 // Pure: `addEvent` folds one parsed log record into the aggregate.
 
+import { fnv64 } from './fingerprint'
+import { fireId, type FireSample } from './labels'
+
 export interface RuleStats {
   fires: number
   /** The agent proceeded after a check: the rule was overridden. */
@@ -41,6 +44,13 @@ export interface Aggregate {
   publicSurface: { total: number; checked: number }
   /** Per session: class → number of distinct prior-incident fires (repeated-class within a session). */
   sessionIncidentClasses: Map<string, Map<string, number>>
+  /**
+   * Risky actions the agent let through itself: it retried after a check (no human involved), per
+   * pattern, with the rules that fired — the evidence for a "pattern pause" (a rule that asks a human).
+   */
+  selfApproved: Map<string, { count: number; sessions: Set<string>; rules: Set<string>; examples: string[] }>
+  /** A bounded, deterministic sample of stopped first attempts, for humans to label (needed or not). */
+  fireSample: (FireSample & { rank: string })[]
 }
 
 export const newAggregate = (): Aggregate => ({
@@ -55,7 +65,20 @@ export const newAggregate = (): Aggregate => ({
   pauses: { paused: 0, approved: 0, denied: 0, timeout: 0, consumed: 0 },
   publicSurface: { total: 0, checked: 0 },
   sessionIncidentClasses: new Map(),
+  selfApproved: new Map(),
+  fireSample: [],
 })
+
+const SAMPLE = 200
+/** Keeps the SAMPLE fires with the lowest hash: the same sample whatever order the log is read in. */
+function sampleFire(a: Aggregate, f: FireSample): void {
+  const rank = fnv64(f.id)
+  if (a.fireSample.length >= SAMPLE && rank >= a.fireSample[a.fireSample.length - 1].rank) return
+  if (a.fireSample.some((x) => x.id === f.id)) return
+  a.fireSample.push({ ...f, rank })
+  a.fireSample.sort((x, y) => (x.rank < y.rank ? -1 : 1))
+  if (a.fireSample.length > SAMPLE) a.fireSample.pop()
+}
 
 const MAX_SESSIONS = 5000
 const MAX_EXAMPLES = 3
@@ -113,6 +136,19 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
       }
       addSession(r.sessions, e.session)
     }
+    if (fired.length && STOPPING.has(decision)) {
+      const f = { time: e.time, session: e.session, action: e.action, rules: [...fired] }
+      sampleFire(a, { id: fireId(f), ...f })
+    }
+    if (decision === 'proceeded_after_check')
+      for (const p of e.patterns ?? []) {
+        let s = a.selfApproved.get(p)
+        if (!s) a.selfApproved.set(p, (s = { count: 0, sessions: new Set(), rules: new Set(), examples: [] }))
+        s.count++
+        addSession(s.sessions, e.session)
+        for (const id of fired) if (s.rules.size < 50) s.rules.add(id)
+        addExample(s.examples, e.action)
+      }
     if (decision !== 'proceeded_after_check' && decision !== 'approved_by_human')
       for (const p of e.patterns ?? []) {
         let s = a.patterns.get(p)
@@ -136,7 +172,8 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
       }
       if (m) for (const c of e.classes ?? []) if (c !== 'prior_incident') inc(m, c)
     }
-    if ((e.signals ?? []).includes('route_around')) {
+    // A route-around that a rule already stopped needs no new rule.
+    if ((e.signals ?? []).includes('route_around') && !(fired.length && STOPPING.has(decision))) {
       a.routeArounds.count++
       addSession(a.routeArounds.sessions, e.session)
       addExample(a.routeArounds.examples, e.action)

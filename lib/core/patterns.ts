@@ -52,7 +52,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },
   ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
   // Named patterns from the seed's guardrails.json, so its file works as-is.
-  commit_to_public_repo: { class: 'public_surface', description: 'git push, i.e. commits reaching a remote (the seed’s GR-002; a local add/commit is git_commit)' },
+  commit_to_public_repo: { class: 'public_surface', description: 'git push, i.e. commits reaching a remote; also a local add/commit where config publicRemotes says the remote is public (the seed’s GR-002)' },
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },
 }
 

@@ -6,6 +6,7 @@ import type { Guardrail } from './guardrails'
 import { matchability } from './guardrails'
 import type { Incident } from './incidents'
 import type { Proposal } from './proposals'
+import { isProtectedBuiltin, labelStats, toLabel, type FireSample, type Label } from './labels'
 
 export interface RuleRow {
   id: string
@@ -13,10 +14,16 @@ export interface RuleRow {
   fires: number
   overrides: number
   approvals: number
+  /** Humans' "was this check needed?" answers on this rule's fires. */
+  labelled: number
+  needless: number
+  /** needless / labelled (human labels only), or null with no labels. */
   fpRate: number | null
   lastFired?: string
   byDay: [string, number][]
   stale: boolean
+  /** Never fired, and guards something public, irreversible or catastrophic: quiet is its job. */
+  quiet: boolean
   source?: string | null
 }
 
@@ -31,7 +38,12 @@ export interface Report {
   period: { from?: string; to?: string; events: number }
   rules: RuleRow[]
   stale: string[]
+  quiet: string[]
+  /** From human labels only; `labelled` says on how many. */
   fpRate: number | null
+  labelled: number
+  /** Fires to ask the human about next (ratchet report label, or Telegram buttons). */
+  toLabel: FireSample[]
   pauses: Aggregate['pauses']
   custodiet: { trigger: string; attention: number; ok: number; other: number }[]
   repeatedInSession: { session: string; cls: string; times: number }[]
@@ -42,27 +54,31 @@ export interface Report {
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`)
 
-export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incident[], proposals: Proposal[]): Report {
+export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incident[], proposals: Proposal[], labels: Label[] = [], sampleSize = 5): Report {
+  const ls = labelStats(labels, agg.first, agg.last)
   const rows: RuleRow[] = rules.map((r) => {
     const s = agg.rules.get(r.id)
     const fires = s?.fires ?? 0
-    const passed = (s?.overrides ?? 0) + (s?.approvals ?? 0)
+    const l = ls.byRule[r.id] ?? { labelled: 0, needless: 0 }
+    const never = fires === 0 && matchability(r) !== 'awareness' && r.enabled !== false
     return {
       id: r.id,
       severity: r.severity,
       fires,
       overrides: s?.overrides ?? 0,
       approvals: s?.approvals ?? 0,
-      fpRate: fires ? passed / fires : null,
+      labelled: l.labelled,
+      needless: l.needless,
+      fpRate: l.labelled ? l.needless / l.labelled : null,
       lastFired: s?.lastFired ?? r.last_fired ?? undefined,
       byDay: [...(s?.byDay ?? new Map())].sort(),
-      stale: fires === 0 && matchability(r) !== 'awareness' && r.enabled !== false,
+      stale: never && !isProtectedBuiltin(r),
+      quiet: never && isProtectedBuiltin(r),
       source: r.source,
     }
   })
   const totalFires = rows.reduce((a, r) => a + r.fires, 0)
-  const totalPassed = rows.reduce((a, r) => a + r.overrides + r.approvals, 0)
-  const fpRate = totalFires ? totalPassed / totalFires : null
+  const fpRate = ls.rate
 
   const repeatedInSession: Report['repeatedInSession'] = []
   for (const [session, m] of agg.sessionIncidentClasses) for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
@@ -81,14 +97,17 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
     { n: 1, text: 'Zero repeated-class incidents within a session', met: repeatedSameDay.length === 0, value: `${repeatedSameDay.length} repeated` },
     { n: 2, text: 'All public-surface actions pass through preflight', met: agg.publicSurface.total === agg.publicSurface.checked, value: `${agg.publicSurface.checked}/${agg.publicSurface.total} checked` },
     { n: 3, text: 'At least one incident prevented by a pause', met: prevented >= 1, value: `${prevented} paused actions not done (${agg.pauses.denied} denied, ${agg.pauses.timeout} timed out)` },
-    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30%', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}` },
+    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30% (human labels)', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}${ls.labelled ? ` on ${ls.labelled} labelled` : ' (no labels yet: ratchet report label)'}` },
     { n: 5, text: 'At least 2 guardrails added from pattern-detect', met: approvedFromDetect >= 2, value: `${approvedFromDetect} added` },
   ]
   return {
     period: { from: agg.first, to: agg.last, events: agg.events },
     rules: rows.sort((a, b) => b.fires - a.fires || a.id.localeCompare(b.id)),
     stale: rows.filter((r) => r.stale).map((r) => r.id),
+    quiet: rows.filter((r) => r.quiet).map((r) => r.id),
     fpRate,
+    labelled: ls.labelled,
+    toLabel: toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), labels, sampleSize),
     pauses: agg.pauses,
     custodiet: [...agg.custodiet].map(([trigger, c]) => ({ trigger, attention: c.attention, ok: c.ok, other: c.other })),
     repeatedInSession,
@@ -99,10 +118,16 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
 }
 
 export function reportText(r: Report): string {
-  const lines = [`Ratchet weekly review — ${r.period.from?.slice(0, 10) ?? '?'} to ${r.period.to?.slice(0, 10) ?? '?'} (${r.period.events} events)`, '', 'Guardrails (fires · overridden · approved · false-positive rate · last fired):']
-  for (const x of r.rules) lines.push(`  ${x.id.padEnd(18)} ${String(x.fires).padStart(5)} · ${String(x.overrides).padStart(4)} · ${String(x.approvals).padStart(4)} · ${pct(x.fpRate).padStart(4)} · ${x.lastFired ?? 'never'}`)
-  lines.push(`  Overall false-positive rate: ${pct(r.fpRate)} (target < 30%)`)
+  const lines = [`Ratchet weekly review — ${r.period.from?.slice(0, 10) ?? '?'} to ${r.period.to?.slice(0, 10) ?? '?'} (${r.period.events} events)`, '', 'Guardrails (fires · retried after check · approved · needless by human label · last fired):']
+  for (const x of r.rules) lines.push(`  ${x.id.padEnd(18)} ${String(x.fires).padStart(5)} · ${String(x.overrides).padStart(4)} · ${String(x.approvals).padStart(4)} · ${(x.labelled ? `${x.needless}/${x.labelled}` : '-').padStart(5)} · ${x.lastFired ?? 'never'}`)
+  lines.push(`  False-positive rate, from human labels: ${pct(r.fpRate)}${r.labelled ? ` (${r.labelled} fires labelled)` : ' (no fires labelled yet)'} (target < 30%)`)
   lines.push(`  Never fired (candidates for removal): ${r.stale.length ? r.stale.join(', ') : 'none'}`)
+  if (r.quiet.length) lines.push(`  Quiet (never fired; they guard public, irreversible or catastrophic actions — kept): ${r.quiet.join(', ')}`)
+  if (r.toLabel.length) {
+    lines.push('', 'Was this check needed? Label these fires (the false-positive rate comes from your answers):')
+    for (const f of r.toLabel) lines.push(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
+    lines.push('  ratchet report label <id> needed|needless [--note "why"]')
+  }
   lines.push('', `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`)
   lines.push(`custodiet verdicts: ${r.custodiet.length ? r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention / ${c.ok} ok${c.other ? ` / ${c.other} unusable` : ''}`).join('; ') : 'none'}`)
   lines.push(`Repeated incident classes within a session (caught by guardrails): ${r.repeatedInSession.length ? r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') : 'none'}`)

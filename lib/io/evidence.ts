@@ -54,13 +54,13 @@ function describe(t: EvidenceTarget): string {
 function gatherOne(t: EvidenceTarget, ctx: Ctx): Promise<Gathered> {
   switch (t.kind) {
     case 'git':
-      return gatherGit(t, ctx)
+      return gatherGit(t, ctx).then((g) => (t.push ? { ...g, kind: 'push' as const } : g))
     case 'package':
-      return gatherPackage(t, ctx)
+      return gatherPackage(t, ctx).then((g) => ({ ...g, kind: 'publish' as const }))
     case 'files':
-      return Promise.resolve(gatherFiles(t.paths, t.command, t.dest, ctx))
+      return Promise.resolve({ ...gatherFiles(t.paths, t.command, t.dest, ctx), kind: 'upload' as const })
     case 'body':
-      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, files: [{ path: BODY, how: 'sent as the request body', text: t.text.slice(0, ctx.limits.maxBytesPerFile) }] })
+      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, kind: 'upload' as const, files: [{ path: BODY, how: 'sent as the request body', text: t.text.slice(0, ctx.limits.maxBytesPerFile) }] })
     case 'unknown':
       return Promise.resolve({ what: oneLine(t.command), files: [], incomplete: t.why })
   }
@@ -526,7 +526,10 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
     }
     readInto(abs, f, ctx.limits.maxBytesPerFile)
   }
-  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}) }
+  // A file that does not exist yet is made by an earlier command in the line: what it holds is unknown.
+  const missing = files.filter((f) => f.partial === 'does not exist').map((f) => `\`${f.path}\``)
+  const incomplete = missing.length ? `${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked` : undefined
+  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}), ...(incomplete ? { incomplete } : {}) }
 }
 
 function displayPath(abs: string): string {

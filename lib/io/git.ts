@@ -66,6 +66,9 @@ export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) =
   }
 
   const compute = (abs: string): FileState | undefined => {
+    // A symbolic link on the way (`scratch/home -> ~`, then `rm -rf scratch/home/`) leads somewhere git and the
+    // session know nothing about: no answer, the worst reading.
+    if (throughLink(abs)) return undefined
     const glob = /[*?[]/.test(path.basename(abs))
     if (!glob) {
       try {
@@ -107,6 +110,27 @@ export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) =
       return ls ? 'tracked-clean' : 'missing'
     }
     return 'tracked-clean'
+  }
+
+  let realProject: string | undefined
+  const throughLink = (abs: string): boolean => {
+    try {
+      if (fs.lstatSync(abs).isSymbolicLink()) return true
+    } catch {
+      // missing: its folder decides
+    }
+    let d = path.dirname(abs)
+    while (!fs.existsSync(d) && d !== path.dirname(d)) d = path.dirname(d)
+    try {
+      const real = fs.realpathSync(d)
+      if (real === d) return false
+      // The project itself may sit under a linked folder (/tmp -> /private/tmp): that is not an escape.
+      realProject ??= fs.realpathSync(projectDir)
+      const inside = d === projectDir || d.startsWith(projectDir + '/')
+      return !inside || real !== path.join(realProject, path.relative(projectDir, d))
+    } catch {
+      return true
+    }
   }
 
   return (abs) => {

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import * as z from 'zod/mini'
 import { appendJsonl, readJson, updateJson, withLock, writeFileAtomic } from './store'
+import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -51,7 +52,8 @@ export const homeDir = (): string => process.env.HOME || require('node:os').home
 // ---- guardrails ------------------------------------------------------------------------------
 
 export interface LoadedGuardrails {
-  rules: Guardrail[]
+  /** Built-ins (as tuned) first, then the file's own rules, each with where it came from. */
+  rules: ActiveRule[]
   /** Problems with the project's file, each naming file and field. */
   problems: string[]
   /** Which file the rules came from. */
@@ -82,6 +84,13 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean } = {}): Loa
       /* a held lock or an unwritable folder: the counts wait for the next look */
     }
   }
+  // The built-ins are always on: the file adds rules and tunes built-ins by id, never removes them.
+  const l = loadFile(paths, opts)
+  const merged = withBuiltins(l.rules)
+  return { ...l, rules: merged.rules, problems: [...l.problems, ...merged.problems.map((p) => `${l.file}: ${p}`)] }
+}
+
+function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
   if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim }
   const before = statKey(paths.guardrails)
@@ -135,16 +144,17 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
 
 function writeIndex(paths: Paths, key: string, rules: Guardrail[]): void {
   try {
+    // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled).
     const slim = rules
-      .filter((r) => r.enabled !== false)
-      .map((r) => ({ id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) }))
+      .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
+      .map((r) => BUILTIN_IDS.has(r.id) ? r :  ({ id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) }))
     writeFileAtomic(indexFile(paths), JSON.stringify({ key, rules: slim }))
   } catch {
     /* only a speed-up */
   }
 }
 
-function packaged(paths: Paths): LoadedGuardrails {
+function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const r = readJson(paths.packagedGuardrails, (raw) => validateGuardrails(raw), () => null)
   const rules = r.ok && r.value ? r.value.rules : []
   return { rules, problems: r.ok ? [] : [r.error], file: paths.packagedGuardrails, origin: 'packaged' }

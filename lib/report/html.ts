@@ -29,7 +29,8 @@ ${lines.join('\n')}<text x="0" y="${H + 14}" font-size="12">${legend}</text></sv
 
 function fpChart(r: Report): string {
   const rows = r.rules.filter((x) => x.fpRate !== null)
-  if (!rows.length) return '<p>No fires, so no false-positive rate yet.</p>'
+  // The rate comes from human labels only: no labels, no rate (the agent's retries are not evidence).
+  if (!rows.length) return '<p>No fires labelled yet, so no false-positive rate: run <code>ratchet report label</code>.</p>'
   const W = 640
   const bar = 22
   const H = rows.length * (bar + 6) + 30
@@ -39,7 +40,7 @@ function fpChart(r: Report): string {
   const bars = rows.map((x, i) => {
     const y = 10 + i * (bar + 6)
     const w = Math.max(1, x.fpRate! * span)
-    return `<text x="0" y="${y + 15}" font-size="12">${esc(x.id)}</text><rect x="${x0}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${x.fpRate! >= 0.3 ? '#dc2626' : '#16a34a'}"><title>${esc(x.id)}: ${Math.round(x.fpRate! * 100)}% of ${x.fires}</title></rect><text x="${x0 + w + 4}" y="${y + 15}" font-size="12">${Math.round(x.fpRate! * 100)}%</text>`
+    return `<text x="0" y="${y + 15}" font-size="12">${esc(x.id)}</text><rect x="${x0}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${x.fpRate! >= 0.3 ? '#dc2626' : '#16a34a'}"><title>${esc(x.id)}: ${Math.round(x.fpRate! * 100)}% of ${x.labelled} labelled</title></rect><text x="${x0 + w + 4}" y="${y + 15}" font-size="12">${Math.round(x.fpRate! * 100)}%</text>`
   })
   return `<svg role="img" aria-label="False-positive rate per guardrail" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}">${bars.join('\n')}<line x1="${target}" y1="0" x2="${target}" y2="${H - 20}" stroke="#555" stroke-dasharray="4 3"/><text x="${target + 4}" y="${H - 6}" font-size="11">30% target</text></svg>`
 }
@@ -51,12 +52,13 @@ export function reportHtml(r: Report): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ratchet weekly review</title>
 <style>body{font:14px/1.5 system-ui,sans-serif;max-width:760px;margin:2em auto;color:#111}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left}tr.stale td{color:#999}.met{color:#166534}.unmet{color:#991b1b}h2{margin-top:1.6em}</style></head><body>
 <h1>Ratchet weekly review</h1>
-<p>${esc(r.period.from?.slice(0, 10) ?? '?')} to ${esc(r.period.to?.slice(0, 10) ?? '?')} · ${r.period.events} events · false-positive rate ${pct(r.fpRate)} (target &lt; 30%)</p>
+<p>${esc(r.period.from?.slice(0, 10) ?? '?')} to ${esc(r.period.to?.slice(0, 10) ?? '?')} · ${r.period.events} events · false-positive rate ${pct(r.fpRate)} from ${r.labelled} human labels (target &lt; 30%)</p>
 <h2>Success criteria</h2><ul>${crit}</ul>
 <h2>Fires over time</h2>${firesChart(r)}
 <h2>False-positive rate per rule</h2>${fpChart(r)}
 <h2>Guardrails</h2><table><thead><tr><th>id</th><th>severity</th><th>fires</th><th>overridden</th><th>approved</th><th>FP rate</th><th>last fired</th><th>source</th></tr></thead><tbody>${rows}</tbody></table>
 <p>Never fired (grey; candidates for removal): ${esc(r.stale.join(', ') || 'none')}</p>
+<p>Quiet (never fired; guarding public, irreversible or catastrophic actions — kept): ${esc(r.quiet.join(', ') || 'none')}</p>
 <h2>Paused actions</h2><p>${r.pauses.paused} paused · ${r.pauses.approved} approved · ${r.pauses.denied} denied · ${r.pauses.timeout} timed out · ${r.pauses.consumed} ran after approval</p>
 <h2>custodiet</h2><p>${esc(r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention, ${c.ok} ok`).join('; ') || 'no verdicts')}</p>
 <h2>Incidents and proposals</h2><p>${r.incidents.open} open, ${r.incidents.closed} closed incidents; repeated class within a session: ${esc(r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') || 'none')}. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.</p>

@@ -163,9 +163,7 @@ describe('INC-003 with the default headless defer: the run stops, the queue hold
   })
 })
 
-// Needs "the user's request counts" (issue 10 item 4, helper `preflight`): until a requested push with clean
-// evidence passes without the generic public-surface check, this is expected to fail.
-describe.skip('must stay quiet: .env ignored, the push the user asked for goes through', () => {
+describe('must stay quiet: .env ignored, the push the user asked for goes through', () => {
   let s: Setup
   let model: MockModel
   let run: Run

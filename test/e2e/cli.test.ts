@@ -4,7 +4,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { EXIT_CODES } from '../../lib/core/errors'
-import { BIN, ROOT, tempProject } from '../support/fixtures'
+import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
 import { guardedCommand } from '../../lib/core/settings'
 
 let dir: string
@@ -124,19 +124,20 @@ describe('ratchet doctor', () => {
     const report = JSON.parse(after.stdout)
     expect(report.ok).toBe(true)
     expect(report.checks.find((c: { name: string }) => c.name === 'hook start-up').detail).toMatch(/preflight-check \d+ ms vs bare node \d+ ms/)
-  })
+  }, 120_000) // doctor times 14 node starts and asks claude --version: slow on a loaded machine
 
-  it('says whether the claude client honours onFailure, and what an older one loses', () => {
-    const check = (bin: string) => {
-      const r = spawnSync(BIN('ratchet'), ['doctor', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_CLAUDE_BIN: bin } })
+  it('says whether the claude client honours onFailure, and what an older one loses', async () => {
+    const check = async (bin: string) => {
+      const r = await exec(BIN('ratchet'), ['doctor', '--json'], { cwd: dir, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_CLAUDE_BIN: bin } })
       return JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'claude client')
     }
-    expect(check(path.join(ROOT, 'node_modules', '.bin', 'claude'))).toMatchObject({ ok: true, detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/) })
     const old = path.join(dir, 'old-claude')
     fs.writeFileSync(old, '#!/bin/sh\necho "2.0.14 (Claude Code)"\n', { mode: 0o755 })
-    expect(check(old)).toMatchObject({ ok: true, warn: true, detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run') })
-    expect(check(path.join(dir, 'no-such-claude'))).toMatchObject({ warn: true, detail: expect.stringContaining('did not answer (ENOENT)') })
-  })
+    const [current, older, none] = await Promise.all([check(path.join(ROOT, 'node_modules', '.bin', 'claude')), check(old), check(path.join(dir, 'no-such-claude'))])
+    expect(current).toMatchObject({ ok: true, detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/) })
+    expect(older).toMatchObject({ ok: true, warn: true, detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run') })
+    expect(none).toMatchObject({ warn: true, detail: expect.stringContaining('did not answer (ENOENT)') })
+  }, 120_000)
 
   it('names a registration whose executable is gone', () => {
     ratchet(['init'])

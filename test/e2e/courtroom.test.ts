@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { BIN, ROOT, exec, runBinAsync, tempProject } from '../support/fixtures'
+import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
 
 let dir: string
 let home: string
@@ -183,6 +183,30 @@ describe('a custodiet finding opens a hearing in the background', () => {
     expect(h).toMatchObject({ status: 'held', offense: 'reactive_helpfulness', source: 'custodiet', verdict: 'GUILTY', vote: '2-1' })
     const probation = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'courtroom', 'probation.json'), 'utf8')).probations
     expect(probation).toEqual([expect.objectContaining({ tier: 'moderate', offense_id: 'reactive_helpfulness', remaining: 10 })])
+  })
+
+  it('a route-around caught by preflight-check → hearing → GUILTY → its class paused until a human clears it', async () => {
+    expect((await ratchet('courtroom', 'enable', '--yes')).status).toBe(0)
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-KEYS', pattern: 'custom', match: { tools: ['Write', 'Edit'], paths: ['secrets/**'] }, rule: 'Never write keys.', severity: 'hard' }]))
+    const guard = (tool: string, input: Record<string, unknown>) => runBinAsync('preflight-check', preToolUse(dir, tool, input), { cwd: dir, env })
+    expect((await guard('Write', { file_path: path.join(dir, 'secrets', 'api.key'), content: 'k' })).stdout).toContain('GR-KEYS')
+    expect((await guard('Bash', { command: 'cp /tmp/k secrets/api.key' })).stdout).toContain('same effect')
+    const hearings = path.join(dir, '.ratchet', 'courtroom', 'hearings.jsonl')
+    await until(() => fs.existsSync(hearings) && fs.readFileSync(hearings, 'utf8').includes('"status":"held"'))
+    expect(JSON.parse(fs.readFileSync(hearings, 'utf8').trim().split('\n').pop()!)).toMatchObject({ offense: 'route_around', source: 'route_around', verdict: 'GUILTY', vote: '2-1' })
+    const list = JSON.parse((await ratchet('cases', 'list', '--json')).stdout)
+    expect(list[0]).toMatchObject({ offense_type: 'route_around', severity: 'severe' })
+    const probation = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'courtroom', 'probation.json'), 'utf8')).probations
+    expect(probation).toEqual([expect.objectContaining({ tier: 'severe', offense_id: 'route_around' })])
+  })
+
+  it('a recurring incident class found by pattern-detect opens a hearing', async () => {
+    expect((await ratchet('courtroom', 'enable', '--yes')).status).toBe(0)
+    for (const t of ['Pushed a .env', 'Pushed an API key']) await ratchet('incident', 'add', '--title', t, '--severity', 'P1', '--class', 'git_push')
+    await exec(BIN('pattern-detect'), [], { cwd: dir, env })
+    const hearings = path.join(dir, '.ratchet', 'courtroom', 'hearings.jsonl')
+    await until(() => fs.existsSync(hearings) && fs.readFileSync(hearings, 'utf8').includes('"status":"held"'))
+    expect(JSON.parse(fs.readFileSync(hearings, 'utf8').trim().split('\n').pop()!)).toMatchObject({ offense: 'public_without_evidence', source: 'incident', confidence: 0.7 })
   })
 
   it('with the courtroom off, a finding opens nothing', async () => {

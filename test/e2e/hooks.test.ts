@@ -201,10 +201,11 @@ describe('session-start', () => {
     expect(r.status).toBe(0)
     const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
     const lines = ctx.split('\n')
-    expect(lines[0]).toContain('Active guardrails (7)')
+    // The project's rules first (its incident learnings), then the always-on built-ins.
+    expect(lines[0]).toContain('Active guardrails (7 from this project + 7 built-in)')
     expect(lines[1]).toBe('- HARD H1 (INC-003): hard one')
     expect(lines.filter((l) => l.startsWith('- SOFT'))).toHaveLength(4)
-    expect(ctx).toContain('…and 2 more')
+    expect(ctx).toContain('…and 9 more')
     expect(ctx).toContain('Pending approvals (1)')
     expect(ctx).toContain('pa-1: send the release email [destructive]')
     expect(ctx).not.toContain('pa-0')

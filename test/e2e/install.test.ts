@@ -1,7 +1,6 @@
 // Installed the way packages install: `npm pack` → `npm install -D <tarball>` in a fresh project →
 // `npx ratchet init` → the real claude CLI runs guarded. Then the package is moved away, and the next
 // tool call is blocked (not run) with a clear message; then dist/ alone goes missing, same.
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,12 +41,13 @@ describe('installed from the packed tarball', () => {
   let files: string[]
   let init: { status: number | null; stdout: string; stderr: string }
 
-  beforeAll(() => {
+  // Async throughout: a long spawnSync (npm install under load) would stall this worker's event loop.
+  beforeAll(async () => {
     work = tempProject('ratchet-pack-')
     home = tempProject('ratchet-home-')
     // --ignore-scripts: dist/ is already built by `npm test`'s pretest; rebuilding here would pull it
     // from under the other e2e files running at the same time.
-    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', env: npmEnv(home) })
+    const pack = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, env: npmEnv(home) })
     expect(pack.status, pack.stderr).toBe(0)
     const info = JSON.parse(pack.stdout)[0]
     tarball = path.join(work, info.filename)
@@ -55,14 +55,14 @@ describe('installed from the packed tarball', () => {
     project = path.join(work, 'project')
     fs.mkdirSync(project)
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'someones-app', version: '1.0.0', private: true }))
-    const install = spawnSync('npm', ['install', '-D', '--prefer-offline', tarball], { cwd: project, encoding: 'utf8', env: npmEnv(home), timeout: 240_000 })
+    const install = await exec('npm', ['install', '-D', '--prefer-offline', tarball], { cwd: project, env: npmEnv(home), timeoutMs: 240_000 })
     expect(install.status, install.stderr).toBe(0)
     // What a user types, through a shell as they would type it.
-    init = spawnSync('/bin/sh', ['-c', USER_INIT], { cwd: project, encoding: 'utf8', env: npmEnv(home) })
+    init = await exec('/bin/sh', ['-c', USER_INIT], { cwd: project, env: npmEnv(home) })
   }, 300_000)
 
   afterAll(() => {
-    fs.rmSync(work, { recursive: true, force: true })
+    fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   })
 
   it('the tarball carries the built bundles, so nothing is built at install; no sources or tests', () => {
@@ -155,13 +155,13 @@ describe('installed from the packed tarball', () => {
     }
   }, 180_000)
 
-  it('installed globally, init --user registers the bin on PATH, and it runs', () => {
+  it('installed globally, init --user registers the bin on PATH, and it runs', async () => {
     const prefix = path.join(work, 'global')
     const userHome = tempProject('ratchet-home-')
     const env = { ...npmEnv(userHome), npm_config_prefix: prefix, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }
-    const install = spawnSync('npm', ['install', '-g', '--prefer-offline', tarball], { encoding: 'utf8', env, timeout: 240_000 })
+    const install = await exec('npm', ['install', '-g', '--prefer-offline', tarball], { cwd: work, env, timeoutMs: 240_000 })
     expect(install.status, install.stderr).toBe(0)
-    const r = spawnSync(path.join(prefix, 'bin', 'ratchet'), ['init', '--user'], { cwd: project, encoding: 'utf8', env })
+    const r = await exec(path.join(prefix, 'bin', 'ratchet'), ['init', '--user'], { cwd: project, env })
     expect(r.status, r.stderr).toBe(0)
     const text = fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8')
     expect(text).not.toContain(ROOT)
@@ -170,7 +170,7 @@ describe('installed from the packed tarball', () => {
     expect(pre.command).toContain(`f="${path.join(prefix, 'bin', 'preflight-check')}";`)
     // The registered command, run as Claude Code runs it, decides.
     const payload = JSON.stringify({ session_id: 'g', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push origin main' }, cwd: project })
-    const run = spawnSync('/bin/sh', ['-c', pre.command], { cwd: project, input: payload, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: userHome, CLAUDE_PROJECT_DIR: project } })
+    const run = await exec('/bin/sh', ['-c', pre.command], { cwd: project, input: payload, env: { PATH: process.env.PATH, HOME: userHome, CLAUDE_PROJECT_DIR: project } })
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain('[PRE-FLIGHT] Action: git push origin main')
   }, 300_000)

@@ -239,6 +239,9 @@ describe('preflight-check integration', () => {
     const id = queue()[0].id
     await run('ratchet', ['pending', 'approve', id])
     expect((await hook(preToolUse(dir, 'Bash', { command: 'npm publish' }))).stdout).toContain('approved by')
-    expect((await hook(preToolUse(dir, 'Bash', { command: 'npm publish --tag next' }))).stdout).toBe('')
+    // A later use is not a first use: no new pause (the always-on built-in RG-PUBLIC may still check it).
+    const later = (await hook(preToolUse(dir, 'Bash', { command: 'npm publish --tag next' }))).stdout
+    expect(later).not.toContain('first use')
+    expect(queue()).toHaveLength(1)
   })
 })

@@ -2,6 +2,7 @@
 // decision uses (assess). Every must-find has must-stay-quiet neighbours.
 import { describe, expect, it } from 'vitest'
 import { FAKE } from '../support/fake-secrets'
+import { requestedByUser } from '../../lib/core/evidence'
 import { assessEvidence, credentialName, evidenceClean, evidenceFloor, evidenceSummary, withEvidence, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
 
 const git = (t: EvidenceTarget) => (t.kind === 'git' ? t : undefined)
@@ -294,7 +295,8 @@ describe('what the decision does with the evidence', () => {
   })
 
   it('only a clean push counts as clean evidence for a requested push', () => {
-    expect([hazard, staged, unchecked, clean, cleanLocal, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false])
+    const nothing = assessEvidence([{ what: '`git push` (not in a git repository: nothing to send)', commits: 0, files: [] }])
+    expect([hazard, staged, unchecked, clean, cleanLocal, nothing, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false, false])
   })
 
   it('the evidence goes before the Proceed line, with what to do', () => {
@@ -311,5 +313,21 @@ describe('what the decision does with the evidence', () => {
     expect(s).toContain('Would send private files: .env (an environment file (usually holds keys and passwords); contains AWS_SECRET_ACCESS_KEY)')
     expect(s).not.toContain(FAKE.awsSecret)
     expect(evidenceSummary(unchecked)).toContain('Could not check what would leave')
+  })
+})
+
+describe('requestedByUser', () => {
+  it.each([
+    ['fix the typo in README.md and push', ['push'], true],
+    ['commit and push the branch', ['push'], true],
+    ['please publish 1.2.0 to npm', ['publish'], true],
+    ['upload the report to the bucket', ['upload'], true],
+    ['fix the typo in README.md', ['push'], false],
+    ["commit it but don't push", ['push'], false],
+    ['commit, do not push yet', ['push'], false],
+    ['push the branch', ['push', 'upload'], false],
+    ['push the branch', [], false],
+  ] as const)('%s (%j) → %s', (prompt, kinds, want) => {
+    expect(requestedByUser(prompt, [...kinds])).toBe(want)
   })
 })

@@ -75,3 +75,20 @@ describe('fileStates', () => {
     }
   })
 })
+
+describe('fileStates and symbolic links', () => {
+  it('a path through a link that leads elsewhere has no answer (the worst reading)', () => {
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-outside-')))
+    try {
+      fs.mkdirSync(path.join(dir, 'scratch'), { recursive: true })
+      fs.symlinkSync(outside, path.join(dir, 'scratch', 'away'))
+      const state = fileStates(dir)
+      expect(state(path.join(dir, 'scratch', 'away'))).toBeUndefined()
+      expect(state(path.join(dir, 'scratch', 'away', 'file.txt'))).toBeUndefined()
+      expect(state(path.join(dir, 'README.md'))).toBe('tracked-clean')
+    } finally {
+      fs.rmSync(path.join(dir, 'scratch'), { recursive: true, force: true })
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+})

@@ -104,3 +104,93 @@ describe('matching', () => {
     expect(longestLiteral(glob, isPath)).toBe(lit)
   })
 })
+
+// ---- built-ins are always on (issue 10 item 1) ------------------------------------------------
+import fs from 'node:fs'
+import path from 'node:path'
+import { BUILTIN_RULES, withBuiltins } from '../../lib/core/builtins'
+import { isPublicRemote } from '../../hooks/preflight-check/gather'
+import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+
+const active = (rules: unknown[]) => withBuiltins(validateGuardrails(rules).rules)
+const verdictWith = (rules: unknown[], tool: string, input: Record<string, unknown>, over: Partial<PreflightFacts> = {}) =>
+  decidePreToolUse(
+    { session_id: 's', tool_name: tool, tool_input: input, cwd: PROJECT },
+    {
+      now: 1_800_000_000_000, fingerprint: 'fp', projectDir: PROJECT, homeDir: '/home/u', stateDir: '/p/.ratchet', rules: compileRules(active(rules).rules), problems: [], fallback: false,
+      session: { reads: {}, prompts: [], checks: {} }, queue: { undelivered: [] }, hold: null, config: { checkWindowMs: 600_000, defer: false, telegram: false },
+      fileExists: (p) => p === '/p/notes.md', currentBranch: () => 'feature', publicRemote: () => false, ...over,
+    },
+  )
+
+describe('built-ins are always on', () => {
+  it('the packaged guardrails.json lists exactly the built-ins', () => {
+    const packaged = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'guardrails.json'), 'utf8'))
+    expect(packaged).toEqual(BUILTIN_RULES.map((r) => ({ ...r })))
+    expect(BUILTIN_RULES.map((r) => r.id)).toEqual(['RG-PUBLIC', 'RG-IRREVERSIBLE', 'RG-STALE', 'RG-SCOPE', 'RG-CATASTROPHIC', 'RG-SELF', 'RG-FIRST-USE'])
+  })
+
+  // With the seed's three rules as the project's whole file, every built-in protection still holds.
+  it.each([
+    ['Bash', { command: 'rm -rf src' }, 'check', 'RG-IRREVERSIBLE'],
+    ['Bash', { command: 'git reset --hard HEAD~3' }, 'check', 'RG-IRREVERSIBLE'],
+    ['Write', { file_path: '/p/notes.md', content: 'x' }, 'check', 'RG-STALE'],
+    ['Bash', { command: 'curl -F f=@report.pdf https://upload.example.com' }, 'check', 'RG-PUBLIC'],
+    ['Bash', { command: 'rm -rf ~' }, 'deny', 'RG-CATASTROPHIC'],
+    ['Write', { file_path: '/p/.ratchet/guardrails.json', content: '[]' }, 'deny', 'RG-SELF'],
+  ])('seed file: %s %j is still %s (%s)', (tool, input, verdict, id) => {
+    const out = verdictWith(SEED, tool, input as Record<string, unknown>)
+    expect(out.verdict).toBe(verdict)
+    expect(out.result.fired.map((f) => f.id)).toContain(id)
+  })
+
+  it("seed file: GR-002 binds to its meaning — a push, or a commit where the remote is public; not every local commit", () => {
+    expect(verdictWith(SEED, 'Bash', { command: 'git add -A' }).verdict).toBe('allow')
+    expect(verdictWith(SEED, 'Bash', { command: 'git commit -m "fix typo"' }).verdict).toBe('allow')
+    expect(verdictWith(SEED, 'Bash', { command: 'git commit -m "fix typo"' }, { publicRemote: () => true }).result.fired.map((f) => f.id)).toContain('GR-002')
+    expect(verdictWith(SEED, 'Bash', { command: 'git push origin feature' }).result.fired.map((f) => f.id)).toEqual(expect.arrayContaining(['GR-002', 'RG-PUBLIC']))
+  })
+
+  it('a built-in is tuned or turned off only by naming its id', () => {
+    const tuned = active([{ id: 'RG-IRREVERSIBLE', decision: 'warn' }, { id: 'RG-SCOPE', enabled: false }])
+    expect(tuned.problems).toEqual([])
+    expect(tuned.rules.find((r) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({ decision: 'warn', origin: 'built-in', tuned: ['decision'], rule: expect.stringContaining('Irreversible') })
+    expect(verdictWith([{ id: 'RG-IRREVERSIBLE', decision: 'warn' }], 'Bash', { command: 'rm -rf src' }).verdict).toBe('warn')
+    expect(verdictWith([{ id: 'RG-SCOPE', enabled: false }], 'Write', { file_path: '/etc/hosts', content: '' }).result.fired).toEqual([])
+    // A copy of the packaged file (what `ratchet init` writes) changes nothing.
+    expect(active(BUILTIN_RULES as unknown[]).rules.every((r) => !r.tuned)).toBe(true)
+  })
+
+  it.each([
+    [{ id: 'RG-SELF', enabled: false }, 'RG-SELF: RG-SELF cannot be turned off'],
+    [{ id: 'RG-SELF', decision: 'warn' }, 'RG-SELF: RG-SELF can only be deny'],
+    [{ id: 'RG-CATASTROPHIC', enabled: false }, 'RG-CATASTROPHIC: RG-CATASTROPHIC cannot be turned off'],
+    [{ id: 'RG-CATASTROPHIC', decision: 'check' }, 'RG-CATASTROPHIC: RG-CATASTROPHIC can only be ask or pause or deny'],
+    [{ id: 'RG-PUBLIC', pattern: 'git_push', rule: 'x', severity: 'soft' }, 'RG-PUBLIC: RG-PUBLIC is built in and always protects "public_surface"; give your rule another id'],
+    [{ id: 'RG-NOPE', enabled: false }, expect.stringMatching(/^RG-NOPE: no built-in has this id/)],
+  ])('a tuning that cannot apply is reported and the built-in stays: %j', (entry, problem) => {
+    const r = active([entry])
+    expect(r.problems).toEqual([problem])
+    const id = (entry as { id: string }).id
+    const b = BUILTIN_RULES.find((x) => x.id === id)
+    if (b) expect(r.rules.find((x) => x.id === id)).toMatchObject({ ...b, origin: 'built-in' })
+  })
+
+  it('RG-CATASTROPHIC may go to a human instead of a hard deny', () => {
+    expect(verdictWith([{ id: 'RG-CATASTROPHIC', decision: 'ask' }], 'Bash', { command: 'dropdb prod' }).decision.kind).toBe('ask')
+  })
+
+  it.each([
+    [['git@github.com:me/repo.git'], undefined, false],
+    [['git@github.com:me/repo.git'], 'forges', true],
+    [['https://gitlab.com/me/repo'], 'forges', true],
+    [['ssh://git@code.internal:2222/repo.git'], 'forges', false],
+    [['/srv/git/remote.git'], undefined, false],
+    [[], true, false],
+    [['/srv/git/remote.git'], true, true],
+    [['git@github.com:me/repo.git'], false, false],
+    [['https://git.corp.example/r.git'], ['corp.example'], true],
+  ])('public remote: %j with publicRemotes=%j → %s', (urls, setting, expected) => {
+    expect(isPublicRemote(urls, setting)).toBe(expected)
+  })
+})

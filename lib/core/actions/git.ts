@@ -73,8 +73,12 @@ const git: Detector = (c, inv, f) => {
     }
     case 'add':
     case 'commit':
-      // Local until pushed: recorded as git_commit; the push is what reaches a remote.
-      if (!dry && !(sub === 'add' && flags.includes('n'))) c.add('git_commit', f.cmd)
+      // Local until pushed: recorded as git_commit; the push is what reaches a remote. Where the project
+      // says its remote is public (config publicRemotes), a commit is also the seed's commit_to_public_repo.
+      if (!dry && !(sub === 'add' && flags.includes('n'))) {
+        c.add('git_commit', f.cmd)
+        if (c.ctx.publicRemote?.(dir)) c.add('commit_to_public_repo', f.cmd)
+      }
       return
     case 'reset':
       if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) {

@@ -42,7 +42,8 @@ interface Roots {
 
 function rootsOf(ctx: ClassifyContext): Roots {
   const { stateDir, projectDir, homeDir } = ctx
-  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet')]
+  // The courtroom's signing keys and signed ledger heads live in ~/.config/ratchet (outside the project, by design).
+  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet')]
   // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
   if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
   const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]
@@ -745,7 +746,7 @@ export function joinLiterals(code: string): string {
 
 const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete)\b|['"][+]?>{1,2}/
 
-const MENTIONS = /\.ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
+const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
 
 export const scanCode: CodeScanner = (c, s, detail) => {
   const code = s.code

@@ -39,6 +39,11 @@ export interface ClassifyContext {
   session: SessionFacts
   fileExists(absPath: string): boolean
   currentBranch(dir: string): string | undefined
+  /**
+   * Whether the repository containing `dir` has a remote counted as public (config `publicRemotes`).
+   * A local `git add`/`commit` is the seed's commit_to_public_repo only there; omitted = every repository.
+   */
+  publicRemote?(dir: string): boolean
   tmpDirs?: string[]
   /** File-system facts for self-protection (realpath, hard links, listings, archives, patches, git status); see ratchet-self.ts. */
   fs?: FsFacts

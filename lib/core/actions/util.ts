@@ -31,7 +31,9 @@ export function oneLine(s: string, max = 160): string {
  * `--dry-run=false` are real runs.
  */
 export function dryRun(args: string[]): boolean {
-  return args.some((a) => a === '--dry-run' || a === '--dryrun' || (/^--dry-?run=/.test(a) && !/=(none|false|0)$/i.test(a)))
+  // The last word on the matter wins (`--dry-run --dry-run=false` publishes).
+  const last = args.filter((a) => /^--(no-)?dry-?run(=|$)/.test(a)).pop()
+  return last !== undefined && !last.startsWith('--no-') && !/=(none|false|0|no)$/i.test(last)
 }
 
 /** Programs that cannot move or create the file a later deletion on the same line removes. */
@@ -56,8 +58,10 @@ export function createdByAgent(c: Sink, abs: string): boolean {
  */
 export function recoverableDeletion(c: Sink, raw: string, abs: string, earlier: Invocation[] = []): boolean {
   if (/[$`]/.test(raw)) return false
-  if (createdByAgent(c, abs)) return true
   const state = c.ctx.fileState?.(abs)
+  // A provider that cannot answer (timeout, a symbolic link leading elsewhere) outweighs "the agent made it".
+  if (c.ctx.fileState && state === undefined) return false
+  if (createdByAgent(c, abs)) return true
   if (state === 'tracked-clean') return true
   // Nothing there now, and nothing earlier on the line can have put something there (`mv notes.txt x && rm x`).
   if (state === 'missing') return earlier.every((e) => HARMLESS_BEFORE.has(e.name))

@@ -1,11 +1,12 @@
 import { falsePositive } from './false-positive'
+import { patternPause } from './pattern-pause'
 import { recurringIncident } from './recurring-incident'
 import { repeatedDrift } from './repeated-drift'
 import { repeatedUnguarded } from './repeated-unguarded'
 import { routeAround } from './route-around'
 import type { Candidate, DetectInput, Detector } from './types'
 
-export const DETECTORS: Detector[] = [repeatedUnguarded, falsePositive, repeatedDrift, recurringIncident, routeAround]
+export const DETECTORS: Detector[] = [repeatedUnguarded, falsePositive, patternPause, repeatedDrift, recurringIncident, routeAround]
 
 export function detectAll(input: DetectInput): Candidate[] {
   return DETECTORS.flatMap((d) => d.detect(input))

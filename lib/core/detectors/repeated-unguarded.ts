@@ -1,5 +1,5 @@
 import type { Detector } from './types'
-import { draft } from './types'
+import { coveredBy, draft } from './types'
 import { PATTERNS } from '../patterns'
 
 /** The same risky pattern flagged again and again with no guardrail firing for it. */
@@ -10,9 +10,10 @@ export const repeatedUnguarded: Detector = {
     const out = []
     for (const [pattern, s] of agg.patterns) {
       if (s.unguarded < 5 || s.sessions.size < 2) continue
-      if (rules.some((r) => r.pattern === pattern && r.enabled !== false)) continue
       const info = PATTERNS[pattern]
       if (!info || info.class === 'self_protection') continue
+      // Nothing a rule in force already covers (built-ins included): mined transcripts never saw them fire.
+      if (coveredBy(rules, pattern, info.class).length) continue
       out.push({
         key: `repeated-unguarded:${pattern}`,
         detector: this.id,

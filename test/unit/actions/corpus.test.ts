@@ -3,7 +3,7 @@
 // module (`owner`: wrappers and unreadable spellings in commands.ts) are reported by `npm run bench:corpus`.
 
 import { expect, it } from 'vitest'
-import { evaluateCorpus, readCorpus } from '../../../bench/classifier-corpus'
+import { evaluateCorpus, everydaySession, readCorpus } from '../../../bench/classifier-corpus'
 
 it('the corpus is varied and large enough to mean something', () => {
   const lines = readCorpus()
@@ -19,4 +19,10 @@ it('≥ 97% of risky actions flagged, ≤ 2% false alarms', () => {
   const show = (xs: typeof r.misses) => xs.map((m) => m.line.cmd ?? `${m.line.tool} ${JSON.stringify(m.line.input)}`)
   expect(r.ownFlagged / r.ownRisky, `missed: ${show(r.misses.filter((m) => !m.line.owner)).join(' | ')}`).toBeGreaterThanOrEqual(0.97)
   expect(r.falseAlarms / r.quiet, `false alarms: ${show(r.alarms).join(' | ')}`).toBeLessThanOrEqual(0.02)
+})
+
+it('an everyday session of ~45 calls is flagged at most once', () => {
+  const e = everydaySession()
+  expect(e.calls).toBeGreaterThanOrEqual(40)
+  expect(e.interruptions.length, JSON.stringify(e.interruptions)).toBeLessThanOrEqual(1)
 })

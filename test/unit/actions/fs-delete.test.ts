@@ -24,6 +24,8 @@ familyTable(family, {
     ['srm -r old', 'file_delete'],
     // catastrophic: `/`, a system folder, the home folder itself
     ['rm -rf /', 'file_delete', true],
+    // --help only counts right after the program or its command words
+    ['rm -rf / --help', 'file_delete', true],
     ['rm -rf /*', 'file_delete', true],
     ['sudo rm -rf --no-preserve-root /', 'file_delete', true],
     ['rm -rf ~', 'file_delete', true],
@@ -55,6 +57,8 @@ familyTable(family, {
     // a rename earlier on the line can put the user's file where "nothing" was
     { input: 'mv notes.txt gone.txt && rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
     { input: 'git mv notes.txt gone.txt; rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
+    // the agent's own folder holding a link to somewhere else: the provider cannot vouch for it
+    { input: 'rm -rf scratch/home/', pattern: 'file_delete', ctx: { fileState: () => undefined, session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch`]: 1 } } } },
     // no provider, or it timed out: the worst reading
     { input: 'rm -rf build', pattern: 'file_delete', ctx: { fileState: () => undefined } },
   ],

@@ -27,6 +27,9 @@ familyTable(family, {
     ['gem yank my-gem -v 1.0.0', 'package_unpublish'],
     ['vsce unpublish me.ext', 'package_unpublish'],
     ['npm --prefix packages/core publish', 'package_publish'],
+    // the last word on dry runs wins
+    ['npm publish --dry-run --dry-run=false', 'package_publish'],
+    ['npm publish --no-dry-run', 'package_publish'],
     ['pnpm --filter @me/core publish', 'package_publish'],
     ['cargo +nightly publish', 'package_publish'],
     ['twine upload -r testpypi dist/*', 'package_publish'],
