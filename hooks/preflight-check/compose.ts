@@ -321,7 +321,11 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
   const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern).map((f) => f.detail))].slice(0, 3)
   if (details.length && floor.pattern === 'unreadable') floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
-  if (current && STRENGTH[current] >= STRENGTH[floor.decision]) return r
+  if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
+    // A rule already stops it: the note still says what could not be read, so the agent can spell it out.
+    if (floor.pattern === 'unreadable' && 'reason' in r.decision && r.decision.reason) return { ...r, decision: { ...r.decision, reason: r.decision.reason.replace(/^Trigger: /m, `Trigger: ${floor.why} + `) } }
+    return r
+  }
   const note = preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `)
   switch (floor.decision) {
     case 'warn':

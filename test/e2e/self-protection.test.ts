@@ -272,9 +272,14 @@ describe('self-protection by effect: denied on the first attempt and on an ident
       const session = `s${i}`
       const first = call(c.call, session)
       const retry = call(c.call, session)
-      const held = first.decision === 'deny' && SELF.test(first.reason) && retry.decision === 'deny' && SELF.test(retry.reason)
+      // A hard link is broken when Ratchet itself rewrites guardrails.json (it writes by rename, e.g. folding
+      // fire counts): the retry then writes a file of its own, which changes nothing protected.
+      const unlinked = !!c.setup?.startsWith('ln .ratchet/') && fs.statSync(path.join(dir, 'hl.json')).ino !== fs.statSync(path.join(dir, '.ratchet', 'guardrails.json')).ino
+      const retryHeld = (retry.decision === 'deny' && SELF.test(retry.reason)) || unlinked
+      const held = first.decision === 'deny' && SELF.test(first.reason) && retryHeld
       if (held) count(c.family).held++
-      expect({ first, retry }).toMatchObject({ first: { decision: 'deny', reason: expect.stringMatching(SELF) }, retry: { decision: 'deny', reason: expect.stringMatching(SELF) } })
+      expect(first).toMatchObject({ decision: 'deny', reason: expect.stringMatching(SELF) })
+      expect(retryHeld, JSON.stringify(retry)).toBe(true)
     })
   })
 })
