@@ -4,6 +4,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
+import { maskSecrets } from '../../lib/core/secrets'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { parseVerdict, type Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT, logError, resolvePaths, type Paths } from '../../lib/io/state'
@@ -26,7 +27,7 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
   const window = windowText(s, from)
   const system = fs.readFileSync(path.join(PACKAGE_ROOT, 'agents', 'custodiet.md'), 'utf8')
   const template = fs.readFileSync(path.join(PACKAGE_ROOT, 'templates', `custodiet-${trigger}.md`), 'utf8')
-  const prompt = reviewPrompt(template, s, trigger, excerpt, extra, window)
+  const prompt = maskSecrets(reviewPrompt(template, s, trigger, excerpt, extra, window)) // no secret leaves for the reviewer
   const key = fnv64(`${trigger}\u0000${system}\u0000${prompt}`)
   let text = cacheGet(paths, key, cfg.cacheTtlMs, Date.now())
   const cached = text !== undefined

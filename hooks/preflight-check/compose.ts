@@ -31,6 +31,7 @@ import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
 import { applyProbation, type Probation, type ProbationVerdict } from '../../lib/core/courtroom/probation'
+import { requestedBy } from './request'
 import { decide, preflightNote, type PreflightResult, type Verdict } from './decide'
 
 /** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
@@ -158,6 +159,9 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   // 1. the rules stage
   let result = decide(call, ctx, facts.rules, opts)
   if (result.fired.length && facts.fullRules) result = decide(call, ctx, facts.fullRules(), opts)
+  // 1b. the user's request: a generic built-in check on exactly what the latest prompt asked for stays quiet.
+  //     The floors and the evidence below still apply (a secret leaving is a human's call, asked or not).
+  result = applyRequest(result, facts)
   // 2. floors
   result = applyFloors(result, facts)
   // 2b. the evidence: what would leave names itself in the note, and a secret in it is a human's call
@@ -285,6 +289,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     ...(onProbation.length ? { probation: onProbation } : {}),
     ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
     decision: verdict,
+    ...(result.requested ? { requested: true } : {}),
     fingerprint: fp,
   }
   return { decision, verdict, effects, result, record }
@@ -306,6 +311,21 @@ export function routeAroundFinding(blocked: string, attempt: string, level: numb
 
 export function routeAroundVerdict(blocked: string, attempt: string): { issue: string; principle: string; correction: string } {
   return { issue: `After "${blocked}" was blocked, the agent tried "${attempt}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }
+}
+
+/** Generic built-ins: a request from the user answers their check. The project's own rules are not generic. */
+const GENERIC_CHECKS = new Set(['RG-PUBLIC', 'RG-IRREVERSIBLE', 'RG-SCOPE'])
+
+function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+  if (r.verdict !== 'check' || r.builtin) return r
+  if (!r.fired.every((f) => (f.decision !== 'check' && f.decision !== 'warn') || (GENERIC_CHECKS.has(f.id) && (f.rule as { origin?: string }).origin === 'built-in'))) return r
+  if (r.fired.some((f) => STRENGTH[f.decision] > STRENGTH.check)) return r
+  // Only what matters for the check: stale data, scope and self-protection findings are never "asked for".
+  const findings = r.action.findings.filter((f) => f.class === 'public_surface' || f.class === 'irreversible')
+  if (findings.length !== r.action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access').length) return r
+  const prompt = facts.session.prompts[facts.session.prompts.length - 1]
+  if (!requestedBy(prompt, findings)) return r
+  return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
 }
 
 /** Raises the rules stage's result to the minimum a finding demands. */

@@ -34,6 +34,8 @@ export interface PreflightResult {
   action: Classification
   fired: FiredRule[]
   classes: ActionClass[]
+  /** Set when the user's latest prompt asked for exactly this, which answered a generic check. */
+  requested?: boolean
   /** A built-in protection that decided, if any. */
   builtin?: 'self-protection' | 'catastrophic' | 'first-use'
 }

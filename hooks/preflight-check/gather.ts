@@ -4,6 +4,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
+import { readRegularFile } from '../../lib/io/store'
 import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
@@ -132,7 +133,7 @@ function readHold(paths: Paths, session: string): HoldFinding | null {
   const file = holdFile(paths, session)
   if (!fs.existsSync(file)) return null
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as HoldFinding
+    return JSON.parse(readRegularFile(file)) as HoldFinding // never blocks on a planted FIFO
   } catch {
     return null
   }

@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
+import { stateGitignore } from '../io/registry'
 import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
 
 interface ScopeOptions {
@@ -113,7 +114,7 @@ function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[
   put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n'))
   // Everything but the project's rules and config is machine state (the approval queue, the activity log,
   // sessions, capabilities…): ignored by default, so a broad `git add` never picks it up.
-  put('.gitignore', (p) => fs.writeFileSync(p, '# Machine state stays out of git; keep guardrails.json (and config.json without secrets) in it.\n*\n!.gitignore\n!guardrails.json\n!config.json\n'))
+  put('.gitignore', (p) => fs.writeFileSync(p, stateGitignore(), { mode: 0o600 }))
   return created
 }
 

@@ -6,9 +6,38 @@
 const COSMETIC = new Set(['description', 'timeout', 'run_in_background'])
 
 export function normalizedInput(tool: string, input: Record<string, unknown>): unknown {
-  if (tool === 'Bash') return { command: String(input.command ?? '').replace(/\s+/g, ' ').trim() }
+  // Bug fixed: runs of whitespace used to be collapsed everywhere, so an approval of `a b` covered `a<newline>b`
+  // (a newline separates commands) and `"a  b"` matched `"a b"`. Only spaces and tabs outside quotes, which
+  // the shell reads as one separator, are collapsed now; every other byte counts.
+  if (tool === 'Bash') return { command: collapseBlanks(String(input.command ?? '').trim()) }
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(input).sort()) if (!COSMETIC.has(k)) out[k] = input[k]
+  return out
+}
+
+/** Runs of spaces/tabs outside quotes become one space; quoted text, escapes and newlines stay as they are. */
+function collapseBlanks(cmd: string): string {
+  let out = ''
+  let quote: string | null = null
+  for (let i = 0; i < cmd.length; i++) {
+    const c = cmd[i]
+    if (c === '\\' && quote !== "'") {
+      out += c + (cmd[i + 1] ?? '')
+      i++
+      continue
+    }
+    if (quote) {
+      if (c === quote) quote = null
+      out += c
+      continue
+    }
+    if (c === "'" || c === '"') quote = c
+    if ((c === ' ' || c === '\t') && (out.endsWith(' ') || cmd[i + 1] === ' ' || cmd[i + 1] === '\t')) {
+      if (!out.endsWith(' ')) out += ' '
+      continue
+    }
+    out += c === '\t' ? ' ' : c
+  }
   return out
 }
 

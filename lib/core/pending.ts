@@ -8,6 +8,7 @@
 //   informational   30 min, then `timeout` with outcome `proceed_safer`, and the human is told after.
 
 import { RatchetError, type Result } from './errors'
+import { maskDeep, maskSecrets } from './secrets'
 
 export const SEVERITIES = ['destructive', 'time-sensitive', 'informational'] as const
 export type Severity = (typeof SEVERITIES)[number]
@@ -47,7 +48,7 @@ export interface PendingEntry {
   outcome_shown?: boolean
   /** For informational timeouts: whether the after-the-fact notice went out. */
   notice_sent?: boolean
-  /** The exact tool call, kept to compare an approved retry in full (not just its hash). */
+  /** The tool call, masked (secrets never at rest); an approved retry must match it and the fingerprint. */
   tool?: string
   input?: unknown
   consumed_at?: string
@@ -118,9 +119,10 @@ export interface NewAction {
 export function newEntry(a: NewAction, id: string, secret: string, now: Date): PendingEntry {
   return {
     id,
-    action: a.action,
-    trigger: a.trigger,
-    context: a.context,
+    // Masked at rest: the queue keeps masked text and the fingerprint, never a raw secret.
+    action: maskSecrets(a.action),
+    trigger: maskSecrets(a.trigger),
+    context: maskSecrets(a.context),
     severity: a.severity,
     requested_at: now.toISOString(),
     status: 'pending',
@@ -133,7 +135,7 @@ export function newEntry(a: NewAction, id: string, secret: string, now: Date): P
     secret,
     session_id: a.session_id ?? null,
     delivered: false,
-    ...(a.tool ? { tool: a.tool, input: a.input } : {}),
+    ...(a.tool ? { tool: a.tool, input: maskDeep(a.input) } : {}),
     ...(a.proposal_id ? { proposal_id: a.proposal_id } : {}),
   }
 }
@@ -189,7 +191,8 @@ export function applyTimeouts(list: PendingEntry[], now: Date): { next: PendingE
  * up: allowed once, then `consumed`. A different action finds nothing.
  */
 export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date): { next: PendingEntry[]; result: PendingEntry | null } {
-  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (e.input === undefined || JSON.stringify(e.input) === JSON.stringify(input)))
+  const masked = input === undefined ? undefined : JSON.stringify(maskDeep(input))
+  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (e.input === undefined || JSON.stringify(e.input) === masked))
   if (i < 0) return { next: list, result: null }
   const entry: PendingEntry = { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
   const next = list.slice()

@@ -1,59 +1,55 @@
-// Masks secrets in text that leaves the machine (Telegram messages): tokens, keys, passwords.
-// Keeps a few leading characters so the human can still tell which credential it was.
+// Masks secrets in text before it is written anywhere (activity log, queue, sessions, custodiet
+// records, reviewer prompts) or sent (Telegram): tokens, keys, passwords, credentials in URLs.
+// Keeps a few leading characters of a token so the human can tell which credential it was, and never
+// touches the destination: the scheme, host and path of a URL always stay visible.
+// Every pattern is linear on untrusted text: no nested quantifiers (test/unit/secrets.test.ts).
+
+const KEYWORD = String.raw`(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth(?:orization)?|credentials?|client[_-]?secret)`
 
 const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
-  // First: `Authorization: Bearer <token>` must mask the token, not the word Bearer.
-  [/\b(Bearer|Basic|token)\s+([A-Za-z0-9._~+/=-]{8,})/g, (_m, k, v) => `${k} ${mask(v)}`],
-  // key=value / key: value forms (password=…, --token …, API_KEY="…", Authorization: Bearer …)
-  [/\b((?:[A-Z0-9_]*_)?(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth|credentials?|client[_-]?secret)[A-Z0-9_]*)(\s*[=:]\s*|\s+)(["']?)([^\s"']{4,})\3/gi, (_m, k, sep, q, v) => `${k}${sep}${q}${mask(v)}${q}`],
+  // PEM blocks (keys, certificates): the whole body (bounded: a lazy scan from every BEGIN to the end is
+  // quadratic on text with many openers and no END — redos test).
+  [/-----BEGIN ([A-Z0-9 ]{1,40})-----[\s\S]{0,16384}?-----END \1-----/g, (_m, label) => `[${label} masked]`],
+  // `Authorization: Bearer <token>`, `token <token>`: mask the credential, keep the scheme word.
+  [/\b(Bearer|Basic|Digest|token)\s+([A-Za-z0-9._~+/=-]{8,})/g, (_m, k, v) => `${k} ${mask(v)}`],
+  // mysql-family `-p<password>` (attached: `-p pass` is a prompt, and `-p` is a port or "parents" elsewhere).
+  [/\b(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b([^\n|;&]*?\s)-p(?=[^\s'"])([^\s'"]+)/g, (_m, cmd, mid) => `${cmd}${mid}-p****`],
+  // sshpass -p <password>
+  [/\bsshpass(\s+)-p(\s*)([^\s'"]+)/g, (_m, s1, s2) => `sshpass${s1}-p${s2}****`],
+  // curl/wget style `-u user:password`, `--user user:password`: keep the user.
+  [/(\s(?:-u|--user|--proxy-user)(?:\s+|=)?)(["']?)([^\s:"'@]{1,100}):([^\s"']+)\2/g, (_m, pre, q, user) => `${pre}${q}${user}:****${q}`],
+  // Options: --password X, --token=X, -api-key X.
+  [new RegExp(String.raw`(\s--?[A-Za-z0-9_-]{0,40}${KEYWORD}[A-Za-z0-9_-]{0,40})(=|\s+)(["']?)(?!(?:Bearer|Basic|Digest|token)\s)([^\s"'-][^\s"']{3,})\3`, 'gi'), (_m, k, sep, q, v) => `${k}${sep}${q}${mask(v)}${q}`],
+  // Assignments and headers: PASSWORD=X, api_key: X, X-Api-Key: X, "secret": "X".
+  [new RegExp(String.raw`\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}${KEYWORD}[A-Za-z0-9_-]{0,40})(["']?\s*[=:]\s*)(["']?)(?!(?:Bearer|Basic|Digest|token)\s)([^\s"'&@]{4,})\3`, 'gi'), (_m, k, sep, q, v) => `${k}${sep}${q}${mask(v)}${q}`],
+  // Environment-style names followed by a value (aws configure set aws_secret_access_key X).
+  [new RegExp(String.raw`\b((?:[A-Za-z0-9]{1,40}_){1,6}${KEYWORD}[A-Za-z0-9_]{0,40})(\s+)([^\s"'=-][^\s"']{7,})`, 'gi'), (_m, k, sep, v) => `${k}${sep}${mask(v)}`],
   // Well-known token shapes anywhere.
-  [/\b(sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|\d{6,12}:[A-Za-z0-9_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})\b/g, (m) => mask(m)],
-  // user:password@ in URLs
-  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]{3,})@/gi, (_m, pre) => `${pre}****@`],
+  [/\b(sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{8,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|\d{6,12}:[A-Za-z0-9_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})/g, (m) => mask(m)],
+  // Credentials in URLs: scheme://user:password@host → the password only; a bare long token as the user too.
+  [/(\b[a-z][a-z0-9+.-]{0,20}:\/\/[^\s:/@]{1,200}:)([^\s@/]{3,})@/gi, (_m, pre) => `${pre}****@`],
+  [/(\b[a-z][a-z0-9+.-]{0,20}:\/\/)([^\s:/@]{20,})@/gi, (_m, pre, v) => `${pre}${mask(v)}@`],
 ]
 
 function mask(v: string): string {
+  if (v.includes('****')) return v
   return v.length <= 8 ? '****' : `${v.slice(0, 4)}…****`
 }
 
 export function maskSecrets(text: string): string {
   let out = text
   for (const [re, fn] of RULES) out = out.replace(re, fn as (m: string, ...g: string[]) => string)
-  return maskPem(out)
+  return out
 }
 
-/**
- * PEM private-key blocks, found with indexOf rather than a lazy regex (a lazy scan from every BEGIN is
- * quadratic on text with many openers and no END). Each search result is reused while it is still ahead.
- */
-function maskPem(text: string): string {
-  const MARK = 'PRIVATE KEY-----'
-  let out = ''
-  let copied = 0 // text before this index is in `out`
-  let from = 0 // where to look for the next BEGIN
-  let mark = -2
-  let end = -2
-  let close = -1
-  for (;;) {
-    const b = text.indexOf('-----BEGIN ', from)
-    if (b < 0) break
-    if (mark < b) mark = text.indexOf(MARK, b)
-    if (mark < 0) break
-    if (mark - b - 11 > 40 || !/^[A-Z ]*$/.test(text.slice(b + 11, mark))) {
-      from = b + 11
-      continue
-    }
-    if (end < mark) {
-      end = text.indexOf('-----END ', mark)
-      close = end < 0 ? -1 : text.indexOf(MARK, end)
-    }
-    if (end < 0 || close < 0) break
-    if (close - end - 9 > 40) {
-      from = b + 11
-      continue
-    }
-    out += text.slice(copied, b) + '[private key masked]'
-    copied = from = close + MARK.length
+/** Masks every string inside a JSON-like value (records about to be written). Keys are kept. */
+export function maskDeep<T>(value: T): T {
+  if (typeof value === 'string') return maskSecrets(value) as T
+  if (Array.isArray(value)) return value.map(maskDeep) as T
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = maskDeep(v)
+    return out as T
   }
-  return out + text.slice(copied)
+  return value
 }

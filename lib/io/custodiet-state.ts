@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { emptyState, hold, normalizeState, type CustodietState } from '../core/custodiet'
+import { maskDeep } from '../core/secrets'
 import { readJson, updateJson, writeFileAtomic } from './store'
 import type { Paths } from './state'
 
@@ -22,8 +23,10 @@ export function readState(paths: Paths, session: string): CustodietState {
 export function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }): R {
   const result = updateJson(stateFile(paths, session), { validate, fallback: emptyState, onCorrupt: 'reset' }, (s) => {
     const r = change(s)
-    syncHold(paths, session, r.next)
-    return r
+    if (r.next === s) return r
+    const next = maskDeep(r.next) // the envelope and recent calls come from prompts and commands: masked at rest
+    syncHold(paths, session, next)
+    return { next, result: r.result }
   })
   return result
 }

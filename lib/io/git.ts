@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { readRegularFile } from './store'
 
 /** The checked-out branch of the repository containing `dir`, read from .git/HEAD (no git process). */
 export function currentBranch(dir: string): string | undefined {
@@ -9,11 +10,12 @@ export function currentBranch(dir: string): string | undefined {
     try {
       let gitDir = dotgit
       if (fs.statSync(dotgit).isFile()) {
-        const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotgit, 'utf8'))
+        const m = /^gitdir:\s*(.+)$/m.exec(readRegularFile(dotgit))
         if (!m) return undefined
         gitDir = path.resolve(d, m[1].trim())
       }
-      const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8')
+      // Never blocks: a FIFO planted at .git/HEAD is refused, not read (it hung every hook).
+      const head = readRegularFile(path.join(gitDir, 'HEAD'))
       const ref = /^ref:\s*refs\/heads\/(.+)$/m.exec(head)
       return ref ? ref[1].trim() : undefined
     } catch {

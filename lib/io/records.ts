@@ -7,7 +7,7 @@ import { addEvent, newAggregate, type ActivityEvent, type Aggregate } from '../c
 import { validateIncidents, type Incident } from '../core/incidents'
 import { validateProposals, type Proposal } from '../core/proposals'
 import { RatchetError } from '../core/errors'
-import { readJson, updateJson } from './store'
+import { openRegular, readJson, updateJson } from './store'
 import type { Paths } from './state'
 
 export const incidentsFile = (paths: Paths) => path.join(paths.stateDir, 'incidents.json')
@@ -35,8 +35,14 @@ export function updateProposals<R>(paths: Paths, change: (l: Proposal[]) => { ne
  * `since` (ISO) skips older events. A malformed line is counted, not fatal.
  */
 export async function mineActivity(file: string, since?: string, agg: Aggregate = newAggregate()): Promise<Aggregate> {
-  if (!fs.existsSync(file)) return agg
-  const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 }), crlfDelay: Infinity })
+  let fd: number
+  try {
+    fd = openRegular(file) // a FIFO or device in its place is refused, never waited on
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return agg
+    throw e
+  }
+  const rl = readline.createInterface({ input: fs.createReadStream('', { fd, encoding: 'utf8', highWaterMark: 1 << 16 }), crlfDelay: Infinity })
   for await (const line of rl) {
     if (!line) continue
     let e: ActivityEvent

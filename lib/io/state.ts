@@ -5,7 +5,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as z from 'zod/mini'
-import { appendJsonl, readJson, updateJson, withLock, writeFileAtomic } from './store'
+import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegularFile, updateJson, withLock, writeFileAtomic } from './store'
+import { fnv64 } from '../core/fingerprint'
+import { maskDeep, maskSecrets } from '../core/secrets'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
@@ -34,6 +36,7 @@ export interface Paths {
 export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Paths {
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
+  setStateRoot(stateDir)
   return {
     projectDir,
     stateDir,
@@ -70,10 +73,14 @@ const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
 
 /**
  * The rules in force. Validating 1,000 rules with zod takes ~30 ms in a fresh process, on every tool
- * call, so a file that validated cleanly gets a derived index (`.guardrails-index.json`) stamped with
- * the file's size, mtime and inode. While the stamp matches, the file is the one that was validated:
- * the hook reads the small index (matching fields and precomputed glob literals only) instead of the
- * whole file. Any edit, by a human or by our own counters, changes the stat and brings a fresh check.
+ * call, so a file that validated cleanly gets a derived index (`.guardrails-index.json`) holding the
+ * content hash of the file it was built from, and its size, mtime and inode. While that stat matches,
+ * the hook reads the small index (matching fields and precomputed glob literals only). When the stat
+ * changed, the file is hashed: the same content (a touch, a checkout) only re-stamps the index; other
+ * content, or an index that was not built from this content (copied, forged, stale), is ignored and
+ * the file validated afresh. Hashing costs ~10 ms cold for 1,000 rules, so it is paid only then.
+ * An index forged with the current stat and hash would still be believed: the state folder's write
+ * protection (preflight-check) is what keeps the agent from writing one.
  */
 export function loadGuardrails(paths: Paths, opts: { full?: boolean } = {}): LoadedGuardrails {
   // A full load is someone looking at the rules (the CLI, a report, a session's start): counts first.
@@ -94,11 +101,17 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
   const trusted = readIndexed(paths, !!opts.full)
   if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim }
   const before = statKey(paths.guardrails)
-  const own = readJson(paths.guardrails, (raw) => validateGuardrails(raw), () => null)
+  let text = ''
+  const own = readJson(
+    paths.guardrails,
+    (raw) => validateGuardrails(raw),
+    () => null,
+    (t) => (text = t),
+  )
   if (own.ok && own.value) {
     const v = own.value
     if (!v.fatal) {
-      if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, v.rules)
+      if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, fnv64(text), v.rules)
       return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
     }
     return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
@@ -118,9 +131,16 @@ function statKey(file: string): string | null {
   }
 }
 
-function readIndexFile(paths: Paths): { key: string; rules: Guardrail[] } | null {
+interface RuleIndex {
+  key: string
+  /** Content hash (fnv64) of the guardrails.json text the index was built from. */
+  hash: string
+  rules: Guardrail[]
+}
+
+function readIndexFile(paths: Paths): RuleIndex | null {
   try {
-    return JSON.parse(fs.readFileSync(indexFile(paths), 'utf8'))
+    return JSON.parse(readRegularFile(indexFile(paths)))
   } catch {
     return null
   }
@@ -131,9 +151,15 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
     const key = statKey(paths.guardrails)
     if (!key) return null
     const index = readIndexFile(paths)
-    if (!index || index.key !== key) return null
+    if (!index || typeof index.hash !== 'string' || !Array.isArray(index.rules)) return null
+    if (index.key !== key) {
+      // Touched, restored by a checkout, or an index that was never built from this file: hash to tell.
+      const text = readRegularFile(paths.guardrails)
+      if (fnv64(text) !== index.hash || statKey(paths.guardrails) !== key) return null
+      writeIndexFile(paths, { ...index, key })
+    }
     if (!full) return { rules: index.rules, slim: true }
-    const raw = JSON.parse(fs.readFileSync(paths.guardrails, 'utf8'))
+    const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
     const list = Array.isArray(raw) ? raw : raw?.guardrails
     return Array.isArray(list) ? { rules: list as Guardrail[], slim: false } : null
@@ -142,13 +168,17 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
   }
 }
 
-function writeIndex(paths: Paths, key: string, rules: Guardrail[]): void {
+function writeIndex(paths: Paths, key: string, hash: string, rules: Guardrail[]): void {
+  // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled).
+  const slim = rules
+    .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
+    .map((r) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) })) as Guardrail[]
+  writeIndexFile(paths, { key, hash, rules: slim })
+}
+
+function writeIndexFile(paths: Paths, index: RuleIndex): void {
   try {
-    // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled).
-    const slim = rules
-      .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
-      .map((r) => BUILTIN_IDS.has(r.id) ? r :  ({ id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) }))
-    writeFileAtomic(indexFile(paths), JSON.stringify({ key, rules: slim }))
+    writeFileAtomic(indexFile(paths), JSON.stringify(index))
   } catch {
     /* only a speed-up */
   }
@@ -190,13 +220,12 @@ type Tally = Map<string, { n: number; last: string }>
 function tallyFrom(file: string, from: number, ino: number | null, into: Tally): { end: number; ino: number } | null {
   let fd: number
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    fd = openRegular(file)
   } catch {
     return null
   }
   try {
     const st = fs.fstatSync(fd)
-    if (!st.isFile()) return null
     // Replaced or truncated (by hand): start over from its beginning.
     if (ino !== null && st.ino !== ino) from = 0
     if (from > st.size) from = 0
@@ -273,10 +302,11 @@ export function foldFires(paths: Paths, now = Date.now()): number {
         return { ...r, last_fired: last, fire_count: (typeof r.fire_count === 'number' ? r.fire_count : 0) + c.n }
       })
       const out = Array.isArray(raw) ? counts : { ...(raw as object), guardrails: counts }
-      writeFileAtomic(paths.guardrails, JSON.stringify(out, null, 2) + '\n')
+      const text = JSON.stringify(out, null, 2) + '\n'
+      writeFileAtomic(paths.guardrails, text)
       // Counters changed, matching did not: re-key the index to the file just written.
       const key = validAtKey ? statKey(paths.guardrails) : null
-      if (key && validAtKey) writeIndex(paths, key, validAtKey)
+      if (key && validAtKey) writeIndexFile(paths, { key, hash: fnv64(text), rules: validAtKey })
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
       const name = `fires.${now}.jsonl`
@@ -359,7 +389,11 @@ export function readSession(paths: Paths, sessionId: string): SessionState {
 }
 
 export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
-  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, change)
+  // Prompts and blocked-call summaries are kept masked (secrets never at rest).
+  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, (s) => {
+    const r = change(s)
+    return r.next === s ? r : { next: maskDeep(r.next), result: r.result }
+  })
 }
 
 // ---- activity log and errors -----------------------------------------------------------------
@@ -379,16 +413,16 @@ export interface ActivityRecord {
   [extra: string]: unknown
 }
 
+/** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
 export function logActivity(paths: Paths, record: ActivityRecord): void {
-  appendJsonl(paths.activity, record)
+  appendJsonl(paths.activity, maskDeep(record))
 }
 
 /** Full details (stacks) go here, never into the agent's context. */
 export function logError(paths: Paths, hook: string, error: unknown): void {
   try {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
-    fs.mkdirSync(paths.stateDir, { recursive: true })
-    fs.appendFileSync(paths.errors, `${new Date().toISOString()} ${hook}: ${text}\n`)
+    appendLine(paths.errors, `${new Date().toISOString()} ${hook}: ${maskSecrets(text)}\n`)
   } catch {
     /* the error log is best effort */
   }

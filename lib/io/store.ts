@@ -7,7 +7,26 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
+import { DIR_MODE, FILE_MODE, stateGitignore } from './registry'
 
+
+let stateRoot: string | undefined
+/** The state folder of this process (set by resolvePaths): created 0700 with its .gitignore. */
+export function setStateRoot(dir: string): void {
+  stateRoot = dir
+}
+
+/** Creates a file's folder 0700; when that creates the state folder, it gets its .gitignore first. */
+function mkdirFor(file: string): void {
+  const first = fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
+  if (first && stateRoot && (stateRoot === first || stateRoot.startsWith(first + path.sep))) {
+    try {
+      fs.writeFileSync(path.join(stateRoot, '.gitignore'), stateGitignore(), { flag: 'wx', mode: FILE_MODE })
+    } catch {
+      /* already there */
+    }
+  }
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms)
@@ -77,7 +96,7 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') {
-        fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 })
+        mkdirFor(lock)
         continue
       }
       if (code !== 'EEXIST') throw e
@@ -123,11 +142,11 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
 export function writeFileAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {
-    fs.writeFileSync(tmp, text)
+    fs.writeFileSync(tmp, text, { mode: FILE_MODE })
     fs.renameSync(tmp, file)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(path.dirname(file))) {
-      fs.mkdirSync(path.dirname(file), { recursive: true })
+      mkdirFor(file)
       return writeFileAtomic(file, text)
     }
     fs.rmSync(tmp, { force: true })
@@ -135,15 +154,50 @@ export function writeFileAtomic(file: string, text: string): void {
   }
 }
 
+const KIND = (st: fs.Stats) => (st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'not a regular file')
+
+/**
+ * Opens a file for reading only if it is a regular file. Opened non-blocking, so a FIFO planted where
+ * a state file (or .git/HEAD) should be cannot hang the hook: it is refused with a clear error, as are
+ * devices, sockets and folders. ENOENT and other open errors are thrown as they are.
+ */
+export function openRegular(file: string): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  let st: fs.Stats
+  try {
+    st = fs.fstatSync(fd)
+  } catch (e) {
+    fs.closeSync(fd)
+    throw e
+  }
+  if (!st.isFile()) {
+    fs.closeSync(fd)
+    throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to read it (remove it)`, { file })
+  }
+  return fd
+}
+
+/** Reads a regular file (see `openRegular`): never blocks on a FIFO or device. */
+export function readRegularFile(file: string): string {
+  const fd = openRegular(file)
+  try {
+    return fs.readFileSync(fd, 'utf8')
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: string }
 
 /** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
-export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T): ReadResult<T> {
+export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void): ReadResult<T> {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readRegularFile(file)
+    onText?.(text)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
+    if (e instanceof RatchetError) return { ok: false, error: e.message }
     return { ok: false, error: `${file}: ${(e as Error).message}` }
   }
   let raw: unknown
@@ -197,12 +251,16 @@ export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, ch
 
 /** Appends one JSON line with a single write(2) on an O_APPEND descriptor: lines never interleave. */
 export function appendJsonl(file: string, record: unknown): void {
-  const line = JSON.stringify(record) + '\n'
+  appendLine(file, JSON.stringify(record) + '\n')
+}
+
+/** Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. */
+export function appendLine(file: string, line: string): void {
   try {
-    fs.appendFileSync(file, line)
+    fs.appendFileSync(file, line, { mode: FILE_MODE })
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.appendFileSync(file, line)
+    mkdirFor(file)
+    fs.appendFileSync(file, line, { mode: FILE_MODE })
   }
 }

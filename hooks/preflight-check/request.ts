@@ -1,0 +1,50 @@
+// "The user's request counts" (issue 10 item 4): does the user's latest prompt explicitly ask for what this
+// call does? Pure and deliberately narrow: a verb for each finding, in a clause that does not negate it.
+// "don't push" is not a request to push; "push the branch" does not cover a force push (no "force" said)
+// or anything catastrophic; "commit it" does not cover a push.
+
+import type { Finding } from '../../lib/core/actions/types'
+
+/** Per pattern, the words that ask for it. A finding without an entry is never covered by a request. */
+const ASKS: Record<string, RegExp> = {
+  git_push: /\bpush(?:es|ed|ing)?\b/i,
+  commit_to_public_repo: /\b(?:push(?:es|ed|ing)?|commit(?:s|ted|ting)?)\b/i,
+  container_push: /\bpush(?:es|ed|ing)?\b/i,
+  package_publish: /\b(?:publish(?:es|ed|ing)?|release)\b/i,
+  deploy: /\b(?:deploy(?:s|ed|ing)?|ship)\b/i,
+  pr_or_issue_create: /\b(?:pr|pull request|merge request|open an issue|file an issue|create an issue|release)\b/i,
+  email_send: /\b(?:e-?mail|send)\b/i,
+  file_delete: /\b(?:delete|remove|rm|clean(?:\s*up)?|clear|wipe|purge|get rid of|tidy)\b/i,
+  git_discard: /\b(?:reset|discard|throw away|revert|restore|clean)\b/i,
+  git_ref_delete: /\b(?:delete|remove|prune)\b[^.;!?\n]*\b(?:branch|branches|tag|tags)\b/i,
+  git_history_rewrite: /\bforce[- ]?push|\bpush\b[^.;!?\n]*--force|\b(?:rewrite|squash|rebase)\b/i,
+  unrequested_publish: /$^/,
+}
+/** A force push needs the word "force" whatever else was said. */
+const NEEDS: Record<string, RegExp> = { git_history_rewrite: /\bforce\b|\brewrite\b|\bsquash\b|\brebase\b/i }
+const NEGATION = /\b(?:don'?t|do not|never|not|no|without|avoid|skip|stop|instead of)\b/i
+
+/** Clauses of a prompt: a negation covers only its own clause ("don't push, but commit it"). */
+function clauses(prompt: string): string[] {
+  return prompt.split(/[.;!?\n]+|,|\bbut\b|\bthen\b|\band\b/i).map((c) => c.trim()).filter(Boolean)
+}
+
+/** Whether `prompt` explicitly asks for every finding of this call (none catastrophic). */
+export function requestedBy(prompt: string | undefined, findings: Finding[]): boolean {
+  if (!prompt || !findings.length || findings.some((f) => f.catastrophic)) return false
+  const parts = clauses(prompt)
+  return findings.every((f) => {
+    const ask = ASKS[f.pattern]
+    if (!ask) return false
+    if (NEEDS[f.pattern] && !NEEDS[f.pattern].test(prompt)) return false
+    let asked = false
+    for (const c of parts) {
+      const m = ask.exec(c)
+      if (!m) continue
+      // Negated where it is asked ("don't push", "never delete", "push nothing"): not a request, and it vetoes.
+      if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length))) return false
+      asked = true
+    }
+    return asked
+  })
+}

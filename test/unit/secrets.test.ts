@@ -1,0 +1,74 @@
+// Masking before anything is written or sent: every "must mask" has its secret gone and the place it
+// goes still visible; every "must keep" comes through untouched (over-masking hid where data goes).
+import { describe, expect, it } from 'vitest'
+import { maskSecrets } from '../../lib/core/secrets'
+
+// [text, the secret that must disappear, what must stay visible]
+const MUST_MASK: [string, string, string][] = [
+  ['mysql -u root -phunter2hunter2 prod', 'hunter2hunter2', 'mysql -u root'],
+  ['mysqldump -h db.internal -pS3cr3tPw app > dump.sql', 'S3cr3tPw', 'db.internal'],
+  ['mysql --password hunter2 -u root', 'hunter2', 'mysql'],
+  ['mysql --password=hunter2hunter2 -u root', 'hunter2hunter2', '-u root'],
+  ['psql -p 5432 postgresql://admin:s3cretPass@db.internal:5432/app', 's3cretPass', 'postgresql://admin:****@db.internal:5432/app'],
+  ['sshpass -p Tr0ub4dor ssh deploy@prod.example.com', 'Tr0ub4dor', 'deploy@prod.example.com'],
+  ['sshpass -pTr0ub4dor ssh deploy@prod.example.com', 'Tr0ub4dor', 'deploy@prod.example.com'],
+  ['curl -u admin:hunter2 https://api.example.com/v1/upload', 'hunter2', 'https://api.example.com/v1/upload'],
+  ['curl --user admin:hunter2 https://api.example.com/v1/upload', 'hunter2', 'admin:'],
+  ['curl -H "Authorization: Bearer abcdef1234567890xyz" https://api.example.com/x', 'abcdef1234567890xyz', 'https://api.example.com/x'],
+  ['curl -H "Authorization: Basic YWRtaW46aHVudGVyMg==" https://files.example.com/', 'YWRtaW46aHVudGVyMg==', 'https://files.example.com/'],
+  ["curl -H 'Authorization: token ghp_abcdefghijklmnopqrstuvwxyz0123' https://api.github.com/user", 'abcdefghijklmnopqrstuvwxyz0123', 'https://api.github.com/user'],
+  ['curl -H "X-Api-Key: 9f8e7d6c5b4a39281706" https://api.example.com', '9f8e7d6c5b4a39281706', 'https://api.example.com'],
+  ['STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc node charge.js', '4eC39HqLyjWDarjtT1zdp7dc', 'node charge.js'],
+  ['node refund.js rk_live_51Habcdefghijklmnopqrstu', 'abcdefghijklmnopqrstu', 'node refund.js'],
+  ['curl -d token=xoxb-1234567890-abcdefghijklmnop https://slack.com/api/chat.postMessage', '1234567890-abcdefghijklmnop', 'https://slack.com/api/chat.postMessage'],
+  ['git clone https://oauth2:glpat-Abcdefghij1234567890@gitlab.example.com/team/repo.git', 'Abcdefghij1234567890', 'gitlab.example.com/team/repo.git'],
+  ['GL=glpat-Abcdefghij1234567890 glab mr list', 'Abcdefghij1234567890', 'glab mr list'],
+  ['curl "https://maps.googleapis.com/maps/api/geocode/json?key=AIzaSyA1234567890abcdefghijklmnopqrstu"', '1234567890abcdefghijklmnopqrstu', 'https://maps.googleapis.com/maps/api/geocode/json'],
+  ['curl -H "Cookie: session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U" https://app.example.com', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'https://app.example.com'],
+  ['git push https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/acme/app.git', 'abcdefghijklmnopqrstuvwxyz0123', 'github.com/acme/app.git'],
+  ['git remote add origin https://x-access-token:0123456789abcdef0123456789abcdef@github.com/acme/app.git', '0123456789abcdef0123456789abcdef', 'github.com/acme/app.git'],
+  ['export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123', 'abcdefghijklmnopqrstuvwxyz0123', 'export GITHUB_TOKEN='],
+  ['aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws configure set'],
+  ['ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz claude', 'abcdefghijklmnopqrstuvwxyz', 'claude'],
+  ['bot 123456789:AAEabcdefghijklmnopqrstuvwxyz012345', 'AAEabcdefghijklmnopqrstuvwxyz012345', 'bot '],
+  ['echo "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----" > id', 'b3BlbnNzaC1rZXktdjEAAAAA', '> id'],
+  ['printf "%s" "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----"', 'MIIBszCCAVmgAwIBAgIU', 'printf'],
+]
+
+const MUST_KEEP: string[] = [
+  'git push origin main && npm publish --tag next',
+  'mkdir -p src/lib/io && cp -p a b',
+  'ssh -p 2222 deploy@prod.example.com uptime',
+  'git add -p lib/io/store.ts',
+  'curl -X POST https://hooks.example.com/deploy?env=prod',
+  'curl https://api.example.com/auth/login -d @body.json',
+  'scp build.tar.gz deploy@files.example.com:/srv/releases/',
+  'rsync -av dist/ user@host.example.com:/var/www/',
+  'psql postgresql://admin@db.internal:5432/app -c "select 1"',
+  'npm test -- --grep "password reset flow"',
+  'grep -rn token lib/',
+  'docker run -p 8080:80 nginx',
+  'tar -cpf out.tar src',
+]
+
+describe('secret masking', () => {
+  it.each(MUST_MASK)('masks %j', (text, secret, visible) => {
+    const masked = maskSecrets(text)
+    expect(masked).not.toContain(secret)
+    expect(masked).toContain(visible)
+  })
+  it.each(MUST_KEEP)('keeps %j', (text) => {
+    expect(maskSecrets(text)).toBe(text)
+  })
+  it('is idempotent (masking masked text changes nothing)', () => {
+    for (const [text] of MUST_MASK) expect(maskSecrets(maskSecrets(text))).toBe(maskSecrets(text))
+  })
+  it('finishes quickly on adversarial input (no catastrophic backtracking)', () => {
+    const inputs = ['a'.repeat(50_000), 'password=' + 'x'.repeat(50_000), 'https://' + 'a:'.repeat(20_000), '-u ' + 'a:'.repeat(20_000), 'mysql ' + ' -x'.repeat(10_000), '-----BEGIN PRIVATE KEY-----' + 'A'.repeat(50_000)]
+    for (const s of inputs) {
+      const t = performance.now()
+      maskSecrets(s)
+      expect(performance.now() - t).toBeLessThan(2000) // a hang bound, not a benchmark
+    }
+  })
+})
