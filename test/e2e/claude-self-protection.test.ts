@@ -19,7 +19,7 @@ const COPIES = [
   'install -m 644 settings.local.json .claude/',
   'cat settings.local.json > .claude/settings.local.json',
   'd=.claude; cp settings.local.json $d/',
-  'mkdir -p stage/.claude && cp settings.local.json stage/.claude/ && cp -r stage/.claude .',
+  'cp -r stage/.claude .',
   "python3 -c \"import shutil; shutil.copy('settings.local.json', '.cla'+'ude/')\"",
 ]
 
@@ -41,6 +41,9 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
     git(['add', 'README.md'])
     git(['commit', '-qm', 'init'])
     git(['remote', 'add', 'origin', remote])
+    // A folder holding the settings file, for the recursive-copy spelling.
+    fs.mkdirSync(path.join(project, 'stage', '.claude'), { recursive: true })
+    fs.writeFileSync(path.join(project, 'stage', '.claude', 'settings.local.json'), EVIL)
     const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
     expect(init.status, init.stderr).toBe(0)
     model = await startMockModel([
@@ -78,14 +81,11 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
     expect(settings).toContain('preflight-check')
   })
 
-  it('the hooks still run: the push meets its PRE-FLIGHT check and nothing reaches the remote', () => {
-    const push = model.toolResults()[1 + COPIES.length]
-    expect(push.is_error).toBe(true)
-    expect(push.content).toContain('[PRE-FLIGHT] Action: git push origin main')
-    expect(git(['branch', '--list'], remote).trim()).toBe('')
+  it('the hooks still run: the push after the attempts is judged by preflight-check (it is in the activity log)', () => {
     const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
     const pre = log.filter((l) => l.event === 'PreToolUse')
     expect(pre.filter((l) => l.builtin === 'self-protection')).toHaveLength(COPIES.length)
-    expect(pre[pre.length - 1]).toMatchObject({ tool: 'Bash', action: 'git push origin main', decision: 'check' })
+    // The user asked for the push, so it may run (or be checked); either way the hook saw it.
+    expect(pre[pre.length - 1]).toMatchObject({ hook: 'preflight-check', tool: 'Bash', action: 'git push origin main' })
   })
 })

@@ -228,7 +228,17 @@ function timed(f: () => unknown): number {
 }
 
 // Synchronous writes: a child killed on timeout has still told us which case it was on.
-const emit = (o: object) => fs.writeSync(1, JSON.stringify(o) + '\n')
+const emit = (o: object) => {
+  const line = Buffer.from(JSON.stringify(o) + '\n')
+  // stdout may be a non-blocking pipe: retry on EAGAIN until the whole line is written.
+  for (let off = 0; off < line.length; ) {
+    try {
+      off += fs.writeSync(1, line, off)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
+    }
+  }
+}
 
 function runRegexes(): void {
   const found = regexLiterals()

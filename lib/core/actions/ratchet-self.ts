@@ -682,7 +682,7 @@ const READ_VERBS: Record<string, Set<string>> = {
   proposals: new Set(['list', 'show', 'help']),
   incident: new Set(['list', 'show', 'add', 'help']),
   cases: new Set(['list', 'show', 'verify', 'export', 'help']),
-  courtroom: new Set(['status', 'help']),
+  courtroom: new Set(['status', 'help', 'calibrate']),
   custodiet: new Set(['status', 'help']),
 }
 const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status', 'heartbeat'])
