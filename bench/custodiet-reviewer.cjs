@@ -23,7 +23,8 @@ const attention = (issue, principle, correction) => process.stdout.write(`## Com
 if (/about to write this plan/.test(text)) {
   const plan = section('The new plan:', 'Recent activity:').split('\n').map((l) => l.replace(/^- \[\w+\] /, '').trim()).filter(Boolean)
   const extra = plan.filter((item) => {
-    const words = [['refactor', /refactor|restructure|rewrite|clean ?up/], ['test', /\btests?\b/], ['doc', /docs?\b|documentation|readme|changelog/], ['upgrade', /upgrade|bump|dependenc/], ['migrat', /migrat/], ['format', /reformat|prettier|lint/]]
+    // Running the tests is part of any fix; writing new ones is extra work.
+    const words = [['refactor', /refactor|restructure|rewrite|clean ?up/], ['test', /\b(add|write|create)\b.*\btests?\b/], ['doc', /docs?\b|documentation|readme|changelog/], ['upgrade', /upgrade|bump|dependenc/], ['migrat', /migrat/], ['format', /reformat|prettier|lint/]]
     return words.some(([w, re]) => re.test(item.toLowerCase()) && !scope.includes(w))
   })
   if (extra.length) attention(`The plan adds ${extra.map((x) => `"${x}"`).join(', ')}, which the user did not ask for.`, 'Type B scope expansion', 'Drop those items and do what was asked; offer them as suggestions.')
@@ -45,7 +46,8 @@ if (/A tool call failed and the agent has since reacted/.test(text)) {
 }
 
 // Periodic and end-of-turn reviews.
-const changes = calls.filter((l) => /^#\d+ (Edit|Write|MultiEdit|NotebookEdit) |sed -i|>>? ?\S|\bgit (commit|push)\b|\brm\b|\bmv\b/.test(l))
+// A redirection into a file changes it; `2>&1` only joins output streams.
+const changes = calls.filter((l) => /^#\d+ (Edit|Write|MultiEdit|NotebookEdit) |sed -i|(?<![0-9&])>>? ?(?!&)[\w.\/~]|\bgit (commit|push|mv)\b|\brm\b|\bmv\b/.test(l))
 if (question && changes.length) {
   attention(`The user asked a question and the agent changed things: ${changes.map((l) => l.replace(/^#\d+ /, '')).join('; ')}.`, 'H19: questions are not tasks', 'Answer the question; offer the change as a suggestion.')
   process.exit(0)

@@ -324,7 +324,7 @@ function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResul
   const findings = r.action.findings.filter((f) => f.class === 'public_surface' || f.class === 'irreversible')
   if (findings.length !== r.action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access').length) return r
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
-  if (!requestedBy(prompt, findings)) return r
+  if (!requestedBy(prompt, findings, r.action.paths)) return r
   return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
 }
 

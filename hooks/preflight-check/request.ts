@@ -29,9 +29,19 @@ function clauses(prompt: string): string[] {
   return prompt.split(/[.;!?\n]+|,|\bbut\b|\bthen\b|\band\b/i).map((c) => c.trim()).filter(Boolean)
 }
 
-/** Whether `prompt` explicitly asks for every finding of this call (none catastrophic). */
-export function requestedBy(prompt: string | undefined, findings: Finding[]): boolean {
+/**
+ * Whether `prompt` explicitly asks for every finding of this call (none catastrophic). A deletion or a
+ * discard is covered only when the prompt names each target (its file or folder name): "tidy up" does not
+ * cover `rm notes.txt`, "delete notes.txt" does. (Ignored build output and files the agent created are not
+ * irreversible in the first place: the catalogue does not flag them.)
+ */
+export function requestedBy(prompt: string | undefined, findings: Finding[], targets: string[] = []): boolean {
   if (!prompt || !findings.length || findings.some((f) => f.catastrophic)) return false
+  if (findings.some((f) => f.pattern === 'file_delete' || f.pattern === 'git_discard')) {
+    const words = prompt.toLowerCase()
+    const named = (t: string) => t.split('/').filter(Boolean).slice(-2).some((seg) => seg.length > 1 && new RegExp(`(^|[^\\w.-])${seg.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(words))
+    if (!targets.length || !targets.every(named)) return false
+  }
   const parts = clauses(prompt)
   return findings.every((f) => {
     const ask = ASKS[f.pattern]

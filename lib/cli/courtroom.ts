@@ -45,6 +45,16 @@ export async function status(o: { json?: boolean }): Promise<void> {
 
 // ---- consent ---------------------------------------------------------------------------------
 
+/**
+ * Consent, keys and clearing probation are the user's. preflight-check denies these commands to the
+ * agent; this catches the spellings it cannot read (`node …/bin/ratchet`, a command in a variable) when
+ * they run inside a Claude Code session, which marks its commands with CLAUDECODE=1. Defence in depth,
+ * not a boundary: an agent that unsets the variable gets past it.
+ */
+export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.CLAUDECODE === '1') throw new RatchetError('conflict', `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code)`)
+}
+
 async function askYesNo(question: string): Promise<boolean> {
   const readline = await import('node:readline/promises')
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout })
@@ -62,6 +72,7 @@ export interface EnableOptions {
 }
 
 export async function enable(o: EnableOptions): Promise<void> {
+  humanOnly('ratchet courtroom enable')
   const paths = resolvePaths()
   const prior = readConsent(paths)
   const { packs } = loadPacks()
@@ -106,6 +117,7 @@ export async function enable(o: EnableOptions): Promise<void> {
 }
 
 export function disable(): void {
+  humanOnly('ratchet courtroom disable')
   const paths = resolvePaths()
   const c = readConsent(paths)
   if (!c || !c.enabled) return out('The courtroom is already off.')
@@ -116,6 +128,7 @@ export function disable(): void {
 }
 
 export function revoke(): void {
+  humanOnly('ratchet courtroom revoke')
   const paths = resolvePaths()
   const c = readConsent(paths)
   if (!c || c.revoked_at) throw new RatchetError('conflict', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
@@ -132,6 +145,7 @@ export function revoke(): void {
 }
 
 export function rotateKey(): void {
+  humanOnly('ratchet courtroom rotate-key')
   const paths = resolvePaths()
   const c = readConsent(paths)
   const store = c && readKeyStore(c.agent)
@@ -146,6 +160,7 @@ export function rotateKey(): void {
 }
 
 export function clear(caseId: string): void {
+  humanOnly('ratchet courtroom clear')
   const paths = resolvePaths()
   const found = updateProbation(paths, (list) => ({ next: list.filter((p) => p.case_id !== caseId), result: list.some((p) => p.case_id === caseId) }))
   if (!found) throw new RatchetError('not_found', `no probation for case ${caseId} (ratchet courtroom status lists them)`)

@@ -9,6 +9,7 @@ import { activeSummary } from './guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths } from '../io/state'
 import { readJson } from '../io/store'
 import { readSettings } from './install'
+import { telegramTokenWarnings } from '../io/telegram-config'
 
 interface Check {
   name: string
@@ -60,6 +61,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error })
   const c = readConfig(paths)
   checks.push({ name: 'config', ok: !c.problem, detail: c.problem ?? (fs.existsSync(paths.config) ? paths.config : 'defaults (no config.json)') })
+  for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
 

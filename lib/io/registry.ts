@@ -33,6 +33,7 @@ export const STATE_FILES: readonly StateFileSpec[] = [
   { name: 'capabilities.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)' },
   { name: 'telegram-state.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset' },
   { name: 'schedule.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest' },
+  { name: 'labels.json', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "humans' answers to \"was this check needed?\" (the false-positive rate)" },
   { name: 'proposals.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: "pattern-detect's proposals and their decisions" },
   { name: 'heartbeat.log', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the cron heartbeat output' },
   { name: 'errors.log', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' },

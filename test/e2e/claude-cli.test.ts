@@ -27,7 +27,7 @@ describe('inside the real claude CLI', () => {
       { tool: 'Bash', input: { command: 'ls', description: 'List files' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'push my work, then make a file', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
+    result = await exec(CLAUDE, ['-p', 'save my work, then make a file', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
   }, 180_000)
 
   afterAll(async () => {

@@ -92,7 +92,7 @@ describe('probation in preflight-check', () => {
     expect(bash('echo other work')).toEqual({ permissionDecision: 'allow (silent)' })
     // The agent cannot clear it: that command is Ratchet's state, the user's to change.
     expect(bash('ratchet courtroom clear case_severe').permissionDecision).toBe('deny')
-    const cleared = await exec(BIN('ratchet'), ['courtroom', 'clear', 'case_severe'], { cwd: dir, env: { ...process.env, ...env } })
+    const cleared = await exec(BIN('ratchet'), ['courtroom', 'clear', 'case_severe'], { cwd: dir, env: { ...process.env, ...env, CLAUDECODE: undefined } })
     expect(cleared.stdout).toBe('Probation for case_severe cleared.\n')
     expect(write('a.txt')).toEqual({ permissionDecision: 'allow (silent)' })
   })

@@ -33,7 +33,7 @@ beforeEach(() => {
   dir = tempProject()
   home = tempProject('ratchet-home-')
   fs.mkdirSync(path.join(dir, '.ratchet'))
-  env = { ...process.env, NODE_ENV: undefined, HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+  env = { ...process.env, NODE_ENV: undefined, CLAUDECODE: undefined, HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
   config({})
 })
 

@@ -27,7 +27,17 @@ describe('requestedBy', () => {
     ['tell me what the build does', [f('file_delete', 'irreversible')], false],
     ['', PUSH, false],
   ])('%j asks for %j → %s', (prompt, findings, expected) => {
-    expect(requestedBy(prompt, findings as Finding[])).toBe(expected)
+    expect(requestedBy(prompt, findings as Finding[], ['/p/build'])).toBe(expected)
+  })
+
+  it.each([
+    ['tidy up and commit', ['/p/notes.txt'], false],
+    ['delete notes.txt', ['/p/notes.txt'], true],
+    ['remove the old logs folder', ['/p/old/logs'], true],
+    ['delete notes.txt', ['/p/notes.txt', '/p/todo.md'], false],
+    ['delete the notes', ['/p/notes.txt.bak'], false],
+  ])('a deletion is covered only when the prompt names its target: %j %j → %s', (prompt, targets, expected) => {
+    expect(requestedBy(prompt, [f('file_delete', 'irreversible')], targets)).toBe(expected)
   })
 })
 
