@@ -21,6 +21,7 @@
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
+import type { FsFacts } from '../../lib/core/actions/types'
 import type { Decision } from '../../lib/core/decision'
 import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
@@ -94,6 +95,10 @@ export interface PreflightFacts {
   publicRemote?(dir: string): boolean
   /** What git can restore of a path (catalogue's fact provider, lib/io/git.ts); asked only for deletions and discards. */
   fileState?(absPath: string): FileState | undefined
+  /** File-system facts for self-protection (realpath, hard links, archives, patches, git status), lazily read. */
+  fs?: FsFacts
+  /** The installed Ratchet package's folder, protected like the state folder. */
+  packageDir?: string
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
   /** Undefined when first-use pauses are off. */
@@ -139,11 +144,11 @@ export interface PreflightOutcome {
  * Others add entries here (e.g. `unreadable` from the shell reader, a secret in the evidence).
  */
 export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
-  unreadable: { decision: 'check', why: 'the command could not be read completely, so it is judged by its worst reading' },
+  unreadable: { decision: 'check', why: 'Ratchet could not read what this command runs, so it is judged by its worst reading; spell it out plainly if you can' },
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
@@ -332,8 +337,15 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
     if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
   }
   if (!floor) return r
+  // Say exactly what could not be read (the findings' details), so the agent can act on it.
+  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern).map((f) => f.detail))].slice(0, 3)
+  if (details.length && floor.pattern === 'unreadable') floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
-  if (current && STRENGTH[current] >= STRENGTH[floor.decision]) return r
+  if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
+    // A rule already stops it: the note still says what could not be read, so the agent can spell it out.
+    if (floor.pattern === 'unreadable' && 'reason' in r.decision && r.decision.reason) return { ...r, decision: { ...r.decision, reason: r.decision.reason.replace(/^Trigger: /m, `Trigger: ${floor.why} + `) } }
+    return r
+  }
   const note = preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `)
   switch (floor.decision) {
     case 'warn':

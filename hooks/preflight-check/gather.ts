@@ -10,6 +10,7 @@ import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
 import { currentBranch, fileStates } from '../../lib/io/git'
+import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { readQueue } from '../../lib/io/queue'
@@ -58,6 +59,8 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
       return !!setting && isPublicRemote(remoteUrls(dir), setting)
     },
     fileState: fileStates(paths.projectDir),
+    fs: fsFacts(),
+    packageDir: packageDirOf(__dirname),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)
       return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))

@@ -5,13 +5,15 @@
 // action catalogue (lib/core/actions/, one file per family), each interpreter one-liner to the code scanners.
 
 import path from 'node:path'
-import { readCommandLine, type CodeSnippet, type Invocation } from './commands'
+import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation } from './commands'
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
+import { mcpInputs, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
+import { unreadableLine } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
@@ -125,7 +127,10 @@ class Collector implements Sink {
         break
       default:
         this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
-        if (tool.startsWith('mcp__')) mcpTool(this, tool, input ?? {})
+        if (tool.startsWith('mcp__')) {
+          mcpTool(this, tool, input ?? {})
+          mcpInputs(this, tool, input ?? {})
+        }
     }
     secretSends(this, this.findings, this.summary, this.networked)
     unrequestedPublish(this, this.findings, this.summary)
@@ -138,10 +143,12 @@ class Collector implements Sink {
   bash(command: string): void {
     const line = readCommandLine(command)
     if (line.incomplete) this.incomplete = true
+    unreadableLine(this, line)
     line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
+    // (`[ \t]*`, not `\s*`, under /m: a run of newlines made `^\s*` quadratic — redos test.)
     // `env`, `set`, `export -p` alone print the environment (commands.ts peels `env` as a wrapper, so it is read here).
-    if (/(^|[|;&(]|\$\()\s*(env|set|export\s+-p|declare\s+-x)\s*($|[|;&)>])/m.test(command)) {
+    if (/(^|[|;&(]|\$\()[ \t]*(env|set|export[ \t]+-p|declare[ \t]+-x)[ \t]*($|[|;&)>])/m.test(command)) {
       this.secrets.add('the environment')
       this.add('secret_access', `${oneLine(command, 80)} (prints the environment)`)
     }
@@ -157,6 +164,7 @@ class Collector implements Sink {
     const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
+    selfProtection(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)
@@ -173,13 +181,8 @@ class Collector implements Sink {
     this.commands.push(detail)
     for (const scan of CODE_SCANNERS) scan(this, s, detail)
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
-    const shellCalls = /(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|exec(?:Sync)?|execFile(?:Sync)?|spawn(?:Sync)?|system|qx|`)\s*\(?\s*(\[[^\]]*\]|(['"])((?:\\.|(?!\2).)*)\2)/g
-    let m: RegExpExecArray | null
-    while ((m = shellCalls.exec(s.code))) {
-      let text = m[3]
-      if (m[1].startsWith('[')) text = [...m[1].matchAll(/(['"])((?:\\.|(?!\1).)*)\1/g)].map((x) => x[2]).join(' ')
-      if (text) this.bash(text)
-    }
+    // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
+    for (const text of shellCallsIn(s.code, s.lang)) this.bash(text)
   }
 }
 

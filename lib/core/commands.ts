@@ -1,11 +1,18 @@
 // From parsed shell to the programs that actually run: strips wrappers (sudo, env, timeout, nohup,
-// xargs, `FOO=1` prefixes, `\rm`, /bin/rm), descends into `bash -c`, `eval`, `ssh host cmd`, and
-// lifts interpreter one-liners (`python -c`, `node -e`, …) out as code for the code scanners.
+// xargs, busybox, su -c, docker exec/run, kubectl exec, find -exec, parallel, chroot, flock, …,
+// `FOO=1` prefixes, `\rm`, /bin/rm), descends into `bash -c`, `eval`, `ssh host cmd`, and lifts
+// interpreter one-liners (`python -c`, `node -e`, …) out as code for the code scanners.
+//
+// What it cannot resolve it reports in `unreadable`, one phrase per reason: a command word computed at
+// run time, eval of a computed string, code piped into a shell or interpreter, functions and aliases
+// defined and then run, nesting past the limit, an incomplete parse. The caller treats such a command
+// by its worst reading. Variables assigned earlier in the same command line (`d=.ratchet; rm -r $d`)
+// are substituted, so a path spelled through one is judged as the path it is.
 
 import { parseShell, splitWords, type Redirect, type SimpleCommand } from './shell'
 
 export interface Invocation {
-  /** Program name without path or leading backslash: `rm`, `git`. */
+  /** Program name without path or leading backslash: `rm`, `git`. Empty for a redirect-only command (`> f`). */
   name: string
   args: string[]
   redirects: Redirect[]
@@ -26,196 +33,660 @@ export interface CommandLine {
   invocations: Invocation[]
   snippets: CodeSnippet[]
   incomplete: boolean
+  /** What could not be read, a few words each (empty when everything was): treat by the worst reading. */
+  unreadable: string[]
 }
 
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'function', 'case', 'esac', 'in', 'select'])
+/** Longer commands are not read at all (and are unreadable): reading stays bounded on any input. */
+export const MAX_COMMAND_CHARS = 256 * 1024
 
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'busybox'])
+const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'function', 'esac', 'in', 'select', 'coproc'])
+
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'csh', 'tcsh', 'yash', 'posh'])
 
 const INTERPRETERS: Record<string, { lang: CodeSnippet['lang']; flags: string[] }> = {
   python: { lang: 'python', flags: ['-c'] },
+  pypy: { lang: 'python', flags: ['-c'] },
   node: { lang: 'node', flags: ['-e', '--eval', '-p', '--print'] },
   nodejs: { lang: 'node', flags: ['-e', '--eval', '-p', '--print'] },
   bun: { lang: 'node', flags: ['-e', '--eval'] },
   deno: { lang: 'node', flags: ['eval'] },
+  tsx: { lang: 'node', flags: ['-e', '--eval', '-p', '--print'] },
   perl: { lang: 'perl', flags: ['-e', '-E'] },
   ruby: { lang: 'ruby', flags: ['-e'] },
   php: { lang: 'php', flags: ['-r'] },
 }
 
-const MAX_DEPTH = 6
+/** `bash -c` inside `bash -c` inside …: deeper than this is not read. */
+export const MAX_CODE_DEPTH = 6
+/** A variable with several candidate values (a `for` list) multiplies a command at most this much. */
+const MAX_VARIANTS = 8
+
+interface LineState {
+  out: CommandLine
+  unreadable: Set<string>
+  functions: Set<string>
+  aliases: Map<string, string>
+  /** Values assigned earlier in this command line; several for a `for` list. */
+  vars: Map<string, string[]>
+}
 
 export function readCommandLine(command: string): CommandLine {
-  const out: CommandLine = { invocations: [], snippets: [], incomplete: false }
-  expand(command, [], out, 0)
+  const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [] }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), vars: new Map() }
+  if (command.length > MAX_COMMAND_CHARS) {
+    out.incomplete = true
+    out.unreadable = [`too long to read (${command.length} characters)`]
+    return out
+  }
+  expand(command, [], st, 0)
+  for (const inv of out.invocations) {
+    if (st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run in the same command`)
+  }
+  out.unreadable = [...st.unreadable]
   return out
 }
 
-function expand(command: string, via: string[], out: CommandLine, depth: number): void {
-  if (depth > MAX_DEPTH) {
-    out.incomplete = true
+function expand(command: string, via: string[], st: LineState, depth: number, pipedFrom?: SimpleCommand): void {
+  if (depth > MAX_CODE_DEPTH) {
+    st.out.incomplete = true
+    st.unreadable.add(`shell code nested more than ${MAX_CODE_DEPTH} levels deep (bash -c inside bash -c …)`)
     return
   }
   const parsed = parseShell(command)
-  if (parsed.incomplete) out.incomplete = true
+  if (parsed.incomplete) st.out.incomplete = true
+  for (const u of parsed.unreadable) st.unreadable.add(u === 'a quote is not closed' || u.endsWith('is not closed') || u.includes('end marker') ? `the command could not be parsed completely (${u})` : u)
+  for (const f of parsed.functions) st.functions.add(f)
   const cwdChanges: string[] = []
-  for (const simple of parsed.commands) {
-    unwrap(simple, via, out, depth, cwdChanges)
-  }
+  parsed.commands.forEach((simple, i) => {
+    // Code fed from outside into the first command of `bash -c` (`… | bash -c 'sh'`).
+    const s = i === 0 && pipedFrom && !simple.pipedFrom ? { ...simple, pipedFrom } : simple
+    for (const v of variants(s, st)) unwrap(v, via, st, depth, cwdChanges)
+  })
 }
 
 export function programName(word: string): string {
-  let w = word.replace(/^\\/, '')
-  const slash = w.lastIndexOf('/')
-  if (slash >= 0) w = w.slice(slash + 1)
-  return w
+  const slash = word.lastIndexOf('/')
+  if (slash >= 0) return word.slice(slash + 1)
+  return word.charCodeAt(0) === 92 /* \\ */ ? word.slice(1) : word
 }
 
 function interpreterOf(name: string): (typeof INTERPRETERS)[string] | undefined {
-  const base = name.replace(/(\d+(\.\d+)*)$/, '') // python3.12 → python
-  return INTERPRETERS[base] ?? INTERPRETERS[name]
+  // python3.12 → python (a loop, not /[\d.]+$/, which is quadratic on a long run of digits)
+  let end = name.length
+  while (end > 0 && ((name[end - 1] >= '0' && name[end - 1] <= '9') || name[end - 1] === '.')) end--
+  return INTERPRETERS[name.slice(0, end)] ?? INTERPRETERS[name]
 }
 
 const isAssignment = (w: string) => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w)
 
-function unwrap(simple: SimpleCommand, outerVia: string[], out: CommandLine, depth: number, cwdChanges: string[]): void {
+const short = (s: string) => (s.length > 60 ? s.slice(0, 59) + '…' : s).replace(/\s+/g, ' ')
+
+// ---------------------------------------------------------------------------------------------
+// Variables assigned earlier in the same command line.
+
+const VAR_REF = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g
+
+/** The candidate texts of a word once the variables known in this line are put in. */
+function substitute(word: string, computed: boolean, st: LineState): string[] {
+  if (!computed || !word.includes('$') || !st.vars.size) return [word]
+  let results = ['']
+  let last = 0
+  for (const m of word.matchAll(VAR_REF)) {
+    const values = st.vars.get(m[1] ?? m[2])
+    if (!values) continue
+    const lit = word.slice(last, m.index)
+    const next: string[] = []
+    for (const r of results) for (const v of values) if (next.length < MAX_VARIANTS) next.push(r + lit + v)
+    results = next
+    last = m.index + m[0].length
+  }
+  return results.map((r) => r + word.slice(last))
+}
+
+/** One command per combination of candidate values (a `for` list), at most MAX_VARIANTS. */
+function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] {
+  recordAssignments(simple, st)
+  if (!st.vars.size || !simple.computed.some(Boolean) && !simple.redirects.some((r) => r.target.includes('$'))) return [simple]
+  let combos: { argv: string[]; computed: boolean[] }[] = [{ argv: [], computed: [] }]
+  simple.argv.forEach((w, i) => {
+    const vs = substitute(w, simple.computed[i], st)
+    const next: typeof combos = []
+    for (const c of combos) for (const v of vs) if (next.length < MAX_VARIANTS) next.push({ argv: [...c.argv, v], computed: [...c.computed, simple.computed[i] && /[$`]|^[<>]\(/.test(v)] })
+    combos = next
+  })
+  const redirects = simple.redirects.map((r) => ({ ...r, target: substitute(r.target, true, st)[0] }))
+  const extra = simple.redirects.flatMap((r) => substitute(r.target, true, st).slice(1).map((t) => ({ ...r, target: t })))
+  return combos.map((c) => ({ ...simple, argv: c.argv, computed: c.computed, redirects: [...redirects, ...extra] }))
+}
+
+function recordAssignments(simple: SimpleCommand, st: LineState): void {
+  const a = simple.argv
+  if (!a.length) return
+  const set = (word: string, computed: boolean) => {
+    const eq = word.indexOf('=')
+    const name = word.slice(0, eq).replace(/\+$/, '')
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return
+    const value = word.slice(eq + 1)
+    const vs = substitute(value, computed, st)
+    if (value.startsWith('(') || vs.some((v) => /[$`]/.test(v) && computed)) st.vars.delete(name)
+    else st.vars.set(name, vs)
+  }
+  if (a.every(isAssignment)) {
+    a.forEach((w, i) => set(w, simple.computed[i]))
+    return
+  }
+  if (/^(export|local|declare|typeset|readonly)$/.test(a[0])) {
+    a.slice(1).forEach((w, i) => {
+      if (isAssignment(w)) set(w, simple.computed[i + 1])
+    })
+    return
+  }
+  // `for f in a b c; do …`: f takes each value in turn.
+  if (a[0] === 'for' && a[2] === 'in' && /^[A-Za-z_]\w*$/.test(a[1] ?? '')) {
+    const values = a.slice(3).flatMap((w, i) => substitute(w, simple.computed[i + 3], st)).slice(0, MAX_VARIANTS)
+    if (values.length && values.every((v) => !v.includes('$') && !v.includes('`'))) st.vars.set(a[1], values)
+    else st.vars.delete(a[1])
+    return
+  }
+  if (a[0] === 'read' || a[0] === 'mapfile' || a[0] === 'readarray') for (const w of a.slice(1)) st.vars.delete(w)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Why a command word is not known before it runs, or null if it is. */
+function computedWord(word: string, computed: boolean): string | null {
+  if (!computed) return null
+  if (!word.includes('$(') && !word.includes('`') && !/^[<>]\(/.test(word)) {
+    // `$VENV/bin/python`: the folder is computed but the program is named.
+    const slash = word.lastIndexOf('/')
+    if (slash >= 0 && !/[$`]/.test(word.slice(slash + 1)) && /^(?:[^$`]|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)*$/.test(word.slice(0, slash))) return null
+  }
+  return `the command word is computed at run time (${short(word)})`
+}
+
+/** `eval "$(ssh-agent -s)"` and friends: well-known programs whose output is environment setup. */
+const EVAL_IDIOM = /^\$\(\s*(?:[\w./-]*\/)?(ssh-agent|direnv|pyenv|rbenv|nodenv|goenv|jenv|plenv|brew|conda|fnm|mise|rtx|zoxide|starship|opam|luarocks|dircolors|keychain|gpg-agent|thefuck|rustup|asdf)(?: [\w.=:-]+)*\s*\)$/
+
+function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth: number, cwdChanges: string[]): void {
+  const out = st.out
   let argv = simple.argv.slice()
+  let comp = simple.computed.slice()
   const via = outerVia.slice()
+  /** Moves on to a suffix of the current words (keeps `comp` aligned). */
+  const to = (rest: string[]) => {
+    comp = comp.slice(comp.length - rest.length)
+    argv = rest
+  }
   const push = () => {
     out.invocations.push({
-      name: programName(argv[0]),
+      name: argv.length ? programName(argv[0]) : '',
       args: argv.slice(1),
       redirects: simple.redirects,
       stdin: simple.stdin,
-      via,
+      via: via.slice(),
       cwdChanges: cwdChanges.slice(),
     })
   }
+  const code = (text: string, label: string, pipedFrom?: SimpleCommand) => expand(text, [...via, label], st, depth + 1, pipedFrom)
+  /** A command inside another's arguments (`find -exec cmd {} ;`, `parallel cmd ::: x`). */
+  const inner = (words: string[], computed: boolean[], label: string) => {
+    if (words.length) unwrap({ argv: words, computed, redirects: [] }, [...via, label], st, depth + 1, cwdChanges.slice())
+  }
 
-  for (let guard = 0; guard < 20 && argv.length; guard++) {
-    while (argv.length && (RESERVED.has(argv[0]) || isAssignment(argv[0]))) argv.shift()
-    if (!argv.length) break
-    // `for x in a b; do …` — the list is data, not a command.
-    if (argv[0] === 'for') return
-    const name = programName(argv[0])
-    const args = argv.slice(1)
-
-    if (name === 'cd' || name === 'pushd') {
-      if (args[0]) cwdChanges.push(args[0])
+  for (let guard = 0; guard < 24; guard++) {
+    let lead = 0
+    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) lead++
+    if (lead) to(argv.slice(lead))
+    if (!argv.length) {
+      // A redirect alone (`> f`, `{ …; } > f`, `exec 3> f`) still opens its file.
+      if (simple.redirects.length) push()
+      return
+    }
+    // `for x in a b; do …` — the list is data, not a command (its values are kept for `$x`).
+    if (argv[0] === 'for' || argv[0] === 'case') return
+    const problem = computedWord(argv[0], comp[0])
+    if (problem) {
+      // `$(echo rm) -rf x`: the generator (echo) was read where it stands; what it produces is not known.
+      st.unreadable.add(problem)
       push()
       return
     }
-    if (name === 'sudo' || name === 'doas') {
-      via.push(name)
-      argv = skipOptions(args, new Set(['-u', '-g', '-p', '-C', '-D', '-h', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir']))
-      continue
+    const name = programName(argv[0])
+    const args = argv.slice(1)
+    const argComp = comp.slice(1)
+
+    if (st.aliases.has(name) && !via.includes(`alias ${name}`)) {
+      st.unreadable.add(`the alias ${name} is defined and used in the same command`)
+      code(`${st.aliases.get(name)} ${args.map(quote).join(' ')}`, `alias ${name}`)
+      return
     }
-    if (name === 'env') {
-      via.push('env')
-      const rest: string[] = []
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]
-        if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir') { i++; continue }
-        if (a === '-S' || a === '--split-string') {
-          rest.push(...splitWords(args[i + 1] ?? ''), ...args.slice(i + 2))
-          break
+    switch (name) {
+      case 'cd':
+      case 'pushd':
+        if (args[0]) cwdChanges.push(args[0])
+        push()
+        return
+      case 'alias':
+        for (const a of args) {
+          const eq = a.indexOf('=')
+          if (eq > 0) st.aliases.set(a.slice(0, eq), a.slice(eq + 1))
         }
-        if (a.startsWith('-') && rest.length === 0) continue
-        if (isAssignment(a) && rest.length === 0) continue
-        rest.push(...args.slice(i))
-        break
-      }
-      argv = rest
-      continue
-    }
-    if (name === 'timeout') {
-      via.push('timeout')
-      let rest = skipOptions(args, new Set(['-s', '--signal', '-k', '--kill-after']))
-      rest = rest.slice(1) // the duration
-      argv = rest
-      continue
-    }
-    if (name === 'nice' || name === 'ionice' || name === 'chrt' || name === 'taskset') {
-      via.push(name)
-      argv = skipOptions(args, new Set(['-n', '--adjustment', '-c', '--class', '-p']))
-      if (name === 'taskset' || name === 'chrt') argv = argv.slice(1)
-      continue
-    }
-    if (name === 'nohup' || name === 'setsid' || name === 'time' || name === 'stdbuf' || name === 'unbuffer' || name === 'chronic' || name === 'caffeinate' || name === 'exec') {
-      via.push(name)
-      argv = skipOptions(args, new Set(['-a']))
-      continue
-    }
-    if (name === 'command' || name === 'builtin') {
-      // `command -v rm` only looks a program up; it runs nothing.
-      if (args.some((a) => a === '-v' || a === '-V')) {
+        push()
+        return
+      case 'trap':
+        // `trap 'rm -rf x' EXIT`: the handler is code that runs later in this shell.
+        if (args[0] && !args[0].startsWith('-')) code(args[0], 'trap')
+        push()
+        return
+      case 'sudo':
+      case 'doas':
+      case 'pkexec':
+        via.push(name)
+        {
+          const rest = skipOptions(args, SUDO_VALUES)
+          const own = args.slice(0, args.length - rest.length)
+          if (own.some((a) => (/^-[a-zA-Z]+$/.test(a) && /[si]/.test(a)) || a === '--shell' || a === '--login')) {
+            // `sudo -s cmd` runs cmd through the target user's shell.
+            if (rest.length) code(rest.join(' '), `${name} -s`, simple.pipedFrom)
+            else push()
+            return
+          }
+          to(rest)
+        }
+        continue
+      case 'su':
+      case 'runuser':
+      case 'sg': {
+        // `su -c 'cmd'`, `su user -c cmd`, `su - user --command=cmd`, `runuser -u user -- cmd`.
+        const c = optionValue(args, ['-c', '--command'])
+        if (c !== undefined) {
+          code(c, `${name} -c`)
+          return
+        }
+        via.push(name)
+        const dd = args.indexOf('--')
+        if (name === 'runuser' && dd >= 0 && args.includes('-u')) {
+          to(args.slice(dd + 1))
+          continue
+        }
+        if (name === 'sg' && args.length >= 2 && !args[1].startsWith('-')) {
+          code(args.slice(1).join(' '), 'sg')
+          return
+        }
         push()
         return
       }
-      via.push(name)
-      argv = args.filter((a, i) => !(i === 0 && a === '-p'))
-      continue
-    }
-    if (name === 'xargs' || name === 'parallel') {
-      via.push(name)
-      const rest = skipOptions(args, new Set(['-n', '-I', '-i', '-P', '-d', '-L', '-s', '-E', '-a', '--max-args', '--replace', '--max-procs', '--delimiter', '--arg-file', '-j']))
-      if (!rest.length) return // xargs alone runs echo
-      argv = rest
-      continue
-    }
-    if (name === 'npx' || name === 'bunx' || name === 'pnpx') {
-      via.push(name)
-      argv = skipOptions(args, new Set(['-p', '--package']))
-      continue
-    }
-    if ((name === 'pnpm' || name === 'yarn') && args[0] === 'dlx') {
-      via.push(name + ' dlx')
-      argv = args.slice(1)
-      continue
-    }
-    if (name === 'watch') {
-      via.push('watch')
-      const rest = skipOptions(args, new Set(['-n', '--interval', '-d']))
-      expand(rest.join(' '), via, out, depth + 1)
-      return
-    }
-    if (name === 'eval') {
-      expand(args.join(' '), [...via, 'eval'], out, depth + 1)
-      return
-    }
-    if (SHELLS.has(name)) {
-      const cIndex = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a))
-      if (cIndex >= 0 && args[cIndex + 1] !== undefined) {
-        expand(args[cIndex + 1], [...via, `${name} -c`], out, depth + 1)
+      case 'env': {
+        // `env [-i] [-u X] [A=1] cmd …`, `env -S 'cmd args'`
+        via.push('env')
+        let next: string[] = []
+        let nextComp: boolean[] = []
+        for (let i = 0; i < args.length; i++) {
+          const a = args[i]
+          if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir' || a === '-P') {
+            i++
+            continue
+          }
+          const split = a === '-S' || a === '--split-string' ? args[++i] ?? '' : a.startsWith('--split-string=') ? a.slice(15) : /^-S./.test(a) ? a.slice(2) : undefined
+          if (split !== undefined) {
+            const words = splitWords(split)
+            next = [...words, ...args.slice(i + 1)]
+            nextComp = [...words.map(() => argComp[i] ?? false), ...argComp.slice(i + 1)]
+            break
+          }
+          if (a === '--') {
+            next = args.slice(i + 1)
+            nextComp = argComp.slice(i + 1)
+            break
+          }
+          if (a.startsWith('-') || isAssignment(a)) continue
+          next = args.slice(i)
+          nextComp = argComp.slice(i)
+          break
+        }
+        argv = next
+        comp = nextComp
+        continue
+      }
+      case 'timeout': {
+        via.push('timeout')
+        to(skipOptions(args, new Set(['-s', '--signal', '-k', '--kill-after'])).slice(1)) // the duration
+        continue
+      }
+      case 'nice':
+      case 'ionice':
+      case 'chrt':
+      case 'taskset':
+        via.push(name)
+        if (name === 'ionice' && (args.includes('-p') || args.includes('-P') || args.includes('-u'))) {
+          push() // changes a running process; runs nothing
+          return
+        }
+        to(skipOptions(args, new Set(['-n', '--adjustment', '-c', '--class', '--classdata', '-p', '--pid', '-t', '--cpu-list'])))
+        if (name === 'taskset' || name === 'chrt') to(argv.slice(1))
+        continue
+      case 'stdbuf':
+        via.push(name)
+        to(skipOptions(args, new Set(['-i', '-o', '-e', '--input', '--output', '--error'])))
+        continue
+      case 'chroot':
+        // `chroot [--userspec=…] dir [cmd …]`: without a command it runs a shell.
+        via.push(name)
+        to(skipOptions(args, new Set(['--userspec', '--groups'])).slice(1))
+        if (!argv.length) return
+        continue
+      case 'flock': {
+        const rest = skipOptions(args, new Set(['-w', '--wait', '--timeout', '-E', '--conflict-exit-code']))
+        const c = optionValue(rest.slice(1), ['-c', '--command'])
+        if (c !== undefined) {
+          code(c, 'flock -c')
+          return
+        }
+        via.push(name)
+        to(rest.slice(1)) // the lock file
+        if (!argv.length) return
+        continue
+      }
+      case 'script': {
+        // `script -q -c 'cmd' /dev/null`
+        const c = optionValue(args, ['-c', '--command'])
+        if (c !== undefined) code(c, 'script -c')
+        else push()
         return
       }
-      // `bash <<EOF … EOF` or `echo … | bash`: the here-document is code.
-      if (simple.stdin && !args.some((a) => !a.startsWith('-'))) {
-        expand(simple.stdin, [...via, `${name} <<`], out, depth + 1)
+      case 'busybox':
+      case 'toybox':
+        via.push(name)
+        if (!args.length || args[0].startsWith('-')) {
+          push()
+          return
+        }
+        to(args)
+        continue
+      case 'nohup':
+      case 'setsid':
+      case 'time':
+      case 'unbuffer':
+      case 'chronic':
+      case 'caffeinate':
+      case 'exec':
+      case 'fakeroot':
+      case 'torsocks':
+      case 'proxychains':
+      case 'proxychains4':
+      case 'firejail':
+      case 'unshare':
+      case 'nsenter':
+      case 'catchsegv':
+      case 'xvfb-run':
+      case 'dbus-launch':
+      case 'ltrace':
+        via.push(name)
+        to(skipOptions(args, new Set(PREFIX_VALUES[name] ?? [])))
+        continue
+      case 'strace':
+        via.push(name)
+        to(skipOptions(args, new Set(['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-P', '-S', '-X'])))
+        continue
+      case 'systemd-run':
+        via.push(name)
+        to(skipOptions(args, new Set(['-u', '--unit', '-p', '--property', '-E', '--setenv', '-M', '--machine', '--uid', '--gid', '--nice', '--working-directory', '-d', '--slice', '--description', '--on-calendar', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--timer-property', '-H', '--host'])))
+        continue
+      case 'command':
+      case 'builtin':
+        // `command -v rm` only looks a program up; it runs nothing.
+        if (args.some((a) => a === '-v' || a === '-V')) {
+          push()
+          return
+        }
+        via.push(name)
+        to(args[0] === '-p' ? args.slice(1) : args)
+        continue
+      case 'xargs': {
+        via.push(name)
+        const rest = skipOptions(args, new Set(['-n', '-I', '-i', '-P', '-d', '-L', '-l', '-s', '-E', '-e', '-a', '--max-args', '--replace', '--max-procs', '--delimiter', '--arg-file', '--max-lines', '--max-chars', '--eof', '--process-slot-var']))
+        if (!rest.length) return // xargs alone runs echo
+        to(rest)
+        continue
+      }
+      case 'parallel': {
+        // `parallel cmd ::: a b`: cmd runs once per argument, through a shell; `{}` is the argument.
+        const rest = skipOptions(args, new Set(['-j', '--jobs', '-P', '--max-procs', '-n', '--max-args', '-N', '-I', '--joblog', '--results', '-S', '--sshlogin', '--delay', '--timeout', '--retries', '--tagstring', '-d', '--delimiter', '-a', '--arg-file', '--colsep', '-C', '--workdir', '--wd', '--halt']))
+        const sep = rest.findIndex((a) => /^:::+\+?$/.test(a))
+        const cmd = sep >= 0 ? rest.slice(0, sep) : rest
+        const values = sep >= 0 ? rest.slice(sep + 1).filter((a) => !/^:::+\+?$/.test(a)) : []
+        if (!cmd.length) return
+        const text = cmd.join(' ')
+        if (text.includes('{}') && values.length) for (const v of values.slice(0, MAX_VARIANTS)) code(text.split('{}').join(quote(v)), 'parallel')
+        else code([text, ...values.map(quote)].join(' '), 'parallel')
         return
+      }
+      case 'find': {
+        // `find root … -exec cmd {} ;` runs cmd on each file found (-execdir, -ok, -okdir alike).
+        const roots: string[] = []
+        for (const a of args) {
+          if (a.startsWith('-') || a === '(' || a === '!') break
+          roots.push(a)
+        }
+        const root = roots[0] ?? '.'
+        for (let i = 0; i < args.length; i++) {
+          if (!/^-(exec|execdir|ok|okdir)$/.test(args[i])) continue
+          let j = i + 1
+          while (j < args.length && args[j] !== ';' && args[j] !== '+') j++
+          const words = args.slice(i + 1, j).map((w) => w.split('{}').join(trimSlashes(root) + '/{}'))
+          inner(words, argComp.slice(i + 1, j), `find ${args[i]}`)
+          i = j
+        }
+        push()
+        return
+      }
+      case 'npx':
+      case 'bunx':
+      case 'pnpx':
+        via.push(name)
+        to(skipOptions(args, new Set(['-p', '--package', '-c', '--call'])))
+        if (args.includes('-c') || args.includes('--call')) {
+          const c = optionValue(args, ['-c', '--call'])
+          if (c !== undefined) {
+            code(c, `${name} -c`)
+            return
+          }
+        }
+        continue
+      case 'pnpm':
+      case 'yarn':
+        if (args[0] === 'dlx' || args[0] === 'exec') {
+          via.push(`${name} ${args[0]}`)
+          to(skipOptions(args.slice(1), new Set(['-p', '--package'])))
+          continue
+        }
+        // `yarn ratchet …` runs the project's bin of that name.
+        if (args[0] === 'ratchet') {
+          via.push(name)
+          to(args)
+          continue
+        }
+        break
+      case 'npm':
+        if (args[0] === 'exec' || args[0] === 'x') {
+          via.push('npm exec')
+          const c = optionValue(args, ['-c', '--call'])
+          if (c !== undefined) {
+            code(c, 'npm exec -c')
+            return
+          }
+          to(skipOptions(args.slice(1), new Set(['-p', '--package', '-w', '--workspace'])))
+          continue
+        }
+        break
+      case 'poetry':
+      case 'pipenv':
+      case 'uv':
+      case 'pdm':
+      case 'hatch':
+      case 'rye':
+        if (args[0] === 'run') {
+          via.push(`${name} run`)
+          to(skipOptions(args.slice(1), new Set(['--with', '--python', '-p', '--env', '-e', '--directory', '--project', '--package', '--extra', '--group'])))
+          continue
+        }
+        break
+      case 'conda':
+      case 'micromamba':
+      case 'mamba':
+        if (args[0] === 'run') {
+          via.push(`${name} run`)
+          to(skipOptions(args.slice(1), new Set(['-n', '--name', '-p', '--prefix', '--cwd'])))
+          continue
+        }
+        break
+      case 'direnv':
+        if (args[0] === 'exec') {
+          via.push('direnv exec')
+          to(args.slice(2))
+          continue
+        }
+        break
+      case 'nix-shell': {
+        const c = optionValue(args, ['--run', '--command'])
+        if (c !== undefined) {
+          code(c, 'nix-shell --run')
+          return
+        }
+        break
+      }
+      case 'nix':
+        if (args[0] === 'develop' || args[0] === 'shell') {
+          const c = args.findIndex((a) => a === '-c' || a === '--command')
+          if (c >= 0 && args[c + 1]) {
+            via.push(`nix ${args[0]}`)
+            to(args.slice(c + 1))
+            continue
+          }
+        }
+        break
+      case 'docker':
+      case 'podman':
+      case 'nerdctl': {
+        const inside = containerCommand(args)
+        if (inside) {
+          push() // the container tool's own detectors still see `docker run …`
+          if (inside.words.length) {
+            via.push(`${name} ${inside.how}`)
+            to(inside.words)
+            continue
+          }
+          return
+        }
+        break
+      }
+      case 'kubectl':
+      case 'oc': {
+        // `kubectl exec pod -- cmd`, `kubectl run x --image=i -- cmd`, `kubectl debug … -- cmd`
+        const sub = args.find((a) => !a.startsWith('-'))
+        const dd = args.indexOf('--')
+        if ((sub === 'exec' || sub === 'run' || sub === 'debug') && dd >= 0 && dd < args.length - 1) {
+          push()
+          via.push(`${name} ${sub}`)
+          to(args.slice(dd + 1))
+          continue
+        }
+        break
+      }
+      case 'git': {
+        // `git -c alias.x='push --force' x`: a one-shot alias is the command it names.
+        const alias = gitAlias(args)
+        if (alias) {
+          push()
+          if (alias.shell) code(alias.shell, 'git alias')
+          else code(`git ${alias.words}`, 'git alias')
+          return
+        }
+        break
+      }
+      case 'watch': {
+        via.push('watch')
+        const rest = skipOptions(args, new Set(['-n', '--interval', '-d']))
+        code(rest.join(' '), 'watch')
+        return
+      }
+      case 'eval': {
+        const text = args.join(' ')
+        if (args.length === 1 && argComp[0] && EVAL_IDIOM.test(args[0])) {
+          // Its generator was read where it stands; its output is environment set-up.
+          push()
+          return
+        }
+        if (argComp.some(Boolean)) st.unreadable.add(`eval of a computed string (${short(text)})`)
+        code(text, 'eval')
+        return
+      }
+      case 'source':
+      case '.':
+        if (args[0] && (/^[<>]\(/.test(args[0]) || args[0] === '/dev/stdin' || (args[0] === '-' && simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(args[0])})`)
+        push()
+        return
+    }
+
+    if (SHELLS.has(name)) {
+      // Options come first (`bash -o pipefail -lc 'code'`); `$CODE` as the code is caught when it is read.
+      let k = 0
+      let cIndex = -1
+      let stdinFlag = false
+      while (k < args.length && /^[-+]/.test(args[k]) && args[k] !== '-' && args[k] !== '--') {
+        if (/^-[a-zA-Z]+$/.test(args[k]) && args[k].includes('c')) cIndex = k
+        if (/^-[a-zA-Z]+$/.test(args[k]) && args[k].includes('s')) stdinFlag = true
+        k += /^[-+][oO]$|^--(rcfile|init-file)$/.test(args[k]) ? 2 : 1
+      }
+      if (args[k] === '--') k++
+      if (cIndex >= 0 && args[k] !== undefined) {
+        code(args[k], `${name} -c`, simple.pipedFrom)
+        return
+      }
+      // `bash -s -- args`: the code comes on stdin, the rest are its arguments.
+      const script = stdinFlag ? undefined : args.slice(k).find((a) => a !== '-')
+      const fromStdin = !script || script === '/dev/stdin'
+      if (script && /^[<>]\(/.test(script)) {
+        st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
+      } else if (fromStdin && simple.stdin !== undefined) {
+        // `bash <<EOF … EOF`, `bash <<< "…"`: the here-document is code.
+        code(simple.stdin, `${name} <<`)
+        return
+      } else if (fromStdin && simple.pipedFrom) {
+        pipedCode(simple.pipedFrom, name, st, (text) => code(text, `${name} <|`))
       }
       push()
       return
     }
+
     if (name === 'ssh') {
       // `ssh host 'rm -rf /srv'` runs its command remotely: still a use.
-      const rest = skipOptions(args, new Set(['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-E', '-e', '-m', '-O', '-Q', '-S', '-W', '-w']))
+      const rest = skipOptions(args, new Set(['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-E', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-B']))
       push()
-      if (rest.length > 1) expand(rest.slice(1).join(' '), [...via, 'ssh'], out, depth + 1)
+      if (rest.length > 1) code(rest.slice(1).join(' '), 'ssh')
+      else if (rest.length === 1 && simple.pipedFrom) pipedCode(simple.pipedFrom, 'ssh', st, (text) => code(text, 'ssh <|'))
       return
     }
+
     const interp = interpreterOf(name)
     if (interp) {
-      const fi = args.findIndex((a) => interp.flags.includes(a))
+      const fi = args.findIndex((a) => interp.flags.includes(a) || ((interp.lang === 'perl' || interp.lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(a)))
       if (fi >= 0 && args[fi + 1] !== undefined) {
-        out.snippets.push({ lang: interp.lang, code: args[fi + 1], via: [...via, `${name} ${args[fi]}`] })
-      } else if (simple.stdin && !args.some((a) => !a.startsWith('-'))) {
-        out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`] })
+        const snippet = args[fi + 1]
+        if (argComp[fi + 1] && /^\s*[$`]/.test(snippet)) st.unreadable.add(`${name} ${args[fi]} of a computed string (${short(snippet)})`)
+        out.snippets.push({ lang: interp.lang, code: snippet, via: [...via, `${name} ${args[fi]}`] })
       } else if (name.startsWith('python') && args[0] === '-m') {
         // `python -m twine upload` behaves as the module's command.
         via.push(`${name} -m`)
-        argv = args.slice(1)
+        to(args.slice(1))
         continue
+      } else {
+        const script = args.find((a, i) => !a.startsWith('-') && !(i > 0 && /^-[WXO]$/.test(args[i - 1])))
+        const fromStdin = !script || script === '-' || script === '/dev/stdin'
+        if (script && /^[<>]\(/.test(script)) st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
+        else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`] })
+        else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} <|`] }))
       }
       push()
       return
@@ -223,6 +694,171 @@ function unwrap(simple: SimpleCommand, outerVia: string[], out: CommandLine, dep
     push()
     return
   }
+  st.unreadable.add('wrappers nested too deeply to read')
+}
+
+/**
+ * Code piped into a shell or interpreter: its text is not in the command, so the command is
+ * unreadable. When the source is a literal `echo`/`printf`, its text is read as well (the worst
+ * reading is both: what we can see, and that more may run).
+ */
+function pipedCode(from: SimpleCommand, into: string, st: LineState, read: (text: string) => void): void {
+  const src = from.argv.length ? programName(from.argv[0]) : ''
+  st.unreadable.add(`code is piped into ${into}${src ? ` from ${src}` : ''}: what it runs is not visible in the command`)
+  if ((src === 'echo' || src === 'printf') && !from.computed.slice(1).some(Boolean)) {
+    const words = from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
+    read(src === 'printf' ? words[0]?.replace(/\\n/g, '\n') ?? '' : words.join(' '))
+  } else if (from.stdin !== undefined && (src === 'cat' || src === '')) read(from.stdin)
+}
+
+/** Options that take a value, for the simple prefix wrappers (`time -o f cmd`, `exec -a name cmd`). */
+const PREFIX_VALUES: Record<string, string[]> = {
+  time: ['-f', '--format', '-o', '--output'],
+  exec: ['-a'],
+  caffeinate: ['-w', '-t'],
+  proxychains: ['-f'],
+  proxychains4: ['-f'],
+  nsenter: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-r', '-w'],
+  unshare: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd'],
+  'xvfb-run': ['-n', '--server-num', '-s', '--server-args', '-e', '--error-file', '-f', '--auth-file', '-p', '--xauth-protocol'],
+  ltrace: ['-o', '-e', '-p', '-s', '-u', '-a', '-n'],
+}
+
+const SUDO_VALUES = new Set(['-u', '-g', '-p', '-C', '-D', '-h', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--host', '--role', '--type', '--other-user', '--close-from', '--command-timeout'])
+
+/** The value of `-c x`, `-cx` (single-letter only), `--command x` or `--command=x`. */
+function optionValue(args: string[], names: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--') return undefined
+    if (names.includes(a)) return args[i + 1]
+    for (const n of names) {
+      if (n.startsWith('--') && a.startsWith(n + '=')) return a.slice(n.length + 1)
+    }
+  }
+  return undefined
+}
+
+const DOCKER_VALUES = new Set([
+  '-e', '--env', '--env-file', '-u', '--user', '-w', '--workdir', '--detach-keys', '-v', '--volume', '-p', '--publish', '--name', '--entrypoint',
+  '--network', '--net', '--mount', '-l', '--label', '--label-file', '--platform', '--cpus', '-m', '--memory', '--restart', '-h', '--hostname', '--add-host',
+  '--device', '--cap-add', '--cap-drop', '--security-opt', '--ulimit', '--log-driver', '--log-opt', '--pid', '--ipc', '--shm-size', '--tmpfs', '--gpus',
+  '--runtime', '--dns', '--expose', '--group-add', '--health-cmd', '--link', '--pull', '--stop-signal', '--stop-timeout', '--userns', '--uts',
+  '--volumes-from', '--cidfile', '--cgroupns', '--memory-swap', '--cpu-shares', '-c', '--cpuset-cpus', '--storage-opt', '--sysctl', '--index',
+  '--attach', '-a', '--annotation', '--hooks-dir', '--pod', '--secret', '--arch', '--os', '--variant',
+])
+
+/** `docker exec [opts] ctr cmd…`, `docker run [opts] image [cmd…]`, `docker compose exec|run svc cmd…`. */
+function containerCommand(args: string[]): { how: string; words: string[] } | null {
+  let a = skipOptions(args, new Set(['-H', '--host', '-c', '--context', '--config', '-l', '--log-level', '--url', '--connection']))
+  if (a[0] === 'container' && (a[1] === 'exec' || a[1] === 'run')) a = a.slice(1)
+  if (a[0] === 'compose' || a[0] === 'docker-compose') {
+    a = skipOptions(a.slice(1), new Set(['-f', '--file', '-p', '--project-name', '--project-directory', '--profile', '--env-file']))
+    if (a[0] !== 'exec' && a[0] !== 'run') return null
+    const rest = skipOptions(a.slice(1), DOCKER_VALUES)
+    return { how: `compose ${a[0]}`, words: rest.slice(1) }
+  }
+  if (a[0] !== 'exec' && a[0] !== 'run') return null
+  const rest = skipOptions(a.slice(1), DOCKER_VALUES)
+  return { how: a[0], words: rest.slice(1) }
+}
+
+/** `git -c alias.x='push --force' x …` → the alias's words; `!cmd` aliases are shell code. */
+function gitAlias(args: string[]): { words?: string; shell?: string } | null {
+  const aliases = new Map<string, string>()
+  let i = 0
+  while (i < args.length && args[i].startsWith('-')) {
+    if (args[i] === '-c' && args[i + 1]) {
+      const m = /^alias\.([^=]+)=([\s\S]*)$/i.exec(args[i + 1])
+      if (m) aliases.set(m[1].toLowerCase(), m[2])
+    }
+    i += args[i] === '-c' || args[i] === '-C' || args[i] === '--git-dir' || args[i] === '--work-tree' || args[i] === '--namespace' ? 2 : 1
+  }
+  const value = aliases.get((args[i] ?? '').toLowerCase())
+  if (value === undefined) return null
+  const rest = args.slice(i + 1).map(quote).join(' ')
+  return value.startsWith('!') ? { shell: `${value.slice(1)} ${rest}` } : { words: `${value} ${rest}` }
+}
+
+function trimSlashes(p: string): string {
+  let end = p.length
+  while (end > 1 && p[end - 1] === '/') end--
+  return p.slice(0, end)
+}
+
+const SHELL_CALL = /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execFileSync|execFile|execSync|exec|spawnSync|spawn|system|qx|popen|shell_exec|passthru|proc_open|Open3\.\w+|IO\.popen|Kernel\.system)\b|`/g
+
+/**
+ * Shell commands run from interpreter code: os.system("…"), subprocess.run(["git", "push"]),
+ * execSync('…'), system "…", qx{…}, and backticks in perl, ruby and php. A scanner, not one big
+ * regex: each string is read once, so the time is linear in the code (a regex for this once
+ * backtracked catastrophically on 85 characters). An unclosed string runs to the end of the code.
+ */
+export function shellCallsIn(code: string, lang: CodeSnippet['lang']): string[] {
+  const out: string[] = []
+  const re = new RegExp(SHELL_CALL.source, 'g')
+  let m: RegExpExecArray | null
+  while ((m = re.exec(code))) {
+    let i = m.index + m[0].length
+    if (m[0] === '`') {
+      if (lang !== 'perl' && lang !== 'ruby' && lang !== 'php') continue // a template literal in JS
+      const end = code.indexOf('`', i)
+      out.push(code.slice(i, end < 0 ? code.length : end))
+      re.lastIndex = end < 0 ? code.length : end + 1
+      continue
+    }
+    while (i < code.length && (code[i] === ' ' || code[i] === '\t')) i++
+    if (code[i] === '(') i++
+    while (i < code.length && (code[i] === ' ' || code[i] === '\t' || code[i] === '\n')) i++
+    if (m[0] === 'qx' && /[{(\[|/!]/.test(code[i] ?? '')) {
+      const close = ({ '{': '}', '(': ')', '[': ']' } as Record<string, string>)[code[i]] ?? code[i]
+      const end = code.indexOf(close, i + 1)
+      out.push(code.slice(i + 1, end < 0 ? code.length : end))
+      re.lastIndex = end < 0 ? code.length : end + 1
+      continue
+    }
+    if (code[i] === '[') {
+      // An argument list: the strings in it, up to the closing bracket.
+      const words: string[] = []
+      i++
+      while (i < code.length && code[i] !== ']') {
+        if (code[i] === '"' || code[i] === "'") {
+          const [text, next] = readQuoted(code, i)
+          words.push(text)
+          i = next
+        } else i++
+      }
+      if (words.length) out.push(words.map(quote).join(' '))
+      re.lastIndex = Math.min(i + 1, code.length)
+      continue
+    }
+    if (code[i] === '"' || code[i] === "'") {
+      const [text, next] = readQuoted(code, i)
+      if (text) out.push(text)
+      re.lastIndex = next
+    }
+  }
+  return out
+}
+
+/** A quoted string from its opening quote: its text (escapes resolved) and the index after it. */
+function readQuoted(code: string, start: number): [string, number] {
+  const q = code[start]
+  let text = ''
+  let i = start + 1
+  while (i < code.length && code[i] !== q) {
+    if (code[i] === '\\' && i + 1 < code.length) {
+      const e = code[i + 1]
+      text += e === 'n' ? '\n' : e === 't' ? '\t' : e
+      i += 2
+    } else text += code[i++]
+  }
+  return [text, i + 1]
+}
+
+/** Quotes a word so that re-reading it as shell gives the same word back. */
+function quote(w: string): string {
+  return /^[\w@%+=:,./{}-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`
 }
 
 /** Drops leading options (and the values of those listed as taking one) up to the command word. */

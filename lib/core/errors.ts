@@ -61,4 +61,10 @@ export function oneLine(e: unknown): { line: string; exitCode: number; internal:
   return { line: `internal error: ${flat(msg)}`, exitCode: EXIT_CODES.internal, internal: true }
 }
 
-const flat = (s: string) => s.replace(/\s*\n\s*/g, ' ').trim()
+// Lines trimmed and joined by a loop: /\s*\n\s*/g is quadratic on a long run of spaces (a message may quote input).
+const flat = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')

@@ -7,8 +7,9 @@
 const KEYWORD = String.raw`(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth(?:orization)?|credentials?|client[_-]?secret)`
 
 const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
-  // PEM blocks (keys, certificates): the whole body.
-  [/-----BEGIN ([A-Z0-9 ]{1,40})-----[\s\S]*?-----END \1-----/g, (_m, label) => `[${label} masked]`],
+  // PEM blocks (keys, certificates): the whole body (bounded: a lazy scan from every BEGIN to the end is
+  // quadratic on text with many openers and no END — redos test).
+  [/-----BEGIN ([A-Z0-9 ]{1,40})-----[\s\S]{0,16384}?-----END \1-----/g, (_m, label) => `[${label} masked]`],
   // `Authorization: Bearer <token>`, `token <token>`: mask the credential, keep the scheme word.
   [/\b(Bearer|Basic|Digest|token)\s+([A-Za-z0-9._~+/=-]{8,})/g, (_m, k, v) => `${k} ${mask(v)}`],
   // mysql-family `-p<password>` (attached: `-p pass` is a prompt, and `-p` is a port or "parents" elsewhere).

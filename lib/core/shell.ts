@@ -1,12 +1,17 @@
 // A small POSIX-shell reader: enough of bash's grammar to know which commands a string *runs*.
 //
 // It splits on control operators (&&, ||, ;, |, &, newlines), descends into subshells, command
-// substitutions ($(…), backticks, <(…)) and here-documents, and resolves quoting, so that a
-// mention inside quotes (`echo "git push"`) stays an argument while `$(git push)` is a use.
-// It never executes or expands anything: `$HOME` stays the literal text `$HOME`.
+// substitutions ($(…), backticks, <(…)), parameter expansions (${X:-$(…)}), arithmetic ($(( $(…) ))),
+// array assignments (a=($(…))) and here-documents, and resolves quoting, so that a mention inside
+// quotes (`echo "git push"`) stays an argument while `$(git push)` is a use.
+// It never executes or expands anything: `$HOME` stays the literal text `$HOME`. What it cannot read
+// it says so (`incomplete`, `unreadable`): the caller treats that by its worst reading.
+//
+// Every loop here advances through the input; nothing backtracks, so the time is linear in the input
+// times the nesting depth, and the depth is bounded.
 
 export interface Redirect {
-  op: string // '>', '>>', '<', '>|', '&>', '&>>', '<<<', '<<', '<<-', '>&', '<&'
+  op: string // '>', '>>', '<', '>|', '&>', '&>>', '<<<', '<<', '<<-', '>&', '<&', '<>'
   fd?: number
   target: string
 }
@@ -14,43 +19,81 @@ export interface Redirect {
 export interface SimpleCommand {
   /** Words after quote removal. Assignments (`FOO=1`) stay at the front; see commands.ts. */
   argv: string[]
+  /**
+   * Parallel to argv: the word holds an expansion outside single quotes ($X, ${…}, $(…), `…`, <(…)),
+   * so what it becomes at run time is not the text we see.
+   */
+  computed: boolean[]
   redirects: Redirect[]
   /** Body of a here-document or here-string fed to this command's stdin, if any. */
   stdin?: string
+  /** The command whose output is piped into this one (`a | b`: b's pipedFrom is a). */
+  pipedFrom?: SimpleCommand
 }
 
 export interface ParseResult {
   commands: SimpleCommand[]
-  /** Set when the input could not be read completely (unterminated quote, …). */
+  /** Set when the input could not be read completely (unterminated quote, nesting past the limit, …). */
   incomplete: boolean
+  /** Why, in a few words each; empty when everything was read. */
+  unreadable: string[]
+  /** Names of shell functions defined in the input (`f() { … }`, `function f { … }`). */
+  functions: string[]
 }
 
 const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-', '<<', '>&', '<&', '<>', ';', '|', '&', '(', ')', '>', '<', '\n']
 
-const MAX_DEPTH = 8
+/** Deeper nesting of substitutions/subshells than this is not read: the command is unreadable. */
+export const MAX_DEPTH = 8
+/** More simple commands than this in one input are not read (the rest is unreadable): the work stays bounded. */
+export const MAX_COMMANDS = 1000
+/** Likewise for redirections of one command. */
+export const MAX_REDIRECTS = 100
+
+interface Shared {
+  out: SimpleCommand[]
+  incomplete: boolean
+  unreadable: Set<string>
+  functions: string[]
+}
 
 export function parseShell(input: string, depth = 0): ParseResult {
-  const out: SimpleCommand[] = []
-  const state = { incomplete: false }
-  if (depth > MAX_DEPTH) return { commands: [], incomplete: true }
-  new Reader(input, out, state, depth).run()
-  return { commands: out, incomplete: state.incomplete }
+  const shared: Shared = { out: [], incomplete: false, unreadable: new Set(), functions: [] }
+  parseInto(input, shared, depth)
+  return { commands: shared.out, incomplete: shared.incomplete, unreadable: [...shared.unreadable], functions: shared.functions }
 }
+
+function parseInto(input: string, shared: Shared, depth: number, pipedFrom?: SimpleCommand): void {
+  if (depth > MAX_DEPTH) {
+    shared.incomplete = true
+    shared.unreadable.add(`nested more than ${MAX_DEPTH} levels deep`)
+    return
+  }
+  new Reader(input, shared, depth, pipedFrom).run()
+}
+
+const NAME_START = /[A-Za-z_]/
+const SPECIAL_PARAM = /[0-9@*#?$!-]/
 
 class Reader {
   private i = 0
-  private cur: SimpleCommand = { argv: [], redirects: [] }
+  private cur: SimpleCommand
   private pendingHeredocs: { delim: string; strip: boolean; cmd: SimpleCommand; quoted: boolean }[] = []
+  /** Whether the word being read holds an expansion. */
+  private wc = false
 
   constructor(
     private readonly s: string,
-    private readonly out: SimpleCommand[],
-    private readonly state: { incomplete: boolean },
+    private readonly shared: Shared,
     private readonly depth: number,
-  ) {}
+    pipedFrom?: SimpleCommand,
+  ) {
+    this.cur = fresh(pipedFrom)
+  }
 
   run(): void {
     const s = this.s
+    if (this.shared.out.length >= MAX_COMMANDS) return
     while (this.i < s.length) {
       const c = s[this.i]
       if (c === ' ' || c === '\t' || c === '\r') {
@@ -65,25 +108,44 @@ class Reader {
         while (this.i < s.length && s[this.i] !== '\n') this.i++
         continue
       }
-      const op = this.operatorAt()
+      // `<(…)`/`>(…)` starts a word (process substitution), not a redirection.
+      const op = (c === '<' || c === '>') && s[this.i + 1] === '(' ? null : this.operatorAt()
       if (op) {
         this.handleOperator(op)
         continue
       }
       // Optional fd number before a redirection: `2>file`, `2>&1`.
-      const fdMatch = /^(\d+)(>>|>&|>\||>|<&|<<<|<<-|<<|<)/.exec(s.slice(this.i, this.i + 6))
+      const fdMatch = c >= '0' && c <= '9' ? /^(\d+)(>>|>&|>\||>|<&|<<<|<<-|<<|<>|<)/.exec(s.slice(this.i, this.i + 8)) : null
       if (fdMatch) {
-        this.i += fdMatch[1].length
-        const rop = fdMatch[2]
-        this.i += rop.length
-        this.readRedirectTarget(rop, Number(fdMatch[1]))
+        this.i += fdMatch[1].length + fdMatch[2].length
+        this.readRedirectTarget(fdMatch[2], Number(fdMatch[1]))
         continue
       }
+      this.wc = false
       const word = this.readWord()
-      if (word !== null) this.cur.argv.push(word)
+      if (word === null) continue
+      // `f() { … }` and `function f { … }` define a function: the body's commands are read as they
+      // come; the definition itself runs nothing.
+      const fn = this.cur.argv.length === 0 ? /^([^\s()$`'"]+)\(\)$/.exec(word) : null
+      if (fn) {
+        this.shared.functions.push(fn[1])
+        continue
+      }
+      if (this.cur.argv.length === 1 && this.cur.argv[0] === 'function') {
+        this.shared.functions.push(word.replace(/\(\)$/, ''))
+        this.cur = fresh()
+        continue
+      }
+      this.cur.argv.push(word)
+      this.cur.computed.push(this.wc)
     }
     this.finishCommand()
-    if (this.pendingHeredocs.length) this.state.incomplete = true
+    if (this.pendingHeredocs.length) this.markIncomplete('a here-document has no end marker')
+  }
+
+  private markIncomplete(why: string): void {
+    this.shared.incomplete = true
+    this.shared.unreadable.add(why)
   }
 
   private atWordStart(): boolean {
@@ -100,17 +162,24 @@ class Reader {
   private handleOperator(op: string): void {
     this.i += op.length
     switch (op) {
-      case '>': case '>>': case '>|': case '&>': case '&>>': case '<': case '<<<': case '>&': case '<&': case '<>':
+      case '>': case '>>': case '>|': case '&>': case '&>>': case '<': case '<<<': case '>&': case '<&': case '<>': case '<<': case '<<-':
         this.readRedirectTarget(op)
         return
-      case '<<': case '<<-':
-        this.readRedirectTarget(op)
-        return
-      case '(':
-        // Subshell or function body: its commands run; parse the balanced inside recursively.
+      case '(': {
+        // `f () { … }`: a function definition with a space before the parentheses.
+        if (this.cur.argv.length === 1 && /^\s*\)/.test(this.s.slice(this.i, this.i + 64)) && /^[^\s()$`'"]+$/.test(this.cur.argv[0])) {
+          this.shared.functions.push(this.cur.argv[0])
+          this.i = this.s.indexOf(')', this.i) + 1
+          this.cur = fresh()
+          return
+        }
+        // Subshell (or `((…))`): its commands run; parse the balanced inside recursively. A subshell
+        // right after a pipe reads that pipe: `curl … | (sh)`.
+        const piped = this.cur.argv.length === 0 ? this.cur.pipedFrom : undefined
         this.finishCommand()
-        this.recurse(this.readBalanced('(', ')'))
+        this.recurse(this.readBalanced('(', ')'), piped)
         return
+      }
       case ')':
         this.finishCommand()
         return
@@ -118,12 +187,23 @@ class Reader {
         this.finishCommand()
         this.readHeredocBodies()
         return
-      default: // && || ; ;; | |& &
+      case '|':
+      case '|&': {
+        const from = this.finishCommand()
+        this.cur.pipedFrom = from
+        return
+      }
+      default: // && || ; ;; &
         this.finishCommand()
     }
   }
 
   private readRedirectTarget(op: string, fd?: number): void {
+    if (this.cur.redirects.length >= MAX_REDIRECTS) {
+      this.markIncomplete(`more than ${MAX_REDIRECTS} redirections in one command`)
+      this.i = this.s.length
+      return
+    }
     while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++
     if (op === '<<' || op === '<<-') {
       const start = this.i
@@ -156,7 +236,7 @@ class Reader {
         }
         lines.push(line)
       }
-      if (!found) this.state.incomplete = true
+      if (!found) this.markIncomplete('a here-document has no end marker')
       const body = lines.join('\n')
       h.cmd.stdin = (h.cmd.stdin ?? '') + body
       // An unquoted here-document still expands $(…) and backticks: those run.
@@ -172,20 +252,24 @@ class Reader {
     while (this.i < s.length) {
       const c = s[this.i]
       if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ';' || c === '&' || c === '|' || c === ')' || c === '<' || c === '>') {
-        // `(` only starts a subshell at word start; `<(`/`>(` is process substitution.
+        // `<(…)`/`>(…)` is process substitution: its commands run, and the word is a computed path.
         if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
           this.i += 2
-          this.recurse(this.readBalanced('(', ')'))
+          const inner = this.readBalanced('(', ')')
+          this.recurse(inner)
+          word += c + '(' + inner + ')'
+          this.wc = true
           any = true
           continue
         }
         break
       }
-      if (c === '(' ) {
+      if (c === '(') {
         if (!any) break
-        // `foo(` inside a word (e.g. an array assignment `a=(1 2)`): take the balanced text literally.
-        word += '(' + this.readBalancedAfter('(', ')') + ')'
-        any = true
+        // `a=(1 2)` array assignment, `[[ x =~ (a|b) ]]`: literal text, whose substitutions still run.
+        const inner = this.readBalancedAfter('(', ')')
+        this.scanSubstitutions(inner)
+        word += '(' + inner + ')'
         continue
       }
       any = true
@@ -197,7 +281,7 @@ class Reader {
       if (c === "'") {
         const end = s.indexOf("'", this.i + 1)
         if (end < 0) {
-          this.state.incomplete = true
+          this.markIncomplete('a quote is not closed')
           word += s.slice(this.i + 1)
           this.i = s.length
         } else {
@@ -216,7 +300,7 @@ class Reader {
             this.i += 2
           } else word += s[this.i++]
         }
-        if (this.i >= s.length) this.state.incomplete = true
+        if (this.i >= s.length) this.markIncomplete('a quote is not closed')
         this.i++
         continue
       }
@@ -224,34 +308,52 @@ class Reader {
         word += this.readDoubleQuoted()
         continue
       }
-      if (c === '$' && s[this.i + 1] === '(') {
-        if (s[this.i + 2] === '(') {
-          // Arithmetic $(( … )): no commands run inside.
-          this.i += 1
-          word += '$(' + this.readBalancedAfter('(', ')') + ')'
-          continue
-        }
-        this.i += 2
-        const inner = this.readBalanced('(', ')')
-        this.recurse(inner)
-        word += '$(' + inner + ')'
-        continue
-      }
-      if (c === '`') {
-        const inner = this.readBacktick()
-        this.recurse(inner)
-        word += '`' + inner + '`'
-        continue
-      }
-      if (c === '$' && s[this.i + 1] === '{') {
-        this.i += 1
-        word += '$' + '{' + this.readBalancedAfter('{', '}') + '}'
+      if (c === '$' || c === '`') {
+        word += this.readDollar()
         continue
       }
       word += c
       this.i++
     }
     return any ? word : null
+  }
+
+  /** At `$` or a backtick (outside single quotes): reads one expansion, running what it runs. */
+  private readDollar(): string {
+    const s = this.s
+    const c = s[this.i]
+    if (c === '`') {
+      this.wc = true
+      const inner = this.readBacktick()
+      this.recurse(inner)
+      return '`' + inner + '`'
+    }
+    const n = s[this.i + 1]
+    if (n === '(') {
+      this.wc = true
+      if (s[this.i + 2] === '(') {
+        // Arithmetic $(( … )): no command runs, except substitutions inside it.
+        this.i += 1
+        const inner = this.readBalancedAfter('(', ')')
+        this.scanSubstitutions(inner)
+        return '$(' + inner + ')'
+      }
+      this.i += 2
+      const inner = this.readBalanced('(', ')')
+      this.recurse(inner)
+      return '$(' + inner + ')'
+    }
+    if (n === '{') {
+      // ${X:-$(…)}: the default is expanded (its substitutions run) when X is unset.
+      this.wc = true
+      this.i += 1
+      const inner = this.readBalancedAfter('{', '}')
+      this.scanSubstitutions(inner)
+      return '${' + inner + '}'
+    }
+    if (n !== undefined && (NAME_START.test(n) || SPECIAL_PARAM.test(n))) this.wc = true
+    this.i++
+    return '$'
   }
 
   private readDoubleQuoted(): string {
@@ -268,23 +370,14 @@ class Reader {
         this.i += 2
         continue
       }
-      if (c === '$' && s[this.i + 1] === '(' && s[this.i + 2] !== '(') {
-        this.i += 2
-        const inner = this.readBalanced('(', ')')
-        this.recurse(inner)
-        word += '$(' + inner + ')'
-        continue
-      }
-      if (c === '`') {
-        const inner = this.readBacktick()
-        this.recurse(inner)
-        word += '`' + inner + '`'
+      if (c === '$' || c === '`') {
+        word += this.readDollar()
         continue
       }
       word += c
       this.i++
     }
-    if (this.i >= s.length) this.state.incomplete = true
+    if (this.i >= s.length) this.markIncomplete('a quote is not closed')
     this.i++ // closing quote
     return word
   }
@@ -301,7 +394,7 @@ class Reader {
       }
       inner += s[this.i++]
     }
-    if (this.i >= s.length) this.state.incomplete = true
+    if (this.i >= s.length) this.markIncomplete('a backtick is not closed')
     this.i++
     return inner
   }
@@ -336,7 +429,7 @@ class Reader {
       }
       this.i++
     }
-    this.state.incomplete = true
+    this.markIncomplete(`a "${open}" is not closed`)
     return s.slice(start)
   }
 
@@ -345,24 +438,66 @@ class Reader {
     return this.readBalanced(open, close)
   }
 
-  private recurse(code: string): void {
-    const r = parseShell(code, this.depth + 1)
-    this.out.push(...r.commands)
-    if (r.incomplete) this.state.incomplete = true
+  private recurse(code: string, pipedFrom?: SimpleCommand): void {
+    parseInto(code, this.shared, this.depth + 1, pipedFrom)
   }
 
-  /** Finds $(…) and backticks inside expanded text (an unquoted here-document body). */
+  /**
+   * Finds the substitutions inside text that is expanded but not run as a command (an unquoted
+   * here-document, `${…}`, `$((…))`, `a=(…)`), and reads the commands they run.
+   */
   private scanSubstitutions(text: string): void {
-    const re = /\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`/g
-    let m: RegExpExecArray | null
-    while ((m = re.exec(text))) this.recurse(m[1] ?? m[2] ?? '')
+    if (!/[$`<>]/.test(text)) return
+    if (this.depth + 1 > MAX_DEPTH) {
+      this.markIncomplete(`nested more than ${MAX_DEPTH} levels deep`)
+      return
+    }
+    new Reader(text, this.shared, this.depth + 1).scan()
   }
 
-  private finishCommand(): void {
-    const c = this.cur
-    if (c.argv.length || c.redirects.length) this.out.push(c)
-    this.cur = { argv: [], redirects: [] }
+  private scan(): void {
+    const s = this.s
+    while (this.i < s.length) {
+      const c = s[this.i]
+      if (c === '\\') {
+        this.i += 2
+        continue
+      }
+      if (c === "'") {
+        // Inside ${…} and here-documents single quotes may be literal, but skipping them only hides
+        // text that cannot run in the quoted case; in the literal case bash would run it, so read on.
+        this.i++
+        continue
+      }
+      if (c === '$' || c === '`') {
+        this.readDollar()
+        continue
+      }
+      if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
+        this.i += 2
+        this.recurse(this.readBalanced('(', ')'))
+        continue
+      }
+      this.i++
+    }
   }
+
+  private finishCommand(): SimpleCommand {
+    const c = this.cur
+    if (c.argv.length || c.redirects.length) {
+      this.shared.out.push(c)
+      if (this.shared.out.length >= MAX_COMMANDS) {
+        this.markIncomplete(`more than ${MAX_COMMANDS} commands`)
+        this.i = this.s.length // stop reading; nested readers stop at their next command
+      }
+    }
+    this.cur = fresh()
+    return c
+  }
+}
+
+function fresh(pipedFrom?: SimpleCommand): SimpleCommand {
+  return pipedFrom ? { argv: [], computed: [], redirects: [], pipedFrom } : { argv: [], computed: [], redirects: [] }
 }
 
 /** Splits a string the way `env -S` or `xargs` would: whitespace, honouring quotes. */

@@ -140,7 +140,7 @@ export const scanCode: CodeScanner = (c, s, detail) => {
     /\bPath\(\s*(['"])([^'"]+)\1\s*\)\.write_(?:text|bytes)\(/g,
     /\b(?:writeFileSync|writeFile|outputFile(?:Sync)?)\(\s*(['"`])([^'"`]+)\1/g,
     /\bFile\.write\(\s*(['"])([^'"]+)\1/g,
-    /\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*(['"])>\1\s*,\s*(['"])([^'"]+)\2/g,
+    /\bopen\s*(?:\(\s*)?(?:my\s+)?\$?\w+\s*,\s*(['"])>\1\s*,\s*(['"])([^'"]+)\2/g,
   ]
   for (const re of writes)
     for (const m of s.code.matchAll(re)) {

@@ -90,6 +90,6 @@ export function socketRedirects(c: Sink, inv: Invocation, f: InvocationFacts): v
 
 /** HTTP writes from interpreter code: requests.post, fetch with method POST, urlopen with data. */
 export const scanCode: CodeScanner = (c, s, detail) => {
-  if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]*data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
+  if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
     c.add('http_upload', detail)
 }

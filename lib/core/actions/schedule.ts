@@ -23,5 +23,5 @@ export const programs: Record<string, Detector> = {
 
 /** A Write of a crontab, a systemd timer or a scheduled GitHub workflow. */
 export function scheduleFile(c: Sink, tool: string, file: string, content: string): void {
-  if (/(^|\/)(crontab|cron\.d\/|.*\.timer$)|\.github\/workflows\/.*\.ya?ml$/.test(file) && /\bcron\b|OnCalendar|schedule:/.test(content)) c.add('timezone_dependent_action', `${tool} ${file} (schedule)`)
+  if ((/(^|\/)(crontab|cron\.d\/)/.test(file) || file.endsWith('.timer') || (file.includes('.github/workflows/') && /\.ya?ml$/.test(file))) && /\bcron\b|OnCalendar|schedule:/.test(content)) c.add('timezone_dependent_action', `${tool} ${file} (schedule)`)
 }

@@ -85,7 +85,7 @@ export const programs: Record<string, Detector> = {
 
 /** Interpreter code naming a secret file (`open('.env')`, `readFileSync('/home/u/.ssh/id_rsa')`) or dumping the environment. */
 export const scanCode: CodeScanner = (c, s, detail) => {
-  for (const m of s.code.matchAll(/(['"])((?:~|\.{0,2}\/|[\w.-]+\/)*[\w.-]*(?:\.env[\w.]*|id_(?:rsa|ed25519|ecdsa|dsa)|credentials(?:\.json)?|\.netrc|\.pem|\.key|hosts\.yml))\1/g)) {
+  for (const m of s.code.matchAll(/(['"])((?:~\/)?(?:[\w.-]*\/)*[\w.-]*(?:\.env[\w.]*|id_(?:rsa|ed25519|ecdsa|dsa)|credentials(?:\.json)?|\.netrc|\.pem|\.key|hosts\.yml))\1/g)) {
     const raw = m[2]
     const abs = raw.startsWith('~/') ? c.ctx.homeDir + raw.slice(1) : path.posix.resolve(c.ctx.projectDir, raw)
     noteSecretPath(c, abs, detail)

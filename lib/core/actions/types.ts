@@ -45,6 +45,10 @@ export interface ClassifyContext {
    */
   publicRemote?(dir: string): boolean
   tmpDirs?: string[]
+  /** File-system facts for self-protection (realpath, hard links, listings, archives, patches, git status); see ratchet-self.ts. */
+  fs?: FsFacts
+  /** Where the running Ratchet package is installed (its bin/, dist/): protected like the state folder. */
+  packageDir?: string
   /**
    * Fact provider for "irreversible means unrecoverable": asked only when a deletion or overwrite is found. Absent,
    * failed or timed out: the caller gets `undefined` and assumes the worst (unrecoverable).
@@ -116,4 +120,21 @@ export interface FamilyMeta {
   patterns: readonly string[]
   description: string
   examples: readonly string[]
+}
+
+/** Facts about the file system the I/O shell provides (lazily, bounded; never following a FIFO or device). */
+export interface FsFacts {
+  /** The canonical path (symlinks resolved) of `abs`; for a path that does not exist, of its nearest existing parent plus the rest. */
+  realpath(abs: string): string | undefined
+  /** `dev:ino` of a regular file that has more than one hard link; undefined otherwise. */
+  linkId(abs: string): string | undefined
+  isDir(abs: string): boolean
+  /** Names in a folder (bounded), or undefined. */
+  list(dir: string): string[] | undefined
+  /** The text of a regular file (bounded), or undefined when it is not one or cannot be read. */
+  readText(abs: string): string | undefined
+  /** The member paths of a tar (plain or gzip) or zip archive, or undefined when it cannot be listed. */
+  archiveEntries(abs: string): string[] | undefined
+  /** `git status --porcelain --ignored` under `dir`: XY code and absolute path per entry; undefined when unknown. */
+  gitStatus?(dir: string): { code: string; path: string }[] | undefined
 }

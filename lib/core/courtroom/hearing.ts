@@ -87,19 +87,21 @@ export function jurorPrompt(role: JurorRole, c: Charge, offense: Offense, charge
 }
 
 export function parseCharge(text: string): { charge: string; primary_failure: string } | undefined {
-  const charge = /^\s*CHARGE:\s*(.+?)\s*(?=^\s*PRIMARY_FAILURE:|$(?![\s\S]))/ms.exec(text)?.[1]
-  const pf = /^\s*PRIMARY_FAILURE:\s*(.+)$/m.exec(text)?.[1]
+  // Linear forms (the redos test fuzzes every regex in lib/core): `^[ \t]*` instead of `^\s*` under /m, and
+  // the charge trimmed in code rather than by a `\s*` that competes with the lazy capture.
+  const charge = /^[ \t]*CHARGE:[ \t]*([\s\S]*?)(?=^[ \t]*PRIMARY_FAILURE:|$(?![\s\S]))/m.exec(text)?.[1]?.trim()
+  const pf = /^[ \t]*PRIMARY_FAILURE:\s*(.+)$/m.exec(text)?.[1]
   if (!charge || !pf) return undefined
   return { charge: clip(charge, LIMITS.charge), primary_failure: clip(pf, LIMITS.primary_failure) }
 }
 
 /** A juror's answer, strictly: anything but the format is an abstention, never a vote. */
 export function parseVote(text: string): { vote: VerdictWord; reason: string } | { error: string } {
-  const m = /^\s*\**VOTE\**:\s*\**\s*(NOT GUILTY|GUILTY)\b/im.exec(text)
+  const m = /^[ \t]*\**VOTE\**:\s*(?:\*+\s*)?(NOT GUILTY|GUILTY)\b/im.exec(text)
   if (!m) return { error: 'no VOTE: GUILTY|NOT GUILTY line' }
-  const votes = [...text.matchAll(/^\s*\**VOTE\**:\s*\**\s*(NOT GUILTY|GUILTY)\b/gim)].map((x) => x[1].toUpperCase())
+  const votes = [...text.matchAll(/^[ \t]*\**VOTE\**:\s*(?:\*+\s*)?(NOT GUILTY|GUILTY)\b/gim)].map((x) => x[1].toUpperCase())
   if (new Set(votes).size > 1) return { error: 'contradictory VOTE lines' }
-  const reason = /^\s*\**REASON\**:\s*([\s\S]+)$/im.exec(text)?.[1] ?? ''
+  const reason = /^[ \t]*\**REASON\**:\s*([\s\S]+)$/im.exec(text)?.[1] ?? ''
   return { vote: m[1].toUpperCase() as VerdictWord, reason: clip(reason, LIMITS.reason) }
 }
 
