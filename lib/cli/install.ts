@@ -68,9 +68,9 @@ export function hookExecutable(hook: HookName, projectDir: string, user: boolean
   return JSON.stringify(ours)
 }
 
-/** The command Claude Code runs for a hook: its executable behind a guard that blocks when it is missing. */
-export function hookCommand(hook: HookName, projectDir: string, user: boolean): string {
-  return guardedCommand(hook, hookExecutable(hook, projectDir, user))
+/** The command Claude Code runs for a hook on `event`: its executable behind a guard that blocks when it is missing. */
+export function hookCommand(hook: HookName, projectDir: string, user: boolean, event?: string): string {
+  return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
 }
 
 export function init(o: ScopeOptions & { dryRun?: boolean }): void {
@@ -78,7 +78,7 @@ export function init(o: ScopeOptions & { dryRun?: boolean }): void {
   const projectDir = path.resolve(o.projectDir)
   if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
   const before = readSettings(file)
-  const after = withRatchet(before, (h) => hookCommand(h, projectDir, !!o.user))
+  const after = withRatchet(before, (h, event) => hookCommand(h, projectDir, !!o.user, event))
   if (o.dryRun) {
     process.stdout.write(JSON.stringify(after, null, 2) + '\n')
     return

@@ -26,15 +26,22 @@ export interface Registration extends ManifestRegistration {
 /** What `ratchet init` registers: every hook's registrations in lib/core/manifest.ts, in manifest order. */
 export const REGISTRATIONS: Registration[] = EXECUTABLES.flatMap((e) => (e.kind === 'hook' ? e.registrations.map((r: ManifestRegistration) => ({ ...r, hook: e.name as HookName })) : []))
 
+/** Events where exit 2 does not block an action but tells the agent to keep going (a loop, not a guard). */
+const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
+
 /**
  * The command Claude Code runs (through /bin/sh) for a hook at `exe`, a shell word such as
  * `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check`. When the executable is gone (the package
  * moved, was removed, or the project was cloned without node_modules) the command itself says so and
- * exits 2, which blocks the call in every client, not only those that honour onFailure. The test and
- * the `exec` are shell built-ins: no extra process, so the guard costs nothing measurable.
+ * exits 2, which blocks the call in every client, not only those that honour onFailure. On Stop and
+ * SubagentStop exit 2 would make the agent carry on working after its answer, so there the line is a
+ * plain error (exit 1) the user sees. The test and the `exec` are shell built-ins: no extra process,
+ * so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string): string {
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), so this is blocked to be safe. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit 2; }; exec "$f"`
+export function guardedCommand(hook: string, exe: string, event?: string): string {
+  const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
+  const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; exec "$f"`
 }
 
 /** The executable a registered command runs, as written (a shell word, quotes removed). */
@@ -64,11 +71,11 @@ export function withoutRatchet(settings: Settings): Settings {
   return next
 }
 
-export function withRatchet(settings: Settings, commandFor: (hook: HookName) => string, regs: Registration[] = REGISTRATIONS): Settings {
+export function withRatchet(settings: Settings, commandFor: (hook: HookName, event: string) => string, regs: Registration[] = REGISTRATIONS): Settings {
   const base = withoutRatchet(settings)
   const hooks: Record<string, MatcherGroup[]> = { ...(base.hooks ?? {}) }
   for (const r of regs) {
-    const handler: HookHandler = { type: 'command', command: commandFor(r.hook), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
+    const handler: HookHandler = { type: 'command', command: commandFor(r.hook, r.event), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
     const groups = [...(hooks[r.event] ?? [])]
     const i = groups.findIndex((g) => (g.matcher ?? '') === (r.matcher ?? ''))
     if (i >= 0) groups[i] = { ...groups[i], hooks: [...groups[i].hooks, handler] }

@@ -30,7 +30,7 @@ describe('ratchet init / uninstall', () => {
     const s = settings()
     expect(s.model).toBe('opus')
     // Theirs kept; custodiet's end-of-turn review added beside it.
-    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }, { type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 40 }] }])
+    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }, { type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), 'Stop'), timeout: 40 }] }])
     expect(s.hooks.PreToolUse).toEqual([
       // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
       { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))), timeout: 10, onFailure: 'block' }] },

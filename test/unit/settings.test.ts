@@ -73,6 +73,15 @@ describe('the registered command (run by /bin/sh, as Claude Code runs it)', () =
     expect(r.stderr).toBe(`Ratchet preflight-check is missing at ${dir}/node_modules/.bin/preflight-check (moved or uninstalled?), so this is blocked to be safe. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall.\n`)
   })
 
+  it('on Stop a missing custodiet is reported, not turned into "keep going" (exit 2 there would loop the agent)', () => {
+    const stop = run(guardedCommand('custodiet', `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet`, 'Stop'))
+    expect(stop.status).toBe(1)
+    expect(stop.stderr).toContain('Ratchet custodiet is missing at')
+    expect(stop.stderr).toContain('not watching this session')
+    // The same hook on an event that guards an action still blocks.
+    expect(run(guardedCommand('custodiet', `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet`, 'PreToolUse')).status).toBe(2)
+  })
+
   it('blocks when the path exists but cannot be run', () => {
     fs.mkdirSync(path.join(dir, 'node_modules', '.bin', 'preflight-check'), { recursive: true })
     expect(run(cmd('preflight-check')).status).toBe(2)
