@@ -9,6 +9,7 @@ import { readQueue } from '../../lib/io/queue'
 import { evidenceForCall } from '../../lib/io/evidence'
 import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
+import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
 import { READ_ONLY_TOOLS, decidePreToolUse } from './compose'
@@ -41,6 +42,8 @@ async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promi
     applyEffects(paths, payload.session_id, out.effects, facts.now)
   }
   logActivity(paths, { ...out.record, latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100 } as Parameters<typeof logActivity>[1])
+  // A deferred call ends a headless run silently: tell whoever started it what is pending and how to go on.
+  if (out.decision.kind === 'defer' && out.decision.notice) tellClientStderr(`[ratchet] ${out.decision.notice}`)
   return out.decision
 }
 

@@ -48,3 +48,50 @@ describe('defer in headless runs', () => {
     expect(q[0].status).toBe('consumed')
   })
 })
+
+// `claude -p` shows neither a hook's systemMessage nor its stderr, so the pending id goes to the client's own
+// stderr: the terminal of the person who started the run (here a real pseudo-terminal from `script`), or the
+// file or pipe a script sent it to.
+describe('a headless pause is visible on the run\'s stderr', () => {
+  let model: MockModel
+  let project: string
+  let run: { status: number | null; stdout: string; stderr: string }
+  let logged: { status: number | null; stdout: string; stderr: string }
+
+  beforeAll(async () => {
+    project = tempProject('ratchet-claude-visible-')
+    const home = tempProject('ratchet-home-')
+    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
+    fs.writeFileSync(path.join(project, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]))
+    model = await startMockModel([{ tool: 'Bash', input: { command: 'touch release-3.0.txt', description: 'Cut the release' } }, { text: 'Released.' }])
+    const claude = path.join(ROOT, 'node_modules', '.bin', 'claude')
+    const line = `${JSON.stringify(claude)} -p 'cut the 3.0 release' --output-format json --allowedTools Bash < /dev/null`
+    run = await exec('script', ['-qec', line, '/dev/null'], { cwd: project, env: claudeEnv(model.url, home) })
+    // And a script that keeps the run's errors in a file.
+    logged = await exec('bash', ['-c', `${line} 2> run-errors.log`], { cwd: project, env: claudeEnv(model.url, home) })
+  }, 180_000)
+
+  afterAll(async () => {
+    await model?.close()
+  })
+
+  it('at the terminal: names the pending id, what it is, how to decide and how to resume', () => {
+    const queue = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
+    expect(queue).toHaveLength(1) // the second run asked again for the same call: not queued twice
+    const id = queue[0].id as string
+    expect(run.stdout).toContain(`[ratchet] Ratchet paused ${id}`)
+    expect(run.stdout).toContain('touch release-3.0.txt')
+    expect(run.stdout).toContain(`ratchet pending approve ${id}`)
+    expect(run.stdout).toMatch(/claude -p --resume [0-9a-f-]{36}/)
+    expect(run.stdout).toContain('"stop_reason":"tool_deferred"')
+    expect(fs.existsSync(path.join(project, 'release-3.0.txt'))).toBe(false)
+  })
+
+  it('in a script: the line is appended to the run\'s error log, and stdout stays clean JSON', () => {
+    const out = JSON.parse(logged.stdout)
+    expect(out.stop_reason).toBe('tool_deferred')
+    const log = fs.readFileSync(path.join(project, 'run-errors.log'), 'utf8')
+    expect(log).toContain('[ratchet] Ratchet paused pa-')
+    expect(log).toContain(`claude -p --resume ${out.session_id}`)
+  })
+})
