@@ -38,8 +38,8 @@ describe('headless pause → deny with a note → resume', () => {
     expect(queue()).toHaveLength(1)
     expect(queue()[0]).toMatchObject({ action: 'run touch release-3.0.txt', session_id: out.session_id })
     expect(queue()[0]).not.toHaveProperty('input')
-    // Known gap (client 2.1.330): in -p neither the hook's systemMessage nor its stderr reaches the output,
-    // so the id and the resume hint are only in the defer reason and `ratchet pending list`.
+    // In -p the client shows neither the hook's systemMessage nor its stderr; preflight-check writes the id
+    // and the resume hint to the client's own stderr instead (see claude-defer.test.ts).
   })
 
   it('after a denial with a note, --resume gives the model the note as the tool result; nothing is queued again', () => {
