@@ -32,7 +32,9 @@ function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
 export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean): void {
   let catastrophic = inv.args.includes('--no-preserve-root')
   let lost = targets.length === 0
-  for (const t of targets) {
+  // `{}` is filled in at run time (`find root -exec … rm {} +`, `parallel rm {} ::: …`): the target is
+  // whatever lies under the folder before it, so that folder is what must be recoverable.
+  for (const t of targets.map((t) => (t.includes('{}') ? t.slice(0, t.indexOf('{}')).replace(/\/+$/, '') || '.' : t))) {
     const abs = f.at(t)
     if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
     c.paths.add(abs)

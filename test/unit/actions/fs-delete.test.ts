@@ -10,6 +10,9 @@ familyTable(family, {
     ['sudo rm -rf /var/log/app', 'file_delete'],
     ['find . -name "*.tmp" -delete', 'file_delete'],
     ['find . -name "*.o" -exec rm {} \\;', 'file_delete'],
+    // The wrapper hid the rm from the find detector, and `./{}` read as a file that does not exist (lead's run).
+    { input: 'find . -name notes.txt -exec env rm {} +', pattern: 'file_delete', ctx: withGit({ '{}': 'missing', '.': 'tracked-modified' }) },
+    ['parallel rm {} ::: notes.txt', 'file_delete'],
     ['ls *.log | xargs rm', 'file_delete'],
     ['git ls-files -z | xargs -0 rm -f', 'file_delete'],
     ['python -c "import os; os.remove(\'a.txt\')"', 'file_delete'],
@@ -87,6 +90,7 @@ familyTable(family, {
     { input: 'rm -rf tmp-work/out', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/tmp-work`]: 1 } } }) },
     { input: 'mkdir scratch && rm -rf scratch', ctx: withGit({}) },
     { input: 'find dist -name "*.map" -delete', ctx: withGit({ dist: 'ignored' }) },
+    { input: 'find dist -name "*.map" -exec env rm {} +', ctx: withGit({ dist: 'ignored' }) },
     { input: 'rm -rf __pycache__ .pytest_cache', ctx: withGit({ __pycache__: 'ignored', '.pytest_cache': 'ignored' }) },
   ],
 })
