@@ -95,7 +95,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
  * leaves the machine.
  */
 export async function submit(o: { agent?: string; url?: string }): Promise<void> {
-  ;(await import('./courtroom')).humanOnly('ratchet cases submit')
+  ;(await import('./run')).humanOnly('ratchet cases submit')
   const paths = resolvePaths()
   const consent = readConsent(paths)
   if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')

@@ -3,6 +3,7 @@
 
 import fs from 'node:fs'
 import { RatchetError } from '../core/errors'
+import { humanOnly } from './run'
 import { canonicalJson } from '../core/courtroom/canonical'
 import { cohensKappa, JURORS, JUROR_LABEL, tally, type Charge } from '../core/courtroom/hearing'
 import { findOffense } from '../core/courtroom/offenses'
@@ -45,16 +46,7 @@ export async function status(o: { json?: boolean }): Promise<void> {
 
 // ---- consent ---------------------------------------------------------------------------------
 
-/**
- * Consent, keys and clearing probation are the user's. preflight-check denies these commands to the
- * agent; this catches the spellings it cannot read (`node …/bin/ratchet`, a command in a variable) when
- * they run inside a Claude Code session, which marks its commands with CLAUDECODE=1. Defence in depth,
- * not a boundary: an agent that unsets the variable gets past it.
- */
-export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.CLAUDECODE === '1') throw new RatchetError('conflict', `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code)`)
-}
-
+// Consent, keys and clearing probation are the user's: humanOnly (./run) refuses them inside Claude Code.
 async function askYesNo(question: string): Promise<boolean> {
   const readline = await import('node:readline/promises')
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout })

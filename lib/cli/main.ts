@@ -1,7 +1,7 @@
 // `ratchet` — the admin CLI. A thin layer: each command loads its module only when it runs.
 
 import { Command, Option } from 'commander'
-import { runCli } from './run'
+import { humanOnly, runCli } from './run'
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
@@ -27,7 +27,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--local', 'register in .claude/settings.local.json (personal, not committed)')
     .option('--project-dir <dir>', 'the project to set up', process.cwd())
     .option('--dry-run', 'print the settings that would be written, change nothing')
-    .action(async (o) => (await import('./install')).init(o))
+    .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
 
   program
     .command('uninstall')
@@ -35,7 +35,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts('local'))
     .option('--local', 'from .claude/settings.local.json')
     .option('--project-dir <dir>', 'the project', process.cwd())
-    .action(async (o) => (await import('./install')).uninstall(o))
+    .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
 
   const g = program.command('guardrails').description('list, add and explain guardrails')
   g.command('list')
@@ -57,7 +57,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--paths <globs>', 'file path globs (src/**, **/.env)', collect)
     .option('--urls <globs>', 'URL globs (https://api.example.com/*)', collect)
     .option('--json', 'print the added rule as JSON')
-    .action(async (o) => (await import('./guardrails')).add(o))
+    .action(async (o) => (humanOnly('ratchet guardrails add'), (await import('./guardrails')).add(o)))
   g.command('explain')
     .description('show which classes and rules a tool call triggers, and why (changes nothing)')
     .argument('[payload]', 'a PreToolUse hook payload: a JSON file, or - for stdin')
@@ -107,13 +107,13 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .argument('<id>')
     .option('--note <text>', 'instructions passed to the agent')
     .description('approve a pending action (the agent may then do exactly that action, once)')
-    .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'approved', o))
+    .action(async (id, o) => (humanOnly('ratchet pending approve'), (await import('./approvals')).pendingDecide(id, 'approved', o)))
   pending
     .command('deny')
     .argument('<id>')
     .option('--note <text>', 'what to do instead, passed to the agent')
     .description('deny a pending action')
-    .action(async (id, o) => (await import('./approvals')).pendingDecide(id, 'denied', o))
+    .action(async (id, o) => (humanOnly('ratchet pending deny'), (await import('./approvals')).pendingDecide(id, 'denied', o)))
 
   const custodiet = program.command('custodiet').description('the ultra vires watchdog')
   custodiet
@@ -127,7 +127,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description("lift custodiet's holds (checkpoint/block) without writing to the agent")
     .option('--session <id>', 'one session')
     .option('--all', 'every session')
-    .action(async (o) => (await import('./custodiet')).release(o))
+    .action(async (o) => (humanOnly('ratchet custodiet release'), (await import('./custodiet')).release(o)))
 
   const court = program.command('courtroom').description("hearings on the agent's conduct, probation, consent (off until you enable it)")
   court.command('status').description('consent, packs, probation in force, cost today, recent hearings').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).status(o))
@@ -204,8 +204,8 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))
   proposals.command('show').argument('<id>').option('--json', 'machine-readable output').description('one proposal with its evidence').action(async (id, o) => (await import('./proposals')).show(id, o))
-  proposals.command('approve').argument('<id>').description('apply it to guardrails.json').action(async (id) => (await import('./proposals')).approve(id))
-  proposals.command('reject').argument('<id>').description('drop it (it is not proposed again)').action(async (id) => (await import('./proposals')).reject(id))
+  proposals.command('approve').argument('<id>').description('apply it to guardrails.json').action(async (id) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id)))
+  proposals.command('reject').argument('<id>').description('drop it (it is not proposed again)').action(async (id) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id)))
 
   program
     .command('report')

@@ -4,7 +4,7 @@
 // the state folder's errors.log.
 
 import { CommanderError, type Command } from 'commander'
-import { EXIT_CODES, oneLine } from '../core/errors'
+import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
 
 /**
  * On every (sub)command: commander's own usage errors come back here as exceptions instead of exiting,
@@ -38,4 +38,14 @@ export async function runCli(name: string, program: Command, argv: string[]): Pr
     process.stderr.write(`${name}: ${r.line}\n`)
     process.exitCode = r.exitCode
   }
+}
+
+/**
+ * Decisions, rules and registrations are the user's. preflight-check denies these commands to the agent;
+ * this catches the spellings it cannot read (the bundle's loader required from `node -e`, a path in a
+ * variable) when they run inside a Claude Code session, which marks every command it runs with
+ * CLAUDECODE=1. Defence in depth, not a boundary: an agent that unsets the variable gets past it.
+ */
+export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.CLAUDECODE === '1') throw new RatchetError('conflict', `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code)`)
 }

@@ -164,3 +164,30 @@ describe('help', () => {
     for (const c of ['init', 'uninstall', 'guardrails', 'doctor', 'log']) expect(r.stdout).toContain(c)
   })
 })
+
+// The agent's shell marks every command with CLAUDECODE=1. preflight-check denies these commands to the
+// agent; this is the second wall for spellings it cannot read (red team: the bundle's loader from node -e).
+describe('decisions and registrations are refused inside a Claude Code session', () => {
+  const asAgent = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(ROOT, 'dist', 'loader.cjs'))}).run('ratchet', ['node', 'ratchet', ...${JSON.stringify(args)}])`], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '1' } })
+    return { status: r.status, stderr: r.stderr }
+  }
+
+  it('an agent cannot approve its own pause, uninstall, or add rules through the loader', async () => {
+    expect(ratchet(['init']).status).toBe(0)
+    const asked = JSON.parse((await exec(BIN('pause-and-ask'), ['--action', 'push the release', '--severity', 'destructive'], { cwd: dir, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' } })).stdout)
+    for (const args of [['pending', 'approve', asked.id], ['pending', 'deny', asked.id], ['uninstall'], ['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push'], ['proposals', 'approve', 'PD-001'], ['custodiet', 'release', '--all']]) {
+      const r = asAgent(args)
+      expect(r.status, args.join(' ')).toBe(EXIT_CODES.conflict)
+      expect(r.stderr).toMatch(/is the user's to run, in a terminal outside the agent's session/)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    }
+    const queue = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
+    expect(queue[0]).toMatchObject({ id: asked.id, status: 'pending' })
+    expect(JSON.stringify(settings())).toContain('preflight-check')
+    // Reading stays open to the agent.
+    expect(asAgent(['pending', 'list']).status).toBe(0)
+    // And the user, outside the session, decides as before.
+    expect(ratchet(['pending', 'approve', asked.id]).status).toBe(0)
+  })
+})
