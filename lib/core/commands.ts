@@ -67,13 +67,15 @@ interface LineState {
   unreadable: Set<string>
   functions: Set<string>
   aliases: Map<string, string>
+  /** `git config alias.x …` run earlier in this command line: a later `git x` is that alias. */
+  gitAliases: Map<string, string>
   /** Values assigned earlier in this command line; several for a `for` list. */
   vars: Map<string, string[]>
 }
 
 export function readCommandLine(command: string): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [] }
-  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), vars: new Map() }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map() }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -595,8 +597,12 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         break
       }
       case 'git': {
-        // `git -c alias.x='push --force' x`: a one-shot alias is the command it names.
-        const alias = gitAlias(args)
+        // `git -c alias.x='push --force' x`: a one-shot alias is the command it names; so is one set by
+        // `git config alias.x …` earlier in the line (red team: `git config alias.ship "!git add -A && git
+        // commit && git push"; git ship` pushed a key).
+        const defined = gitConfigAlias(args)
+        if (defined) st.gitAliases.set(defined.name, defined.value)
+        const alias = gitAlias(args, st.gitAliases)
         if (alias) {
           push()
           if (alias.shell) code(alias.shell, 'git alias')
@@ -763,9 +769,20 @@ function containerCommand(args: string[]): { how: string; words: string[] } | nu
   return { how: a[0], words: rest.slice(1) }
 }
 
+/** `git [opts] config [--global|--local|…] alias.x VALUE` → the alias it defines. */
+function gitConfigAlias(args: string[]): { name: string; value: string } | null {
+  let i = 0
+  while (i < args.length && args[i].startsWith('-')) i += ['-c', '-C', '--git-dir', '--work-tree', '--namespace'].includes(args[i]) ? 2 : 1
+  if (args[i] !== 'config') return null
+  i++
+  while (i < args.length && args[i].startsWith('-')) i += ['-f', '--file', '--blob', '--type'].includes(args[i]) ? 2 : 1
+  const m = /^alias\.(.+)$/i.exec(args[i] ?? '')
+  return m && args[i + 1] !== undefined ? { name: m[1].toLowerCase(), value: args[i + 1] } : null
+}
+
 /** `git -c alias.x='push --force' x …` → the alias's words; `!cmd` aliases are shell code. */
-function gitAlias(args: string[]): { words?: string; shell?: string } | null {
-  const aliases = new Map<string, string>()
+function gitAlias(args: string[], defined: Map<string, string> = new Map()): { words?: string; shell?: string } | null {
+  const aliases = new Map(defined)
   let i = 0
   while (i < args.length && args[i].startsWith('-')) {
     if (args[i] === '-c' && args[i + 1]) {

@@ -73,6 +73,9 @@ describe('wrappers: the command inside is judged (must stop / must stay quiet)',
     ['trap "rm -rf build" EXIT', 'trap "echo done" EXIT', 'file_delete'],
     ["git -c alias.x='push --force' x origin main", "git -c alias.x='log --oneline' x", 'git_history_rewrite'],
     ["git -c alias.y='!rm -rf build' y", "git -c alias.y='!ls' y", 'file_delete'],
+    // An alias set by `git config` earlier in the same line (red team: this pushed a key to the remote).
+    ['git config alias.ship "!git add -A && git commit -m ship && git push"; git ship', 'git config alias.st status; git st', 'git_push'],
+    ['git config --local alias.up "push --force"; git up origin main', 'git config --local alias.lg "log --oneline"; git lg', 'git_history_rewrite'],
     ['watch -n 5 rm -rf build', 'watch -n 5 ls', 'file_delete'],
   ])('%s', (stop, quiet, pattern) => {
     expect(patterns(stop)).toContain(pattern)
