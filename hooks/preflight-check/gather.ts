@@ -38,7 +38,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     stateDir: paths.stateDir,
     rules: compileRules(loaded.rules),
     // The slim index has no rule texts; the note needs them. Only calls that fire a rule pay for this.
-    fullRules: loaded.slim ? () => compileRules(loadGuardrails(paths, { full: true }).rules) : undefined,
+    fullRules: loaded.slim ? () => compileRules(loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
     fallback: loaded.origin === 'packaged-fallback',
     session: readSession(paths, payload.session_id),

@@ -32,7 +32,7 @@ function handle(payload: HookPayload, paths: Paths) {
   if (payload.source === 'compact' || payload.source === 'clear') {
     updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
   }
-  const loaded = loadGuardrails(paths, { full: true })
+  const loaded = loadGuardrails(paths, { full: true, fold: false })
   const pending = pendingSummaries(paths)
   logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length}` })
   return withProbation(decide(loaded.rules, pending, loaded.problems), paths)

@@ -82,9 +82,12 @@ const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
  * An index forged with the current stat and hash would still be believed: the state folder's write
  * protection (preflight-check) is what keeps the agent from writing one.
  */
-export function loadGuardrails(paths: Paths, opts: { full?: boolean } = {}): LoadedGuardrails {
-  // A full load is someone looking at the rules (the CLI, a report, a session's start): counts first.
-  if (opts.full) {
+export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: boolean } = {}): LoadedGuardrails {
+  // A full load by the CLI or a report is a human looking at the rules: counts first. The hooks load the
+  // full texts too (a note needs them) but never fold: guardrails.json is the user's tracked file, and a
+  // hook rewriting it dirtied the work tree after every fire, so the agent's next `git stash` was refused
+  // as an edit of Ratchet's rules (red team) and every broad add listed it as leaving.
+  if (opts.full && opts.fold !== false) {
     try {
       foldFires(paths)
     } catch {

@@ -35,6 +35,22 @@ describe('fire counts', () => {
     expect(fs.readdirSync(path.join(dir, '.ratchet')).filter((f) => /\.(lock|tmp)$|stale/.test(f))).toEqual([])
   }, 240_000)
 
+  it('a firing hook and a session start leave the user\'s tracked guardrails.json byte for byte as it was', async () => {
+    const dir = tempProject()
+    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+    expect((await ratchet(dir, ['init', '--project-dir', dir])).status).toBe(0)
+    const file = path.join(dir, '.ratchet', 'guardrails.json')
+    const before = fs.readFileSync(file, 'utf8')
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine\n')
+    const fired = await runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: 'rm notes.txt' }), { cwd: dir, env })
+    expect(fired.stdout).toContain('RG-IRREVERSIBLE')
+    expect((await runBinAsync('session-start', { session_id: 's2', hook_event_name: 'SessionStart', source: 'startup', cwd: dir }, { cwd: dir, env })).status).toBe(0)
+    expect(fs.readFileSync(file, 'utf8')).toBe(before)
+    // When the human looks, the count is there.
+    expect((await ratchet(dir, ['guardrails', 'list'])).status).toBe(0)
+    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(1)
+  }, 120_000)
+
   it('a guardrails.json that does not validate is never rewritten; its fires wait in the log', async () => {
     const dir = tempProject()
     fs.mkdirSync(path.join(dir, '.ratchet'))
