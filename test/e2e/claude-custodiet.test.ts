@@ -6,6 +6,9 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
+// The gates wait as long as a hook may for the nested reviewer: under CI load its `claude -p` starts slowly,
+// and a review that misses the default 15 s lands after the session (the CI run of eaaed45 failed so).
+import { MAX_GATE_MS } from '../../lib/io/custodiet-config'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 const VERDICT = '## Compliance Check: ATTENTION\n\n**Issue**: The agent is listing unrelated folders instead of fixing the typo.\n**Principle**: Type B scope expansion\n**Correction**: Fix the typo in README.md and stop.'
@@ -94,7 +97,7 @@ async function session(prompt: string, steps: Parameters<typeof startMockModel>[
   const project = tempProject('ratchet-claude-custodiet-')
   const home = tempProject('ratchet-home-')
   expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-  fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 }, ...config } }))
+  fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 }, todoBudgetMs: MAX_GATE_MS, stopBudgetMs: MAX_GATE_MS, ...config } }))
   fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
   const dir = path.join(project, '.ratchet', 'custodiet')
   const findings = () => {
