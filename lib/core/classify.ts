@@ -209,7 +209,13 @@ class Collector implements Sink {
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.
-    for (const text of shellCallsIn(s.code, s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))) this.bash(text)
+    let built = false
+    const calls = shellCallsIn(s.code, s.lang, (call) => {
+      built = true
+      this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`)
+    })
+    for (const text of calls) this.bash(text)
+    if (built && !this.probe) this.worstReading(s.code)
   }
 }
 

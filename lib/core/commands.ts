@@ -993,7 +993,7 @@ const SHELL_CALL = /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:ru
  */
 export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?: (call: string) => void): string[] {
   const out: string[] = []
-  const re = new RegExp(SHELL_CALL.source, 'g')
+  const re = new RegExp(pythonAliases(code, lang) + SHELL_CALL.source, 'g')
   let m: RegExpExecArray | null
   while ((m = re.exec(code))) {
     let i = m.index + m[0].length
@@ -1026,6 +1026,19 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     }
     const arg = readArgument(code, i, paren, lang)
     re.lastIndex = Math.max(re.lastIndex, Math.min(arg.end, code.length))
+    // `spawnSync('sh', ['-c', 'rm -rf x'])`, `execFile('rm', ['-rf', d])`: the program, then its argument list.
+    if (!arg.list && /^(spawn|spawnSync|execFile|execFileSync)$/.test(m[0]) && code[arg.end] === ',') {
+      let j = arg.end + 1
+      while (j < code.length && /\s/.test(code[j])) j++
+      if (code[j] === '[') {
+        const list = readArgument(code, j, true, lang)
+        re.lastIndex = Math.max(re.lastIndex, Math.min(list.end, code.length))
+        const words = [...arg.literals, ...list.literals]
+        if (words.length) out.push(words.map(quote).join(' '))
+        if (judged && (arg.other || list.other || arg.literals.length !== 1)) computed?.(words.join(' ') || m[0])
+        continue
+      }
+    }
     if (arg.list) {
       // An argument list: the strings in it; a name among them is filled in at run time.
       if (arg.literals.length) out.push(arg.literals.map(quote).join(' '))
@@ -1037,6 +1050,23 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     if (judged && (arg.other || arg.literals.length > 1 || arg.literals.some(interpolates) || arg.interpolated) && (arg.literals.length || arg.other)) computed?.(text || code.slice(m.index, Math.min(arg.end, m.index + 80)))
   }
   return out
+}
+
+/**
+ * Python's other names for its shell calls: `import subprocess as sp` (then `sp.run(…)`), `from subprocess import
+ * call`, `from os import system as sh`. An alternation to put before SHELL_CALL, or '' when there are none.
+ */
+function pythonAliases(code: string, lang: CodeSnippet['lang']): string {
+  if (lang !== 'python' || !/\b(subprocess|os)\b/.test(code)) return ''
+  const names: string[] = []
+  for (const m of code.slice(0, 65_536).matchAll(/\bimport[ \t]+(subprocess|os)[ \t]+as[ \t]+(\w+)/g)) names.push(`${m[2]}\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)`)
+  for (const m of code.slice(0, 65_536).matchAll(/\bfrom[ \t]+(subprocess|os)[ \t]+import[ \t]+([\w \t,]{1,400})/g))
+    for (const part of m[2].split(',')) {
+      const w = part.trim().split(/[ \t]+/)
+      const name = w[2] && w[1] === 'as' ? w[2] : w[0]
+      if (/^(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)$/.test(w[0] ?? '') && /^\w+$/.test(name ?? '')) names.push(name)
+    }
+  return names.length ? `\\b(?:${names.slice(0, 16).join('|')})\\b|` : ''
 }
 
 /**

@@ -300,9 +300,10 @@ class Reader {
         this.i += 2
         while (this.i < s.length && s[this.i] !== "'") {
           if (s[this.i] === '\\' && this.i + 1 < s.length) {
-            const e = s[this.i + 1]
-            word += e === 'n' ? '\n' : e === 't' ? '\t' : e
-            this.i += 2
+            // `$'\x72\x6d'` is `rm`: hex, octal and unicode escapes are read as the characters they are.
+            const [ch, len] = ansiEscape(s, this.i + 1)
+            word += ch
+            this.i += 1 + len
           } else word += s[this.i++]
         }
         if (this.i >= s.length) this.markIncomplete('a quote is not closed')
@@ -499,6 +500,34 @@ class Reader {
     this.cur = fresh()
     return c
   }
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' }
+
+/** One escape of ANSI-C quoting at `i` (just after the backslash): its character and how many characters it took. */
+function ansiEscape(s: string, i: number): [string, number] {
+  const e = s[i]
+  const hexRun = (from: number, max: number) => {
+    let j = from
+    while (j < from + max && j < s.length && /[0-9a-fA-F]/.test(s[j])) j++
+    return j
+  }
+  if (e === 'x') {
+    const end = hexRun(i + 1, 2)
+    return end > i + 1 ? [String.fromCharCode(parseInt(s.slice(i + 1, end), 16)), end - i] : ['x', 1]
+  }
+  if (e === 'u' || e === 'U') {
+    const end = hexRun(i + 1, e === 'u' ? 4 : 8)
+    const code = end > i + 1 ? parseInt(s.slice(i + 1, end), 16) : NaN
+    return code <= 0x10ffff ? [String.fromCodePoint(code), end - i] : [e, 1]
+  }
+  if (e >= '0' && e <= '7') {
+    let j = i
+    while (j < i + 3 && j < s.length && s[j] >= '0' && s[j] <= '7') j++
+    return [String.fromCharCode(parseInt(s.slice(i, j), 8) & 0xff), j - i]
+  }
+  if (e === 'c' && i + 1 < s.length) return [String.fromCharCode(s.charCodeAt(i + 1) & 0x1f), 2]
+  return [SIMPLE_ESCAPES[e] ?? e, 1]
 }
 
 function fresh(pipedFrom?: SimpleCommand): SimpleCommand {

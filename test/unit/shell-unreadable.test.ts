@@ -235,6 +235,16 @@ describe('red team forms: never a silent allow, and a catastrophic worst reading
     ['12 nested $( around rm -rf .claude', nest('rm -rf .claude', 12)],
     ['an unterminated quote before rm -rf ~', 'echo "unterminated; rm -rf ~'],
     ['a function wrapping rm -rf / ', 'f(){ rm -rf /; }; f'],
+    ['ANSI-C hex escapes spelling rm', "$'\\x72\\x6d' -rf ~"],
+    ['ANSI-C octal escapes spelling rm', "$'\\162\\155' -rf ~"],
+    ['a default value as the command word', '${X:-rm} -rf ~'],
+    ['an array holding the command', 'x=(rm -rf ~); "${x[@]}"'],
+    ['base64 decoded into a shell', 'echo cm0gLXJmIH4= | base64 -d | sh'],
+    ['eval of base64 decoded', 'eval "$(echo cm0gLXJmIH4= | base64 -d)"'],
+    ['a python variable passed to os.system', `python3 -c "import os;c='rm -rf ~';os.system(c)"`],
+    ['python subprocess under another name', `python3 -c "import subprocess as s;s.call('rm -rf ~',shell=True)"`],
+    ['python run imported as r', `python3 -c "from subprocess import run as r; r('rm -rf ~', shell=True)"`],
+    ['node spawnSync of sh -c', `node -e "require('child_process').spawnSync('sh',['-c','rm -rf ~'])"`],
   ])('holds on retry: %s', (_name, command) => {
     const first = decide(command)
     const retry = decide(command, true)
@@ -275,6 +285,10 @@ describe('red team forms: never a silent allow, and a catastrophic worst reading
     'n=$(git rev-parse --short HEAD); echo "$n"',
     `ssh build-box 'uname -a'`,
     `sshpass -p x ssh build-box 'ls /srv'`,
+    "echo $'a\\tb'",
+    `python3 -c "import subprocess as sp; print(sp.check_output(['git','log','-1']).decode())"`,
+    `node -e "require('child_process').spawnSync('git',['status'],{stdio:'inherit'})"`,
+    'echo aGVsbG8gd29ybGQ= | base64 -d',
     'echo $(echo $(date +%s))',
   ])('stays quiet: %s', (command) => {
     const out = decide(command)

@@ -591,6 +591,8 @@ function patchInto(e: Effect, text: string | undefined, dir: string, strip?: num
 // Package managers: removing or replacing Ratchet's own package takes its hooks away (`npm uninstall ratchet`,
 // `npm install ratchet@0.0.1`, `npm install ./other-ratchet.tgz`). A plain `npm install` or `npm ci` reinstalls
 // what the lockfile says and stays quiet.
+/** What removing or replacing the package changes: its bin/ (installed), else the project's launcher of preflight-check. */
+const ownPackage = (ctx: ClassifyContext) => (ctx.packageDir ? path.posix.join(ctx.packageDir, 'bin') : path.posix.join(ctx.projectDir, 'node_modules/.bin/preflight-check'))
 const PM_REMOVE = new Set(['uninstall', 'remove', 'rm', 'r', 'un', 'unlink', 'prune'])
 const PM_ADD = new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'isntall', 'in', 'link', 'ln'])
 on(['npm', 'pnpm', 'yarn', 'bun', 'cnpm'], (e) => {
@@ -610,8 +612,8 @@ on(['npm', 'pnpm', 'yarn', 'bun', 'cnpm'], (e) => {
     return names.has(bare) || names.has(file) || spec.startsWith('ratchet@')
   }
   const pkg = (verb === 'pkg' && (ops[1] === 'set' || ops[1] === 'delete')) ? ops.slice(2).find((x) => /^(dev|optional|peer)?[dD]ependencies[.[]["']?ratchet\b/.test(x) || /^bin[.[]/.test(x)) : undefined
-  if ((PM_REMOVE.has(verb) || PM_ADD.has(verb)) && ops.slice(1).some(ours)) e.write(path.posix.join(e.ctx.packageDir ?? path.posix.join(e.ctx.projectDir, 'node_modules/ratchet'), 'bin'), `${e.f.cmd} (removes or replaces Ratchet's installed package)`)
-  else if (pkg) e.write(path.posix.join(e.ctx.packageDir ?? path.posix.join(e.ctx.projectDir, 'node_modules/ratchet'), 'bin'), `${e.f.cmd} (changes how Ratchet's package is installed)`)
+  if ((PM_REMOVE.has(verb) || PM_ADD.has(verb)) && ops.slice(1).some(ours)) e.write(ownPackage(e.ctx), `${e.f.cmd} (removes or replaces Ratchet's installed package)`)
+  else if (pkg) e.write(ownPackage(e.ctx), `${e.f.cmd} (changes how Ratchet's package is installed)`)
 })
 
 // git: the commands that write the work tree.
@@ -654,6 +656,13 @@ on(['git'], (e) => {
     const scope = specs.map(at)
     const ask = [...r.dirs, ...r.claude].flatMap((root) => (!scope.length ? [root] : scope.filter((s) => inside(s, root)).concat(scope.some((s) => inside(root, s)) ? [root] : [])))
     if (!ask.length) return
+    if (ref !== null && /[$`]/.test(ref)) {
+      // `git checkout $(git rev-list --max-parents=0 HEAD)`: a commit named at run time. When Ratchet's files are
+      // tracked, any commit may lack them: the worst reading is that they go.
+      const tracked = changes(dir, null, ask)
+      if (tracked === undefined || tracked.length) e.write(tracked?.[0] ?? path.posix.join(e.ctx.projectDir, '.claude/settings.json'), `${e.f.cmd} (moves the work tree to a commit named at run time, which may not hold Ratchet's files: name the commit)`)
+      return
+    }
     const changed = changes(dir, ref, ask) ?? []
     const hit = changed.find((x) => (lexical(e.ctx, x) || (r.claude.some((c) => inside(x, c)) && /\/settings[^/]*\.json$/.test(x))) && (!scope.length || scope.some((s) => inside(x, s))))
     if (hit) e.write(hit, `${e.f.cmd} (would change ${hit})`)
@@ -697,6 +706,12 @@ on(['git'], (e) => {
       if (rest.includes('--orphan')) return tree(null)
       const ops = pathspecs(rest.filter((_x, k) => !/^(-c|-C|--create|--force-create|--conflict)$/.test(rest[k - 1] ?? '')))
       if (ops[0] && ops[0] !== 'HEAD') tree(refOf(ops[0]) ?? ops[0])
+      return
+    }
+    case 'rebase': {
+      // `git rebase --onto HEAD~1 HEAD` leaves the tree of HEAD~1 (plus the commits replayed, none here).
+      const onto = optValue(rest, [], ['--onto'])
+      if (onto) tree(onto)
       return
     }
     case 'read-tree': {

@@ -32,11 +32,15 @@ const MAX_READING_WORDS = 64
  * when one is catastrophic (or changes Ratchet's own files), that is the command's worst reading.
  */
 export function worstReadings(command: string, isProgram: (name: string) => boolean): string[] {
-  const flat = command.slice(0, 256 * 1024).replace(/\$\(|[`(){};|&<>\n]/g, '\n').replace(/["'\\]/g, '')
+  const text = command.slice(0, 256 * 1024)
+  // `${X:-rm}` may be `rm`; base64 in the command may be what is decoded and run (`echo cm0gLXJmIH4= | base64 -d | sh`).
+  const decoded = base64Words(text)
+  const flat = [text, ...decoded].join('\n').replace(/\$\{[A-Za-z_]\w*:?[-=+?]/g, ' ').replace(/\$\(|[`();|&<>\n]/g, '\n').replace(/["'\\{}]/g, ' ')
   const out = new Set<string>()
   for (const line of flat.split('\n')) {
     if (out.size >= MAX_READINGS) break
-    const words = line.split(/[ \t]+/).filter(Boolean)
+    // `c='rm -rf ~'` and `['rm', '-rf', '~']` in code: the words after `=`, `,` and brackets are read too.
+    const words = line.split(/[ \t=,[\]]+/).filter(Boolean)
     for (let i = 0; i < words.length && out.size < MAX_READINGS; i++) {
       const w = words[i]
       const name = w.slice(w.lastIndexOf('/') + 1)
@@ -44,4 +48,16 @@ export function worstReadings(command: string, isProgram: (name: string) => bool
     }
   }
   return [...out]
+}
+
+/** Words that look like base64 (at least 8 characters), decoded when they decode to printable text; at most 16. */
+function base64Words(text: string): string[] {
+  const out: string[] = []
+  for (const w of text.split(/[\s'"|;&()<>=]+/)) {
+    if (out.length >= 16) break
+    if (w.length < 8 || w.length > 4096 || !/^[A-Za-z0-9+/]+={0,2}$/.test(w)) continue
+    const t = Buffer.from(w, 'base64').toString('utf8')
+    if (/^[\x20-\x7e\t\n]+$/.test(t)) out.push(t)
+  }
+  return out
 }

@@ -161,6 +161,10 @@ describe('git: moving the work tree is judged by the protected files it changes'
     'git checkout old -- .claude',
     'git restore --source=old .',
     'git -C . checkout HEAD~1',
+    'git rebase --onto HEAD~1 HEAD',
+    // a commit named at run time, while Ratchet's files are tracked: any commit may lack them
+    'git checkout $(git rev-list --max-parents=0 HEAD)',
+    'git reset --hard $REF',
   ])('must stop: %s', (command) => {
     expect(patterns(command, c)).toContain('ratchet_state_edit')
   })
@@ -177,8 +181,14 @@ describe('git: moving the work tree is judged by the protected files it changes'
     'git checkout unknown-ref',
     'git read-tree HEAD~1',
     'git reset --soft HEAD~1',
+    'git rebase main',
   ])('must stay quiet (of self-protection): %s', (command) => {
     expect(patterns(command, c)).not.toContain('ratchet_state_edit')
+  })
+  it('a commit named at run time is fine where Ratchet’s files are not tracked', () => {
+    const untracked = ctx({ fs: { ...stub, gitTreeChanges: () => [] } })
+    expect(patterns('git checkout $BRANCH', untracked)).not.toContain('ratchet_state_edit')
+    expect(patterns('git checkout $BRANCH', c)).toContain('ratchet_state_edit')
   })
   it('read-tree -u --reset overwrites uncommitted work like reset --hard', () => {
     expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-modified' })))).toContain('git_discard')
