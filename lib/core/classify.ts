@@ -143,10 +143,23 @@ class Collector implements Sink {
   }
 
   bash(command: string): void {
+    // The worst reading is taken once, of the outermost command (it holds every nested one), when anything in it
+    // was unreadable: nested readings would repeat the same work on parts of the same text.
+    const top = this.depth++ === 0
+    try {
+      this.bashOnce(command)
+    } finally {
+      this.depth--
+    }
+    if (top && !this.probe && this.findings.some((f) => f.pattern === 'unreadable')) this.worstReading(command)
+  }
+
+  private depth = 0
+
+  private bashOnce(command: string): void {
     const line = readCommandLine(command)
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
-    if (line.unreadable.length && !this.probe) this.worstReading(command)
     line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
     // (`[ \t]*`, not `\s*`, under /m: a run of newlines made `^\s*` quadratic — redos test.)
@@ -163,21 +176,24 @@ class Collector implements Sink {
    * command is a check; this one is a deny).
    */
   worstReading(command: string): void {
-    for (const reading of worstReadings(command, (n) => programKey(n) in PROGRAMS || hasEffect(n))) {
-      const probe = new Collector({ tool_name: 'Bash', tool_input: { command: reading }, cwd: this.cwd }, this.ctx)
-      probe.probe = true
-      probe.bash(reading)
-      const self = probe.findings.find((f) => f.class === 'self_protection')
-      if (self) {
-        this.add('ratchet_state_edit', `${oneLine(this.summary || reading, 80)} (read at its worst: ${self.detail})`)
-        return
-      }
-      const worst = probe.findings.find((f) => f.catastrophic)
-      if (worst) {
-        this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
-        return
-      }
+    const { readings, truncated } = worstReadings(command, (n) => programKey(n) in PROGRAMS || hasEffect(n))
+    if (truncated) {
+      this.add('unreadable', 'too many commands are hidden in it to read them all at their worst', true)
+      return
     }
+    if (!readings.length) return
+    // All readings in one pass (one per line): the classifier is linear in the commands it reads.
+    const text = readings.join('\n')
+    const probe = new Collector({ tool_name: 'Bash', tool_input: { command: text }, cwd: this.cwd }, this.ctx)
+    probe.probe = true
+    probe.bash(text)
+    const self = probe.findings.find((f) => f.class === 'self_protection')
+    if (self) {
+      this.add('ratchet_state_edit', `${oneLine(this.summary || command, 80)} (read at its worst: ${self.detail})`)
+      return
+    }
+    const worst = probe.findings.find((f) => f.catastrophic)
+    if (worst) this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
   }
 
   invocation(inv: Invocation, earlier: Invocation[] = []): void {
@@ -209,13 +225,8 @@ class Collector implements Sink {
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.
-    let built = false
-    const calls = shellCallsIn(s.code, s.lang, (call) => {
-      built = true
-      this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`)
-    })
+    const calls = shellCallsIn(s.code, s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))
     for (const text of calls) this.bash(text)
-    if (built && !this.probe) this.worstReading(s.code)
   }
 }
 

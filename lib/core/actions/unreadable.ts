@@ -21,33 +21,33 @@ export function unreadableLine(c: Sink, line: CommandLine): void {
 }
 
 /** Candidate readings of an unreadable command are at most this many, of at most this many words. */
-const MAX_READINGS = 32
+const MAX_READINGS = 500
 const MAX_READING_WORDS = 64
 
 /**
  * The worst readings of a command the reader could not resolve: the text with every substitution, grouping,
  * quoting and `eval`/`bash -c` layer taken away, read from each word that names a program with an effect
  * (`isProgram`). 3000 nested `$(` around `rm -rf ~`, or `eval` 5000 times before it, read as `rm -rf ~`.
- * Linear in the command; bounded in count and length. The caller judges each reading as a plain command:
- * when one is catastrophic (or changes Ratchet's own files), that is the command's worst reading.
+ * Linear in the command; bounded in count and length: `truncated` says there were more than could be read (the
+ * caller then assumes the worst, so padding a command with harmless ones does not hide the last one).
  */
-export function worstReadings(command: string, isProgram: (name: string) => boolean): string[] {
+export function worstReadings(command: string, isProgram: (name: string) => boolean): { readings: string[]; truncated: boolean } {
   const text = command.slice(0, 256 * 1024)
   // `${X:-rm}` may be `rm`; base64 in the command may be what is decoded and run (`echo cm0gLXJmIH4= | base64 -d | sh`).
-  const decoded = base64Words(text)
+  const decoded = /base64|b64|atob/i.test(text) ? base64Words(text) : []
   const flat = [text, ...decoded].join('\n').replace(/\$\{[A-Za-z_]\w*:?[-=+?]/g, ' ').replace(/\$\(|[`();|&<>\n]/g, '\n').replace(/["'\\{}]/g, ' ')
   const out = new Set<string>()
-  for (const line of flat.split('\n')) {
-    if (out.size >= MAX_READINGS) break
+  for (const line of new Set(flat.split('\n'))) {
     // `c='rm -rf ~'` and `['rm', '-rf', '~']` in code: the words after `=`, `,` and brackets are read too.
     const words = line.split(/[ \t=,[\]]+/).filter(Boolean)
-    for (let i = 0; i < words.length && out.size < MAX_READINGS; i++) {
+    for (let i = 0; i < words.length; i++) {
       const w = words[i]
-      const name = w.slice(w.lastIndexOf('/') + 1)
-      if (isProgram(name)) out.add(words.slice(i, i + MAX_READING_WORDS).join(' '))
+      if (!isProgram(w.slice(w.lastIndexOf('/') + 1))) continue
+      if (out.size >= MAX_READINGS) return { readings: [...out], truncated: true }
+      out.add(words.slice(i, i + MAX_READING_WORDS).join(' '))
     }
   }
-  return [...out]
+  return { readings: [...out], truncated: false }
 }
 
 /** Words that look like base64 (at least 8 characters), decoded when they decode to printable text; at most 16. */
