@@ -9,8 +9,9 @@
 //   **Principle**: [axiom/heuristic number and name]
 //   **Correction**: [what to do instead]
 
+import { fail, ok, type Result } from './errors'
+
 export type Verdict = { status: 'OK' } | { status: 'ATTENTION'; issue: string; principle: string; correction: string }
-export type ParsedVerdict = { ok: true; verdict: Verdict } | { ok: false; error: string }
 
 // The heading and the fields in the markdown variants models actually write: "## Compliance Check: OK",
 // "**Compliance Check: ATTENTION**", "# Compliance check — attention"; "**Issue**: …", "**Issue:** …",
@@ -29,20 +30,22 @@ function field(t: string, name: string): string | undefined {
 }
 const clean = (s: string) => s.replace(/^[*_\s]+|[*_\s]+$/g, '').trim() || undefined
 
-export function parseVerdict(text: string): ParsedVerdict {
+/** The verdict, or a `reviewer` error saying why the answer is not one (never taken as OK). */
+export function parseVerdict(text: string): Result<Verdict> {
+  const bad = (why: string) => fail('reviewer', why)
   const t = text.replace(/\r\n/g, '\n').trim()
   const heads = [...t.matchAll(HEAD)]
-  if (!heads.length) return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
-  if (heads.length > 1) return { ok: false, error: 'more than one verdict heading' }
+  if (!heads.length) return bad('no "## Compliance Check: OK|ATTENTION" heading')
+  if (heads.length > 1) return bad('more than one verdict heading')
   const status = heads[0][1].toUpperCase()
-  if (status !== 'OK' && status !== 'ATTENTION') return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
+  if (status !== 'OK' && status !== 'ATTENTION') return bad('no "## Compliance Check: OK|ATTENTION" heading')
   const issue = field(t, 'Issue')
-  if (status === 'OK') return issue ? { ok: false, error: 'OK that also names an issue (ambiguous)' } : { ok: true, verdict: { status: 'OK' } }
+  if (status === 'OK') return issue ? bad('OK that also names an issue (ambiguous)') : ok({ status: 'OK' })
   const principle = field(t, 'Principle')
   const correction = field(t, 'Correction')
   const missing = [!issue && 'Issue', !principle && 'Principle', !correction && 'Correction'].filter(Boolean)
-  if (missing.length) return { ok: false, error: `ATTENTION without ${missing.join(', ')}` }
-  return { ok: true, verdict: { status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! } }
+  if (missing.length) return bad(`ATTENTION without ${missing.join(', ')}`)
+  return ok({ status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! })
 }
 
 export function formatVerdict(v: Verdict): string {
