@@ -143,8 +143,9 @@ export async function runSchedule(paths: Paths, now = new Date()): Promise<strin
     done.push(`pattern-detect: ${r.agg.events} events, ${r.added.length} new proposals`)
   }
   if (claim(paths, 'digest_at', 7 * 24 * 3600_000, now)) {
-    const { weekly, sendDigest } = await import('./pattern-detect')
-    const err = await sendDigest(paths, await weekly(paths, new Date(now.getTime() - 7 * 24 * 3600_000).toISOString()))
+    const { weeklyReview, sendDigest } = await import('./pattern-detect')
+    const { report, ask } = await weeklyReview(paths, new Date(now.getTime() - 7 * 24 * 3600_000).toISOString())
+    const err = await sendDigest(paths, report, ask)
     done.push(err ? `weekly digest not sent: ${err}` : 'weekly digest')
   }
   return done
@@ -183,6 +184,13 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         report.ignored.push(`${u.update_id}: ${res.error.message}`)
         answer = `Already decided (${queueEntries(paths).find((x) => x.id === what.id)?.status ?? 'unknown'})`
       }
+    } else if (what.kind === 'label') {
+      // "Was this check needed?": recorded as a human label (pattern-detect owns the flow).
+      const { answerLabel } = await import('./pattern-detect')
+      const r = await answerLabel(paths, cfg, api, what)
+      if (!r.ok) report.ignored.push(`${u.update_id}: ${r.text}`)
+      if (r.error) report.errors.push(r.error)
+      answer = r.text
     } else if (what.kind === 'unauthorized') {
       report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, not the configured chat`)
       logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}` })

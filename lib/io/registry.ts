@@ -15,7 +15,7 @@ import { describeIssues } from '../core/payloads'
 import { validatePendingList, type PendingEntry } from '../core/pending'
 import { validateIncidents, type Incident } from '../core/incidents'
 import { validateProposals, type Proposal } from '../core/proposals'
-import { validateLabels, type Label } from '../core/labels'
+import { validateAsks, validateLabels, type Label, type LabelAsk } from '../core/labels'
 import { validateGuardrails } from '../core/guardrails'
 import { emptyState, normalizeState, type CustodietState } from '../core/custodiet'
 import type { ProbationFile } from '../core/courtroom/probation'
@@ -137,6 +137,7 @@ export const STATE = {
   telegramState: f<TelegramState>('telegram-state.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset', schema: zod(() => z.looseObject({ offset: z.number() })), empty: () => ({ offset: 0 }) }),
   schedule: f<Schedule>('schedule.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest', schema: zod(() => z.looseObject({ mined_at: z.optional(z.string()), digest_at: z.optional(z.string()) })), empty: () => ({}) }),
   labels: f<Label[]>('labels.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'humans\' answers to "was this check needed?" (the false-positive rate)', schema: hand(validateLabels), empty: () => [] }),
+  labelAsks: f<LabelAsk[]>('label-asks.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'fires asked about over Telegram with buttons (claimed before sending, so each is asked once)', schema: hand(validateAsks), empty: () => [] }),
   proposals: f<Proposal[]>('proposals.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "pattern-detect's proposals and their decisions", schema: hand(validateProposals), empty: () => [] }),
   heartbeatLog: f('heartbeat.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the cron heartbeat output' }),
   errors: f('errors.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' }),
