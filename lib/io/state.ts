@@ -9,6 +9,7 @@ import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegul
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { DIR_MODE } from './registry'
+import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 
@@ -418,8 +419,19 @@ export interface ActivityRecord {
 }
 
 /** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
-export function logActivity(paths: Paths, record: ActivityRecord): void {
-  appendJsonl(paths.activity, maskDeep(record))
+/**
+ * Appends one masked record. A log that is not a regular file (a FIFO planted there) is not written, and
+ * does not stop the hook: the problem goes to errors.log and is returned, for the hook to tell the user.
+ */
+export function logActivity(paths: Paths, record: ActivityRecord): string | undefined {
+  try {
+    appendJsonl(paths.activity, maskDeep(record))
+    return undefined
+  } catch (e) {
+    if (!(e instanceof RatchetError) || e.code !== 'state_unreadable') throw e
+    logError(paths, String(record.hook ?? 'ratchet'), e)
+    return e.message
+  }
 }
 
 /** Full details (stacks) go here, never into the agent's context. */

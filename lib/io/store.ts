@@ -254,13 +254,29 @@ export function appendJsonl(file: string, record: unknown): void {
   appendLine(file, JSON.stringify(record) + '\n')
 }
 
-/** Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. */
+/**
+ * Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. Opened non-blocking and
+ * checked to be a regular file: a FIFO planted at a log (`mkfifo .ratchet/activity.jsonl`) used to hang every
+ * later hook, and detached reviewers for half an hour; now it is refused at once with an error naming it.
+ */
 export function appendLine(file: string, line: string): void {
+  const flags = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NONBLOCK
+  let fd: number
   try {
-    fs.appendFileSync(file, line, { mode: FILE_MODE })
+    fd = fs.openSync(file, flags, FILE_MODE)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    const code = (e as NodeJS.ErrnoException).code
+    // ENXIO: a FIFO with no reader (O_NONBLOCK write-open fails instead of waiting for one).
+    if (code === 'ENXIO') throw new RatchetError('state_unreadable', `${file} is a FIFO, not a regular file: refusing to write to it (remove it)`, { file })
+    if (code !== 'ENOENT') throw e
     mkdirFor(file)
-    fs.appendFileSync(file, line, { mode: FILE_MODE })
+    fd = fs.openSync(file, flags, FILE_MODE)
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to write to it (remove it)`, { file })
+    fs.writeSync(fd, line)
+  } finally {
+    fs.closeSync(fd)
   }
 }
