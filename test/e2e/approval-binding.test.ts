@@ -48,3 +48,42 @@ describe('approvals bind to the folder the call runs in', () => {
     expect(call(dir, 5).decision).toBe('deny')
   }, 60_000)
 })
+
+// A deciding command of Ratchet's, however the environment is spelled (issue 9, red team): the hook sees the
+// command text and denies it, first call and identical retry; reading commands stay quiet.
+describe('deciding commands are denied to the agent whatever the environment spelling', () => {
+  const DECIDE = [
+    'env -u CLAUDECODE npx ratchet pending approve pa-1',
+    'env --unset=CLAUDECODE ratchet pending deny pa-1',
+    'CLAUDECODE= npx ratchet heartbeat',
+    'CLAUDECODE=0 ratchet init',
+    'unset CLAUDECODE; ratchet uninstall',
+    'export CLAUDECODE=; npx ratchet guardrails add --id X --decision allow --match x',
+    'env -i PATH=$PATH ratchet proposals approve p1',
+    'sh -c "unset CLAUDECODE && ratchet custodiet release"',
+    '(setsid ratchet courtroom clear c1 &)',
+    'RATCHET_TELEGRAM_API_URL=http://127.0.0.1:9 ratchet heartbeat',
+    'ratchet heartbeat --notify pa-1',
+    `node -e "require('./node_modules/ratchet/dist/loader.cjs').run('ratchet',['n','r','pending','approve','pa-1'])"`,
+    `node -e "process.argv=['n','r','uninstall'];require('./node_modules/ratchet/dist/ratchet.cjs')"`,
+    'r=$(npm root)/ratchet/bin/ratchet; node $r pending approve pa-1',
+  ]
+  const QUIET = ['ratchet pending list', 'npx ratchet doctor', 'ratchet heartbeat --cron-line', 'ratchet guardrails explain --command "git push"', 'node $SCRIPT build', `node -e "require('./node_modules/ratchet/dist/loader.cjs').run('ratchet',['n','r','pending','list'])"`]
+  const dir = tempProject('ratchet-decide-')
+  const env = { HOME: dir, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '1' }
+  const guard = (command: string, n: number) => {
+    const r = runBin('preflight-check', { ...preToolUse(dir, 'Bash', { command }, `d-${n}`), tool_use_id: `t${n}` }, { cwd: dir, env })
+    const out = r.stdout.trim() ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
+    return { decision: out.permissionDecision ?? 'allow', reason: String(out.permissionDecisionReason ?? '') }
+  }
+  it.each(DECIDE)('%s', (command) => {
+    for (const n of [1, 2]) {
+      const out = guard(command, DECIDE.indexOf(command))
+      expect([n, out.decision]).toEqual([n, 'deny'])
+      expect(out.reason).toMatch(/Ratchet's own rules/)
+    }
+  })
+  it.each(QUIET)('stays quiet: %s', (command) => {
+    expect(guard(command, 100 + QUIET.indexOf(command)).decision).toBe('allow')
+  })
+})

@@ -264,7 +264,10 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
     // `node <path>/bin/ratchet pending approve`, `node dist/ratchet.cjs uninstall`, `tsx lib/cli/main.ts …`
     const i = args.findIndex((a) => !a.startsWith('-') && a !== 'run')
     if (i >= 0 && isRatchetScript(args[i], f.at(args[i]), ctx)) ratchetCli(c, { ...inv, name: 'ratchet', args: args.slice(i + 1) }, f, hits)
-  }
+    // `node $r pending approve pa-1` with `r=$(npm root)/ratchet/bin/ratchet`: a script computed at run time
+    // followed by a deciding command of Ratchet's is judged as Ratchet's CLI (issue 9, red team; surgical, exfil).
+    else if (i >= 0 && /[$`]/.test(args[i]) && decidingWords(args.slice(i + 1))) hits.push(`${f.cmd} (a computed script given Ratchet's deciding command ${decidingWords(args.slice(i + 1))})`)
+  } else if (/[$`]/.test(name) && decidingWords(args)) hits.push(`${f.cmd} (a computed program given Ratchet's deciding command ${decidingWords(args)})`)
   void ops
   for (const h of [...new Set(hits)]) c.add('ratchet_state_edit', h)
 }
@@ -691,7 +694,32 @@ const READ_VERBS: Record<string, Set<string>> = {
   courtroom: new Set(['status', 'help', 'calibrate']),
   custodiet: new Set(['status', 'help']),
 }
-const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status', 'heartbeat'])
+// Not `heartbeat`: it takes the humans' decisions from Telegram, whose address the agent could point elsewhere.
+const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status'])
+
+/** Ratchet's deciding commands (what humanOnly guards), by their words: `pending approve`, `uninstall`, `heartbeat`… */
+const DECIDING: Record<string, RegExp | true> = {
+  pending: /^(approve|deny)$/,
+  proposals: /^(approve|reject)$/,
+  custodiet: /^release$/,
+  courtroom: /^(enable|disable|revoke|rotate-key|clear)$/,
+  guardrails: /^(add|remove|edit|enable|disable|set)$/,
+  cases: /^submit$/,
+  uninstall: true,
+  init: true,
+  heartbeat: true,
+}
+
+/** `pending approve` (as words of a command line, or quoted items of code), or undefined. */
+function decidingWords(words: string[]): string | undefined {
+  const w = words.map((x) => x.replace(/^['"]|['"],?$/g, '')).filter((x) => x && !x.startsWith('-'))
+  for (let i = 0; i < w.length; i++) {
+    const d = DECIDING[w[i]]
+    if (d === true && !(w[i] === 'heartbeat' && words.includes('--cron-line'))) return w[i]
+    if (d && d !== true && d.test(w[i + 1] ?? '')) return `${w[i]} ${w[i + 1]}`
+  }
+  return undefined
+}
 
 function isRatchetCli(inv: Invocation, ctx: ClassifyContext): boolean {
   const n = inv.name
@@ -720,6 +748,7 @@ function ratchetCli(c: Sink, inv: Invocation, f: InvocationFacts, hits: string[]
     return
   }
   if (READ_NOUNS.has(noun)) return
+  if (noun === 'heartbeat' && args.includes('--cron-line')) return // prints a crontab line
   const reads = READ_VERBS[noun]
   if (reads && verb !== undefined && reads.has(verb)) return
   if (reads && verb === undefined && noun !== 'pending' && noun !== 'proposals') return
@@ -757,6 +786,14 @@ const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pe
 export const scanCode: CodeScanner = (c, s, detail) => {
   const code = s.code
   if (s.lang === 'sql') return
+  // Ratchet's CLI from code: `require('…/dist/loader.cjs').run('ratchet', [… 'pending', 'approve', id])`.
+  if (/loader\.cjs|ratchet\.cjs|bin\/ratchet\b|lib\/cli\/main/.test(code)) {
+    const deciding = decidingWords([...code.slice(0, 65_536).matchAll(/['"]([\w-]{1,40})['"]/g)].map((m) => m[1]))
+    if (deciding) {
+      c.add('ratchet_state_edit', `${detail} (Ratchet's CLI from code: ${deciding} changes its rules, approvals or registrations)`)
+      return
+    }
+  }
   const joined = joinLiterals(code)
   const { stateDir, projectDir } = c.ctx
   const writes = [...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m))
