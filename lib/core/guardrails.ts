@@ -7,6 +7,7 @@ import { Minimatch } from 'minimatch'
 import path from 'node:path'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
+import { addCommandGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
 export type RuleDecision = (typeof DECISIONS)[number]
@@ -139,39 +140,7 @@ export interface RuleIndex {
   all: CompiledRule[]
 }
 
-const WILD = '*?'
-const PATH_WILD = '*?[]{}()!+@'
-
-/**
- * The longest run of characters a match must contain. For paths, only whole segments without glob
- * syntax count (so `**\/x.env` yields `x.env`, which a top-level `x.env` also contains).
- * A plain loop: a regex split here costs milliseconds in a cold process with many rules.
- */
-export function longestLiteral(glob: string, isPath: boolean): string {
-  let best = ''
-  let start = 0
-  let clean = true
-  for (let i = 0; i <= glob.length; i++) {
-    const c = i < glob.length ? glob[i] : '/'
-    if (isPath) {
-      if (c === '/') {
-        if (clean && i - start > best.length) best = glob.slice(start, i)
-        start = i + 1
-        clean = true
-      } else if (PATH_WILD.includes(c)) clean = false
-    } else if (i === glob.length || WILD.includes(c)) {
-      if (i - start > best.length) best = glob.slice(start, i)
-      start = i + 1
-    }
-  }
-  return best
-}
-
-/** `*` matches anything (slashes too), `?` one character; everything else is literal. */
-export function wildcard(glob: string, flags = ''): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
-  return new RegExp(`^${body}$`, flags)
-}
+export { longestLiteral }
 
 /**
  * One glob, compiled on first use. `literal` is a substring every match must contain: testing it
@@ -237,15 +206,51 @@ export function compileRules(rules: Guardrail[]): RuleIndex {
     else map.set(key, [c])
   }
   for (const rule of rules) {
-    if (rule.enabled === false) continue
-    const m = rule.match
-    const byPattern = isKnownPattern(rule.pattern)
-    if (!byPattern && !m) continue // awareness only: shown at session start, never matched
-    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern }
+    const place = placement(rule)
+    if (!place) continue
+    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key' }
     index.all.push(c)
-    if (byPattern) push(index.byKey, rule.pattern, c)
-    else if (m?.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) for (const t of new Set(m.tools)) push(index.byTool, t, c)
-    else index.anyTool.push(c)
+    if (place === 'key') push(index.byKey, rule.pattern, c)
+    else if (place === 'any') index.anyTool.push(c)
+    else for (const t of place) push(index.byTool, t, c)
+  }
+  return index
+}
+
+/**
+ * Where a rule sits in the index: under its pattern ('key'), under each exact tool it lists, with the
+ * rules tested on every call ('any'), or nowhere (disabled, or awareness only: shown at session start).
+ */
+function placement(rule: Guardrail): 'key' | 'any' | string[] | null {
+  if (rule.enabled === false) return null
+  const m = rule.match
+  if (isKnownPattern(rule.pattern)) return 'key'
+  if (!m) return null
+  if (m.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) return [...new Set(m.tools)]
+  return 'any'
+}
+
+/**
+ * The inverted index preflight-check's fast path reads (lib/core/rule-index.ts): for each tool, what
+ * could make a rule match a call with no finding, path or URL. Built from the rules in force, with the
+ * placement compileRules uses, so the two never disagree about which rules are candidates.
+ */
+export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: string, hash: string): FastIndex {
+  // Null-prototype maps: a tool or program named like an Object.prototype key is a key like any other.
+  const index: FastIndex = { v: 1, key, hash, problems, tools: Object.create(null), wild: [] }
+  for (const rule of rules) {
+    const place = placement(rule)
+    // Pattern-keyed rules fire only with a finding; path and URL globs need a path or URL (see matchRules).
+    if (!place || place === 'key' || rule.match!.paths || rule.match!.urls) continue
+    const add = (p: ToolProbe) => {
+      if (rule.match!.command) addCommandGlobs(p, rule.match!.command.map((g) => g.trim()))
+      else p.all = true
+    }
+    if (place === 'any') {
+      const p: FastIndex['wild'][number] = { t: rule.match!.tools ?? null }
+      add(p)
+      index.wild.push(p)
+    } else for (const t of place) add((index.tools[t] ??= Object.create(null) as ToolProbe))
   }
   return index
 }

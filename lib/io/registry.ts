@@ -30,6 +30,7 @@ export const STATE_FILES: readonly StateFileSpec[] = [
   { name: 'fires.jsonl', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'rule firings not yet folded into guardrails.json' },
   { name: 'fires.offset.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'how far the fire log was folded' },
   { name: '.guardrails-index.json', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' },
+  { name: '.guardrails-fast.json', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "the fast path's inverted rule index, bound like .guardrails-index.json" },
   { name: 'capabilities.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)' },
   { name: 'telegram-state.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset' },
   { name: 'schedule.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest' },

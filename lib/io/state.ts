@@ -9,7 +9,8 @@ import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegul
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
-import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
 export const PACKAGE_ROOT: string = (() => {
@@ -125,14 +126,6 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
 
 const indexFile = (paths: Paths) => path.join(paths.stateDir, '.guardrails-index.json')
 
-function statKey(file: string): string | null {
-  try {
-    const st = fs.statSync(file)
-    return `${st.size}:${st.mtimeMs}:${st.ino}`
-  } catch {
-    return null
-  }
-}
 
 interface RuleIndex {
   key: string
@@ -160,7 +153,8 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
       const text = readRegularFile(paths.guardrails)
       if (fnv64(text) !== index.hash || statKey(paths.guardrails) !== key) return null
       writeIndexFile(paths, { ...index, key })
-    }
+      writeFast(paths, key, index.hash, index.rules)
+    } else if (!full && fastIndexStamp(paths.stateDir) !== `${key} ${index.hash}`) writeFast(paths, key, index.hash, index.rules)
     if (!full) return { rules: index.rules, slim: true }
     const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
@@ -177,6 +171,13 @@ function writeIndex(paths: Paths, key: string, hash: string, rules: Guardrail[])
     .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
     .map((r) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) })) as Guardrail[]
   writeIndexFile(paths, { key, hash, rules: slim })
+  writeFast(paths, key, hash, slim)
+}
+
+/** The fast path's inverted index (lib/io/fast-index.ts), derived from the same rules the index holds. */
+function writeFast(paths: Paths, key: string, hash: string, rules: Guardrail[]): void {
+  const merged = withBuiltins(rules)
+  writeFastIndex(paths.stateDir, fastIndexOf(merged.rules, merged.problems.length, key, hash))
 }
 
 function writeIndexFile(paths: Paths, index: RuleIndex): void {
@@ -309,7 +310,10 @@ export function foldFires(paths: Paths, now = Date.now()): number {
       writeFileAtomic(paths.guardrails, text)
       // Counters changed, matching did not: re-key the index to the file just written.
       const key = validAtKey ? statKey(paths.guardrails) : null
-      if (key && validAtKey) writeIndexFile(paths, { key, hash: fnv64(text), rules: validAtKey })
+      if (key && validAtKey) {
+        writeIndexFile(paths, { key, hash: fnv64(text), rules: validAtKey })
+        writeFast(paths, key, fnv64(text), validAtKey)
+      }
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
       const name = `fires.${now}.jsonl`
