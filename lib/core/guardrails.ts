@@ -122,6 +122,8 @@ export interface CompiledRule {
   rule: Guardrail
   decision: RuleDecision
   byPattern: boolean
+  /** Position in the rules: candidates found through several keys are tested in this order. */
+  order: number
   /** Built on the rule's first evaluation: most rules are never evaluated in a given call. */
   globs?: { tools?: Glob[]; command?: Glob[]; paths?: Glob[]; urls?: Glob[] }
 }
@@ -135,6 +137,12 @@ export interface RuleIndex {
   byKey: Map<string, CompiledRule[]>
   /** Glob-only rules keyed by each exact tool name they list. */
   byTool: Map<string, CompiledRule[]>
+  /**
+   * The same rules inverted once more by program word: per tool, the rules whose command globs all start
+   * with a literal word, under each such word; `rest` holds the others. A Bash call with 1,000 rules tests
+   * only the rules for the programs it runs.
+   */
+  byProgram: Map<string, { words: Map<string, CompiledRule[]>; rest: CompiledRule[] }>
   /** Glob-only rules with no tool list or a wildcard in it: tested on every call. */
   anyTool: CompiledRule[]
   all: CompiledRule[]
@@ -199,7 +207,7 @@ const globs = (rule: Guardrail & { literals?: Partial<Record<GlobField, string[]
   rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? g.trim() : g, KIND[f], rule.literals?.[f]?.[i]))
 
 export function compileRules(rules: Guardrail[]): RuleIndex {
-  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), anyTool: [], all: [] }
+  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), byProgram: new Map(), anyTool: [], all: [] }
   const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
     const list = map.get(key)
     if (list) list.push(c)
@@ -208,13 +216,47 @@ export function compileRules(rules: Guardrail[]): RuleIndex {
   for (const rule of rules) {
     const place = placement(rule)
     if (!place) continue
-    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key' }
+    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key', order: index.all.length }
     index.all.push(c)
     if (place === 'key') push(index.byKey, rule.pattern, c)
     else if (place === 'any') index.anyTool.push(c)
-    else for (const t of place) push(index.byTool, t, c)
+    else
+      for (const t of place) {
+        push(index.byTool, t, c)
+        let inv = index.byProgram.get(t)
+        if (!inv) index.byProgram.set(t, (inv = { words: new Map(), rest: [] }))
+        const words = programWords(rule.match?.command)
+        if (words) for (const w of words) push(inv.words, w, c)
+        else inv.rest.push(c)
+      }
   }
   return index
+}
+
+/** The literal first words of a rule's command globs, or null when one has none (or there are no globs). */
+function programWords(command: string[] | undefined): Set<string> | null {
+  if (!command?.length) return null
+  const words = new Set<string>()
+  for (const g of command) {
+    const t = g.trim()
+    const w = t.includes(' ') ? t.slice(0, t.indexOf(' ')) : t
+    if (!w || /[*?]/.test(w)) return null
+    words.add(w)
+  }
+  return words
+}
+
+/** The rules listing `tool` that could match these commands, in rule order (see RuleIndex.byProgram). */
+function toolCandidates(index: RuleIndex, tool: string, commands: string[]): CompiledRule[] | undefined {
+  const inv = index.byProgram.get(tool)
+  if (!inv) return index.byTool.get(tool)
+  if (!inv.words.size) return inv.rest
+  const seen = new Set<CompiledRule>(inv.rest)
+  for (const cmd of commands) {
+    const w = cmd.includes(' ') ? cmd.slice(0, cmd.indexOf(' ')) : cmd
+    for (const c of inv.words.get(w) ?? []) seen.add(c)
+  }
+  return seen.size === inv.rest.length ? inv.rest : [...seen].sort((a, b) => a.order - b.order)
 }
 
 /**
@@ -281,7 +323,7 @@ export function matchRules(index: RuleIndex, action: Classification, projectDir:
     for (const c of index.byKey.get(key) ?? [])
       if (!c.rule.match || globsMatch(c, action, rels, false))
         fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [`pattern ${key}: ${detail}`, ...describe(c, action, rels)] })
-  const byTool = index.byTool.get(action.tool)
+  const byTool = toolCandidates(index, action.tool, action.commands)
   if (byTool) for (const c of byTool) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   for (const c of index.anyTool) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   return fired

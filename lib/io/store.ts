@@ -131,7 +131,8 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
   } finally {
     // Only our own lock: if we overran and it was broken and taken, the new owner keeps it.
     try {
-      if (fs.statSync(lock).ino === mine) fs.rmSync(lock, { force: true })
+      // unlink, not rmSync: rmSync loads Node's rimraf on first use (~0.8 ms of every hook that takes a lock).
+      if (fs.statSync(lock).ino === mine) fs.unlinkSync(lock)
     } catch {
       /* already gone */
     }

@@ -140,6 +140,19 @@ describe('the fast path on a real disk', () => {
       expect(fast(call('Bash', { command: 'ls' }))).toBe(false)
       const r = runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask')
+      // The note has the rule's own words, read from where the index says the entry sits in the file.
+      expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
+      const spans = () => {
+        const text = fs.readFileSync(rules, 'utf8')
+        return JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8')).rules.filter((x: { at?: number[] }) => x.at).map((x: { id: string; at: number[] }) => [x.id, JSON.parse(text.slice(x.at[0], x.at[1])).id])
+      }
+      expect(spans()).toContainEqual(['GR-CAT', 'GR-CAT'])
+      // A human looks: the fire count is folded into the file, which moves every entry; the spans follow.
+      runBin('ratchet', '', { cwd: dir, env: envOf(dir, true), args: ['guardrails', 'list'] })
+      expect(JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT').fire_count).toBe(1)
+      for (const [id, found] of spans()) expect(found).toBe(id)
+      const again = runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), { cwd: dir, env: envOf(dir, true) })
+      expect(JSON.parse(again.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
       expect(fast(call('Bash', { command: 'ls' }))).toBe(true)
       expect(fast(call('Bash', { command: 'cat README.md' }))).toBe(false)
       // Copied or forged with another key: ignored, and rewritten by the next full look.

@@ -13,7 +13,8 @@ import { FAST_TOOLS, fastPaths, plainProjectPath, plainSession, readOnlyCall, wi
 import { withBuiltins } from '../../lib/core/builtins'
 import { planEvidence } from '../../lib/core/evidence'
 import { fingerprint } from '../../lib/core/fingerprint'
-import { compileRules, fastIndexOf, type Guardrail } from '../../lib/core/guardrails'
+import { compileRules, fastIndexOf, matchRules, type Guardrail } from '../../lib/core/guardrails'
+import { classify } from '../../lib/core/classify'
 import { mayMatch } from '../../lib/core/rule-index'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdFile } from '../../lib/io/custodiet-state'
@@ -279,6 +280,29 @@ describe('the fast path settles only what the full engine allows silently, with 
       const out = decidePreToolUse({ ...c, session_id: 's', cwd: PROJECT }, { ...facts(c), rules: compileRules(withBuiltins([r]).rules) })
       expect(out.result.fired.map((f) => f.id), r.id).toEqual([r.id])
     }
+  })
+})
+
+describe("the full engine's inverted index by program word", () => {
+  it('fires exactly the rules, in the same order, as testing every rule of the tool', () => {
+    const rules: Guardrail[] = [
+      ...manyGuardrails(300),
+      { id: 'W-1', pattern: 'w1', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['git push*', 'make deploy'] } },
+      { id: 'W-2', pattern: 'w2', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['* --force*'] } },
+      { id: 'W-3', pattern: 'w3', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['git*'] } },
+      { id: 'W-4', pattern: 'w4', rule: 'r', severity: 'soft', match: { tools: ['Bash'], paths: ['**/build/**'] } },
+      { id: 'W-5', pattern: 'w5', rule: 'r', severity: 'soft', match: { tools: ['Bash', 'Write'], command: ['rm -rf *'] } },
+      { id: 'W-6', pattern: 'w6', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['  make deploy  '] } },
+      { id: 'W-7', pattern: 'w7', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['deploy-tool-4 *', 'python*'] } },
+    ]
+    const inverted = compileRules(withBuiltins(rules).rules)
+    const flat = { ...inverted, byProgram: new Map() }
+    const commands = ['git push origin main', 'make deploy', 'rm -rf build', 'deploy-tool-4 now', 'deploy-tool-7 x && git push --force', 'python3 -c "print(1)"', 'ls -la', 'release-5 go', 'gitx', 'sudo make deploy']
+    for (const command of commands) {
+      const action = classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, { projectDir: PROJECT, homeDir: HOME, stateDir: CTX.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => true, currentBranch: () => 'main' })
+      expect(matchRules(inverted, action, PROJECT).map((f) => f.id), command).toEqual(matchRules(flat, action, PROJECT).map((f) => f.id))
+    }
+    expect(matchRules(inverted, classify({ tool_name: 'Bash', tool_input: { command: 'make deploy' }, cwd: PROJECT }, { projectDir: PROJECT, homeDir: HOME, stateDir: CTX.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => true, currentBranch: () => 'main' }), PROJECT).map((f) => f.id)).toEqual(['W-1', 'W-6'])
   })
 })
 
