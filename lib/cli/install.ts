@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
-import { stateGitignore } from '../io/registry'
+import { DIR_MODE, FILE_MODE, stateGitignore } from '../io/registry'
 import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
 
 interface ScopeOptions {
@@ -103,7 +103,10 @@ export function init(o: ScopeOptions & { dryRun?: boolean }): void {
 
 function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[] {
   const created: string[] = []
-  fs.mkdirSync(stateDir, { recursive: true })
+  // 0700: the queue, log and sessions are the user's alone (other local users must not read them). An older
+  // install's 0755 folder is tightened here, when a human runs init.
+  fs.mkdirSync(stateDir, { recursive: true, mode: DIR_MODE })
+  fs.chmodSync(stateDir, DIR_MODE)
   const put = (name: string, write: (p: string) => void) => {
     const p = path.join(stateDir, name)
     if (fs.existsSync(p)) return
@@ -111,10 +114,10 @@ function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[
     created.push(name)
   }
   put('guardrails.json', (p) => fs.copyFileSync(packagedGuardrails, p))
-  put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n'))
+  put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n', { mode: FILE_MODE }))
   // Everything but the project's rules and config is machine state (the approval queue, the activity log,
   // sessions, capabilities…): ignored by default, so a broad `git add` never picks it up.
-  put('.gitignore', (p) => fs.writeFileSync(p, stateGitignore(), { mode: 0o600 }))
+  put('.gitignore', (p) => fs.writeFileSync(p, stateGitignore(), { mode: FILE_MODE }))
   return created
 }
 

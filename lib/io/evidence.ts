@@ -58,7 +58,7 @@ function gatherOne(t: EvidenceTarget, ctx: Ctx): Promise<Gathered> {
     case 'package':
       return gatherPackage(t, ctx).then((g) => ({ ...g, kind: 'publish' as const }))
     case 'files':
-      return Promise.resolve({ ...gatherFiles(t.paths, t.command, t.dest, ctx), kind: 'upload' as const })
+      return Promise.resolve({ ...gatherFiles(t.paths, t.command, t.dest, ctx, t.how, t.optional), kind: 'upload' as const })
     case 'body':
       return Promise.resolve({ what: oneLine(t.command), dest: t.dest, kind: 'upload' as const, files: [{ path: BODY, how: 'sent as the request body', text: t.text.slice(0, ctx.limits.maxBytesPerFile) }] })
     case 'unknown':
@@ -197,11 +197,15 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     }
     readWorktree(top, pending, ctx)
   }
+  // git skips FIFOs, sockets and devices, but one planted under a private name (`.env` as a FIFO) means
+  // something is being staged around: what would leave cannot be told, so a human decides.
+  const special = t.stages.some((s) => s.untracked) ? specialPrivateFiles([top, t.dir]) : []
+  const odd = special.length ? { incomplete: `${special.slice(0, 3).map((x) => `\`${path.relative(top, x.abs) || x.abs}\` is ${x.kind}`).join(', ')}, where a private file would be: Ratchet never reads it and cannot tell what would leave` } : {}
   const pendingCommits = t.commits && (pending.length || entriesStaged(pending)) ? 1 : 0
 
   if (!t.push) {
     const local = true
-    return { what, files: pending, local, ...(t.commits ? { commits: pendingCommits } : {}) }
+    return { what, files: pending, local, ...(t.commits ? { commits: pendingCommits } : {}), ...odd }
   }
 
   // The push: which remote, which commits are not there yet, which file versions they carry.
@@ -256,7 +260,30 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     files.push({ path: p, how: `in ${versions.length > 1 ? `${versions.length} unpushed commits` : `unpushed commit ${versions[0].commit.slice(0, 7)}`}` })
   }
   await readBlobs(top, files, byPath, ctx)
-  return { what, dest, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}) }
+  return { what, dest, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}), ...odd }
+}
+
+/** Private-named entries (`.env`, `id_rsa`) in these folders that are FIFOs, sockets or devices (lstat only: never opened). */
+function specialPrivateFiles(dirs: string[]): { abs: string; kind: string }[] {
+  const out: { abs: string; kind: string }[] = []
+  for (const dir of new Set(dirs)) {
+    let names: string[]
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      continue
+    }
+    for (const name of names.slice(0, 5000)) {
+      if (!privateByName(name)) continue
+      try {
+        const st = fs.lstatSync(path.join(dir, name))
+        if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) out.push({ abs: path.join(dir, name), kind: kindOf(st) })
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  return out
 }
 
 function entriesStaged(files: GatheredFile[]): boolean {
@@ -397,10 +424,12 @@ function readWorktree(root: string, files: GatheredFile[], ctx: Ctx): void {
 function readInto(abs: string, f: GatheredFile, max: number): void {
   let fd: number | undefined
   try {
-    fd = fs.openSync(abs, 'r')
+    // Non-blocking: opening a FIFO for reading waits for a writer, and the hook would hang on it.
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
     const st = fs.fstatSync(fd)
     if (!st.isFile()) {
       f.partial = 'not a regular file'
+      f.special = kindOf(st)
       return
     }
     const buf = Buffer.alloc(Math.min(st.size, max))
@@ -490,13 +519,13 @@ function globRe(glob: string): RegExp {
 
 // ---- uploads: named files, directories walked --------------------------------------------------------
 
-function gatherFiles(paths: string[], command: string, dest: string | undefined, ctx: Ctx): Gathered {
+function gatherFiles(paths: string[], command: string, dest: string | undefined, ctx: Ctx, how = 'sent by the upload', optional = false): Gathered {
   const files: GatheredFile[] = []
   let unlisted = 0
   const where = new Map<GatheredFile, string>()
   const add = (abs: string, shown: string, how: string) => {
     if (files.length >= ctx.limits.maxNames) return void unlisted++
-    const f: GatheredFile = { path: shown, how }
+    const f: GatheredFile = { path: shown, how, ...linkTarget(abs, shown) }
     files.push(f)
     where.set(f, abs)
   }
@@ -512,9 +541,11 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
       } catch {
         /* missing: the command will fail on it, but say so */
       }
+      // A reader's operand that is not a file (a value, a pattern) reads nothing, unless its name is private.
+      if (!st && optional && !privateByName(abs)) continue
       if (st?.isDirectory()) {
-        walk(abs, (file) => add(file, path.relative(path.dirname(abs), file), `in ${path.basename(abs)}/, sent by the upload`), ctx)
-      } else add(abs, displayPath(abs), 'sent by the upload')
+        walk(abs, (file) => add(file, path.relative(path.dirname(abs), file), `in ${path.basename(abs)}/, ${how}`), ctx)
+      } else add(abs, displayPath(abs), how)
     }
   }
   const order = [...where].sort(([a], [b]) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
@@ -528,8 +559,46 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
   }
   // A file that does not exist yet is made by an earlier command in the line: what it holds is unknown.
   const missing = files.filter((f) => f.partial === 'does not exist').map((f) => `\`${f.path}\``)
-  const incomplete = missing.length ? `${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked` : undefined
+  // A FIFO, socket or device is never read (it could hang, or never end): what it yields is unknown.
+  const special = files.filter((f) => f.special).map((f) => `\`${f.path}\` is ${f.special}`)
+  const why = [
+    ...(missing.length ? [`${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked`] : []),
+    ...(special.length ? [`${special.slice(0, 3).join(', ')}: what it would send cannot be known before it runs`] : []),
+  ]
+  const incomplete = why.length ? why.join('; ') : undefined
   return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}), ...(incomplete ? { incomplete } : {}) }
+}
+
+function kindOf(st: fs.Stats): string {
+  return st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file'
+}
+
+/**
+ * What a file really is when its name hides it: a symbolic link's final target (`k.txt` → `.env`), or for a
+ * file with several hard links, a private-named sibling with the same inode (in its folder or the working
+ * folder). Private by name is judged on that too, so a link made earlier cannot launder a name.
+ */
+function linkTarget(abs: string, shown: string): { target?: string } {
+  try {
+    const lst = fs.lstatSync(abs)
+    if (lst.isSymbolicLink()) {
+      const real = fs.realpathSync(abs)
+      return real !== abs ? { target: displayPath(real) } : {}
+    }
+    if (lst.isFile() && lst.nlink > 1) {
+      for (const dir of new Set([path.dirname(abs), process.cwd()])) {
+        for (const name of fs.readdirSync(dir).slice(0, 2000)) {
+          if (!privateByName(name) || path.join(dir, name) === abs) continue
+          const st = fs.lstatSync(path.join(dir, name))
+          if (st.ino === lst.ino && st.dev === lst.dev) return { target: displayPath(path.join(dir, name)) }
+        }
+      }
+    }
+  } catch {
+    /* missing or unreadable: judged by its own name */
+  }
+  void shown
+  return {}
 }
 
 function displayPath(abs: string): string {

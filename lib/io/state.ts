@@ -8,6 +8,7 @@ import * as z from 'zod/mini'
 import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegularFile, updateJson, withLock, writeFileAtomic } from './store'
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
+import { DIR_MODE } from './registry'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
@@ -417,7 +418,7 @@ export function foldFires(paths: Paths, now = Date.now()): number {
 export function ensureProjectGuardrails(paths: Paths): void {
   if (fs.existsSync(paths.guardrails)) return
   try {
-    fs.mkdirSync(paths.stateDir, { recursive: true })
+    fs.mkdirSync(paths.stateDir, { recursive: true, mode: DIR_MODE })
     fs.copyFileSync(paths.packagedGuardrails, paths.guardrails, fs.constants.COPYFILE_EXCL)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
