@@ -7,7 +7,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { settle } from '../../hooks/preflight-check/fast'
-import { ROOT, preToolUse, runBin, tempProject } from '../support/fixtures'
+import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
+
+// Async runs: a test of many synchronous spawns would keep vitest's worker from answering its progress RPC.
+const runBin = (name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv; args?: string[] }) =>
+  opts.args ? exec(BIN(name), opts.args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, input: typeof input === 'string' ? input : JSON.stringify(input) }) : runBinAsync(name, input, opts)
 
 let home: string
 
@@ -39,7 +43,7 @@ function normalise(text: string, dir: string): unknown {
 const activity = (dir: string) => fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => normalise(l, dir))
 
 describe('the fast path on a real disk', () => {
-  it('a session of reads, commands and edits: the same answers, activity log and session file with the fast path on and off', () => {
+  it('a session of reads, commands and edits: the same answers, activity log and session file with the fast path on and off', async () => {
     const on = project()
     const off = project()
     const calls = (dir: string) => [
@@ -62,8 +66,8 @@ describe('the fast path on a real disk', () => {
     const a = calls(on)
     const b = calls(off)
     for (let i = 0; i < a.length; i++) {
-      const x = runBin('preflight-check', a[i], { cwd: on, env: envOf(on, true) })
-      const y = runBin('preflight-check', b[i], { cwd: off, env: envOf(off, false) })
+      const x = await runBin('preflight-check', a[i], { cwd: on, env: envOf(on, true) })
+      const y = await runBin('preflight-check', b[i], { cwd: off, env: envOf(off, false) })
       expect({ status: x.status, stdout: x.stdout.split(on).join('<P>'), stderr: x.stderr }, JSON.stringify(a[i].tool_input)).toEqual({ status: y.status, stdout: y.stdout.split(off).join('<P>'), stderr: y.stderr })
     }
     expect(activity(on)).toEqual(activity(off))
@@ -86,11 +90,11 @@ describe('the fast path on a real disk', () => {
     }
     const readme = () => call('Read', { file_path: path.join(dir, 'README.md') })
 
-    beforeEach(() => {
+    beforeEach(async () => {
       dir = project()
       // The first call builds the rule index (through the full engine); after it the fast path can answer.
       expect(fast(readme())).toBe(false)
-      runBin('preflight-check', JSON.parse(readme()), { cwd: dir, env: envOf(dir, false) })
+      await runBin('preflight-check', JSON.parse(readme()), { cwd: dir, env: envOf(dir, false) })
       expect(fast(readme())).toBe(true)
     })
 
@@ -132,13 +136,13 @@ describe('the fast path on a real disk', () => {
       expect(fast(readme())).toBe(false)
     })
 
-    it('a user rule that could match the call, and an index that is not bound to the current rules', () => {
+    it('a user rule that could match the call, and an index that is not bound to the current rules', async () => {
       const rules = path.join(dir, '.ratchet', 'guardrails.json')
       const list = JSON.parse(fs.readFileSync(rules, 'utf8'))
       fs.writeFileSync(rules, JSON.stringify([...list, { id: 'GR-CAT', pattern: 'custom_cat', rule: 'Ask before cat.', severity: 'soft', decision: 'ask', match: { tools: ['Bash'], command: ['cat *'] } }], null, 2))
       // The rules changed: the index is stale until the full engine has looked.
       expect(fast(call('Bash', { command: 'ls' }))).toBe(false)
-      const r = runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
+      const r = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask')
       // The note has the rule's own words, read from where the index says the entry sits in the file.
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
@@ -148,10 +152,10 @@ describe('the fast path on a real disk', () => {
       }
       expect(spans()).toContainEqual(['GR-CAT', 'GR-CAT'])
       // A human looks: the fire count is folded into the file, which moves every entry; the spans follow.
-      runBin('ratchet', '', { cwd: dir, env: envOf(dir, true), args: ['guardrails', 'list'] })
+      await runBin('ratchet', '', { cwd: dir, env: envOf(dir, true), args: ['guardrails', 'list'] })
       expect(JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT').fire_count).toBe(1)
       for (const [id, found] of spans()) expect(found).toBe(id)
-      const again = runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), { cwd: dir, env: envOf(dir, true) })
+      const again = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), { cwd: dir, env: envOf(dir, true) })
       expect(JSON.parse(again.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
       expect(fast(call('Bash', { command: 'ls' }))).toBe(true)
       expect(fast(call('Bash', { command: 'cat README.md' }))).toBe(false)
@@ -160,17 +164,17 @@ describe('the fast path on a real disk', () => {
       const real = JSON.parse(fs.readFileSync(index, 'utf8'))
       fs.writeFileSync(index, JSON.stringify({ ...real, key: '1:2:3', tools: {} }))
       expect(fast(call('Bash', { command: 'ls' }))).toBe(false)
-      runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
+      await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
       expect(JSON.parse(fs.readFileSync(index, 'utf8'))).toEqual(real)
     })
 
-    it('the agent cannot write the fast index (the state folder is protected)', () => {
+    it('the agent cannot write the fast index (the state folder is protected)', async () => {
       for (const input of [
         { tool: 'Write', input: { file_path: path.join(dir, '.ratchet', '.guardrails-fast.json'), content: '{}' } },
         { tool: 'Bash', input: { command: `echo '{}' > .ratchet/.guardrails-fast.json` } },
         { tool: 'Bash', input: { command: 'cp /tmp/x linkdir/.guardrails-fast.json' } },
       ]) {
-        const r = runBin('preflight-check', preToolUse(dir, input.tool, input.input), { cwd: dir, env: envOf(dir, true) })
+        const r = await runBin('preflight-check', preToolUse(dir, input.tool, input.input), { cwd: dir, env: envOf(dir, true) })
         expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, JSON.stringify(input)).toBe('deny')
       }
     })
