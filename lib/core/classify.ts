@@ -10,10 +10,10 @@ import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
-import { mcpInputs, selfProtection } from './actions/ratchet-self'
+import { hasEffect, mcpInputs, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
-import { unreadableLine } from './actions/unreadable'
+import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
@@ -40,6 +40,8 @@ class Collector implements Sink {
   incomplete = false
   /** A network client ran in this call (see secretSends). */
   networked = false
+  /** Reading a worst reading: no further worst readings from here. */
+  probe = false
   summary = ''
   private readonly cwd: string
 
@@ -144,6 +146,7 @@ class Collector implements Sink {
     const line = readCommandLine(command)
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
+    if (line.unreadable.length && !this.probe) this.worstReading(command)
     line.invocations.forEach((inv, i) => this.invocation(inv, line.invocations.slice(0, i)))
     for (const s of line.snippets) this.snippet(s)
     // (`[ \t]*`, not `\s*`, under /m: a run of newlines made `^\s*` quadratic — redos test.)
@@ -151,6 +154,29 @@ class Collector implements Sink {
     if (/(^|[|;&(]|\$\()[ \t]*(env|set|export[ \t]+-p|declare[ \t]+-x)[ \t]*($|[|;&)>])/m.test(command)) {
       this.secrets.add('the environment')
       this.add('secret_access', `${oneLine(command, 80)} (prints the environment)`)
+    }
+  }
+
+  /**
+   * An unreadable command read at its worst (unreadable.ts worstReadings): when a reading is catastrophic or
+   * changes Ratchet's own files, so is the command, and a retry does not pass (the floor of a generic unreadable
+   * command is a check; this one is a deny).
+   */
+  worstReading(command: string): void {
+    for (const reading of worstReadings(command, (n) => programKey(n) in PROGRAMS || hasEffect(n))) {
+      const probe = new Collector({ tool_name: 'Bash', tool_input: { command: reading }, cwd: this.cwd }, this.ctx)
+      probe.probe = true
+      probe.bash(reading)
+      const self = probe.findings.find((f) => f.class === 'self_protection')
+      if (self) {
+        this.add('ratchet_state_edit', `${oneLine(this.summary || reading, 80)} (read at its worst: ${self.detail})`)
+        return
+      }
+      const worst = probe.findings.find((f) => f.catastrophic)
+      if (worst) {
+        this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
+        return
+      }
     }
   }
 
@@ -182,7 +208,8 @@ class Collector implements Sink {
     for (const scan of CODE_SCANNERS) scan(this, s, detail)
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
-    for (const text of shellCallsIn(s.code, s.lang)) this.bash(text)
+    // A command built at run time is unreadable; what its literal pieces spell is still read.
+    for (const text of shellCallsIn(s.code, s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))) this.bash(text)
   }
 }
 

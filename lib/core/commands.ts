@@ -27,6 +27,8 @@ export interface CodeSnippet {
   lang: 'python' | 'node' | 'perl' | 'ruby' | 'php' | 'sql'
   code: string
   via: string[]
+  /** Directory changes earlier in the same command line (`cd node_modules/x && node -e "require('./y')"`). */
+  cwdChanges?: string[]
 }
 
 export interface CommandLine {
@@ -71,11 +73,16 @@ interface LineState {
   gitAliases: Map<string, string>
   /** Values assigned earlier in this command line; several for a `for` list. */
   vars: Map<string, string[]>
+  /**
+   * Files written earlier in this command line, by their path as written: the text a literal `echo`/`printf`/
+   * here-document put there, or null when what was written is not visible (`printf 'rm -rf x' > s.sh && sh s.sh`).
+   */
+  generated: Map<string, string | null>
 }
 
 export function readCommandLine(command: string): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [] }
-  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map() }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map() }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -151,15 +158,37 @@ function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] {
   recordAssignments(simple, st)
   if (!st.vars.size || !simple.computed.some(Boolean) && !simple.redirects.some((r) => r.target.includes('$'))) return [simple]
   let combos: { argv: string[]; computed: boolean[] }[] = [{ argv: [], computed: [] }]
+  // An unquoted expansion is split into words at run time (on IFS, when the line sets it): `cmd="rm -rf x";
+  // $cmd` and `IFS=_; c=rm_-rf_x; $c` run rm. The reader does not keep quoting, so the worst reading splits.
+  const ifs = ' \t\n' + (st.vars.get('IFS')?.[0] ?? '')
   simple.argv.forEach((w, i) => {
     const vs = substitute(w, simple.computed[i], st)
     const next: typeof combos = []
-    for (const c of combos) for (const v of vs) if (next.length < MAX_VARIANTS) next.push({ argv: [...c.argv, v], computed: [...c.computed, simple.computed[i] && /[$`]|^[<>]\(/.test(v)] })
+    for (const c of combos)
+      for (const v of vs) {
+        if (next.length >= MAX_VARIANTS) break
+        const parts = v !== w ? splitOn(v, ifs) : [v]
+        next.push({ argv: [...c.argv, ...parts], computed: [...c.computed, ...parts.map((p) => simple.computed[i] && /[$`]|^[<>]\(/.test(p))] })
+      }
     combos = next
   })
   const redirects = simple.redirects.map((r) => ({ ...r, target: substitute(r.target, true, st)[0] }))
   const extra = simple.redirects.flatMap((r) => substitute(r.target, true, st).slice(1).map((t) => ({ ...r, target: t })))
   return combos.map((c) => ({ ...simple, argv: c.argv, computed: c.computed, redirects: [...redirects, ...extra] }))
+}
+
+/** Splits a value on any of the separator characters, dropping empty fields (bounded). */
+function splitOn(v: string, seps: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  for (let i = 0; i < v.length && out.length < 256; i++) {
+    if (seps.includes(v[i])) {
+      if (cur) out.push(cur)
+      cur = ''
+    } else cur += v[i]
+  }
+  if (cur) out.push(cur)
+  return out.length ? out : [v]
 }
 
 function recordAssignments(simple: SimpleCommand, st: LineState): void {
@@ -179,8 +208,12 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
     return
   }
   if (/^(export|local|declare|typeset|readonly)$/.test(a[0])) {
+    // `declare -n r=x`: r is a reference to x, whatever x holds when r is used: not a value we know.
+    const nameref = a.slice(1).some((w) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(w))
     a.slice(1).forEach((w, i) => {
-      if (isAssignment(w)) set(w, simple.computed[i + 1])
+      if (!isAssignment(w)) return
+      if (nameref) st.vars.delete(w.slice(0, w.indexOf('=')).replace(/\+$/, ''))
+      else set(w, simple.computed[i + 1])
     })
     return
   }
@@ -236,6 +269,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     if (words.length) unwrap({ argv: words, computed, redirects: [] }, [...via, label], st, depth + 1, cwdChanges.slice())
   }
 
+  recordGenerated(simple, st)
   for (let guard = 0; guard < 24; guard++) {
     let lead = 0
     while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) lead++
@@ -257,6 +291,16 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     const name = programName(argv[0])
     const args = argv.slice(1)
     const argComp = comp.slice(1)
+    // `./gen.sh` written earlier in this line: what runs is what was written there.
+    if (argv[0].includes('/') && runGenerated(argv[0], st, (text) => code(`${text} ${args.map(quote).join(' ')}`, `script ${argv[0]}`))) {
+      push()
+      return
+    }
+    // `git $(echo push)`: the subcommand, and so the whole effect, is not known before it runs.
+    if (VERB_PROGRAMS.has(name)) {
+      const k = verbIndex(args)
+      if (k >= 0 && argComp[k] && /[$`]/.test(args[k])) st.unreadable.add(`the ${name} subcommand is computed at run time (${short(args[k])})`)
+    }
 
     if (st.aliases.has(name) && !via.includes(`alias ${name}`)) {
       st.unreadable.add(`the alias ${name} is defined and used in the same command`)
@@ -447,11 +491,40 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         continue
       case 'xargs': {
         via.push(name)
-        const rest = skipOptions(args, new Set(['-n', '-I', '-i', '-P', '-d', '-L', '-l', '-s', '-E', '-e', '-a', '--max-args', '--replace', '--max-procs', '--delimiter', '--arg-file', '--max-lines', '--max-chars', '--eof', '--process-slot-var']))
+        const rest = skipOptions(args, new Set(['-n', '-I', '-P', '-d', '-L', '-l', '-s', '-E', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--max-lines', '--max-chars', '--eof', '--process-slot-var']))
         if (!rest.length) return // xargs alone runs echo
+        // The words it adds come from its input: `-I{}` puts them where `{}` stands, otherwise at the end.
+        const own = args.slice(0, args.length - rest.length)
+        const k = own.findIndex((a) => a === '-I' || a === '-i' || a.startsWith('--replace') || /^-I./.test(a) || /^-i./.test(a))
+        const mark = k < 0 ? undefined : own[k] === '-I' ? own[k + 1] : own[k].startsWith('--replace=') ? own[k].slice(10) : /^-[Ii]./.test(own[k]) ? own[k].slice(2) : '{}'
+        const input = inputText(simple)
+        const runsInput = (words: string[]) => {
+          // Input as code: in the command word, in a shell's `-c` code, or as the `-c` code itself (`xargs sh -c`).
+          const n = programName(words[0] ?? '')
+          if (mark && words[0]?.includes(mark)) return true
+          if (SHELLS.has(n) || interpreterOf(n)) {
+            const c = words.findIndex((w) => /^-[a-zA-Z]*[ce]$/.test(w) || w === '--eval')
+            // `sh -c '{}'` runs the input; `sh -c 'cat {}'` runs cat on it (read with `{}` standing for the file).
+            if (c >= 0) return words[c + 1] === undefined || (!!mark && words[c + 1].trim().startsWith(mark))
+          }
+          return false
+        }
+        if (runsInput(rest)) {
+          st.unreadable.add('xargs builds the command it runs from its input')
+          // What we can see of the input is read as the command it becomes (`xargs -I{} sh -c '{}' <<< 'rm -rf x'`).
+          for (const line of (input ?? '').split('\n').filter(Boolean).slice(0, MAX_VARIANTS)) {
+            code(mark ? rest.map((w) => quote(w.split(mark).join(line))).join(' ') : line, 'xargs')
+          }
+          return
+        }
         to(rest)
         continue
       }
+      case 'sshpass':
+        // `sshpass -p pw ssh host cmd`: the password is an option; the rest is the command it runs.
+        via.push(name)
+        to(skipOptions(args, new Set(['-p', '-f', '-d', '-P'])))
+        continue
       case 'parallel': {
         // `parallel cmd ::: a b`: cmd runs once per argument, through a shell; `{}` is the argument.
         const rest = skipOptions(args, new Set(['-j', '--jobs', '-P', '--max-procs', '-n', '--max-args', '-N', '-I', '--joblog', '--results', '-S', '--sshlogin', '--delay', '--timeout', '--retries', '--tagstring', '-d', '--delimiter', '-a', '--arg-file', '--colsep', '-C', '--workdir', '--wd', '--halt']))
@@ -511,6 +584,14 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         }
         break
       case 'npm':
+        // `npm pkg set scripts.postinstall='rm -rf .claude'`, `npm set-script x '…'`: shell code that npm runs
+        // later (install, test, …), read as if it ran now.
+        if ((args[0] === 'pkg' && args[1] === 'set') || args[0] === 'set-script') {
+          const scripts = args[0] === 'set-script' ? (args[2] !== undefined ? [args[2]] : []) : args.slice(2).flatMap((a) => (/^scripts(\.|\[)/.test(a) && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []))
+          push()
+          for (const text of scripts.slice(0, MAX_VARIANTS)) code(text, 'npm script')
+          return
+        }
         if (args[0] === 'exec' || args[0] === 'x') {
           via.push('npm exec')
           const c = optionValue(args, ['-c', '--call'])
@@ -611,6 +692,30 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         }
         break
       }
+      case 'awk':
+      case 'gawk':
+      case 'mawk':
+      case 'nawk': {
+        // awk runs shell commands through system(…), `print | "cmd"` and `"cmd" | getline`.
+        let prog: string | undefined
+        for (let k = 0; k < args.length; k++) {
+          if (args[k] === '-f' || args[k] === '--file') break
+          if (/^(-F|-v|--field-separator|--assign)$/.test(args[k])) k++
+          else if (args[k] === '--') {
+            prog = args[k + 1]
+            break
+          } else if (!args[k].startsWith('-')) {
+            prog = args[k]
+            break
+          }
+        }
+        if (prog) for (const call of awkShellCalls(prog)) {
+          if (call.computed) st.unreadable.add(`${name} runs a shell command it computes (${short(call.text || prog)})`)
+          if (call.text) code(call.text, `${name} system`)
+        }
+        push()
+        return
+      }
       case 'watch': {
         via.push('watch')
         const rest = skipOptions(args, new Set(['-n', '--interval', '-d']))
@@ -631,6 +736,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       case 'source':
       case '.':
         if (args[0] && (/^[<>]\(/.test(args[0]) || args[0] === '/dev/stdin' || (args[0] === '-' && simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(args[0])})`)
+        else if (args[0]) runGenerated(args[0], st, (text) => code(text, `${name} ${args[0]}`))
         push()
         return
     }
@@ -655,6 +761,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       const fromStdin = !script || script === '/dev/stdin'
       if (script && /^[<>]\(/.test(script)) {
         st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
+      } else if (script && runGenerated(script, st, (text) => code(text, `${name} ${script}`))) {
+        // a script written earlier in this line: read above
       } else if (fromStdin && simple.stdin !== undefined) {
         // `bash <<EOF … EOF`, `bash <<< "…"`: the here-document is code.
         code(simple.stdin, `${name} <<`)
@@ -681,7 +789,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       if (fi >= 0 && args[fi + 1] !== undefined) {
         const snippet = args[fi + 1]
         if (argComp[fi + 1] && /^\s*[$`]/.test(snippet)) st.unreadable.add(`${name} ${args[fi]} of a computed string (${short(snippet)})`)
-        out.snippets.push({ lang: interp.lang, code: snippet, via: [...via, `${name} ${args[fi]}`] })
+        out.snippets.push({ lang: interp.lang, code: snippet, via: [...via, `${name} ${args[fi]}`], cwdChanges: cwdChanges.slice() })
       } else if (name.startsWith('python') && args[0] === '-m') {
         // `python -m twine upload` behaves as the module's command.
         via.push(`${name} -m`)
@@ -691,7 +799,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         const script = args.find((a, i) => !a.startsWith('-') && !(i > 0 && /^-[WXO]$/.test(args[i - 1])))
         const fromStdin = !script || script === '-' || script === '/dev/stdin'
         if (script && /^[<>]\(/.test(script)) st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
-        else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`] })
+        else if (script && st.generated.has(normPath(script))) {
+          const text = st.generated.get(normPath(script))
+          if (text == null) st.unreadable.add(`${name} runs ${short(script)}, written earlier in this command with content that is not visible`)
+          else out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} ${script}`], cwdChanges: cwdChanges.slice() })
+        } else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`], cwdChanges: cwdChanges.slice() })
         else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} <|`] }))
       }
       push()
@@ -701,6 +813,70 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     return
   }
   st.unreadable.add('wrappers nested too deeply to read')
+}
+
+/** Programs whose first operand is a subcommand that decides everything they do. */
+const VERB_PROGRAMS = new Set(['git', 'npm', 'pnpm', 'yarn', 'gh', 'docker', 'podman', 'kubectl', 'terraform', 'ratchet'])
+
+/** Index of the subcommand among a verb program's arguments (after its global options), or -1. */
+function verbIndex(args: string[]): number {
+  let i = 0
+  while (i < args.length && args[i].startsWith('-')) i += /^(-C|-c|--git-dir|--work-tree|--namespace|--prefix|-n|--namespace|--context|-H|--host|--dir)$/.test(args[i]) ? 2 : 1
+  return i < args.length ? i : -1
+}
+
+/** A path as written, normalised for matching a file written earlier in the line (`./x.sh` = `x.sh`). */
+function normPath(p: string): string {
+  const parts: string[] = []
+  for (const seg of p.split('/')) {
+    if (seg === '.' || (seg === '' && parts.length)) continue
+    parts.push(seg)
+  }
+  return parts.join('/') || p
+}
+
+/** What a command's stdin holds when it is visible: a here-document or here-string, or a literal echo/printf piped in. */
+function inputText(simple: SimpleCommand): string | undefined {
+  if (simple.stdin !== undefined) return simple.stdin
+  const from = simple.pipedFrom
+  if (!from || from.computed.slice(1).some(Boolean)) return undefined
+  const src = from.argv.length ? programName(from.argv[0]) : ''
+  if (src === 'echo') return from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
+  if (src === 'printf') return (from.argv[1] ?? '').replace(/\\n/g, '\n')
+  if ((src === 'cat' || src === '') && from.stdin !== undefined) return from.stdin
+  return undefined
+}
+
+/**
+ * Records what a command writes through its redirects (and `tee`): a literal echo/printf or here-document's text,
+ * else null (written, but not visibly). `printf 'rm -rf x' > s.sh && sh s.sh` then runs what we can read.
+ */
+function recordGenerated(simple: SimpleCommand, st: LineState): void {
+  const targets = simple.redirects.filter((r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d*-?$/.test(r.target) && !r.target.startsWith('/dev/'))
+  const name = simple.argv.length ? programName(simple.argv[0]) : ''
+  const teeTargets = name === 'tee' ? simple.argv.slice(1).filter((a) => !a.startsWith('-')) : []
+  if (!targets.length && !teeTargets.length) return
+  let text: string | null = null
+  const literal = !simple.computed.slice(1).some(Boolean)
+  if (name === 'echo' && literal) text = simple.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
+  else if (name === 'printf' && literal && !(simple.argv[1] ?? '').includes('%')) text = (simple.argv[1] ?? '').replace(/\\n/g, '\n')
+  else if ((name === 'cat' || name === 'tee' || name === '') && simple.stdin !== undefined && !simple.argv.slice(1).some((a) => !a.startsWith('-') && name === 'cat')) text = simple.stdin
+  for (const r of targets) {
+    const key = normPath(r.target)
+    const before = st.generated.get(key)
+    st.generated.set(key, r.op.includes('>>') && before !== undefined ? (before === null || text === null ? null : `${before}\n${text}`) : text)
+  }
+  for (const t of teeTargets) st.generated.set(normPath(t), text)
+}
+
+/** A script written earlier in this line is run: reads its text as code, or reports it unreadable. True if it was one. */
+function runGenerated(script: string, st: LineState, read: (text: string) => void): boolean {
+  const key = normPath(script)
+  if (!st.generated.has(key)) return false
+  const text = st.generated.get(key)
+  if (text == null) st.unreadable.add(`${short(script)} is written earlier in this command and then run; what it holds is not visible`)
+  else read(text)
+  return true
 }
 
 /**
@@ -810,49 +986,145 @@ const SHELL_CALL = /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:ru
  * execSync('…'), system "…", qx{…}, and backticks in perl, ruby and php. A scanner, not one big
  * regex: each string is read once, so the time is linear in the code (a regex for this once
  * backtracked catastrophically on 85 characters). An unclosed string runs to the end of the code.
+ *
+ * A command built at run time (`os.system(''.join(['r','m',' -rf x']))`, `system("r"."m -rf x")`, a variable)
+ * is reported to `computed`, and the text of its string literals, put together, is still read as a command:
+ * the worst reading is both what the pieces spell and that more may run.
  */
-export function shellCallsIn(code: string, lang: CodeSnippet['lang']): string[] {
+export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?: (call: string) => void): string[] {
   const out: string[] = []
   const re = new RegExp(SHELL_CALL.source, 'g')
   let m: RegExpExecArray | null
   while ((m = re.exec(code))) {
     let i = m.index + m[0].length
+    const interpolates = (t: string) => (lang === 'python' ? false : lang === 'node' ? false : /[$@]\w|\$\{|#\{/.test(t))
     if (m[0] === '`') {
       if (lang !== 'perl' && lang !== 'ruby' && lang !== 'php') continue // a template literal in JS
       const end = code.indexOf('`', i)
-      out.push(code.slice(i, end < 0 ? code.length : end))
+      const text = code.slice(i, end < 0 ? code.length : end)
+      out.push(text)
+      if (interpolates(text)) computed?.(text)
       re.lastIndex = end < 0 ? code.length : end + 1
       continue
     }
+    // Whether this call is a shell call whose argument we judge (`re.exec(s)` in JS, python's exec(): not shell).
+    const before = code.slice(Math.max(0, m.index - 40), m.index)
+    const method = before.endsWith('.') && !/^(os|subprocess|IO|Kernel|Open3)\./.test(m[0])
+    const judged = !(lang === 'python' && m[0] === 'exec') && (!method || /(child_process|childProcess|\bcp|\bproc|['"](?:node:)?child_process['"]\s*\))\.$/.test(before))
     while (i < code.length && (code[i] === ' ' || code[i] === '\t')) i++
-    if (code[i] === '(') i++
+    const paren = code[i] === '('
+    if (paren) i++
     while (i < code.length && (code[i] === ' ' || code[i] === '\t' || code[i] === '\n')) i++
     if (m[0] === 'qx' && /[{(\[|/!]/.test(code[i] ?? '')) {
       const close = ({ '{': '}', '(': ')', '[': ']' } as Record<string, string>)[code[i]] ?? code[i]
       const end = code.indexOf(close, i + 1)
-      out.push(code.slice(i + 1, end < 0 ? code.length : end))
+      const text = code.slice(i + 1, end < 0 ? code.length : end)
+      out.push(text)
+      if (interpolates(text)) computed?.(text)
       re.lastIndex = end < 0 ? code.length : end + 1
       continue
     }
-    if (code[i] === '[') {
-      // An argument list: the strings in it, up to the closing bracket.
-      const words: string[] = []
-      i++
-      while (i < code.length && code[i] !== ']') {
-        if (code[i] === '"' || code[i] === "'") {
-          const [text, next] = readQuoted(code, i)
-          words.push(text)
-          i = next
-        } else i++
-      }
-      if (words.length) out.push(words.map(quote).join(' '))
-      re.lastIndex = Math.min(i + 1, code.length)
+    const arg = readArgument(code, i, paren, lang)
+    re.lastIndex = Math.max(re.lastIndex, Math.min(arg.end, code.length))
+    if (arg.list) {
+      // An argument list: the strings in it; a name among them is filled in at run time.
+      if (arg.literals.length) out.push(arg.literals.map(quote).join(' '))
+      if (judged && arg.other) computed?.(arg.literals.join(' ') || code.slice(m.index, arg.end))
       continue
     }
-    if (code[i] === '"' || code[i] === "'") {
+    const text = arg.literals.join('')
+    if (text) out.push(text)
+    if (judged && (arg.other || arg.literals.length > 1 || arg.literals.some(interpolates) || arg.interpolated) && (arg.literals.length || arg.other)) computed?.(text || code.slice(m.index, Math.min(arg.end, m.index + 80)))
+  }
+  return out
+}
+
+/**
+ * The first argument of a call, from just after its `(` (or the call's name, for `system "…"` in perl/ruby):
+ * its string literals in order, whether anything else is in it (a name, a call), whether it is a `[…]` list.
+ * Linear: every character is looked at once; bounded to 4 KB.
+ */
+function readArgument(code: string, start: number, paren: boolean, lang: CodeSnippet['lang']): { literals: string[]; other: boolean; list: boolean; interpolated: boolean; end: number } {
+  const literals: string[] = []
+  let other = false
+  let interpolated = false
+  let depth = 0
+  let i = start
+  const list = code[i] === '['
+  const limit = Math.min(code.length, start + 4096)
+  while (i < limit) {
+    const ch = code[i]
+    // String prefixes: python r'' b'' f'' (an f-string fills in names), ruby %q? not read.
+    const pre = /[rbfuRBFU]/.test(ch) && (code[i + 1] === '"' || code[i + 1] === "'" || (/[rbfuRBFU]/.test(code[i + 1] ?? '') && (code[i + 2] === '"' || code[i + 2] === "'"))) && !/\w/.test(code[i - 1] ?? '')
+    if (pre) {
+      const q = code[i + 1] === '"' || code[i + 1] === "'" ? i + 1 : i + 2
+      const [text, next] = readQuoted(code, q)
+      if (/f/i.test(code.slice(i, q)) && text.includes('{')) interpolated = true
+      literals.push(text)
+      i = next
+      continue
+    }
+    if (ch === '"' || ch === "'" || (ch === '`' && lang === 'node')) {
       const [text, next] = readQuoted(code, i)
-      if (text) out.push(text)
-      re.lastIndex = next
+      if (ch === '`' && text.includes('${')) interpolated = true
+      if (ch === '"' && lang !== 'python' && lang !== 'node' && /[$@]\w|\$\{|#\{/.test(text)) interpolated = true
+      literals.push(text)
+      i = next
+      continue
+    }
+    if (ch === '(' || ch === '[' || ch === '{') {
+      depth++
+      if (!(list && depth === 1 && ch === '[')) other = other || ch === '('
+    } else if (ch === ')' || ch === ']' || ch === '}') {
+      if (depth === 0) break
+      depth--
+      if (list && depth === 0) {
+        i++
+        break
+      }
+    } else if (depth === 0 && (ch === ',' || (!paren && (ch === ';' || ch === '\n')))) break
+    else if (!/[\s+.,]/.test(ch)) other = true
+    i++
+  }
+  return { literals, other, list, interpolated, end: i }
+}
+
+/** `system("…")`, `print … | "cmd"`, `"cmd" | getline` in an awk program: the shell commands it runs. */
+function awkShellCalls(prog: string): { text: string; computed: boolean }[] {
+  const out: { text: string; computed: boolean }[] = []
+  const p = prog.slice(0, 65_536)
+  for (let i = 0; i < p.length && out.length < 32; i++) {
+    const ch = p[i]
+    if (ch === '"') {
+      const [, next] = readQuoted(p, i)
+      i = next - 1
+      continue
+    }
+    if (p.startsWith('system', i) && !/\w/.test(p[i - 1] ?? '')) {
+      let j = i + 6
+      while (p[j] === ' ') j++
+      if (p[j] !== '(') continue
+      const arg = readArgument(p, j + 1, true, 'perl')
+      out.push({ text: arg.literals.join(''), computed: arg.other || arg.literals.length !== 1 })
+      i = arg.end
+      continue
+    }
+    if (ch === '|' && p[i + 1] !== '|' && p[i - 1] !== '|') {
+      // `cmd | getline` runs cmd; `print | cmd` runs cmd with the output as its input.
+      let j = i + 1
+      while (p[j] === ' ') j++
+      if (p.startsWith('getline', j)) {
+        let k = i - 1
+        while (k >= 0 && p[k] === ' ') k--
+        if (p[k] === '"') {
+          const open = p.lastIndexOf('"', k - 1)
+          out.push({ text: p.slice(open + 1, k), computed: false })
+        } else out.push({ text: '', computed: true })
+      } else if (p[j] === '"') {
+        const [text] = readQuoted(p, j)
+        // `print … | "sh"`: what is printed becomes the shell's code.
+        out.push({ text, computed: SHELLS.has(programName(text.trim().split(/\s+/)[0] ?? '')) })
+      } else out.push({ text: '', computed: true })
     }
   }
   return out

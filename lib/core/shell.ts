@@ -266,6 +266,11 @@ class Reader {
       }
       if (c === '(') {
         if (!any) break
+        // `f(){ …; }`: `()` ends a function's name even with no space before the body's `{`.
+        if (s[this.i + 1] === ')' && this.cur.argv.length === 0 && /^[^\s()$`'"]+$/.test(word)) {
+          this.i += 2
+          return word + '()'
+        }
         // `a=(1 2)` array assignment, `[[ x =~ (a|b) ]]`: literal text, whose substitutions still run.
         const inner = this.readBalancedAfter('(', ')')
         this.scanSubstitutions(inner)

@@ -181,6 +181,43 @@ function gitStatus(dir: string): { code: string; path: string }[] | undefined {
   }
 }
 
+/**
+ * The files under `specs` (absolute) that moving the work tree from HEAD to `ref` would change: `git diff
+ * --name-only HEAD <ref>`; with `ref` null (an orphan branch, an emptied index) every tracked file there.
+ * A branch known only on origin counts as origin's. Undefined when git cannot say (no repository, an unknown
+ * ref, a timeout). Three short git runs, each with a timeout; only for commands that move the tree.
+ */
+function gitTreeChanges(dir: string, ref: string | null, specs: string[]): string[] | undefined {
+  try {
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
+    const cwd = stat(dir)?.isDirectory() ? dir : path.posix.dirname(dir)
+    const opts = { cwd, timeout: 2000, encoding: 'utf8' as const, stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'], maxBuffer: 4 * 1024 * 1024 }
+    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], opts).trim()
+    const rel = [...new Set(specs.map((s) => path.posix.relative(top, s)).filter((r) => r && !r.startsWith('..') && !path.posix.isAbsolute(r)))]
+    if (!rel.length) return []
+    let args: string[]
+    if (ref === null) args = ['ls-files', '-z', '--', ...rel]
+    else {
+      if (ref.startsWith('-')) return undefined
+      let commit: string | undefined
+      for (const r of [ref, `refs/remotes/origin/${ref}`]) {
+        try {
+          commit = execFileSync('git', ['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { ...opts, cwd: top }).trim()
+          if (commit) break
+        } catch {
+          commit = undefined
+        }
+      }
+      if (!commit) return undefined
+      args = ['diff', '--name-only', '-z', '--no-renames', 'HEAD', commit, '--', ...rel]
+    }
+    const out = execFileSync('git', args, { ...opts, cwd: top })
+    return out.split('\0').filter(Boolean).slice(0, MAX_ENTRIES).map((f) => path.posix.join(top, f))
+  } catch {
+    return undefined
+  }
+}
+
 export function fsFacts(): FsFacts {
   return {
     realpath,
@@ -200,6 +237,7 @@ export function fsFacts(): FsFacts {
     readText: (abs) => readRegular(abs, MAX_TEXT)?.toString('utf8'),
     archiveEntries,
     gitStatus,
+    gitTreeChanges,
   }
 }
 

@@ -18,16 +18,27 @@ export function scanSql(c: Sink, text: string, detail: string): void {
   if (/\bflushall\b|\bflushdb\b|dropDatabase\s*\(/i.test(text)) c.add('db_destroy', detail, true)
 }
 
-function sqlClient(flags: string[]): Detector {
+function sqlClient(flags: string[], fileFlags: string[] = []): Detector {
   return (c, inv, f) => {
     const parts: string[] = []
+    const files: string[] = []
     inv.args.forEach((a, i) => {
       if (flags.includes(inv.args[i - 1] ?? '')) parts.push(a)
+      if (fileFlags.includes(inv.args[i - 1] ?? '')) files.push(a)
       for (const fl of flags) if (fl.startsWith('--') && a.startsWith(fl + '=')) parts.push(a.slice(fl.length + 1))
+      for (const fl of fileFlags) if (fl.startsWith('--') && a.startsWith(fl + '=')) files.push(a.slice(fl.length + 1))
     })
+    for (const r of inv.redirects) if (r.op === '<' && r.target) files.push(r.target)
     if (inv.stdin) parts.push(inv.stdin)
     const piped = pipedText(f)
     if (piped) parts.push(piped)
+    // SQL from a file (`psql -f drop.sql`, `mysql app < drop.sql`): judged by what the file says when it can be
+    // read; a file that cannot be read (missing, made earlier in the line, too big, a FIFO) is unreadable.
+    for (const file of files) {
+      const text = file === '-' ? undefined : c.ctx.fs?.readText(f.at(file))
+      if (text === undefined) c.add('unreadable', `${f.cmd} runs SQL from ${file}, which Ratchet cannot read`)
+      else parts.push(text.slice(0, 1024 * 1024))
+    }
     if (parts.length) scanSql(c, parts.join('\n'), f.cmd)
   }
 }
@@ -45,15 +56,15 @@ function dbTask(c: Sink, inv: Invocation, f: InvocationFacts): void {
 }
 
 export const programs: Record<string, Detector> = {
-  psql: sqlClient(['-c', '--command']),
+  psql: sqlClient(['-c', '--command'], ['-f', '--file']),
   mysql: sqlClient(['-e', '--execute']),
   mariadb: sqlClient(['-e', '--execute']),
   sqlite3: (c, inv, f) => {
     const sql = f.operands.slice(1).join(' ') + ' ' + (inv.stdin ?? '') + ' ' + (pipedText(f) ?? '')
     scanSql(c, sql, f.cmd)
   },
-  'clickhouse-client': sqlClient(['-q', '--query']),
-  sqlcmd: sqlClient(['-Q', '-q']),
+  'clickhouse-client': sqlClient(['-q', '--query'], ['--queries-file']),
+  sqlcmd: sqlClient(['-Q', '-q'], ['-i']),
   mongo: sqlClient(['--eval']),
   mongosh: sqlClient(['--eval']),
   dropdb: (c, _inv, f) => c.add('db_destroy', f.cmd, true),

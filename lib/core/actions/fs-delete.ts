@@ -17,7 +17,7 @@ export const meta: FamilyMeta = {
 const SYSTEM_DIRS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib64', '/opt', '/proc', '/root', '/sbin', '/srv', '/sys', '/usr', '/var', '/Users', '/System', '/Applications'])
 
 /** Deleting `/`, a system folder, or the home folder itself. */
-function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
+export function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
   if (/^\/\*?$/.test(raw) || raw === '/*') return true
   const home = c.ctx.homeDir
   const stripped = abs.replace(/\/\*$/, '')
@@ -54,6 +54,9 @@ export const programs: Record<string, Detector> = {
     else deletion(c, inv, f, f.operands, false)
   },
   srm: (c, inv, f) => deletion(c, inv, f, f.operands, true),
+  // The npm packages that delete (`npx rimraf dist`, `npx del-cli x`): recursive by nature.
+  rimraf: (c, inv, f) => deletion(c, inv, f, f.operands, true),
+  'del-cli': (c, inv, f) => deletion(c, inv, f, f.operands, true),
   find: (c, inv, f) => {
     const deletes = inv.args.includes('-delete') || inv.args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')))
     if (!deletes) return

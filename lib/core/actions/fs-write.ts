@@ -5,7 +5,8 @@ import type { Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { isBuildOutput, outsideProject } from './util'
+import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess } from './util'
+import { catastrophicTarget } from './fs-delete'
 
 export const meta: FamilyMeta = {
   id: 'fs-write',
@@ -119,16 +120,31 @@ export const programs: Record<string, Detector> = {
     creates(c, f, f.operands)
   },
   mkdir: (c, _inv, f) => creates(c, f, f.operands),
-  chmod: (c, _inv, f) => writesTo(c, f, f.operands.slice(1), false),
-  chown: (c, _inv, f) => writesTo(c, f, f.operands.slice(1), false),
+  chmod: (c, inv, f) => {
+    const { mode, files, recursive } = chmodWords(inv.args)
+    writesTo(c, f, files, false)
+    // `chmod -R 000 ~`: a tree nobody can read any more is as good as deleted (catastrophic for home or /).
+    if (recursive && mode && removesAccess(mode))
+      for (const t of files) {
+        const abs = f.at(t)
+        if (!recoverableDeletion(c, t, abs, f.earlier) || catastrophicTarget(c, t, abs)) c.add('file_delete', `${f.cmd} (takes read access away from everything under ${t})`, catastrophicTarget(c, t, abs))
+      }
+  },
+  chown: (c, inv, f) => writesTo(c, f, chmodWords(inv.args).files, false),
   ln: (c, _inv, f) => writesTo(c, f, f.operands.slice(-1), false),
   install: (c, _inv, f) => writesTo(c, f, f.operands.slice(-1), false),
   // `cp /dev/null f` empties f; other copies onto an existing name may target a folder, so only new names count.
-  cp: (c, _inv, f) => {
+  cp: (c, inv, f) => {
     writesTo(c, f, f.operands.slice(-1), f.operands.length === 2 && f.operands[0] === '/dev/null')
-    if (f.operands.length === 2) creates(c, f, f.operands.slice(-1))
+    if (f.operands.length === 2) {
+      replaces(c, inv, f)
+      creates(c, f, f.operands.slice(-1))
+    }
   },
-  mv: (c, _inv, f) => writesTo(c, f, f.operands, false),
+  mv: (c, inv, f) => {
+    writesTo(c, f, f.operands, false)
+    replaces(c, inv, f)
+  },
   // Moving to the desktop trash is recoverable: only scope and self-protection apply.
   trash: (c, _inv, f) => writesTo(c, f, f.operands, false),
 }
@@ -151,6 +167,20 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       if (outsideProject(c.ctx, abs)) c.add('outside_project', detail)
       overwrite(c, abs, detail, raw, true)
     }
+}
+
+/**
+ * `mv notes.txt.new notes.txt`, `cp .env.example .env`: a file that exists is replaced, and what it held is gone
+ * unless git (or the agent, who made it) can bring it back. `-n`, `-i`, `-b`, `-t` and a folder destination replace nothing.
+ */
+function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
+  const ops = f.operands
+  if (ops.length !== 2 || inv.args.some((a) => /^-[a-zA-Z]*[nibt]/.test(a) || /^--(no-clobber|interactive|backup|target-directory)/.test(a))) return
+  const dest = ops[1]
+  const abs = f.at(dest)
+  if (dest.endsWith('/') || /[*?$`]/.test(dest) || !c.ctx.fileExists(abs) || c.ctx.fs?.isDir(abs) || f.at(ops[0]) === abs) return
+  if (protectedPath(c.ctx, abs) || recoverableDeletion(c, dest, abs, f.earlier)) return
+  c.add('file_delete', `${f.cmd} (replaces ${dest}, whose content git cannot bring back)`)
 }
 
 function disposable(c: Sink, abs: string): boolean {

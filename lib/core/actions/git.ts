@@ -139,6 +139,10 @@ const git: Detector = (c, inv, f) => {
     case 'reflog':
       if (ops[0] === 'expire' || ops[0] === 'delete') c.add('git_history_rewrite', f.cmd)
       return
+    case 'read-tree':
+      // `-u --reset` overwrites the work tree like reset --hard; `-u -m` refuses to lose changes.
+      if ((rest.includes('-u') || flags.includes('u')) && rest.includes('--reset')) discard(['.'])
+      return
     case 'update-ref':
       if (flags.includes('d')) c.add('git_ref_delete', f.cmd)
       return

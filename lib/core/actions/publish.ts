@@ -18,7 +18,7 @@ const VALUES = ['--prefix', '-C', '--dir', '--filter', '-F', '--workspace', '--r
 
 function registry(verbs: string[], back: string[] = []): Detector {
   return (c, inv, f) => {
-    const sub = operandsAfter(inv.args, VALUES)[0] ?? ''
+    const sub = operandsAfter(inv.args, VALUES, { leadingPlus: true })[0] ?? ''
     if (dryRun(inv.args)) return
     if (verbs.includes(sub)) c.add('package_publish', f.cmd)
     if (back.includes(sub)) c.add('package_unpublish', f.cmd)
@@ -26,7 +26,7 @@ function registry(verbs: string[], back: string[] = []): Detector {
 }
 
 const npmLike: Detector = (c, inv, f) => {
-  const [sub, verb] = operandsAfter(inv.args, VALUES)
+  const [sub, verb] = operandsAfter(inv.args, VALUES, { leadingPlus: true })
   if (dryRun(inv.args)) return
   if (sub === 'publish' || sub === 'deprecate' || sub === 'undeprecate' || (sub === 'dist-tag' && /^(add|rm)$/.test(verb ?? '')) || (sub === 'access' && /^(set|grant|revoke|public|restricted)$/.test(verb ?? '')))
     c.add('package_publish', f.cmd)
@@ -38,7 +38,7 @@ export const programs: Record<string, Detector> = {
   pnpm: npmLike,
   yarn: (c, inv, f) => {
     if (dryRun(inv.args)) return
-    const [a, b] = operandsAfter(inv.args, VALUES)
+    const [a, b] = operandsAfter(inv.args, VALUES, { leadingPlus: true })
     if (a === 'publish' || (a === 'npm' && b === 'publish')) c.add('package_publish', f.cmd)
     if (a === 'unpublish' || (a === 'npm' && b === 'unpublish')) c.add('package_unpublish', f.cmd)
   },

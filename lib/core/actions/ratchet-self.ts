@@ -15,6 +15,7 @@
 import path from 'node:path'
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
+import { chmodWords, operandsAfter } from './util'
 
 export type { FsFacts } from './types'
 
@@ -264,6 +265,9 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
     // `node <path>/bin/ratchet pending approve`, `node dist/ratchet.cjs uninstall`, `tsx lib/cli/main.ts …`
     const i = args.findIndex((a) => !a.startsWith('-') && a !== 'run')
     if (i >= 0 && isRatchetScript(args[i], f.at(args[i]), ctx)) ratchetCli(c, { ...inv, name: 'ratchet', args: args.slice(i + 1) }, f, hits)
+    // `node $r uninstall`, `node "$(npm root)/x" pending approve …`: a script we cannot name, given the words of a
+    // deciding Ratchet command, is judged as Ratchet's CLI (its worst reading).
+    else if (i >= 0 && /[$`]/.test(args[i]) && DECIDING_NOUNS.has(args[i + 1] ?? '')) ratchetCli(c, { ...inv, name: 'ratchet', args: args.slice(i + 1) }, f, hits)
   }
   void ops
   for (const h of [...new Set(hits)]) c.add('ratchet_state_edit', h)
@@ -295,21 +299,6 @@ interface Effect {
 }
 
 const shortFlags = (args: string[]) => args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join('')
-
-/** Operands after dropping the values of the listed options. */
-function operandsOf(args: string[], withValue: string[]): string[] {
-  const out: string[] = []
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
-    if (a === '--') {
-      out.push(...args.slice(i + 1))
-      break
-    }
-    if (withValue.includes(a)) i++
-    else if (!a.startsWith('-') || a === '-') out.push(a)
-  }
-  return out
-}
 
 function optValue(args: string[], short: string[], long: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -352,19 +341,25 @@ function copyTargets(e: Effect, sources: string[], dest: string, targetDir: bool
 }
 
 const EFFECTS: Record<string, (e: Effect) => void> = {}
+/** Whether self-protection judges this program by what it changes (for the worst reading of an unreadable command). */
+export const hasEffect = (name: string): boolean => name in EFFECTS || name === 'ratchet'
 const on = (names: string[], fn: (e: Effect) => void) => {
   for (const n of names) EFFECTS[n] = fn
 }
 
 // Writers of their operands.
-on(['tee', 'sponge', 'touch', 'chmod', 'chown', 'chgrp', 'chattr', 'setfacl', 'setfattr', 'shred'], (e) => {
-  const ops = operandsOf(e.inv.args, ['-a', '--append', '-r', '--reference', '-n', '-s', '-m', '-x', '-v', '--iterations', '--size'])
-  const skip = /^(chmod|chown|chgrp|chattr|setfacl|setfattr)$/.test(e.inv.name) && !e.inv.args.some((a) => a.startsWith('--reference')) ? 1 : 0
+on(['chmod', 'chown', 'chgrp'], (e) => {
+  // `chmod -x node_modules/ratchet/bin/preflight-check`: the mode looks like an option.
+  for (const o of chmodWords(e.inv.args).files) e.write(o)
+})
+on(['tee', 'sponge', 'touch', 'chattr', 'setfacl', 'setfattr', 'shred'], (e) => {
+  const ops = operandsAfter(e.inv.args, ['-a', '--append', '-r', '--reference', '-n', '-s', '-m', '-x', '-v', '--iterations', '--size'])
+  const skip = /^(chattr|setfacl|setfattr)$/.test(e.inv.name) && !e.inv.args.some((a) => a.startsWith('--reference')) ? 1 : 0
   for (const o of ops.slice(skip)) e.write(o)
   if (e.inv.name === 'shred' && /u/.test(shortFlags(e.inv.args))) for (const o of ops) e.remove(o)
 })
 on(['truncate'], (e) => {
-  for (const o of operandsOf(e.inv.args, ['-s', '--size', '-r', '--reference'])) e.write(o)
+  for (const o of operandsAfter(e.inv.args, ['-s', '--size', '-r', '--reference'])) e.write(o)
 })
 on(['dd'], (e) => {
   const of = e.inv.args.find((a) => a.startsWith('of='))
@@ -372,18 +367,18 @@ on(['dd'], (e) => {
 })
 on(['sed', 'perl', 'ruby'], (e) => {
   if (!e.inv.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) return
-  const ops = operandsOf(e.inv.args, ['-e', '-f', '--expression', '--file', '-E', '-M', '-I', '-l', '-r'])
+  const ops = operandsAfter(e.inv.args, ['-e', '-f', '--expression', '--file', '-E', '-M', '-I', '-l', '-r'])
   const scripted = e.inv.args.some((a) => /^(-e|-f|--expression|--file|-E)$/.test(a) || /^-[a-zA-Z]*e$/.test(a))
   for (const o of scripted ? ops : ops.slice(1)) e.write(o)
 })
 on(['awk', 'gawk'], (e) => {
-  if (e.inv.args.includes('inplace') || e.inv.args.includes('-i') && e.inv.args[e.inv.args.indexOf('-i') + 1] === 'inplace') for (const o of operandsOf(e.inv.args, ['-f', '-v', '-i']).slice(1)) e.write(o)
+  if (e.inv.args.includes('inplace') || e.inv.args.includes('-i') && e.inv.args[e.inv.args.indexOf('-i') + 1] === 'inplace') for (const o of operandsAfter(e.inv.args, ['-f', '-v', '-i']).slice(1)) e.write(o)
 })
 // Editors: ed/ex read commands from stdin or -c/+cmd and write the file; any editor on a protected file is an edit.
 on(['ed', 'red', 'ex', 'vi', 'vim', 'nvim', 'gvim', 'emacs', 'nano', 'pico', 'micro', 'joe', 'jed', 'kak', 'hx', 'helix', 'mcedit', 'ne'], (e) => {
   if (e.inv.args.includes('-R') || e.inv.args.includes('-M') || e.inv.args.includes('--view')) return
   const valued = e.inv.name === 'ed' || e.inv.name === 'red' ? ['-p'] : ['-c', '-s', '-S', '-u', '-U', '-i', '-w', '-W', '-T', '--cmd', '-l', '--eval', '--load', '-p']
-  for (const o of operandsOf(e.inv.args, valued)) if (!o.startsWith('+')) e.write(o)
+  for (const o of operandsAfter(e.inv.args, valued)) if (!o.startsWith('+')) e.write(o)
 })
 on(['sort', 'shuf'], (e) => {
   const o = optValue(e.inv.args, ['-o'], ['--output'])
@@ -402,11 +397,11 @@ on(['wget'], (e) => {
   if (dir) e.into(e.f.at(dir))
 })
 // Removers.
-on(['rm', 'unlink', 'rmdir', 'srm', 'trash', 'trash-put'], (e) => {
-  for (const o of operandsOf(e.inv.args, [])) e.remove(o)
+on(['rm', 'unlink', 'rmdir', 'srm', 'trash', 'trash-put', 'rimraf', 'del-cli', 'trash-cli'], (e) => {
+  for (const o of operandsAfter(e.inv.args, [])) e.remove(o)
 })
 on(['gio'], (e) => {
-  if (e.inv.args[0] === 'trash' || e.inv.args[0] === 'remove' || e.inv.args[0] === 'move') for (const o of operandsOf(e.inv.args.slice(1), [])) e.remove(o)
+  if (e.inv.args[0] === 'trash' || e.inv.args[0] === 'remove' || e.inv.args[0] === 'move') for (const o of operandsAfter(e.inv.args.slice(1), [])) e.remove(o)
 })
 on(['find'], (e) => {
   const a = e.inv.args
@@ -434,7 +429,7 @@ on(['find'], (e) => {
 on(['mv'], (e) => {
   const a = e.inv.args
   const t = optValue(a, ['-t'], ['--target-directory'])
-  const ops = operandsOf(a, ['-t', '--target-directory', '-S', '--suffix'])
+  const ops = operandsAfter(a, ['-t', '--target-directory', '-S', '--suffix'])
   const sources = t ? ops : ops.slice(0, -1)
   const dest = t ?? ops[ops.length - 1]
   for (const s of sources) e.remove(s)
@@ -443,7 +438,7 @@ on(['mv'], (e) => {
 on(['cp', 'install', 'ditto'], (e) => {
   const a = e.inv.args
   const t = optValue(a, ['-t'], ['--target-directory'])
-  const ops = operandsOf(a, ['-t', '--target-directory', '-S', '--suffix', '-m', '--mode', '-o', '--owner', '-g', '--group'])
+  const ops = operandsAfter(a, ['-t', '--target-directory', '-S', '--suffix', '-m', '--mode', '-o', '--owner', '-g', '--group'])
   const sources = t ? ops : ops.slice(0, -1)
   const dest = t ?? ops[ops.length - 1]
   if (e.inv.name === 'install' && /d/.test(shortFlags(a))) return // install -d makes folders
@@ -453,7 +448,7 @@ on(['cp', 'install', 'ditto'], (e) => {
 on(['ln'], (e) => {
   const a = e.inv.args
   const t = optValue(a, ['-t'], ['--target-directory'])
-  const ops = operandsOf(a, ['-t', '--target-directory', '-S', '--suffix'])
+  const ops = operandsAfter(a, ['-t', '--target-directory', '-S', '--suffix'])
   const targets = t ? ops : ops.length === 1 ? ops : ops.slice(0, -1)
   const dest = t ?? (ops.length === 1 ? '.' : ops[ops.length - 1])
   if (!targets.length || dest === undefined) return
@@ -469,7 +464,7 @@ on(['ln'], (e) => {
 })
 on(['rsync'], (e) => {
   const a = e.inv.args
-  const ops = operandsOf(a, ['-e', '--rsh', '--exclude', '--include', '--filter', '-f', '--files-from', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--log-file', '-T', '--temp-dir'])
+  const ops = operandsAfter(a, ['-e', '--rsh', '--exclude', '--include', '--filter', '-f', '--files-from', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--log-file', '-T', '--temp-dir'])
   const dest = ops[ops.length - 1]
   const sources = ops.slice(0, -1)
   if (!dest || /^[^/]*:/.test(dest) || dest.startsWith('rsync://')) return
@@ -503,8 +498,15 @@ on(['unzip'], (e) => {
   const a = e.inv.args
   if (a.some((y) => /^-[a-zA-Z]*[lvtZ]/.test(y))) return // list / test only
   const d = optValue(a, ['-d'], [])
-  const ops = operandsOf(a, ['-d', '-x', '-P'])
+  const ops = operandsAfter(a, ['-d', '-x', '-P'])
   extractInto(e, ops[0] ? e.f.at(ops[0]) : undefined, e.f.at(d ?? '.'), 0, false)
+})
+// `python -m zipfile -e x.zip .`, `python -m tarfile -e x.tgz dest` (commands.ts peels `python -m`).
+on(['zipfile', 'tarfile'], (e) => {
+  const a = e.inv.args
+  const k = a.findIndex((y) => y === '-e' || y === '--extract')
+  if (k < 0) return
+  extractInto(e, a[k + 1] ? e.f.at(a[k + 1]) : undefined, e.f.at(a[k + 2] ?? '.'), 0, false)
 })
 on(['7z', '7za', '7zr'], (e) => {
   const a = e.inv.args
@@ -521,7 +523,7 @@ on(['gunzip', 'gzip', 'bunzip2', 'bzip2', 'xz', 'unxz', 'zstd', 'unzstd', 'lz4',
   const a = e.inv.args
   if (a.some((y) => /^-[a-zA-Z]*[ctl]/.test(y) || y === '--stdout' || y === '--list' || y === '--test')) return
   const decompress = /^un|gunzip/.test(e.inv.name) || a.some((y) => /^-[a-zA-Z]*d/.test(y) || y === '--decompress')
-  for (const o of operandsOf(a, ['-S', '--suffix', '-o'])) {
+  for (const o of operandsAfter(a, ['-S', '--suffix', '-o'])) {
     e.remove(o) // the input is replaced
     if (decompress) e.write(o.replace(/\.(gz|bz2|xz|zst|lz4|br|z)$/i, ''))
     else e.write(`${o}.x`)
@@ -532,7 +534,7 @@ on(['patch'], (e) => {
   const a = e.inv.args
   const dir = e.f.at(optValue(a, ['-d'], ['--directory']) ?? '.')
   const strip = Number(optValue(a, ['-p'], ['--strip']) ?? NaN)
-  const ops = operandsOf(a, ['-p', '--strip', '-d', '--directory', '-i', '--input', '-o', '--output', '-r', '--reject-file', '-B', '--prefix', '-D', '--ifdef', '-F', '--fuzz', '-z', '--suffix', '-V', '--version-control'])
+  const ops = operandsAfter(a, ['-p', '--strip', '-d', '--directory', '-i', '--input', '-o', '--output', '-r', '--reject-file', '-B', '--prefix', '-D', '--ifdef', '-F', '--fuzz', '-z', '--suffix', '-V', '--version-control'])
   const out = optValue(a, ['-o'], ['--output'])
   if (out && out !== '-') e.write(out)
   if (ops[0]) {
@@ -586,6 +588,32 @@ function patchInto(e: Effect, text: string | undefined, dir: string, strip?: num
   }
 }
 
+// Package managers: removing or replacing Ratchet's own package takes its hooks away (`npm uninstall ratchet`,
+// `npm install ratchet@0.0.1`, `npm install ./other-ratchet.tgz`). A plain `npm install` or `npm ci` reinstalls
+// what the lockfile says and stays quiet.
+const PM_REMOVE = new Set(['uninstall', 'remove', 'rm', 'r', 'un', 'unlink', 'prune'])
+const PM_ADD = new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'isntall', 'in', 'link', 'ln'])
+on(['npm', 'pnpm', 'yarn', 'bun', 'cnpm'], (e) => {
+  const ops = operandsAfter(e.inv.args, ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '--filter', '--registry'])
+  const verb = ops[0] ?? ''
+  const names = new Set(['ratchet', ...(e.ctx.packageDir ? [path.posix.basename(e.ctx.packageDir)] : [])])
+  const ours = (spec: string) => {
+    // `ratchet`, `ratchet@1.2`, `@scope/ratchet`, a tarball or folder named after it, an alias `ratchet@npm:x`.
+    const bare = spec.replace(/^@[^/]+\//, '').replace(/@.*$/, '')
+    let file = path.posix.basename(spec)
+    const ext = ['.tgz', '.tar.gz'].find((x) => file.endsWith(x))
+    if (ext) {
+      file = file.slice(0, -ext.length)
+      const v = /-\d/.exec(file) // `ratchet-0.1.0.tgz`: the name before the version
+      if (v) file = file.slice(0, v.index)
+    }
+    return names.has(bare) || names.has(file) || spec.startsWith('ratchet@')
+  }
+  const pkg = (verb === 'pkg' && (ops[1] === 'set' || ops[1] === 'delete')) ? ops.slice(2).find((x) => /^(dev|optional|peer)?[dD]ependencies[.[]["']?ratchet\b/.test(x) || /^bin[.[]/.test(x)) : undefined
+  if ((PM_REMOVE.has(verb) || PM_ADD.has(verb)) && ops.slice(1).some(ours)) e.write(path.posix.join(e.ctx.packageDir ?? path.posix.join(e.ctx.projectDir, 'node_modules/ratchet'), 'bin'), `${e.f.cmd} (removes or replaces Ratchet's installed package)`)
+  else if (pkg) e.write(path.posix.join(e.ctx.packageDir ?? path.posix.join(e.ctx.projectDir, 'node_modules/ratchet'), 'bin'), `${e.f.cmd} (changes how Ratchet's package is installed)`)
+})
+
 // git: the commands that write the work tree.
 on(['git'], (e) => {
   const a = e.inv.args
@@ -614,6 +642,23 @@ on(['git'], (e) => {
     }
   }
   const modified = (code: string) => code !== '??' && code !== '!!'
+  /**
+   * Moving the work tree to `ref` (null: an orphan branch, an emptied index) changes the files that differ
+   * there: `git checkout HEAD~1` before Ratchet was added removes .claude/settings.json. Asked of git, only
+   * under the protected folders (and the given paths).
+   */
+  const tree = (ref: string | null, specs: string[] = []) => {
+    const changes = e.ctx.fs?.gitTreeChanges
+    if (!changes) return
+    const r = roots(e.ctx)
+    const scope = specs.map(at)
+    const ask = [...r.dirs, ...r.claude].flatMap((root) => (!scope.length ? [root] : scope.filter((s) => inside(s, root)).concat(scope.some((s) => inside(root, s)) ? [root] : [])))
+    if (!ask.length) return
+    const changed = changes(dir, ref, ask) ?? []
+    const hit = changed.find((x) => (lexical(e.ctx, x) || (r.claude.some((c) => inside(x, c)) && /\/settings[^/]*\.json$/.test(x))) && (!scope.length || scope.some((s) => inside(x, s))))
+    if (hit) e.write(hit, `${e.f.cmd} (would change ${hit})`)
+  }
+  const refOf = (x: string | undefined) => (x === '-' ? '@{-1}' : x)
   switch (sub) {
     case 'rm':
     case 'mv':
@@ -640,10 +685,34 @@ on(['git'], (e) => {
       const specs = dd >= 0 ? pathspecs(rest.slice(dd + 1)) : sub === 'restore' || (ops[0] !== undefined && looksLikePath(ops[0])) ? ops : ops.slice(1)
       for (const s of specs) if (protectedPath(e.ctx, at(s), e.links) || (GLOB.test(s) && globHits(e.ctx, at(s), true))) e.write(at(s), e.f.cmd)
       if (specs.length || flags.includes('f') || rest.includes('--force')) status(modified, specs)
+      // The tree (or the paths) taken from another commit: `git checkout HEAD~1`, `git checkout v1 -- .`,
+      // `git restore --source=v1 .`, `git checkout -b x v1`. `--orphan` keeps the files as they are.
+      const vdd = valued.indexOf('--')
+      const source = sub === 'restore' ? optValue(rest, ['-s'], ['--source']) : vdd >= 0 ? pathspecs(valued.slice(0, vdd))[0] : specs.length ? (specs === ops ? undefined : ops[0]) : rest.includes('--orphan') ? undefined : ops[0]
+      if (source && source !== 'HEAD') tree(refOf(source) ?? source, specs)
+      return
+    }
+    case 'switch': {
+      // `git switch x`, `-d v1`, `-c new v1`, `--orphan x` (which empties the tree of tracked files).
+      if (rest.includes('--orphan')) return tree(null)
+      const ops = pathspecs(rest.filter((_x, k) => !/^(-c|-C|--create|--force-create|--conflict)$/.test(rest[k - 1] ?? '')))
+      if (ops[0] && ops[0] !== 'HEAD') tree(refOf(ops[0]) ?? ops[0])
+      return
+    }
+    case 'read-tree': {
+      if (!(rest.includes('-u') || flags.includes('u'))) return
+      if (rest.includes('--empty')) return tree(null)
+      const ops = pathspecs(rest.filter((_x, k) => !/^(--prefix|--index-output|--exclude-per-directory)$/.test(rest[k - 1] ?? '')))
+      const target = ops[ops.length - 1]
+      if (target) tree(target)
       return
     }
     case 'reset':
-      if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) status(modified, dd >= 0 ? pathspecs(rest.slice(dd + 1)) : [])
+      if (rest.includes('--hard') || rest.includes('--merge') || rest.includes('--keep')) {
+        status(modified, dd >= 0 ? pathspecs(rest.slice(dd + 1)) : [])
+        const target = pathspecs(dd >= 0 ? rest.slice(0, dd) : rest)[0]
+        if (target && target !== 'HEAD') tree(target)
+      }
       return
     case 'stash': {
       const verb = pathspecs(rest)[0] ?? 'push'
@@ -686,6 +755,8 @@ const READ_VERBS: Record<string, Set<string>> = {
   custodiet: new Set(['status', 'help']),
 }
 const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status', 'heartbeat'])
+/** First words of Ratchet's CLI commands that change something (with READ_VERBS deciding for the nouns with verbs). */
+const DECIDING_NOUNS = new Set(['uninstall', 'init', 'install', 'pending', 'guardrails', 'proposals', 'custodiet', 'courtroom', 'config', 'telegram', 'enable', 'disable', 'report'])
 
 function isRatchetCli(inv: Invocation, ctx: ClassifyContext): boolean {
   const n = inv.name
@@ -748,9 +819,47 @@ const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|sym
 
 const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
 
+/** Archive extraction from interpreter code: zipfile/tarfile extractall, shutil.unpack_archive, AdmZip, node-tar. */
+const EXTRACTS = /\b(extractall|extractAllTo|unpack_archive|extract_all)\s*\(|\btar\.(?:x|extract)\s*\(/g
+const ARCHIVE_NAME = /(['"])([^'"\n]{1,1024}\.(?:zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz|whl|jar|tbz2|txz))\1/
+
+/** Loading Ratchet's bundles or launchers from code (`require('./node_modules/ratchet/dist/loader.cjs')`). */
+const LOADS = /\b(?:require|import)\s*\(\s*(['"`])([^'"`\n]{1,1024})\1|\bfrom\s+(['"])([^'"\n]{1,1024})\3/g
+
 export const scanCode: CodeScanner = (c, s, detail) => {
   const code = s.code
   if (s.lang === 'sql') return
+  const base = (s.cwdChanges ?? []).reduce((b, d) => path.posix.resolve(b, d.replace(/^~(?=\/|$)/, c.ctx.homeDir)), c.ctx.projectDir)
+  // Running Ratchet's own code: as its CLI, with arguments we cannot see (deciding commands are the agent's to not run).
+  for (const m of code.slice(0, 65_536).matchAll(LOADS)) {
+    const spec = m[2] ?? m[4]
+    const abs = spec.startsWith('.') || spec.startsWith('/') ? path.posix.resolve(base, spec) : path.posix.join(c.ctx.projectDir, 'node_modules', spec)
+    if (/(^|\/)node_modules\/ratchet\/(dist|bin|lib)(\/|$)/.test(abs) || (!!c.ctx.packageDir && ['dist', 'bin'].some((d) => inside(abs, path.posix.join(c.ctx.packageDir!, d))))) {
+      c.add('ratchet_state_edit', `${detail} (loads Ratchet's own code, which runs as its CLI: it could decide pauses or remove its hooks)`)
+      return
+    }
+  }
+  // Extracting an archive: its listing when readable, else anything under the folder it extracts into.
+  for (const m of code.slice(0, 65_536).matchAll(EXTRACTS)) {
+    const args = firstArgument(code, m.index! + m[0].length)
+    const lit = /^\s*(?:path\s*=\s*)?[rbfu]{0,2}(['"])([^'"\\]{0,1024})\1/.exec(m[1] === 'unpack_archive' ? args.replace(/^\s*[rbfu]{0,2}(['"])[^'"]*\1\s*,?/, '') : args)
+    const dest = path.posix.resolve(base, (lit?.[2] || '.').replace(/^~(?=\/|$)/, c.ctx.homeDir))
+    const arch = ARCHIVE_NAME.exec(code)?.[2]
+    const entries = arch ? c.ctx.fs?.archiveEntries(path.posix.resolve(base, arch.replace(/^~(?=\/|$)/, c.ctx.homeDir))) : undefined
+    if (entries) {
+      const hit = entries.find((en) => {
+        const abs = path.posix.resolve(dest, en)
+        return protectedPath(c.ctx, abs) || (en.endsWith('/') && protectedRemoval(c.ctx, abs))
+      })
+      if (hit) {
+        c.add('ratchet_state_edit', `${detail} (extracts ${hit})`)
+        return
+      }
+    } else if (protectedInto(c.ctx, dest)) {
+      c.add('ratchet_state_edit', `${detail} (an archive whose listing cannot be read extracts anything under ${dest})`)
+      return
+    }
+  }
   const joined = joinLiterals(code)
   const { stateDir, projectDir } = c.ctx
   const writes = [...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m))

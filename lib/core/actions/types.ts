@@ -137,4 +137,9 @@ export interface FsFacts {
   archiveEntries(abs: string): string[] | undefined
   /** `git status --porcelain --ignored` under `dir`: XY code and absolute path per entry; undefined when unknown. */
   gitStatus?(dir: string): { code: string; path: string }[] | undefined
+  /**
+   * The files under `specs` that moving the work tree from HEAD to `ref` would change (checkout, switch, reset,
+   * read-tree); `ref` null: every tracked file there (an orphan branch). Undefined when git cannot say.
+   */
+  gitTreeChanges?(dir: string, ref: string | null, specs: string[]): string[] | undefined
 }

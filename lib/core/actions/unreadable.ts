@@ -19,3 +19,29 @@ export const meta: FamilyMeta = {
 export function unreadableLine(c: Sink, line: CommandLine): void {
   for (const why of line.unreadable) c.add('unreadable', why)
 }
+
+/** Candidate readings of an unreadable command are at most this many, of at most this many words. */
+const MAX_READINGS = 32
+const MAX_READING_WORDS = 64
+
+/**
+ * The worst readings of a command the reader could not resolve: the text with every substitution, grouping,
+ * quoting and `eval`/`bash -c` layer taken away, read from each word that names a program with an effect
+ * (`isProgram`). 3000 nested `$(` around `rm -rf ~`, or `eval` 5000 times before it, read as `rm -rf ~`.
+ * Linear in the command; bounded in count and length. The caller judges each reading as a plain command:
+ * when one is catastrophic (or changes Ratchet's own files), that is the command's worst reading.
+ */
+export function worstReadings(command: string, isProgram: (name: string) => boolean): string[] {
+  const flat = command.slice(0, 256 * 1024).replace(/\$\(|[`(){};|&<>\n]/g, '\n').replace(/["'\\]/g, '')
+  const out = new Set<string>()
+  for (const line of flat.split('\n')) {
+    if (out.size >= MAX_READINGS) break
+    const words = line.split(/[ \t]+/).filter(Boolean)
+    for (let i = 0; i < words.length && out.size < MAX_READINGS; i++) {
+      const w = words[i]
+      const name = w.slice(w.lastIndexOf('/') + 1)
+      if (isProgram(name)) out.add(words.slice(i, i + MAX_READING_WORDS).join(' '))
+    }
+  }
+  return [...out]
+}

@@ -76,11 +76,15 @@ export function nothingToDiscard(c: Sink, abs: string): boolean {
 }
 
 /**
- * The operands of a command whose global options may come before the verb (`kubectl -n prod delete …`,
- * `aws --profile p s3 rm …`, `npm --prefix dir publish`): options and the values of those in `withValue`
- * (or written `--opt=value`) are skipped; a `+toolchain` word (cargo) too.
+ * The operands of a command: what is left when options are taken away. One reader for every family (issue 8
+ * found two that disagreed):
+ * - `--` ends the options; everything after it is an operand;
+ * - `-` alone is an operand (standard input or output, as for `tar -f -`, `cat -`);
+ * - an option in `withValue` takes the next word as its value (`kubectl -n prod delete`, `cp -t dir`); written
+ *   `--opt=value` it is one word and takes nothing more; any other `-x`/`--long` stands alone;
+ * - `+word` is an operand, except a leading one when `leadingPlus` says it is a toolchain (`cargo +nightly publish`).
  */
-export function operandsAfter(args: string[], withValue: readonly string[]): string[] {
+export function operandsAfter(args: string[], withValue: readonly string[], opts: { leadingPlus?: boolean } = {}): string[] {
   const out: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
@@ -88,12 +92,55 @@ export function operandsAfter(args: string[], withValue: readonly string[]): str
       out.push(...args.slice(i + 1))
       break
     }
-    if (a.startsWith('-')) {
+    if (a.startsWith('-') && a !== '-') {
       if (withValue.includes(a)) i++
       continue
     }
-    if (out.length === 0 && a.startsWith('+')) continue
+    if (opts.leadingPlus && out.length === 0 && a.startsWith('+')) continue
     out.push(a)
   }
   return out
+}
+
+/**
+ * chmod's words: its mode can look like an option (`chmod -x f`, `chmod -R -w dir`), so only `-R`, `-v`, `-c`,
+ * `-f` and long options are options; the first other word is the mode, the rest are files. chown/chgrp alike
+ * (their owner is the first operand).
+ */
+export function chmodWords(args: string[]): { mode?: string; files: string[]; recursive: boolean } {
+  let mode: string | undefined
+  const files: string[] = []
+  let recursive = false
+  let reference = false
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--') {
+      for (const r of args.slice(i + 1)) mode === undefined && !reference ? (mode = r) : files.push(r)
+      break
+    }
+    if (/^-[RvcfHLP]+$/.test(a) || a.startsWith('--')) {
+      if (a === '--recursive' || /^-[a-zA-Z]*R/.test(a)) recursive = true
+      if (a.startsWith('--reference')) reference = true
+      if (a === '--reference') i++
+      continue
+    }
+    if (mode === undefined && !reference) mode = a
+    else files.push(a)
+  }
+  return { mode, files, recursive }
+}
+
+/** A mode that takes the owner's read access away (`000`, `0`, `a-r`, `u=`, `-rwx`): a tree chmod'ed so is as good as lost. */
+export function removesAccess(mode: string): boolean {
+  if (/^[0-7]{1,4}$/.test(mode)) {
+    const digits = mode.padStart(3, '0')
+    return Number(digits[digits.length - 3]) < 4
+  }
+  return mode.split(',').some((part) => {
+    const m = /^([ugoa]*)([-=])([rwxXst]*)$/.exec(part)
+    if (!m) return false
+    const who = m[1] || 'a'
+    if (!/[ua]/.test(who)) return false
+    return m[2] === '-' ? m[3].includes('r') : !m[3].includes('r')
+  })
 }

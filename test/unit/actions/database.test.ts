@@ -1,5 +1,11 @@
 import * as family from '../../../lib/core/actions/database'
-import { familyTable } from './table'
+import { PROJECT, familyTable } from './table'
+import type { FsFacts } from '../../../lib/core/actions/types'
+
+/** Files Ratchet can read (anything else is unreadable: missing, too big, a FIFO). */
+const files = (texts: Record<string, string>): { fs: FsFacts } => ({
+  fs: { realpath: (p) => p, linkId: () => undefined, isDir: () => false, list: () => undefined, archiveEntries: () => undefined, readText: (p) => texts[p] ?? texts[p.replace(`${PROJECT}/`, '')] },
+})
 
 familyTable(family, {
   valid: [
@@ -33,8 +39,18 @@ familyTable(family, {
     ["echo 'DELETE FROM t' | sqlite3 app.db", 'db_destroy'],
     ['echo FLUSHALL | redis-cli', 'db_destroy', true],
     ['mysql app <<EOF\nTRUNCATE TABLE logs;\nEOF', 'db_destroy'],
+    // SQL from a file: judged by what the file says; a file Ratchet cannot read is unreadable (issue 9 red team)
+    { input: 'psql "postgres://u@prod/app" -f /tmp/drop.sql', pattern: 'db_destroy', catastrophic: true, ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }) },
+    { input: 'mysql -h prod app < /tmp/drop.sql', pattern: 'db_destroy', catastrophic: true, ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }) },
+    { input: 'psql app --file=cleanup.sql', pattern: 'db_destroy', ctx: files({ 'cleanup.sql': 'DELETE FROM sessions;' }) },
+    { input: 'psql app -f /tmp/gone.sql', pattern: 'unreadable', ctx: files({}) },
+    { input: 'mysql app < /dev/stdin', pattern: 'unreadable', ctx: files({}) },
   ],
   invalid: [
+    // SQL from a file that says nothing destructive
+    { input: 'psql app -f schema.sql', ctx: files({ 'schema.sql': 'CREATE TABLE users (id int);\nINSERT INTO users VALUES (1);' }) },
+    { input: 'mysql -h localhost app < seed.sql', ctx: files({ 'seed.sql': 'INSERT INTO t VALUES (1);' }) },
+    { input: "psql -c 'select 1'", ctx: files({}) },
     'grep -r "DROP DATABASE" migrations/',
     'psql -c "SELECT count(*) FROM users"',
     'mysql -e "SHOW TABLES" app',

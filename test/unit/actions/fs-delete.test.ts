@@ -64,6 +64,10 @@ familyTable(family, {
     { input: 'rm -rf scratch/home/', pattern: 'file_delete', ctx: { fileState: () => undefined, session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch`]: 1 } } } },
     // no provider, or it timed out: the worst reading
     { input: 'rm -rf build', pattern: 'file_delete', ctx: { fileState: () => undefined } },
+    // the npm packages that delete, however they are fetched (issue 9 red team: `npx --yes rimraf .claude`)
+    { input: 'npx --yes rimraf data', pattern: 'file_delete', ctx: withGit({ data: 'untracked' }) },
+    { input: 'npx del-cli notes', pattern: 'file_delete', ctx: withGit({ notes: 'untracked' }) },
+    ['npx rimraf ~', 'file_delete', true],
   ],
   invalid: [
     "echo 'rm -rf /'",
@@ -92,5 +96,7 @@ familyTable(family, {
     { input: 'find dist -name "*.map" -delete', ctx: withGit({ dist: 'ignored' }) },
     { input: 'find dist -name "*.map" -exec env rm {} +', ctx: withGit({ dist: 'ignored' }) },
     { input: 'rm -rf __pycache__ .pytest_cache', ctx: withGit({ __pycache__: 'ignored', '.pytest_cache': 'ignored' }) },
+    { input: 'npx rimraf dist', ctx: withGit({ dist: 'ignored' }) },
+    { input: 'npx del-cli coverage', ctx: withGit({ coverage: 'ignored' }) },
   ],
 })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/fs-write'
-import { PROJECT, ctx, familyTable, patterns, run } from './table'
+import { PROJECT, ctx, familyTable, patterns, run, withGit } from './table'
+
+const existing = (over: Record<string, 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ignored'>) => ({ ...withGit(over), fileExists: (p: string) => Object.keys(over).some((k) => p === `${PROJECT}/${k}`) })
 
 familyTable(family, {
   valid: [
@@ -39,6 +41,18 @@ familyTable(family, {
     // a log the user keeps in git, or with no answer from git, is still content
     { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true, fileState: () => 'untracked' } },
     { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true } },
+    // a move or copy onto an existing file replaces it: what git cannot bring back is lost (issue 9 red team)
+    { input: 'mv notes.txt.new notes.txt', pattern: 'file_delete', ctx: existing({ 'notes.txt': 'untracked' }) },
+    { input: 'mv -f draft.md README.md', pattern: 'file_delete', ctx: existing({ 'README.md': 'tracked-modified' }) },
+    { input: 'cp .env.example .env', pattern: 'file_delete', ctx: existing({ '.env': 'ignored' }) },
+    // chmod -R that takes read access away from a tree: as good as deleting it; home or / is catastrophic
+    { input: 'chmod -R 000 .', pattern: 'file_delete', catastrophic: false },
+    { input: 'chmod -R 000 $HOME', pattern: 'file_delete', catastrophic: true },
+    { input: 'chmod -R a-r /', pattern: 'file_delete', catastrophic: true },
+    { input: 'chmod -R 000 .', pattern: 'file_delete', catastrophic: false },
+    { input: 'chmod -R 000 home', pattern: 'file_delete', ctx: withGit({ home: 'untracked' }) },
+    { input: 'chmod --recursive u= data', pattern: 'file_delete', ctx: withGit({ data: 'untracked' }) },
+    { input: 'chmod -R -r notes', pattern: 'file_delete', ctx: withGit({ notes: 'untracked' }) },
   ],
   invalid: [
     "sed 's/a/b/' existing.txt",
@@ -71,6 +85,18 @@ familyTable(family, {
     'mkdir -p build/out',
     'python -c "print(open(\'existing.txt\').read())"',
     'node -e "require(\'fs\').writeFileSync(\'out.json\', \'{}\')"',
+    // replacing a file git restores, the agent's own, with -n/-b, or into a folder: nothing is lost
+    { input: 'mv README.md.new README.md', ctx: existing({ 'README.md': 'tracked-clean' }) },
+    { input: 'mv -n a.txt notes.txt', ctx: existing({ 'notes.txt': 'untracked' }) },
+    { input: 'cp --backup=numbered a.txt notes.txt', ctx: existing({ 'notes.txt': 'untracked' }) },
+    { input: 'mv a.txt b.txt', ctx: existing({}) },
+    { input: 'mv out.tmp out.json', ctx: { ...existing({ 'out.json': 'untracked' }), session: { reads: {}, prompts: [], created: { [`${PROJECT}/out.json`]: 1 } } } },
+    // permissions that leave the owner able to read, or not recursive, or on build output
+    { input: 'chmod -R 755 scripts', ctx: withGit({ scripts: 'untracked' }) },
+    { input: 'chmod -R u+w dist', ctx: withGit({ dist: 'ignored' }) },
+    { input: 'chmod -R go-rwx secrets', ctx: withGit({ secrets: 'untracked' }) },
+    { input: 'chmod 000 notes.txt', ctx: withGit({ 'notes.txt': 'untracked' }) },
+    { input: 'chmod -R 000 dist', ctx: withGit({ dist: 'ignored' }) },
   ],
   recordOnly: ['mkdir'],
 })

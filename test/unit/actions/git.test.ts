@@ -1,6 +1,13 @@
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { classify } from '../../../lib/core/classify'
+import type { FsFacts } from '../../../lib/core/actions/types'
+import { fsFacts } from '../../../lib/io/fs-facts'
 import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/git'
-import { catastrophic, ctx, familyTable, patterns, withGit } from './table'
+import { PROJECT, catastrophic, ctx, familyTable, patterns, withGit } from './table'
 
 familyTable(family, {
   valid: [
@@ -111,5 +118,101 @@ describe('git: details', () => {
   })
   it('a commit message naming commands is only a commit, never a push or a delete', () => {
     expect(patterns('git commit -m "do not git push --force to main; rm -rf is bad"')).toEqual(['git_commit'])
+  })
+})
+
+// Tree-changing git judged by the files it would change (issue 9 red team: `git checkout HEAD~1` to a commit
+// before Ratchet was added removed .claude/settings.json and switched every hook off). The git facts come from
+// a stub here (what `git diff --name-only HEAD <ref>` says under the protected folders) and from a real
+// repository below.
+
+describe('git: moving the work tree is judged by the protected files it changes', () => {
+  /** A repository where refs `old` and `HEAD~1` predate Ratchet, `feature` has the same settings, orphans have nothing. */
+  const differ: Record<string, string[]> = { 'HEAD~1': ['.claude/settings.json', '.ratchet/guardrails.json'], old: ['.claude/settings.json'], feature: [], main: [], '@{-1}': [] }
+  const stub: FsFacts = {
+    realpath: (p) => p,
+    linkId: () => undefined,
+    isDir: () => false,
+    list: () => undefined,
+    readText: () => undefined,
+    archiveEntries: () => undefined,
+    gitStatus: () => [],
+    gitTreeChanges: (_dir, ref, specs) => {
+      const files = ref === null ? ['.claude/settings.json', '.ratchet/guardrails.json'] : differ[ref]
+      return files?.map((f) => `${PROJECT}/${f}`).filter((f) => specs.some((s) => f === s || f.startsWith(s + '/')))
+    },
+  }
+  const c = ctx({ fs: stub, fileExists: (p) => p.endsWith('/README.md') })
+  it.each([
+    'git checkout HEAD~1',
+    'git checkout old',
+    'git checkout --detach old',
+    'git switch -d HEAD~1',
+    'git switch --detach old',
+    'git switch --orphan scratch',
+    'git checkout -b rescue HEAD~1',
+    'git switch -c rescue old',
+    'git read-tree -u --reset HEAD~1',
+    'git read-tree -u -m old',
+    'git read-tree -u --empty',
+    'git reset --hard HEAD~1',
+    'git reset --keep old',
+    'git checkout old -- .',
+    'git checkout old -- .claude',
+    'git restore --source=old .',
+    'git -C . checkout HEAD~1',
+  ])('must stop: %s', (command) => {
+    expect(patterns(command, c)).toContain('ratchet_state_edit')
+  })
+  it.each([
+    'git checkout main',
+    'git checkout feature',
+    'git switch feature',
+    'git switch -',
+    'git checkout -',
+    'git checkout -b new-branch',
+    'git switch -c new-branch',
+    'git checkout --orphan scratch',
+    'git checkout old -- README.md',
+    'git checkout unknown-ref',
+    'git read-tree HEAD~1',
+    'git reset --soft HEAD~1',
+  ])('must stay quiet (of self-protection): %s', (command) => {
+    expect(patterns(command, c)).not.toContain('ratchet_state_edit')
+  })
+  it('read-tree -u --reset overwrites uncommitted work like reset --hard', () => {
+    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-modified' })))).toContain('git_discard')
+    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-clean' })))).not.toContain('git_discard')
+  })
+
+  it('a real repository: checkout to a commit before Ratchet stops; switching between branches that share its files does not', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-tree-')))
+    try {
+      const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+      git('init', '-q', '-b', 'main')
+      fs.writeFileSync(path.join(dir, 'README.md'), 'a\n')
+      git('add', '-A')
+      git('commit', '-qm', 'before ratchet')
+      fs.mkdirSync(path.join(dir, '.claude'))
+      fs.mkdirSync(path.join(dir, '.ratchet'))
+      fs.writeFileSync(path.join(dir, '.claude/settings.json'), '{"hooks":{}}\n')
+      fs.writeFileSync(path.join(dir, '.ratchet/guardrails.json'), '[]\n')
+      git('add', '-A')
+      git('commit', '-qm', 'add ratchet')
+      git('branch', 'feature')
+      git('checkout', '-q', '-b', 'other')
+      fs.writeFileSync(path.join(dir, 'b.txt'), 'b\n')
+      git('add', '-A')
+      git('commit', '-qm', 'b')
+      git('checkout', '-q', 'main')
+      const real = { projectDir: dir, homeDir: path.join(dir, 'home'), stateDir: path.join(dir, '.ratchet'), session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main', fs: fsFacts() }
+      const pats = (command: string) => classify({ tool_name: 'Bash', tool_input: { command }, cwd: dir }, real).findings.map((f) => f.pattern)
+      for (const stop of ['git checkout HEAD~1', 'git switch -d HEAD~1', 'git switch --orphan x', 'git read-tree -u --reset HEAD~1', 'git checkout HEAD~1 -- .', 'git reset --hard HEAD~1'])
+        expect(pats(stop), stop).toContain('ratchet_state_edit')
+      for (const quiet of ['git checkout feature', 'git switch other', 'git checkout -b topic', 'git checkout HEAD~1 -- README.md', 'git checkout no-such-branch'])
+        expect(pats(quiet), quiet).not.toContain('ratchet_state_edit')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

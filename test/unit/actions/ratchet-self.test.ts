@@ -45,3 +45,78 @@ describe('ratchet-self: details', () => {
     expect(patterns('echo [] > /srv/ratchet-state/guardrails.json', ctx({ stateDir: '/srv/ratchet-state' }))).toContain('ratchet_state_edit')
   })
 })
+
+// Other routes to Ratchet's files (issue 9 red team): archives extracted from code, scripts planted in
+// package.json, npm packages that delete, removing or replacing the installed package, its own files, and
+// its code loaded from an interpreter. The installed package lives at node_modules/ratchet here.
+describe('ratchet-self: other routes to its files', () => {
+  const PKG = `${PROJECT}/node_modules/ratchet`
+  const zips: Record<string, string[]> = { '/tmp/x.zip': ['.claude/settings.local.json'], '/tmp/ok.zip': ['docs/a.md', 'docs/b.md'] }
+  const fs = {
+    realpath: (p: string) => p,
+    linkId: () => undefined,
+    isDir: (p: string) => p.endsWith('/dir'),
+    list: () => undefined,
+    readText: () => undefined,
+    archiveEntries: (p: string) => zips[p],
+  }
+  const c = ctx({ packageDir: PKG, fs })
+  it.each([
+    `python3 -c "import zipfile;zipfile.ZipFile('/tmp/x.zip').extractall('.')"`,
+    `python3 -c "import zipfile;zipfile.ZipFile('/tmp/unknown.zip').extractall()"`,
+    `python3 -c "import shutil;shutil.unpack_archive('/tmp/x.zip', '.')"`,
+    'python3 -m zipfile -e /tmp/x.zip .',
+    'python3 -m tarfile -e /tmp/unknown.tgz',
+    `python3 -c "import tarfile;tarfile.open(p).extractall(path='.')"`,
+    `node -e "new (require('adm-zip'))(process.argv[1]).extractAllTo('.', true)"`,
+    `npm pkg set scripts.postinstall='rm -rf .claude' && npm install`,
+    `npm set-script prepare "rm -rf .ratchet"`,
+    'npx --yes rimraf .claude',
+    'npx rimraf .ratchet/guardrails.json',
+    'npm uninstall ratchet',
+    'npm rm ratchet',
+    'pnpm remove ratchet',
+    'yarn remove ratchet',
+    'npm install ratchet@0.0.1',
+    'npm i -D /tmp/ratchet-9.9.9.tgz',
+    'npm install ./evil/ratchet-1.0.0.tgz',
+    'npm pkg set devDependencies.ratchet=file:/tmp/evil',
+    'chmod -x node_modules/ratchet/bin/preflight-check',
+    'chmod -R -w node_modules/ratchet/dist',
+    'chmod 000 node_modules/ratchet/bin/ratchet',
+    'r=$(npm root)/ratchet/bin/ratchet; node $r uninstall',
+    'node "$R" pending approve pa-1',
+    `node -e "process.argv=['n','r','uninstall'];require('./node_modules/ratchet/dist/ratchet.cjs')"`,
+    `node -e "require('./node_modules/ratchet/dist/loader.cjs').run('ratchet',['node','ratchet','uninstall'])"`,
+    `cd node_modules/ratchet/dist && node -e "require('./loader.cjs').run('ratchet',['n','r','uninstall'])"`,
+    `node -e "require('ratchet/dist/ratchet.cjs')"`,
+    `node --input-type=module -e "import('./node_modules/ratchet/dist/ratchet.cjs')"`,
+  ])('must stop: %s', (command) => {
+    expect(patterns(command, c)).toContain('ratchet_state_edit')
+  })
+  it.each([
+    `python3 -c "import zipfile;zipfile.ZipFile('/tmp/ok.zip').extractall('.')"`,
+    `python3 -c "import zipfile;zipfile.ZipFile('/tmp/x.zip').extractall('/tmp/out')"`,
+    `python3 -c "import zipfile;print(zipfile.ZipFile('/tmp/x.zip').namelist())"`,
+    'python3 -m zipfile -l /tmp/x.zip',
+    'python3 -m zipfile -e /tmp/ok.zip .',
+    'python3 -m zipfile -c /tmp/out.zip docs',
+    'npm pkg set scripts.test="vitest run"',
+    'npm install',
+    'npm ci',
+    'npm install left-pad',
+    'npm uninstall left-pad',
+    'pnpm add -D typescript',
+    'npx rimraf dist',
+    'chmod +x scripts/build.sh',
+    'chmod -x scripts/old.sh',
+    'node scripts/build.js',
+    'node $SCRIPT --watch',
+    `node -e "require('./dist/app.js')"`,
+    `node -e "console.log(require('./package.json').version)"`,
+    'ls node_modules/ratchet/dist',
+    'cat node_modules/ratchet/package.json',
+  ])('must stay quiet (of self-protection): %s', (command) => {
+    expect(patterns(command, c)).not.toContain('ratchet_state_edit')
+  })
+})
