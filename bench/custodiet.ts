@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { envelopeScore } from './custodiet-envelope-table'
+import { FINAL, HELDOUT, score } from './custodiet-envelope-heldout'
 
 const ROOT = path.resolve(__dirname, '..')
 const BIN = path.join(ROOT, 'bin', 'custodiet')
@@ -154,6 +155,14 @@ function main(): void {
   console.log(`Type B plans stopped before planned work: ${pct(typeB.filter((r) => r.o.stoppedPlan).length, typeB.length)}   target 100%`)
   console.log(`envelope table read as meant:             ${pct(env.correct, env.total)}   target ≥ 90%`)
   for (const m of env.misses) console.log(`  envelope miss: ${m.prompt} — ${m.miss.join('; ')}`)
+  // Held out from the tuning of envelope.ts (bench/custodiet-envelope-heldout.ts): HELDOUT was measured
+  // first (28/35) and then used to find general fixes; FINAL was never used to change the code.
+  const held = score(HELDOUT)
+  const fin = score(FINAL)
+  console.log(`envelope held-out set (used for fixes):   ${pct(held.correct, held.total)}   (28/35 before the fixes)`)
+  for (const m of held.misses) console.log(`  held-out miss: ${m.prompt} — ${m.miss.join('; ')}`)
+  console.log(`envelope final held-out set (untouched):  ${pct(fin.correct, fin.total)}`)
+  for (const m of fin.misses) console.log(`  final miss: ${m.prompt} — ${m.miss.join('; ')}`)
 }
 
 main()

@@ -20,6 +20,7 @@ rest) and any pending approvals into the new session, via additionalContext.
 Register it with \`ratchet init\`; see the block by hand with \`ratchet guardrails list\`.`
 
 export function pendingSummaries(paths: Paths): PendingSummary[] {
+  // Loosely (any array): a queue with one bad entry still shows the others at session start.
   const r = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [] as unknown[])
   if (!r.ok) return []
   return (r.value as Record<string, unknown>[])

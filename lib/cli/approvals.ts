@@ -9,7 +9,7 @@ import { claimSend, enqueue, readQueue, releaseSend, updateQueue, patchEntry } f
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
 import { PACKAGE_ROOT, foldFires, logActivity, resolvePaths, type Paths } from '../io/state'
-import { readJson, updateJson } from '../io/store'
+import { readStateOr, updateState } from '../io/store'
 import { client, describeError, interpret, sendNotice, sendPause, showOutcome, type TelegramConfig, type TgUpdate } from '../io/telegram'
 import { configuredTelegram } from '../io/telegram-config'
 
@@ -125,13 +125,9 @@ export function queueProposals(paths: Paths, proposals: { id: string; title: str
 
 // ---- schedule: pattern-detect daily, the weekly digest weekly --------------------------------------
 
-const scheduleFile = (paths: Paths) => path.join(paths.stateDir, 'schedule.json')
-type Schedule = { mined_at?: string; digest_at?: string }
-const validateSchedule = (raw: unknown): Schedule | string => (raw && typeof raw === 'object' ? (raw as Schedule) : 'expected an object')
-
 /** Claims a slot atomically: of two heartbeats at once, only one runs the job. */
-function claim(paths: Paths, key: keyof Schedule, everyMs: number, now: Date): boolean {
-  return updateJson<Schedule, boolean>(scheduleFile(paths), { validate: validateSchedule, fallback: () => ({}), onCorrupt: 'reset' }, (s) => {
+function claim(paths: Paths, key: 'mined_at' | 'digest_at', everyMs: number, now: Date): boolean {
+  return updateState(paths, 'schedule', (s) => {
     const last = s[key] ? Date.parse(s[key]!) : 0
     if (now.getTime() - last < everyMs) return { next: s, result: false }
     return { next: { ...s, [key]: now.toISOString() }, result: true }
@@ -147,20 +143,16 @@ export async function runSchedule(paths: Paths, now = new Date()): Promise<strin
     done.push(`pattern-detect: ${r.agg.events} events, ${r.added.length} new proposals`)
   }
   if (claim(paths, 'digest_at', 7 * 24 * 3600_000, now)) {
-    const { weekly, sendDigest } = await import('./pattern-detect')
-    const err = await sendDigest(paths, await weekly(paths, new Date(now.getTime() - 7 * 24 * 3600_000).toISOString()))
+    const { weeklyReview, sendDigest } = await import('./pattern-detect')
+    const { report, ask } = await weeklyReview(paths, new Date(now.getTime() - 7 * 24 * 3600_000).toISOString())
+    const err = await sendDigest(paths, report, ask)
     done.push(err ? `weekly digest not sent: ${err}` : 'weekly digest')
   }
   return done
 }
 
-const offsetFile = (paths: Paths) => path.join(paths.stateDir, 'telegram-state.json')
-type TgState = { offset: number }
-const validateTg = (raw: unknown): TgState | string => (raw && typeof (raw as TgState).offset === 'number' ? (raw as TgState) : 'expected {"offset": number}')
-
 async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<typeof client>, report: HeartbeatReport, pollSeconds: number, now: () => Date): Promise<void> {
-  const r = readJson(offsetFile(paths), validateTg, () => ({ offset: 0 }))
-  const offset = r.ok ? r.value.offset : 0
+  const offset = readStateOr(paths, 'telegramState').offset
   let updates: TgUpdate[]
   try {
     updates = (await api.getUpdates({ offset, timeout: pollSeconds, allowed_updates: ['message', 'callback_query'] })) as unknown as TgUpdate[]
@@ -192,6 +184,13 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         report.ignored.push(`${u.update_id}: ${res.error.message}`)
         answer = `Already decided (${readQueue(paths).entries.find((x) => x.id === what.id)?.status ?? 'unknown'})`
       }
+    } else if (what.kind === 'label') {
+      // "Was this check needed?": recorded as a human label (pattern-detect owns the flow).
+      const { answerLabel } = await import('./pattern-detect')
+      const r = await answerLabel(paths, cfg, api, what)
+      if (!r.ok) report.ignored.push(`${u.update_id}: ${r.text}`)
+      if (r.error) report.errors.push(r.error)
+      answer = r.text
     } else if (what.kind === 'unauthorized') {
       report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, not the configured chat`)
       logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}` })
@@ -201,7 +200,7 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
     }
     if (what.callbackId) await api.answerCallbackQuery({ callback_query_id: what.callbackId, ...(answer ? { text: answer } : {}) }).catch(() => {})
     // Persist the offset after each update: a crash re-reads at most one, and it is applied once.
-    updateJson(offsetFile(paths), { validate: validateTg, fallback: () => ({ offset: 0 }), onCorrupt: 'reset' }, (s) => ({ next: { offset: Math.max(s.offset, u.update_id + 1) }, result: undefined }))
+    updateState(paths, 'telegramState', (s) => ({ next: { offset: Math.max(s.offset, u.update_id + 1) }, result: undefined }))
   }
 }
 
@@ -217,7 +216,7 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   if (o.cronLine) {
     const bin = path.join(PACKAGE_ROOT, 'bin', 'ratchet')
     out(`# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)`)
-    out(`* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(path.join(paths.stateDir, 'heartbeat.log'))} 2>&1`)
+    out(`* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(paths.heartbeatLog)} 2>&1`)
     return
   }
   const print = (r: HeartbeatReport) => {

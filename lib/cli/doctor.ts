@@ -6,8 +6,8 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
 import { activeSummary } from './guardrails'
-import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths } from '../io/state'
-import { readJson } from '../io/store'
+import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths, type Paths } from '../io/state'
+import { probeWritable, readRegularFile, readState } from '../io/store'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 
@@ -54,11 +54,11 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push(clientVersion())
 
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR ?? projectDir }, projectDir)
-  checks.push(writable(paths.stateDir))
+  checks.push(writable(paths))
   const g = loadGuardrails(paths, { full: true })
   checks.push({ name: 'guardrails', ok: g.problems.length === 0, detail: g.problems.length ? g.problems.join('; ') : activeSummary(g) })
-  const q = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [])
-  checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error })
+  const q = readState(paths, 'pending')
+  checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error.message })
   const c = readConfig(paths)
   checks.push({ name: 'config', ok: !c.problem, detail: c.problem ?? (fs.existsSync(paths.config) ? paths.config : 'defaults (no config.json)') })
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
@@ -74,16 +74,16 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   if (failed.length) process.exitCode = 1
 }
 
-function writable(dir: string): Check {
+function writable(paths: Paths): Check {
+  const dir = paths.stateDir
   try {
-    fs.mkdirSync(dir, { recursive: true })
-    const probe = path.join(dir, `.doctor-${process.pid}`)
-    fs.writeFileSync(probe, '')
-    fs.rmSync(probe)
-    return { name: 'state folder', ok: true, detail: dir }
+    probeWritable(paths)
   } catch (e) {
     return { name: 'state folder', ok: false, detail: `${dir} is not writable: ${(e as Error).message}` }
   }
+  const mode = fs.statSync(dir).mode & 0o777
+  if (mode & 0o077) return { name: 'state folder', ok: false, warn: true, detail: `${dir} is readable by other users (mode ${mode.toString(8)}): \`ratchet init\` makes it 0700` }
+  return { name: 'state folder', ok: true, detail: dir }
 }
 
 /**
@@ -116,7 +116,12 @@ function clientVersion(): Check {
 /** Median start-to-exit time of preflight-check against bare node, in a scratch state folder. */
 function latency(bundle: string, guardrails: string): Check {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-doctor-'))
-  if (fs.existsSync(guardrails)) fs.copyFileSync(guardrails, path.join(scratch, 'guardrails.json'))
+  try {
+    // Read as a regular file only: a FIFO planted there must not hang doctor (it is reported above).
+    fs.writeFileSync(path.join(scratch, path.basename(guardrails)), readRegularFile(guardrails))
+  } catch {
+    /* absent or unreadable: time the packaged rules */
+  }
   const payload = JSON.stringify({ session_id: 'doctor', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls -la' }, cwd: scratch })
   const time = (args: string[]) => {
     const t = process.hrtime.bigint()

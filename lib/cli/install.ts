@@ -4,8 +4,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
-import { DIR_MODE, FILE_MODE, stateGitignore } from '../io/registry'
-import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile } from '../io/state'
+import { STATE } from '../io/registry'
+import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile, type Paths } from '../io/state'
+import { createStateFrom, ensureStateDir, updateState } from '../io/store'
 
 interface ScopeOptions {
   user?: boolean
@@ -89,7 +90,7 @@ export function init(o: ScopeOptions & { dryRun?: boolean }): void {
     writeJsonFile(file, after)
   }
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
-  const created = setUpStateFolder(paths.stateDir, paths.packagedGuardrails)
+  const created = setUpStateFolder(paths)
   const regs = registeredRatchetHooks(after)
   process.stdout.write(
     [
@@ -101,24 +102,19 @@ export function init(o: ScopeOptions & { dryRun?: boolean }): void {
   )
 }
 
-function setUpStateFolder(stateDir: string, packagedGuardrails: string): string[] {
+/**
+ * The state folder 0700 (tightened if an older install left it 0755), the project's own copy of the
+ * rules, an empty queue, and the .gitignore that keeps machine state out of git (lib/io/registry.ts).
+ */
+function setUpStateFolder(paths: Paths): string[] {
+  const ignore = ensureStateDir(paths)
   const created: string[] = []
-  // 0700: the queue, log and sessions are the user's alone (other local users must not read them). An older
-  // install's 0755 folder is tightened here, when a human runs init.
-  fs.mkdirSync(stateDir, { recursive: true, mode: DIR_MODE })
-  fs.chmodSync(stateDir, DIR_MODE)
-  const put = (name: string, write: (p: string) => void) => {
-    const p = path.join(stateDir, name)
-    if (fs.existsSync(p)) return
-    write(p)
-    created.push(name)
+  if (createStateFrom(paths, 'guardrails', paths.packagedGuardrails)) created.push(STATE.guardrails.name)
+  if (!fs.existsSync(paths.pending)) {
+    updateState(paths, 'pending', (list) => ({ next: list, result: undefined }))
+    created.push(STATE.pending.name)
   }
-  put('guardrails.json', (p) => fs.copyFileSync(packagedGuardrails, p))
-  put('pending-actions.json', (p) => fs.writeFileSync(p, '[]\n', { mode: FILE_MODE }))
-  // Everything but the project's rules and config is machine state (the approval queue, the activity log,
-  // sessions, capabilities…): ignored by default, so a broad `git add` never picks it up.
-  put('.gitignore', (p) => fs.writeFileSync(p, stateGitignore(), { mode: FILE_MODE }))
-  return created
+  return [...created, ...ignore]
 }
 
 export function uninstall(o: ScopeOptions): void {

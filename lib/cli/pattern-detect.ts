@@ -7,7 +7,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { Command } from 'commander'
 import { RatchetError } from '../core/errors'
-import { runCli } from './run'
+import { humanOnly, runCli } from './run'
 import { classify } from '../core/classify'
 import { detectAll } from '../core/detectors'
 import { openHearing } from '../io/courtroom/trigger'
@@ -17,7 +17,11 @@ import { buildReport, reportText, type Report } from '../core/report'
 import { reportHtml } from '../report/html'
 import { loadGuardrails, logActivity, resolvePaths, homeDir, type Paths } from '../io/state'
 import { mineActivity, readIncidents, readProposals, updateProposals } from '../io/records'
-import { addLabel, readLabels } from '../io/labels'
+import { addLabel, readAsks, readLabels, updateAsks } from '../io/labels'
+import { answerAsk, claimAsk, releaseAsk, toLabel, unanswerAsk, type FireSample, type LabelAnswer, type LabelValue } from '../core/labels'
+import { processAlive, processTag } from '../io/store'
+import type { Api } from 'node-telegram-bot-api'
+import type { TelegramConfig } from '../io/telegram-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -87,23 +91,97 @@ export async function mine(paths: Paths, opts: { since?: string; transcripts?: s
 }
 
 export async function weekly(paths: Paths, since?: string): Promise<Report> {
-  const agg = await mineActivity(paths.activity, since)
-  return buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), readLabels(paths))
+  return (await weeklyReview(paths, since)).report
 }
 
-export async function sendDigest(paths: Paths, r: Report): Promise<string | null> {
+/** The review and the fires to ask about over Telegram (not labelled, not asked before). */
+export async function weeklyReview(paths: Paths, since?: string, askSize = LABEL_ASKS): Promise<{ report: Report; ask: FireSample[] }> {
+  const agg = await mineActivity(paths.activity, since)
+  const labels = readLabels(paths)
+  const report = buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), labels)
+  const ask = toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), [...labels, ...readAsks(paths)], askSize)
+  return { report, ask }
+}
+
+/** How many fires one weekly review asks about over Telegram: a small sample, not a chore. */
+export const LABEL_ASKS = 3
+
+/**
+ * The digest, then the label sample as messages with buttons. Each fire is claimed in label-asks.json
+ * before its message goes out: parallel or repeated heartbeats never ask twice.
+ */
+export async function sendDigest(paths: Paths, r: Report, ask: FireSample[] = []): Promise<string | null> {
   const { configuredTelegram } = await import('../io/telegram-config')
   const cfg = configuredTelegram(paths)
   if (!cfg) return null
   const { client, sendNotice, describeError } = await import('../io/telegram')
   const top = r.rules.filter((x) => x.fires).slice(0, 5).map((x) => `${x.id} ×${x.fires}`).join(', ') || 'none'
   const text = [`🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`, `Fires: ${top}`, `False positives (human labels): ${r.fpRate === null ? 'n/a — none labelled yet' : `${Math.round(r.fpRate * 100)}% of ${r.labelled}`} (target < 30%)`, `Never fired: ${r.stale.join(', ') || 'none'}${r.quiet.length ? ` · quiet (kept): ${r.quiet.join(', ')}` : ''}`, `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`, `Proposals waiting: ${r.proposals.pending}`, ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`)].join('\n')
+  const api = client(cfg)
   try {
-    await sendNotice(client(cfg), cfg, text)
-    return null
+    await sendNotice(api, cfg, text)
   } catch (e) {
     return describeError(e, cfg)
   }
+  return sendLabelAsks(paths, cfg, api, ask)
+}
+
+async function sendLabelAsks(paths: Paths, cfg: TelegramConfig, api: Api, fires: FireSample[]): Promise<string | null> {
+  const { sendLabelAsk, describeError } = await import('../io/telegram')
+  const ruleText = ruleTexts(paths)
+  const errors: string[] = []
+  for (const fire of fires) {
+    const a = updateAsks(paths, (list) => claimAsk(list, fire, randomHex(8), processTag(), new Date(), processAlive))
+    if (!a) continue
+    try {
+      const messageId = await sendLabelAsk(api, cfg, a, ruleText)
+      updateAsks(paths, (list) => releaseAsk(list, a.id, () => ({ message_id: messageId, last_error: null })))
+    } catch (e) {
+      updateAsks(paths, (list) => releaseAsk(list, a.id, (x) => ({ attempts: (x.attempts ?? 0) + 1, last_error: describeError(e, cfg) })))
+      errors.push(`label ${a.id}: ${describeError(e, cfg)}`)
+    }
+  }
+  return errors.length ? errors.join('; ') : null
+}
+
+const randomHex = (bytes: number): string => (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
+
+function ruleTexts(paths: Paths): (id: string) => string | undefined {
+  let rules: { id: string; rule?: string }[] = []
+  try {
+    rules = loadGuardrails(paths, { full: true }).rules
+  } catch {
+    // The message still names the rule id.
+  }
+  return (id) => rules.find((r) => r.id === id)?.rule
+}
+
+/**
+ * A press on a label button (from the configured chat; the heartbeat checked that). Answered once
+ * under the asks lock, then recorded exactly as `ratchet report label` records it, with the presser
+ * as `by`. Returns the text for the tap's toast.
+ */
+export async function answerLabel(paths: Paths, cfg: TelegramConfig, api: Api, press: { id: string; secret: string; answer: LabelAnswer; by: string }): Promise<{ ok: boolean; text: string; error?: string }> {
+  const now = new Date()
+  const res = updateAsks(paths, (list) => answerAsk(list, press.id, press.secret, press.answer, `telegram:${press.by}`, now))
+  if (!res.ok) {
+    const prior = readAsks(paths).find((a) => a.id === press.id && a.secret === press.secret)
+    return { ok: false, text: prior?.answer ? `Already answered (${prior.answer})` : 'This button is no longer valid.' }
+  }
+  const a = res.value
+  if (a.answer !== 'skip') {
+    try {
+      addLabel(paths, { ...a.fire, label: a.answer as LabelValue, by: a.answered_by!, at: now.toISOString() })
+    } catch (e) {
+      updateAsks(paths, (list) => unanswerAsk(list, a.id))
+      return { ok: false, text: 'Not recorded; try again later.', error: `label ${a.id}: ${(e as Error).message}` }
+    }
+  }
+  logActivity(paths, { time: now.toISOString(), hook: 'pattern-detect', event: 'label', decision: a.answer!, note: `${a.id} ${a.fire.rules.join(',')} by ${a.answered_by}` })
+  const { showLabelAnswer, describeError } = await import('../io/telegram')
+  let error: string | undefined
+  await showLabelAnswer(api, cfg, a, ruleTexts(paths)).catch((e) => (error = `edit label ${a.id}: ${describeError(e, cfg)}`))
+  return { ok: true, text: a.answer === 'skip' ? 'Skipped' : `Labelled: ${a.answer === 'needed' ? 'needed' : 'not needed'}`, error }
 }
 
 export function program(): Command {
@@ -135,12 +213,12 @@ export function program(): Command {
 }
 
 export async function printReport(paths: Paths, o: { since?: string; html?: string; json?: boolean; telegram?: boolean }): Promise<void> {
-  const r = await weekly(paths, sinceIso(o.since))
+  const { report: r, ask } = await weeklyReview(paths, sinceIso(o.since))
   if (o.html) fs.writeFileSync(o.html, reportHtml(r))
   if (o.json) out(JSON.stringify(r, null, 2))
   else out(reportText(r) + (o.html ? `\n\nHTML: ${o.html}` : ''))
   if (o.telegram) {
-    const err = await sendDigest(paths, r)
+    const err = await sendDigest(paths, r, ask)
     if (err) process.stderr.write(`pattern-detect: digest not sent: ${err}\n`)
   }
 }
@@ -151,8 +229,8 @@ export async function main(argv = process.argv): Promise<void> {
 
 /**
  * `ratchet report label [<fire-id> needed|needless] [--note]`: without arguments, the fires to label
- * (a small sample of this week's); with them, the human's answer. The agent cannot run it (preflight
- * treats it as an edit of Ratchet's own state).
+ * (a small sample of this week's); with them, the human's answer. The agent cannot label: inside a
+ * Claude Code session it is refused, and preflight treats it as an edit of Ratchet's own state.
  */
 export async function label(paths: Paths, id: string | undefined, value: string | undefined, o: { note?: string; since?: string; json?: boolean; by?: string }): Promise<void> {
   const r = await weekly(paths, sinceIso(o.since ?? '7d'))
@@ -163,6 +241,8 @@ export async function label(paths: Paths, id: string | undefined, value: string 
     for (const f of r.toLabel) out(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
     return
   }
+  // A label is the human's word on a check: the agent's own opinion of the checks it met is not one.
+  humanOnly('ratchet report label')
   if (value !== 'needed' && value !== 'needless') throw new RatchetError('usage', `say whether the check was needed: ratchet report label ${id} needed|needless`)
   const agg = await mineActivity(paths.activity)
   const fire = agg.fireSample.find((f) => f.id === id)

@@ -41,49 +41,72 @@ const TASK_VERB =
 
 /** Question openers (the clause asks, it does not instruct). */
 const QUESTION_OPENER =
-  /^(?:what|why|how|where|when|which|who|whose|is|are|was|were|does|do|did|has|have|had|should|shall|am|isn't|aren't|doesn't|don't you think|warum|wieso|weshalb|wie|was|wo|wann|welche[rsmn]?|ist|sind|gibt es|hat|haben|soll|pourquoi|comment|qu'est-ce|quel(?:le)?s?|où|quand|est-ce|combien|por ?qué|cómo|qué|dónde|cuándo|cuál|hay|es|son|porque|como|o que|onde|quando|perché|come|cosa|dove|quando)\b/i
+  /^(?:what|why|how|where|when|which|who|whose|is|are|was|were|does|do|did|has|have|had|should|shall|am|isn['’]t|aren['’]t|doesn['’]t|don['’]t you think|warum|wieso|weshalb|wie|was|wo|wann|welche[rsmn]?|ist|sind|gibt es|hat|haben|soll|pourquoi|comment|qu'est-ce|quel(?:le)?s?|où|quand|est-ce|combien|por ?qué|cómo|qué|dónde|cuándo|cuál|hay|es|son|porque|como|o que|onde|quando|perché|come|cosa|dove|quando)\b/i
 
 /** "can you …?" asks for work; "can I …?" / "can it …?" asks a question. */
 const POLITE_REQUEST = /^(?:can|could|would|will)\s+(?:you|u)\b|^(?:kannst|könntest|würdest)\s+du\b|^(?:können|könnten)\s+sie\b|^(?:peux|pourrais)[- ]tu\b|^(?:pouvez|pourriez)[- ]vous\b|^(?:puedes|podrías|podría)\b|^(?:você pode|pode)\b|^(?:puoi|potresti)\b/i
-const QUESTION_VERB = /^(?:explain|describe|tell me|summari[sz]e|list|show me|walk me through|compare|erkläre|beschreibe|explique|décris|explica|describe|spiega)\b/i
+/** A negative auxiliary opening a clause that ends in "?" asks ("Shouldn't we cache it?"); it forbids nothing. */
+const NEGATIVE_QUESTION = /^(?:shouldn|wouldn|couldn|can|won|didn|wasn|weren|hasn|haven|hadn|isn|aren|doesn|don)['’]?t\b/i
+const QUESTION_VERB = /^(?:explain|describe|tell me|summari[sz]e|list|show me|walk me through|compare|erkläre|erklären|beschreibe|beschreiben|explique|expliquer|décris|décrire|explica|explicar|describe|describir|spiega|spiegare|explicar)\b/i
 
 // (Bounded repeats: an unbounded `\S+`/`[^,.;]*` before a literal is quadratic on text that repeats the opener — redos test.)
 const NEGATION =
-  /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|leave\b[^,.;]{0,200}\balone|keep\b[^,.;]{0,200}\b(?:as is|unchanged|intact|the same)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
+  /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|(?:leave|leaving)\b[^,.;]{0,200}\balone|(?:keep|keeping|keeps)\b[^,.;]{0,200}\b(?:as is|unchanged|intact|the same|as they are)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
 const ONLY = /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
-const METHOD = /^(?:use|using|via|with the|through|by (?:running|using)|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
-const METHOD_INLINE = /\b(?:using|via|with the|by (?:running|using)|stick to|use)\s+([^,.;!?]+)/i
+const METHOD = /^(?:use|using|via|with the|through|by \w{1,30}ing|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
+const METHOD_INLINE = /\b(?:using|via|with the|by \w{1,30}ing|stick to|use|en utilisant|usando|utilizzando|utilizando)\s+([^,.;!?]+)/i
 
 const CONTINUES = /^\s*(?:also|and|then|plus|additionally|next|after that|too|oh,? and|one more thing|auch|außerdem|und|dann|aussi|et|puis|ensuite|también|y|además|e|anche|poi)\b/i
 const CORRECTS = /^\s*(?:no\b|nope|not that|actually|sorry|wait|i meant|i mean|rather|instead|correction|scratch that|nein|eigentlich|ich meinte|non\b|en fait|plutôt|je voulais dire|no,|en realidad|quise decir|mejor)/i
 const CONFIRMS = /^\s*(?:(?:y(?:es|ep|eah)?|ok(?:ay)?|sure|go(?: ahead| on)?|do it|continue|proceed|please(?: do)?|sounds good|lgtm|thanks|ja|oui|sí|si|sim|d'accord|weiter|mach(?: das)?|vas-y|dale|adelante|claro)\b[\s.,!]*)+$/i
+/** "I meant X": the correction's replacement. */
+const MEANT = /^(?:i meant|i mean|ich meinte|je voulais dire|quise decir|intendevo)\s+/i
 /** Discourse markers that open a clause without changing what kind it is. */
 const LEAD = /^(?:no,\s*|(?:actually|nope|sorry|wait|ok(?:ay)?|well|so|if so|then|also|and|oh|hmm|please|pls|hey|hi|en fait|bon|eigentlich|also|bueno|pues)[,\s]+)+/i
+
+/** Drops trailing characters in `chars` (by hand: a `[…]+$` regex is quadratic on long runs). */
+function trimEnd(s: string, chars: string): string {
+  let end = s.length
+  while (end > 0 && chars.includes(s[end - 1])) end--
+  return s.slice(0, end)
+}
+
+/**
+ * How much of a prompt the deterministic reading looks at: a request is stated in its first lines;
+ * a pasted log after it is the reviewer's to read (it gets the raw prompt).
+ */
+export const MAX_READ = 4000
 
 /** Cuts a prompt into clauses; the separators that start a constraint stay with it. */
 export function clausesOf(prompt: string): string[] {
   const out: string[] = []
   for (const sentence of prompt.split(/(?<=[.!?;])\s+|\n+|;\s*/)) {
     const parts = sentence
-      .split(/,\s*(?=(?:but|and|then|just|only|aber|mais|pero|ma)\b)|\s+(?=(?:but|aber|mais|pero|ma)\s)|\s+(?=(?:without|ohne|sans|sin|senza|instead of|rather than|statt|au lieu de|en lugar de)\s)|,\s*(?=(?:don['’]?t|do not|never|leave|keep|avoid|no need)\b)|\s+(?=and (?:don['’]?t|do not|never|leave|keep|avoid)\b)/i)
-      .map((s) => s.replace(/^(?:but|and|aber|mais|pero|ma)\s+/i, '').replace(/[\s.;,!]+$/, '').trim())
+      // Each whitespace alternative starts only after a non-space (`(?<=\S)`): a run of blanks is tried
+      // from its start, not from every position in it (which was quadratic — redos test).
+      .split(/,\s*(?=(?:but|and|then|just|only|not|aber|mais|pero|ma)\b)|(?<=\S)\s+(?=(?:but|aber|mais|pero|ma)\s)|(?<=\S)\s+(?=(?:without|ohne|sans|sin|senza|instead of|rather than|statt|au lieu de|en lugar de)\s)|,\s*(?=(?:don['’]?t|do not|never|leave|leaving|keep|keeping|avoid|no need)\b)|(?<=\S)\s+(?=and (?:don['’]?t|do not|never|leave|keep|avoid)\b)/i)
+      .map((s) => s.replace(/^(?:but|and|aber|mais|pero|ma)\s+/i, '').trim()).map((s) => trimEnd(s, ' \t\n\r.;,!'))
       .filter((s) => s.length > 0)
     out.push(...parts)
   }
   return out
 }
 
+/** "could you please explain …" → "explain …" (the polite opener and its pronoun removed). */
+const afterPolite = (c: string): string => c.replace(POLITE_REQUEST, '').replace(/^\s*(?:please\s+|bitte\s+|por favor\s+|s'il (?:te|vous) plaît\s+)?/i, '')
+
 type ClauseKind = 'task' | 'question' | 'method' | 'constraint' | 'other'
 
 export function clauseKind(clause: string): ClauseKind {
   const c = clause.trim().replace(LEAD, '')
-  if (NEGATION.test(c) || ONLY.test(c) || /^(?:instead of|rather than|statt|au lieu de|en lugar de)\b/i.test(c)) {
+  // "…, not the login page": a contrast clause forbids what it names.
+  if (NEGATION.test(c) || ONLY.test(c) || /^not\s/i.test(c) || /^(?:instead of|rather than|statt|au lieu de|en lugar de)\b/i.test(c)) {
     // "why doesn't X work?" is a question about a negative, not a constraint.
-    if (QUESTION_OPENER.test(c) && /\?\s*$/.test(c) && !POLITE_REQUEST.test(c)) return 'question'
+    if ((QUESTION_OPENER.test(c) || NEGATIVE_QUESTION.test(c)) && /\?\s*$/.test(c) && !POLITE_REQUEST.test(c)) return 'question'
     return 'constraint'
   }
   if (METHOD.test(c)) return 'method'
-  if (POLITE_REQUEST.test(c)) return 'task'
+  if (POLITE_REQUEST.test(c)) return QUESTION_VERB.test(afterPolite(c)) ? 'question' : 'task'
   if (QUESTION_VERB.test(c)) return 'question'
   if (QUESTION_OPENER.test(c)) return 'question'
   if (/\?\s*$/.test(c) && !TASK_VERB.test(c)) return 'question'
@@ -111,18 +134,20 @@ const VERBISH = new Set('dont never avoid without touch change modify edit updat
 
 function keywordsOf(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}][\p{L}0-9_.\/-]+/gu) ?? []
-  return [...new Set(words.map((w) => w.replace(/[.,]+$/, '')).filter((w) => !STOP.has(w) && w.length > 2))]
+  return [...new Set(words.map((w) => trimEnd(w, '.,')).filter((w) => !STOP.has(w) && w.length > 2))]
 }
 
 /** The things a constraint protects: file-like tokens and nouns (`schema`, `migrations/`, `package.json`). */
 export function forbiddenTargets(constraint: string): string[] {
   // "without asking" / "don't push without asking" forbid an action, not a target: nothing to match on paths.
   const words = keywordsOf(constraint).filter((w) => !VERBISH.has(w) && !/^(?:asking|ask|confirm|permission|approval|anything|everything|else|more|yet|it|them|files?|code|stuff|thing)$/.test(w))
-  return words.filter((w) => w.length >= 4 || /[./]/.test(w))
+  // Short words are mostly noise, but a short acronym written in capitals names a thing ("the CSS", "the API").
+  const acronyms = new Set((constraint.match(/\b[A-Z][A-Z0-9]{1,3}\b/g) ?? []).map((w) => w.toLowerCase()))
+  return words.filter((w) => w.length >= 4 || /[./]/.test(w) || acronyms.has(w))
 }
 
 function fromPrompt(text: string): Envelope {
-  const clauses = clausesOf(text)
+  const clauses = clausesOf(text.slice(0, MAX_READ))
   const kinds = clauses.map(clauseKind)
   const tasks = clauses.filter((_, i) => kinds[i] === 'task')
   const questions = clauses.filter((_, i) => kinds[i] === 'question')
@@ -152,7 +177,7 @@ function fromPrompt(text: string): Envelope {
     constraints,
     forbidden: [...new Set(constraints.flatMap(forbiddenTargets))],
     prompts: [text],
-    keywords: keywordsOf(positive || text),
+    keywords: keywordsOf(positive || text.slice(0, MAX_READ)),
     ...(unsure ? { unsure } : {}),
   }
 }
@@ -188,6 +213,17 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   }
   if (!merged.question && (previous.question || fresh.question) && !fresh.question) {
     for (const a of ['edit code', 'create files']) if (!merged.implied.includes(a)) merged.implied.push(a)
+  }
+  // "use axios" then "sorry, I meant fetch, not axios": the correction forbids an earlier method, so that
+  // method goes, and what the correction names instead ("I meant fetch", "fetch instead") takes its place.
+  if (rel === 'correction' && fresh.forbidden.length) {
+    const dropped = previous.methods.filter((m) => fresh.forbidden.some((w) => m.toLowerCase().includes(w.toLowerCase())))
+    if (dropped.length) {
+      const instead = clausesOf(text)
+        .map((c) => c.replace(LEAD, '').replace(MEANT, '').trim())
+        .filter((c, i, all) => c && clauseKind(all[i]) !== 'constraint')
+      merged.methods = [...merged.methods.filter((m) => !dropped.includes(m)), ...instead]
+    }
   }
   const unsure = previous.unsure ?? (fresh.unsure && rel === 'correction' ? fresh.unsure : undefined)
   return unsure ? { ...merged, unsure } : merged
@@ -274,8 +310,8 @@ const INFRA_SHELL: [RegExp, string][] = [
   [/(?:^|[;&|(]\s*)(?:env|printenv)\b|\bset\s*\|\s*grep|\becho\s+"?\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|ID)/, 'reading environment variables'],
   [/(?:^|[;&|]\s*)(?:which|type|whereis|command\s+-v)\s+\S/, 'looking up installed programs'],
   [/\bdocker\s+(?:ps|inspect|logs|info|exec|compose\s+(?:ps|logs))\b|\bkubectl\s+(?:get|describe|logs)\b|\bsystemctl\b|\bjournalctl\b|\bps\s+(?:aux|-ef)\b|\blsof\b|\bnetstat\b|\bss\s+-\w*[lt]/, 'inspecting services and containers'],
-  [/>>?\s*~?\/?[^\s]*\.(?:bashrc|zshrc|profile|bash_profile)\b|\bexport\s+[A-Z_]+=|\bgit\s+config\s+--global\b|\bnpm\s+config\s+set\b|\b(?:gcloud\s+auth|aws\s+configure|az\s+login|gh\s+auth|docker\s+login|npm\s+login)\b/, 'changing the environment or credentials'],
-  [/\b(?:cat|less|more|head|tail|grep|rg|ls|stat|find)\b[^|;&]*(?:~\/\.|\$HOME\/\.|\/etc\/|\.env\b|credentials|\.aws|\.ssh|\.config\/|mcp\.json|\.npmrc|\.netrc)/, 'reading machine configuration'],
+  [/>>?\s*~?\/?[^\s>]{0,256}\.(?:bashrc|zshrc|profile|bash_profile)\b|\bexport\s+[A-Z_]+=|\bgit\s+config\s+--global\b|\bnpm\s+config\s+set\b|\b(?:gcloud\s+auth|aws\s+configure|az\s+login|gh\s+auth|docker\s+login|npm\s+login)\b/, 'changing the environment or credentials'],
+  [/\b(?:cat|less|more|head|tail|grep|rg|ls|stat|find)\b[^|;&]{0,512}(?:~\/\.|\$HOME\/\.|\/etc\/|\.env\b|credentials|\.aws|\.ssh|\.config\/|mcp\.json|\.npmrc|\.netrc)/, 'reading machine configuration'],
 ]
 
 function infraSignal(e: ToolEvent): { what: string; subject: string } | undefined {
@@ -284,7 +320,7 @@ function infraSignal(e: ToolEvent): { what: string; subject: string } | undefine
   if ((e.tool === 'Read' || e.tool === 'Grep' || e.tool === 'Glob' || e.tool === 'LS') && file && INFRA_PATH.test(file)) return { what: `reading configuration ${file}`, subject: file }
   if (EDIT_TOOLS.has(e.tool) && file && (INFRA_PATH.test(file) || /(?:^|\/)(?:Dockerfile|docker-compose\.ya?ml|\.github\/workflows\/)/.test(file))) return { what: `editing infrastructure ${file}`, subject: file }
   if (e.tool === 'Bash') {
-    const cmd = String(e.input.command ?? '')
+    const cmd = String(e.input.command ?? '').slice(0, 8 * MAX_READ)
     for (const [re, what] of INFRA_SHELL) if (re.test(cmd)) return { what: `${what} (\`${cmd.length > 80 ? cmd.slice(0, 79) + '…' : cmd}\`)`, subject: cmd }
   }
   return undefined

@@ -697,7 +697,7 @@ const SECRET_RULES: SecretRule[] = [
   { label: 'a Google API key', re: /\b(AIza[0-9A-Za-z_-]{35})\b/, value: 1, shape: true },
   { label: 'an npm token', re: /\b(npm_[A-Za-z0-9]{36})\b/, value: 1, shape: true },
   { label: 'a Telegram bot token', re: /\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b/, value: 1, shape: true },
-  { label: 'a registry auth token', re: /(?:^|\n)\s*(?:\/\/[^\s]*:)?_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{8,})/, value: 1, shape: true },
+  { label: 'a registry auth token', re: /(?:^|\n)[ \t]*(?:\/\/[^\s]*:)?_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{8,})/, value: 1, shape: true },
   { label: 'a password in a URL', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]+:([^\s@/'"]{6,})@[^\s/'"]+/i, value: 1, shape: true },
 ]
 

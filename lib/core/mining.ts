@@ -138,7 +138,7 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
     }
     if (fired.length && STOPPING.has(decision)) {
       const f = { time: e.time, session: e.session, action: e.action, rules: [...fired] }
-      sampleFire(a, { id: fireId(f), ...f })
+      sampleFire(a, { id: fireId(f), ...f, decision })
     }
     if (decision === 'proceeded_after_check')
       for (const p of e.patterns ?? []) {

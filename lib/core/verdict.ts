@@ -17,29 +17,70 @@ export type ParsedVerdict = { ok: true; verdict: Verdict } | { ok: false; error:
 // "- Issue: …", "### Issue" with the text on the next line. Still strict where it matters: exactly one
 // heading with exactly OK or ATTENTION, an OK that also names an issue is ambiguous, and an ATTENTION
 // needs all three fields.
-const HEAD = /^[ \t>*_#-]*(?:#+\s*)?[*_]*\s*compliance check\s*[*_]*\s*[:—–-]\s*[*_`]*\s*([A-Za-z]+)\s*[*_`]*\s*[.!]?\s*$/gim
+//
+// Read line by line with anchored single-class strips (no regex here can backtrack: the reviewer's
+// answer is untrusted text, and a quadratic pattern on a long whitespace run once stalled the parse —
+// redos test), on at most MAX_VERDICT characters: a verdict is a few lines at the top.
+const MAX_VERDICT = 16_000
 
-function field(t: string, name: string): string | undefined {
-  // Same line: "**Issue**: x", "**Issue:** x", "- Issue: x", "Issue — x".
-  const inline = new RegExp(`^[ \\t>]*(?:[-*+]\\s+|\\d+\\.\\s+)?(?:#+\\s*)?[*_]*${name}[*_]*\\s*(?::|—|–|-)\\s*[*_]*\\s*(\\S.*)$`, 'im').exec(t)
-  if (inline) return clean(inline[1])
-  // Heading or bold label alone, text on the following non-empty line: "### Issue\nx".
-  const block = new RegExp(`^[ \\t>]*(?:#+\\s*)?[*_]*${name}[*_]*:?[*_]*\\s*\\n+\\s*(?:[-*+]\\s+)?(\\S.*)$`, 'im').exec(t)
-  return block ? clean(block[1]) : undefined
+/** The heading's status word ("OK", "attention", or another word), or undefined when the line is not a heading. */
+function headingWord(line: string): string | undefined {
+  const rest = line.replace(/^[\s>*_#-]*/, '')
+  if (rest.slice(0, 16).toLowerCase() !== 'compliance check') return undefined
+  const r = rest.slice(16).replace(/^[\s*_]*/, '')
+  if (!/^[:—–-]/.test(r)) return undefined
+  const after = r.slice(1).replace(/^[\s*_`]*/, '')
+  const word = /^[A-Za-z]+/.exec(after)?.[0]
+  return word && /^[\s*_`.!]*$/.test(after.slice(word.length)) ? word : undefined
 }
-const clean = (s: string) => s.replace(/^[*_\s]+|[*_\s]+$/g, '').trim() || undefined
+
+function field(lines: string[], name: string): string | undefined {
+  const label = (line: string, bullets: boolean): string | undefined => {
+    let r = line.replace(/^[ \t>]*/, '')
+    if (bullets) r = r.replace(/^(?:[-*+]\s|\d{1,4}\.\s)/, '').replace(/^\s*/, '')
+    r = r.replace(/^#*/, '').replace(/^\s*/, '').replace(/^[*_]*/, '')
+    return r.slice(0, name.length).toLowerCase() === name.toLowerCase() ? r.slice(name.length) : undefined
+  }
+  // Same line: "**Issue**: x", "**Issue:** x", "- Issue: x", "Issue — x".
+  for (const line of lines) {
+    const r = label(line, true)?.replace(/^[*_]*/, '').replace(/^\s*/, '')
+    if (r && /^[:—–-]/.test(r)) {
+      const v = clean(r.slice(1))
+      if (v) return v
+    }
+  }
+  // Heading or bold label alone, text on the following non-empty line: "### Issue\nx".
+  for (let i = 0; i < lines.length; i++) {
+    let r = label(lines[i], false)?.replace(/^[*_]*/, '')
+    if (r?.startsWith(':')) r = r.slice(1)
+    if (r === undefined || !/^[*_\s]*$/.test(r)) continue
+    const next = lines.slice(i + 1).find((l) => l.trim())
+    return next ? clean(next.replace(/^\s*/, '').replace(/^[-*+]\s/, '')) : undefined
+  }
+  return undefined
+}
+
+/** Trims markdown emphasis and whitespace from both ends (by hand: `[*_\s]+$` is quadratic). */
+function clean(s: string): string | undefined {
+  const junk = (c: string) => c === '*' || c === '_' || /\s/.test(c)
+  let a = 0
+  let b = s.length
+  while (a < b && junk(s[a])) a++
+  while (b > a && junk(s[b - 1])) b--
+  return s.slice(a, b) || undefined
+}
 
 export function parseVerdict(text: string): ParsedVerdict {
-  const t = text.replace(/\r\n/g, '\n').trim()
-  const heads = [...t.matchAll(HEAD)]
+  const lines = text.slice(0, MAX_VERDICT).split(/\r?\n/)
+  const heads = lines.map(headingWord).filter((w): w is string => w !== undefined)
   if (!heads.length) return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
   if (heads.length > 1) return { ok: false, error: 'more than one verdict heading' }
-  const status = heads[0][1].toUpperCase()
+  const status = heads[0].toUpperCase()
   if (status !== 'OK' && status !== 'ATTENTION') return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
-  const issue = field(t, 'Issue')
+  const issue = field(lines, 'Issue')
   if (status === 'OK') return issue ? { ok: false, error: 'OK that also names an issue (ambiguous)' } : { ok: true, verdict: { status: 'OK' } }
-  const principle = field(t, 'Principle')
-  const correction = field(t, 'Correction')
+  const principle = field(lines, 'Principle')
+  const correction = field(lines, 'Correction')
   const missing = [!issue && 'Issue', !principle && 'Principle', !correction && 'Correction'].filter(Boolean)
   if (missing.length) return { ok: false, error: `ATTENTION without ${missing.join(', ')}` }
   return { ok: true, verdict: { status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! } }

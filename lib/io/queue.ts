@@ -2,19 +2,18 @@
 // Every change is a pure transition from lib/core/pending.ts applied under the lock; no lock is
 // ever held across a network call or a wait for a human.
 
-import { claimSend as claim, newEntry, releaseSend as release, validatePendingList, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
-import { processAlive, processTag, readJson, updateJson } from './store'
+import { claimSend as claim, newEntry, releaseSend as release, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
+import { processAlive, processTag, readState, updateState } from './store'
 import type { Paths } from './state'
 
-const opts = { validate: validatePendingList, fallback: (): PendingEntry[] => [], onCorrupt: 'reset' as const }
-
+/** The queue; `error` (naming the file and field) when it cannot be read, with no entries. */
 export function readQueue(paths: Paths): { entries: PendingEntry[]; error?: string } {
-  const r = readJson(paths.pending, validatePendingList, () => [])
-  return r.ok ? { entries: r.value } : { entries: [], error: r.error }
+  const r = readState(paths, 'pending')
+  return r.ok ? { entries: r.value } : { entries: [], error: r.error.message }
 }
 
 export function updateQueue<R>(paths: Paths, change: (list: PendingEntry[]) => { next: PendingEntry[]; result: R }): R {
-  return updateJson(paths.pending, opts, change)
+  return updateState(paths, 'pending', change)
 }
 
 // node:crypto is loaded only when something is queued: on a hook's hot path it costs ~5 ms.

@@ -1,33 +1,29 @@
 // Incidents, proposals and the activity stream: the inputs and outputs of pattern-detect.
 
 import fs from 'node:fs'
-import path from 'node:path'
 import readline from 'node:readline'
 import { addEvent, newAggregate, type ActivityEvent, type Aggregate } from '../core/mining'
-import { validateIncidents, type Incident } from '../core/incidents'
-import { validateProposals, type Proposal } from '../core/proposals'
-import { RatchetError } from '../core/errors'
-import { openRegular, readJson, updateJson } from './store'
+import type { Incident } from '../core/incidents'
+import type { Proposal } from '../core/proposals'
+import { openRegular, readState, updateState } from './store'
 import type { Paths } from './state'
 
-export const incidentsFile = (paths: Paths) => path.join(paths.stateDir, 'incidents.json')
-export const proposalsFile = (paths: Paths) => path.join(paths.stateDir, 'proposals.json')
 
 export function readIncidents(paths: Paths): Incident[] {
-  const r = readJson(incidentsFile(paths), validateIncidents, () => [])
-  if (!r.ok) throw new RatchetError('state_corrupt', r.error, { file: incidentsFile(paths) })
+  const r = readState(paths, 'incidents')
+  if (!r.ok) throw r.error
   return r.value
 }
 export function updateIncidents<R>(paths: Paths, change: (l: Incident[]) => { next: Incident[]; result: R }): R {
-  return updateJson(incidentsFile(paths), { validate: validateIncidents, fallback: () => [], onCorrupt: 'fail' }, change)
+  return updateState(paths, 'incidents', change)
 }
 export function readProposals(paths: Paths): Proposal[] {
-  const r = readJson(proposalsFile(paths), validateProposals, () => [])
-  if (!r.ok) throw new RatchetError('state_corrupt', r.error, { file: proposalsFile(paths) })
+  const r = readState(paths, 'proposals')
+  if (!r.ok) throw r.error
   return r.value
 }
 export function updateProposals<R>(paths: Paths, change: (l: Proposal[]) => { next: Proposal[]; result: R }): R {
-  return updateJson(proposalsFile(paths), { validate: validateProposals, fallback: () => [], onCorrupt: 'reset' }, change)
+  return updateState(paths, 'proposals', change)
 }
 
 /**

@@ -1,53 +1,200 @@
-// Every file Ratchet keeps in the state folder, in one table: who writes it, whether git may track
-// it, what a corrupt copy means, and its mode. The state folder's .gitignore is generated from it (only
-// human-authored files stay trackable), the store creates files 0600 and folders 0700 by it, and a test
-// checks that every state file the code names is listed here.
+// Every file Ratchet keeps, in one table: where it lives, its schema, who writes it, whether git may
+// track it, what a corrupt copy means, and its mode. Everything else derives from it: `Paths`
+// (resolvePaths), the state folder's .gitignore (only human-authored files stay trackable), the modes
+// the store creates files and folders with (0600 / 0700), and the one-line errors that name the file
+// and the field. lib/io/store.ts is the only module that reads or writes these files (a test scans the
+// sources for any other fs write), through `readState` / `updateState` / `writeState` keyed by this table.
+//
+// Schemas are built on first use, one file at a time: a hook reads three or four of these files and
+// must not pay for building the others (zod/mini costs ~1 ms to load; building every schema up front
+// costs more than the reads).
+
+import path from 'node:path'
+import * as z from 'zod/mini'
+import { describeIssues } from '../core/payloads'
+import { validatePendingList, type PendingEntry } from '../core/pending'
+import { validateIncidents, type Incident } from '../core/incidents'
+import { validateProposals, type Proposal } from '../core/proposals'
+import { validateAsks, validateLabels, type Label, type LabelAsk } from '../core/labels'
+import { validateGuardrails } from '../core/guardrails'
+import { emptyState, normalizeState, type CustodietState } from '../core/custodiet'
+import type { ProbationFile } from '../core/courtroom/probation'
+import { DIR_MODE, FILE_MODE } from './modes'
 
 export type Owner = 'human' | 'machine'
-/** reset: moved aside and started afresh (machine state); fail: never rewritten, the error names it. */
+/**
+ * reset: moved aside (kept for inspection) and started afresh: machine state that can be rebuilt.
+ * fail: never rewritten; reading or changing it fails with one line naming the file and field.
+ * ignore: read as absent (logs, caches, derived indexes): nothing depends on its content.
+ */
 export type CorruptPolicy = 'reset' | 'fail' | 'ignore'
+/** state: the project's state folder. config: the per-user folder outside every project ($XDG_CONFIG_HOME/ratchet). */
+export type Root = 'state' | 'config'
+export type Format = 'json' | 'jsonl' | 'text' | 'folder'
 
-export interface StateFileSpec {
-  /** Path under the state folder; a trailing / is a folder of per-session files. */
+/** Validates a parsed file: the value, or one line naming the field (`[2].status: expected …`). */
+export type Check<T> = (raw: unknown) => T | string
+
+export interface StateFileSpec<T = unknown> {
+  /** Path under its root; `{id}` is a session, agent or docket id (sanitised); a trailing / is a folder. */
   name: string
+  root: Root
+  format: Format
   owner: Owner
   /** Trackable in git? Only human-authored files without secrets. */
   tracked: boolean
   onCorrupt: CorruptPolicy
+  mode: number
   what: string
+  /** JSON files: the schema, built on first use. */
+  schema?: () => Check<T>
+  /** JSON files: the value of an absent file. */
+  empty?: () => T
 }
 
-export const FILE_MODE = 0o600
-export const DIR_MODE = 0o700
+export { DIR_MODE, FILE_MODE }
 
-export const STATE_FILES: readonly StateFileSpec[] = [
-  { name: 'guardrails.json', owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (only fire_count/last_fired are written by Ratchet)' },
-  { name: 'incidents.json', owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the incident log' },
-  { name: 'config.json', owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)' },
-  { name: '.gitignore', owner: 'machine', tracked: true, onCorrupt: 'ignore', what: 'keeps machine state out of git' },
-  { name: 'pending-actions.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the approval queue (masked text and fingerprints)' },
-  { name: 'activity.jsonl', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one masked line per decision' },
-  { name: 'fires.jsonl', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'rule firings not yet folded into guardrails.json' },
-  { name: 'fires.offset.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'how far the fire log was folded' },
-  { name: '.guardrails-index.json', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' },
-  { name: '.guardrails-fast.json', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "the fast path's inverted rule index, bound like .guardrails-index.json" },
-  { name: 'capabilities.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)' },
-  { name: 'telegram-state.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset' },
-  { name: 'schedule.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest' },
-  { name: 'labels.json', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "humans' answers to \"was this check needed?\" (the false-positive rate)" },
-  { name: 'proposals.json', owner: 'machine', tracked: false, onCorrupt: 'reset', what: "pattern-detect's proposals and their decisions" },
-  { name: 'heartbeat.log', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the cron heartbeat output' },
-  { name: 'errors.log', owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' },
-  { name: 'sessions/', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per session: masked prompts, files read, checks' },
-  { name: 'custodiet/', owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'custodiet records, holds and the review cache' },
-  { name: 'courtroom/', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'courtroom ledgers, consent and probation' },
-]
+/** A zod/mini schema as a Check, built once on first use; its message names the field path. */
+function zod<T>(build: () => z.ZodMiniType<T>): () => Check<T> {
+  let s: z.ZodMiniType<T> | undefined
+  return () => (raw) => {
+    const r = (s ??= build()).safeParse(raw)
+    return r.success ? r.data : describeIssues(r.error)
+  }
+}
+const hand =
+  <T>(check: Check<T>) =>
+  () =>
+    check
+
+const sessionSchema = () =>
+  z.object({
+    reads: z.record(z.string(), z.number()),
+    prompts: z.array(z.string()),
+    checks: z.record(z.string(), z.number()),
+    blocked: z.optional(z.array(z.object({ at: z.number(), fingerprint: z.string(), patterns: z.array(z.string()), paths: z.array(z.string()), summary: z.string() }))),
+    compactions: z.optional(z.number()),
+    updated: z.optional(z.number()),
+    /** Files the agent created in this session (catalogue: deleting them loses nothing of the user's). */
+    created: z.optional(z.record(z.string(), z.number())),
+    /** Secrets read in this session (catalogue: a later send off the machine is checked). */
+    secrets: z.optional(z.record(z.string(), z.number())),
+  })
+export type SessionState = z.infer<ReturnType<typeof sessionSchema>>
+
+const configSchema = () =>
+  z.looseObject({
+    checkWindowSeconds: z.optional(z.number()),
+    firstUsePause: z.optional(z.boolean()),
+    headlessDefer: z.optional(z.boolean()),
+    telegram: z.optional(z.looseObject({ token: z.optional(z.string()), chat_id: z.optional(z.union([z.string(), z.number()])), api_url: z.optional(z.string()) })),
+  })
+export type Config = z.infer<ReturnType<typeof configSchema>>
+
+export interface FiresMark {
+  /** inode and offset of the part of fires.jsonl already folded. */
+  ino: number | null
+  offset: number
+  rotated?: { file: string; offset: number }
+}
+export type Schedule = { mined_at?: string; digest_at?: string }
+export type TelegramState = { offset: number }
+export type Capabilities = Record<string, string>
+export interface ReviewCacheEntry {
+  key: string
+  at: number
+  text: string
+}
+export interface DayCost {
+  calls: number
+  input_tokens: number
+  output_tokens: number
+  usd: number
+}
+
+// Small helper so each row reads as one line of the table.
+const f = <T = unknown>(name: string, s: Omit<StateFileSpec<T>, 'name' | 'root' | 'mode' | 'format'> & { root?: Root; format?: Format }): StateFileSpec<T> => ({
+  name,
+  root: s.root ?? 'state',
+  format: s.format ?? (name.endsWith('/') ? 'folder' : name.endsWith('.jsonl') ? 'jsonl' : name.endsWith('.json') ? 'json' : 'text'),
+  mode: name.endsWith('/') ? DIR_MODE : FILE_MODE,
+  ...s,
+})
+const obj = (raw: unknown) => !!raw && typeof raw === 'object' && !Array.isArray(raw)
+
+export const STATE = {
+  guardrails: f('guardrails.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (fire_count/last_fired are folded in only by the CLI and the heartbeat)', schema: hand((raw: unknown) => { const v = validateGuardrails(raw); return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : raw }) }),
+  incidents: f<Incident[]>('incidents.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the incident log', schema: hand(validateIncidents), empty: () => [] }),
+  config: f<Config>('config.json', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)', schema: zod(configSchema), empty: () => ({}) }),
+  gitignore: f('.gitignore', { owner: 'machine', tracked: true, onCorrupt: 'ignore', what: 'keeps machine state out of git' }),
+  pending: f<PendingEntry[]>('pending-actions.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the approval queue (masked text and fingerprints)', schema: hand(validatePendingList), empty: () => [] }),
+  activity: f('activity.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one masked line per decision' }),
+  fires: f('fires.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'rule firings not yet folded into guardrails.json' }),
+  firesRotated: f('fires.{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a rotated fire log, read once more for late writers' }),
+  firesMark: f<FiresMark>('fires.offset.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'how far the fire log was folded', schema: zod(() => z.looseObject({ ino: z.nullable(z.number()), offset: z.number(), rotated: z.optional(z.object({ file: z.string(), offset: z.number() })) })), empty: () => ({ ino: null, offset: 0 }) }),
+  ruleIndex: f('.guardrails-index.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' }),
+  fastIndex: f('.guardrails-fast.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "preflight-check fast path's inverted rule index, bound like .guardrails-index.json" }),
+  capabilities: f<Capabilities>('capabilities.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)', schema: zod(() => z.record(z.string(), z.string())), empty: () => ({}) }),
+  telegramState: f<TelegramState>('telegram-state.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset', schema: zod(() => z.looseObject({ offset: z.number() })), empty: () => ({ offset: 0 }) }),
+  schedule: f<Schedule>('schedule.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest', schema: zod(() => z.looseObject({ mined_at: z.optional(z.string()), digest_at: z.optional(z.string()) })), empty: () => ({}) }),
+  labels: f<Label[]>('labels.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'humans\' answers to "was this check needed?" (the false-positive rate)', schema: hand(validateLabels), empty: () => [] }),
+  labelAsks: f<LabelAsk[]>('label-asks.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'fires asked about over Telegram with buttons (claimed before sending, so each is asked once)', schema: hand(validateAsks), empty: () => [] }),
+  proposals: f<Proposal[]>('proposals.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "pattern-detect's proposals and their decisions", schema: hand(validateProposals), empty: () => [] }),
+  heartbeatLog: f('heartbeat.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the cron heartbeat output' }),
+  errors: f('errors.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' }),
+  sessions: f('sessions/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session facts' }),
+  session: f<SessionState>('sessions/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'one session: masked prompts, files read, checks', schema: zod(sessionSchema), empty: () => ({ reads: {}, prompts: [], checks: {} }) }),
+  custodiet: f('custodiet/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'custodiet records, holds and the review cache' }),
+  custodietState: f<CustodietState>('custodiet/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "one session's custodiet record", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as CustodietState).toolCount === 'number' && Array.isArray((raw as CustodietState).findings) ? normalizeState(raw as CustodietState) : 'toolCount and findings: expected a custodiet state')), empty: emptyState }),
+  custodietHold: f('custodiet/{id}.hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a hold preflight-check honours (its existence is the fast check)' }),
+  reviewCache: f<ReviewCacheEntry[]>('custodiet/review-cache.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'identical review windows are not bought twice', schema: zod(() => z.array(z.looseObject({ key: z.string(), at: z.number(), text: z.string() }))), empty: () => [] }),
+  reviewCost: f<Record<string, DayCost>>('custodiet/cost-daily.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "the reviewer's cost per day", schema: zod(() => z.record(z.string(), z.looseObject({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), usd: z.number() }))), empty: () => ({}) }),
+  courtroom: f('courtroom/', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'courtroom ledgers, consent and probation' }),
+  consent: f('courtroom/consent.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the user's consent to hearings", schema: hand((raw: unknown) => (raw === null || (obj(raw) && typeof (raw as { agent?: unknown }).agent === 'string') ? raw : 'agent: expected a consent record')), empty: () => null }),
+  probation: f<ProbationFile>('courtroom/probation.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'probations in force (absent unless on probation)', schema: hand((raw: unknown) => (obj(raw) && Array.isArray((raw as ProbationFile).probations) ? (raw as ProbationFile) : 'probations: expected an array')), empty: () => ({ v: 1, probations: [] }) }),
+  hearings: f('courtroom/hearings.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one line per hearing' }),
+  docket: f('courtroom/docket/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a charge waiting for its hearing (read once, then removed)' }),
+  courtroomCache: f('courtroom/cache.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'verdicts already bought', schema: hand((raw: unknown) => (Array.isArray(raw) ? raw : 'expected an array')), empty: () => [] }),
+  courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
+  ledger: f('courtroom/ledger/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signed case ledger (append-only)" }),
+  telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
+  courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
+  ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
+} satisfies Record<string, StateFileSpec<any>>
+
+export type FileKey = keyof typeof STATE
+/** The value type of a JSON file of the registry. */
+export type ValueOf<K extends FileKey> = (typeof STATE)[K] extends StateFileSpec<infer T> ? T : unknown
+/** Files with one fixed path (no `{id}`): these are the fields of `Paths`. */
+type FixedKey = { [K in FileKey]: (typeof STATE)[K]['name'] extends `${string}{id}${string}` ? never : (typeof STATE)[K]['root'] extends 'config' ? never : K }[FileKey]
+
+/** Every state file, for the .gitignore, the tests and `ratchet doctor`. */
+export const STATE_FILES: readonly (StateFileSpec & { key: FileKey })[] = Object.entries(STATE).map(([key, s]) => ({ ...(s as StateFileSpec), key: key as FileKey }))
+
+/** Where the state of one project is, and each fixed file in it (derived from the table). */
+export type Paths = { projectDir: string; stateDir: string; packagedGuardrails: string; configHome: string } & { [K in FixedKey]: string }
+
+export function pathsFor(projectDir: string, stateDir: string, packageRoot: string, configHome: string): Paths {
+  const out: Record<string, string> = { projectDir, stateDir, configHome, packagedGuardrails: path.join(packageRoot, 'guardrails.json') }
+  for (const s of STATE_FILES) if (s.root === 'state' && !s.name.includes('{id}')) out[s.key] = path.join(stateDir, s.name)
+  return out as Paths
+}
+
+/** An id as a file name: anything but [A-Za-z0-9_.-] becomes _, so no id can climb out of its folder. */
+export const safeId = (id: string): string => id.replace(/[^A-Za-z0-9_.-]/g, '_')
+
+/** The absolute path of a registry file (`id` fills its `{id}`). */
+export function fileOf(paths: Pick<Paths, 'stateDir' | 'configHome'>, key: FileKey, id?: string): string {
+  const s: StateFileSpec = STATE[key]
+  const name = s.name.includes('{id}') ? s.name.replace('{id}', safeId(id ?? '')) : s.name
+  return path.join(s.root === 'config' ? paths.configHome : paths.stateDir, name)
+}
 
 /**
  * The state folder's .gitignore: ignore everything, then allow back only the human-authored files.
  * Deny-by-default, so a machine file added later (or a lock, temp or corrupt copy) is never committed.
  */
 export function stateGitignore(): string {
-  const keep = STATE_FILES.filter((f) => f.tracked).map((f) => `!${f.name}`)
+  const keep = STATE_FILES.filter((s) => s.tracked && s.root === 'state').map((s) => `!${s.name}`)
   return ['# Written by Ratchet. Machine state (queue, logs, sessions, indexes, caches) stays out of git;', '# only the human-authored files below are trackable. See lib/io/registry.ts.', '*', ...keep, ''].join('\n')
 }

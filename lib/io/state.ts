@@ -4,11 +4,10 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import * as z from 'zod/mini'
-import { appendJsonl, appendLine, openRegular, setStateRoot, readJson, readRegularFile, updateJson, withLock, writeFileAtomic } from './store'
+import { appendLine, appendState, createStateFrom, openRegular, readJson, readRegularFile, readState, removeState, renameState, setStateRoot, updateJson, updateState, withLock, writeFileAtomic, writeState } from './store'
+import { STATE, fileOf, pathsFor, type Config, type FiresMark, type Paths, type SessionState } from './registry'
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
-import { DIR_MODE } from './registry'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
@@ -17,42 +16,28 @@ import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
 export const PACKAGE_ROOT: string = (() => {
   let dir = __dirname
   for (let i = 0; i < 4; i++) {
-    if (fs.existsSync(path.join(dir, 'guardrails.json')) && fs.existsSync(path.join(dir, 'package.json'))) return dir
+    if (fs.existsSync(path.join(dir, STATE.guardrails.name)) && fs.existsSync(path.join(dir, 'package.json'))) return dir
     dir = path.dirname(dir)
   }
   return path.resolve(__dirname, '..')
 })()
 
-export interface Paths {
-  projectDir: string
-  stateDir: string
-  guardrails: string
-  packagedGuardrails: string
-  pending: string
-  activity: string
-  config: string
-  sessions: string
-  errors: string
-}
+export type { Config, Paths, SessionState }
 
+/** The state folder and every fixed file in it, from the registry (lib/io/registry.ts). */
 export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Paths {
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
   setStateRoot(stateDir)
-  return {
-    projectDir,
-    stateDir,
-    guardrails: path.join(stateDir, 'guardrails.json'),
-    packagedGuardrails: path.join(PACKAGE_ROOT, 'guardrails.json'),
-    pending: path.join(stateDir, 'pending-actions.json'),
-    activity: path.join(stateDir, 'activity.jsonl'),
-    config: path.join(stateDir, 'config.json'),
-    sessions: path.join(stateDir, 'sessions'),
-    errors: path.join(stateDir, 'errors.log'),
-  }
+  return pathsFor(projectDir, stateDir, PACKAGE_ROOT, configHomeOf(env))
 }
 
 export const homeDir = (): string => process.env.HOME || require('node:os').homedir()
+
+/** The per-user folder outside every project: $XDG_CONFIG_HOME/ratchet, else ~/.config/ratchet. */
+export function configHomeOf(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || homeDir(), '.config'), 'ratchet')
+}
 
 // ---- guardrails ------------------------------------------------------------------------------
 
@@ -123,11 +108,11 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
     }
     return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
   }
-  if (!own.ok) return { ...packaged(paths), problems: [own.error], origin: 'packaged-fallback' }
+  if (!own.ok) return { ...packaged(paths), problems: [own.error.message], origin: 'packaged-fallback' }
   return packaged(paths)
 }
 
-const indexFile = (paths: Paths) => path.join(paths.stateDir, '.guardrails-index.json')
+const indexFile = (paths: Paths) => paths.ruleIndex
 
 
 interface RuleIndex {
@@ -267,7 +252,7 @@ function writeIndexFile(paths: Paths, index: RuleIndex): void {
 function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const r = readJson(paths.packagedGuardrails, (raw) => validateGuardrails(raw), () => null)
   const rules = r.ok && r.value ? r.value.rules : []
-  return { rules, problems: r.ok ? [] : [r.error], file: paths.packagedGuardrails, origin: 'packaged' }
+  return { rules, problems: r.ok ? [] : [r.error.message], file: paths.packagedGuardrails, origin: 'packaged' }
 }
 
 // ---- fire counts ------------------------------------------------------------------------------
@@ -276,22 +261,15 @@ function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guar
 // any full load of the rules fold the log into guardrails.json's `fire_count` / `last_fired`, under the
 // guardrails lock, remembering how far they read (`fires.offset.json`), so each line counts once.
 
-const firesFile = (paths: Paths) => path.join(paths.stateDir, 'fires.jsonl')
-const firesMark = (paths: Paths) => path.join(paths.stateDir, 'fires.offset.json')
+const firesFile = (paths: Paths) => paths.fires
+const firesMark = (paths: Paths) => paths.firesMark
 /** Past this size the log is rotated after a fold, so it stays small. */
 const ROTATE_BYTES = 256 * 1024
 /** A rotated log is read once more for late writers, then deleted after this long. */
 const ROTATED_GRACE_MS = 10_000
 
-interface FiresMark {
-  /** inode and offset of the part of fires.jsonl already folded. */
-  ino: number | null
-  offset: number
-  rotated?: { file: string; offset: number }
-}
-
 export function recordFires(paths: Paths, ids: string[], nowIso: string): void {
-  if (ids.length) appendJsonl(firesFile(paths), { t: nowIso, ids })
+  if (ids.length) appendState(paths, 'fires', { t: nowIso, ids })
 }
 
 type Tally = Map<string, { n: number; last: string }>
@@ -343,12 +321,15 @@ function tallyFrom(file: string, from: number, ino: number | null, into: Tally):
 export function foldFires(paths: Paths, now = Date.now()): number {
   if (!fs.existsSync(firesFile(paths)) && !fs.existsSync(firesMark(paths))) return 0
   return withLock(paths.guardrails, () => {
-    const m = readJson<FiresMark>(firesMark(paths), (raw) => (raw && typeof raw === 'object' && typeof (raw as FiresMark).offset === 'number' ? (raw as FiresMark) : 'not an offset record'), () => ({ ino: null, offset: 0 }))
+    const m = readState(paths, 'firesMark')
     const mark: FiresMark = m.ok ? m.value : { ino: null, offset: 0 }
     const tally: Tally = new Map()
-    let rotated = mark.rotated
-    if (rotated) {
-      const file = path.join(paths.stateDir, rotated.file)
+    // The rotated log's name is the registry's fires.<time>.jsonl; any other name in the mark (edited
+    // by hand, or forged) is dropped rather than followed: the fold must never delete another file.
+    const rotatedId = /^fires\.(\d+)\.jsonl$/.exec(mark.rotated?.file ?? '')?.[1]
+    let rotated = rotatedId ? mark.rotated : undefined
+    if (rotated && rotatedId) {
+      const file = fileOf(paths, 'firesRotated', rotatedId)
       const r = tallyFrom(file, rotated.offset, null, tally)
       let old = true
       try {
@@ -357,7 +338,7 @@ export function foldFires(paths: Paths, now = Date.now()): number {
         /* gone */
       }
       if (!r || old) {
-        fs.rmSync(file, { force: true })
+        removeState(paths, 'firesRotated', rotatedId)
         rotated = undefined
       } else rotated = { file: rotated.file, offset: r.end }
     }
@@ -401,15 +382,10 @@ export function foldFires(paths: Paths, now = Date.now()): number {
       }
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
-      const name = `fires.${now}.jsonl`
-      try {
-        fs.renameSync(firesFile(paths), path.join(paths.stateDir, name))
-        next = { ino: null, offset: 0, rotated: { file: name, offset: cur.end } }
-      } catch {
-        /* keep reading it in place */
-      }
+      // If the rename fails, it is read in place next time.
+      if (renameState(paths, 'fires', 'firesRotated', { to: String(now) })) next = { ino: null, offset: 0, rotated: { file: path.basename(fileOf(paths, 'firesRotated', String(now))), offset: cur.end } }
     }
-    writeFileAtomic(firesMark(paths), JSON.stringify(next) + '\n')
+    writeState(paths, 'firesMark', JSON.stringify(next) + '\n')
     return counted
   })
 }
@@ -417,12 +393,7 @@ export function foldFires(paths: Paths, now = Date.now()): number {
 /** The project gets its own copy of the packaged rules the first time anything writes to them. */
 export function ensureProjectGuardrails(paths: Paths): void {
   if (fs.existsSync(paths.guardrails)) return
-  try {
-    fs.mkdirSync(paths.stateDir, { recursive: true, mode: DIR_MODE })
-    fs.copyFileSync(paths.packagedGuardrails, paths.guardrails, fs.constants.COPYFILE_EXCL)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-  }
+  createStateFrom(paths, 'guardrails', paths.packagedGuardrails)
 }
 
 /**
@@ -448,44 +419,28 @@ export function editGuardrails<R>(paths: Paths, change: (list: Record<string, un
 
 // ---- per-session facts -----------------------------------------------------------------------
 
-const sessionSchema = () =>
-  z.object({
-    reads: z.record(z.string(), z.number()),
-    prompts: z.array(z.string()),
-    checks: z.record(z.string(), z.number()),
-    blocked: z.optional(z.array(z.object({ at: z.number(), fingerprint: z.string(), patterns: z.array(z.string()), paths: z.array(z.string()), summary: z.string() }))),
-    compactions: z.optional(z.number()),
-    updated: z.optional(z.number()),
-    /** Files the agent created in this session (catalogue: deleting them loses nothing of the user's). */
-    created: z.optional(z.record(z.string(), z.number())),
-    /** Secrets read in this session (catalogue: a later send off the machine is checked). */
-    secrets: z.optional(z.record(z.string(), z.number())),
-  })
-let sessionZ: ReturnType<typeof sessionSchema> | undefined
-export type SessionState = z.infer<ReturnType<typeof sessionSchema>>
-
 const emptySession = (): SessionState => ({ reads: {}, prompts: [], checks: {} })
 
 export function sessionFile(paths: Paths, sessionId: string): string {
-  return path.join(paths.sessions, sessionId.replace(/[^A-Za-z0-9_.-]/g, '_') + '.json')
-}
-
-const validateSession = (raw: unknown) => {
-  const r = (sessionZ ??= sessionSchema()).safeParse(raw)
-  return r.success ? r.data : 'not a session state file'
+  return fileOf(paths, 'session', sessionId)
 }
 
 export function readSession(paths: Paths, sessionId: string): SessionState {
-  const r = readJson(sessionFile(paths, sessionId), validateSession, emptySession)
+  const r = readState(paths, 'session', sessionId)
   return r.ok ? r.value : emptySession()
 }
 
 export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
   // Prompts and blocked-call summaries are kept masked (secrets never at rest).
-  return updateJson(sessionFile(paths, sessionId), { validate: validateSession, fallback: emptySession, onCorrupt: 'reset' }, (s) => {
-    const r = change(s)
-    return r.next === s ? r : { next: maskDeep(r.next), result: r.result }
-  })
+  return updateState(
+    paths,
+    'session',
+    (s) => {
+      const r = change(s)
+      return r.next === s ? r : { next: maskDeep(r.next), result: r.result }
+    },
+    { id: sessionId },
+  )
 }
 
 // ---- activity log and errors -----------------------------------------------------------------
@@ -507,7 +462,7 @@ export interface ActivityRecord {
 
 /** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
 export function logActivity(paths: Paths, record: ActivityRecord): void {
-  appendJsonl(paths.activity, maskDeep(record))
+  appendState(paths, 'activity', maskDeep(record))
 }
 
 /** Full details (stacks) go here, never into the agent's context. */
@@ -522,21 +477,9 @@ export function logError(paths: Paths, hook: string, error: unknown): void {
 
 // ---- config ----------------------------------------------------------------------------------
 
-const configSchema = () =>
-  z.looseObject({
-    checkWindowSeconds: z.optional(z.number()),
-    firstUsePause: z.optional(z.boolean()),
-    headlessDefer: z.optional(z.boolean()),
-    telegram: z.optional(z.looseObject({ token: z.optional(z.string()), chat_id: z.optional(z.union([z.string(), z.number()])), api_url: z.optional(z.string()) })),
-  })
-export type Config = z.infer<ReturnType<typeof configSchema>>
-
 export function readConfig(paths: Paths): { config: Config; problem?: string } {
-  const r = readJson(paths.config, (raw) => {
-    const v = configSchema().safeParse(raw)
-    return v.success ? v.data : v.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')
-  }, () => ({}))
-  return r.ok ? { config: r.value } : { config: {}, problem: r.error }
+  const r = readState(paths, 'config')
+  return r.ok ? { config: r.value } : { config: {}, problem: r.error.message }
 }
 
 export function writeJsonFile(file: string, value: unknown): void {

@@ -7,7 +7,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { DIR_MODE, FILE_MODE, stateGitignore } from './registry'
+import { DIR_MODE, FILE_MODE } from './modes'
+import type { FileKey, Paths, StateFileSpec, ValueOf } from './registry'
+
+// The registry (every file's schema: zod, the rule validator, minimatch…) is loaded when a keyed read or
+// write first needs it, not at start-up: preflight-check's fast path uses only the primitives below
+// (lock, atomic write, append) and must not pay for the registry on every tool call.
+let registryModule: typeof import('./registry') | undefined
+const registry = (): typeof import('./registry') => (registryModule ??= require('./registry') as typeof import('./registry'))
 
 
 let stateRoot: string | undefined
@@ -21,7 +28,7 @@ function mkdirFor(file: string): void {
   const first = fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
   if (first && stateRoot && (stateRoot === first || stateRoot.startsWith(first + path.sep))) {
     try {
-      fs.writeFileSync(path.join(stateRoot, '.gitignore'), stateGitignore(), { flag: 'wx', mode: FILE_MODE })
+      fs.writeFileSync(path.join(stateRoot, '.gitignore'), registry().stateGitignore(), { flag: 'wx', mode: FILE_MODE })
     } catch {
       /* already there */
     }
@@ -188,7 +195,8 @@ export function readRegularFile(file: string): string {
   }
 }
 
-export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: string }
+/** A state read: the value (a missing file gives the registry's empty value), or an error naming the file and field. */
+export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: RatchetError }
 
 /** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
 export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void): ReadResult<T> {
@@ -198,17 +206,19 @@ export function readJson<T>(file: string, validate: (raw: unknown) => T | string
     onText?.(text)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
-    if (e instanceof RatchetError) return { ok: false, error: e.message }
-    return { ok: false, error: `${file}: ${(e as Error).message}` }
+    if (e instanceof RatchetError) return { ok: false, error: e }
+    const code = (e as NodeJS.ErrnoException).code
+    const why = code === 'EISDIR' ? 'is a folder, not a regular file' : code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message
+    return { ok: false, error: new RatchetError('state_unreadable', `${file}: ${why}`, { file }) }
   }
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (e) {
-    return { ok: false, error: `${file}: not valid JSON (${(e as Error).message})` }
+    return { ok: false, error: new RatchetError('state_corrupt', `${file}: not valid JSON (${(e as Error).message})`, { file }) }
   }
   const v = validate(raw)
-  if (typeof v === 'string') return { ok: false, error: `${file}: ${v}` }
+  if (typeof v === 'string') return { ok: false, error: new RatchetError('state_corrupt', `${file}: ${v}`, { file }) }
   return { ok: true, value: v, exists: true }
 }
 
@@ -238,9 +248,9 @@ export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, ch
       } catch {
         /* already gone */
       }
-      process.emitWarning(`${read.error}; moved aside to ${aside} and started afresh`)
+      process.emitWarning(`${read.error.message}; moved aside to ${aside} and started afresh`)
       current = opts.fallback()
-    } else throw new RatchetError('state_corrupt', read.error, { file })
+    } else throw read.error
     const { next, result } = change(current)
     if (next !== current || !read.ok || !read.exists) {
       writeFileAtomic(file, JSON.stringify(next, null, opts.indent ?? 2) + '\n')
@@ -255,13 +265,150 @@ export function appendJsonl(file: string, record: unknown): void {
   appendLine(file, JSON.stringify(record) + '\n')
 }
 
-/** Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. */
+/**
+ * Appends text with one write(2) on an O_APPEND descriptor, creating the file 0600. Opened
+ * non-blocking and checked to be a regular file: a FIFO planted at a log's path would otherwise block
+ * the open until a reader comes, hanging the hook (fires.jsonl is written on every rule fire).
+ */
 export function appendLine(file: string, line: string): void {
+  const flags = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NONBLOCK
+  let fd: number
   try {
-    fs.appendFileSync(file, line, { mode: FILE_MODE })
+    fd = fs.openSync(file, flags, FILE_MODE)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENXIO') throw new RatchetError('state_unreadable', `${file} is a FIFO, not a regular file: refusing to write it (remove it)`, { file })
+    if (code === 'EISDIR') throw new RatchetError('state_unreadable', `${file} is a folder, not a regular file: refusing to write it (remove it)`, { file })
+    if (code !== 'ENOENT') throw e
     mkdirFor(file)
-    fs.appendFileSync(file, line, { mode: FILE_MODE })
+    fd = fs.openSync(file, flags, FILE_MODE)
   }
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to write it (remove it)`, { file })
+    fs.writeSync(fd, line)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+// ---- the registry's files, by key ------------------------------------------------------------------
+// Every state file is named by its key in lib/io/registry.ts, never by a path built elsewhere: the
+// table gives its path, schema, empty value, corrupt-file policy and mode.
+
+type Where = Pick<Paths, 'stateDir' | 'configHome'>
+
+function checkOf<K extends FileKey>(key: K): (raw: unknown) => ValueOf<K> | string {
+  const s = registry().STATE[key] as StateFileSpec<ValueOf<K>>
+  return s.schema ? s.schema() : (raw: unknown) => raw as ValueOf<K>
+}
+const emptyOf = <K extends FileKey>(key: K) => (registry().STATE[key] as StateFileSpec<ValueOf<K>>).empty ?? ((): ValueOf<K> => null as ValueOf<K>)
+
+/** Reads a registry file: its value, the registry's empty value when absent, or an error naming file and field. */
+export function readState<K extends FileKey>(paths: Where, key: K, id?: string): ReadResult<ValueOf<K>> {
+  return readJson(registry().fileOf(paths, key, id), checkOf(key), emptyOf(key))
+}
+
+/** The value, or the empty value when the file is absent or bad (for files whose policy lets a reader go on). */
+export function readStateOr<K extends FileKey>(paths: Where, key: K, id?: string): ValueOf<K> {
+  const r = readState(paths, key, id)
+  return r.ok ? r.value : emptyOf(key)()
+}
+
+/** Locked read-modify-write of a registry file, with its corrupt-file policy ('ignore' files reset). */
+export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void } = {}): R {
+  const s: StateFileSpec = registry().STATE[key]
+  return updateJson(registry().fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', indent: opts.indent, afterWrite: opts.afterWrite }, change)
+}
+
+/** Replaces a registry file whole (atomically); JSON values are written as one line unless `indent`. */
+export function writeState(paths: Where, key: FileKey, value: unknown, opts: { id?: string; indent?: number } = {}): void {
+  writeFileAtomic(registry().fileOf(paths, key, opts.id), typeof value === 'string' ? value : JSON.stringify(value, null, opts.indent) + (opts.indent ? '\n' : ''))
+}
+
+/** Removes a registry file (absent is fine). */
+export function removeState(paths: Where, key: FileKey, id?: string): void {
+  fs.rmSync(registry().fileOf(paths, key, id), { force: true })
+}
+
+/** Appends one JSON line to a registry log (see appendJsonl). */
+export function appendState(paths: Where, key: FileKey, record: unknown, id?: string): void {
+  appendJsonl(registry().fileOf(paths, key, id), record)
+}
+
+/** Renames one registry file to another (log rotation); false when the source is gone. */
+export function renameState(paths: Where, from: FileKey, to: FileKey, ids: { from?: string; to?: string } = {}): boolean {
+  try {
+    fs.renameSync(registry().fileOf(paths, from, ids.from), registry().fileOf(paths, to, ids.to))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The state folder, 0700, with its .gitignore: created if missing, and tightened if an older Ratchet
+ * (or a hand-made mkdir) left it readable by others. Returns the names it created.
+ */
+export function ensureStateDir(paths: Pick<Paths, 'stateDir'>): string[] {
+  setStateRoot(paths.stateDir)
+  const created: string[] = []
+  fs.mkdirSync(paths.stateDir, { recursive: true, mode: DIR_MODE })
+  tighten(paths.stateDir, DIR_MODE)
+  try {
+    fs.writeFileSync(path.join(paths.stateDir, registry().STATE.gitignore.name), registry().stateGitignore(), { flag: 'wx', mode: FILE_MODE })
+    created.push(registry().STATE.gitignore.name)
+  } catch {
+    /* already there */
+  }
+  return created
+}
+
+/** chmod down to `mode` when the path is ours and broader (a folder someone else owns is left alone). */
+function tighten(p: string, mode: number): void {
+  try {
+    const st = fs.lstatSync(p)
+    if (!st.isSymbolicLink() && (st.mode & 0o777 & ~mode) !== 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid())) fs.chmodSync(p, mode)
+  } catch {
+    /* gone, or not ours */
+  }
+}
+
+/** Creates a registry file from a template (e.g. the packaged guardrails.json), 0600, unless it exists. */
+export function createStateFrom(paths: Where, key: FileKey, template: string): boolean {
+  const file = registry().fileOf(paths, key)
+  const text = fs.readFileSync(template, 'utf8')
+  try {
+    fs.writeFileSync(file, text, { flag: 'wx', mode: FILE_MODE })
+    return true
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code !== 'ENOENT') throw e
+    mkdirFor(file)
+    return createStateFrom(paths, key, template)
+  }
+}
+
+/**
+ * A private file outside the state folder (the courtroom's keys and heads in the config home, Claude
+ * Code's settings): its folder made 0700 when created here, the file written 0600 via a rename.
+ */
+export function writePrivateFile(file: string, text: string, opts: { tightenDir?: boolean } = {}): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
+  if (opts.tightenDir) tighten(path.dirname(file), DIR_MODE)
+  writeFileAtomic(file, text)
+}
+
+/** Removes a file a registry row names by a path the caller already holds (a docket file it was handed). */
+export function removeFile(file: string): void {
+  fs.rmSync(file, { force: true })
+}
+
+/** Creates the state folder if needed and proves a file can be created in it (`ratchet doctor`). */
+export function probeWritable(paths: Pick<Paths, 'stateDir'>): void {
+  fs.mkdirSync(paths.stateDir, { recursive: true, mode: DIR_MODE })
+  const probe = path.join(paths.stateDir, `.doctor-${process.pid}`)
+  fs.writeFileSync(probe, '', { mode: FILE_MODE })
+  fs.rmSync(probe)
 }

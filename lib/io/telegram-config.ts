@@ -9,7 +9,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { readRegularFile } from './store'
-import { homeDir, readConfig, type Paths } from './state'
+import { configHomeOf, readConfig, type Paths } from './state'
+import { fileOf } from './registry'
 
 export interface TelegramConfig {
   token: string
@@ -21,7 +22,7 @@ type TelegramFields = { token?: string; chat_id?: string | number; api_url?: str
 
 /** The per-user file outside any project: $XDG_CONFIG_HOME/ratchet/telegram.json, else ~/.config/… */
 export function telegramTokenFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || homeDir(), '.config'), 'ratchet', 'telegram.json')
+  return fileOf({ stateDir: '', configHome: configHomeOf(env) }, 'telegramToken')
 }
 
 function userTelegram(env: NodeJS.ProcessEnv): TelegramFields {

@@ -5,6 +5,7 @@
 import { Api, TelegramApiError } from 'node-telegram-bot-api'
 import { maskSecrets } from '../core/secrets'
 import type { PendingEntry } from '../core/pending'
+import { labelButton, parseLabelButton, type LabelAnswer, type LabelAsk } from '../core/labels'
 
 export type { TelegramConfig } from './telegram-config'
 import type { TelegramConfig } from './telegram-config'
@@ -53,6 +54,33 @@ export async function sendNotice(api: Api, cfg: TelegramConfig, text: string): P
   await api.sendMessage({ chat_id: cfg.chatId, text: maskSecrets(text) })
 }
 
+// ---- "was this check needed?" (the weekly review's label sample) -----------------------------------
+
+const ANSWER_TEXT: Record<LabelAnswer, string> = { needed: '✅ Needed', needless: '🙅 Not needed', skip: '⏭ Skipped' }
+
+/** The fire as the human judges it: the rule (and what it says), the action (masked), when, what the hook did. */
+export function labelMessage(a: LabelAsk, ruleText: (id: string) => string | undefined): string {
+  const f = a.fire
+  const rules = f.rules.map((r) => (ruleText(r) ? `${r} — ${ruleText(r)}` : r)).join('\n  ')
+  const when = f.time ? `${f.time.slice(0, 16).replace('T', ' ')} UTC` : 'unknown'
+  return maskSecrets(['🔩 Was this check needed?', `Rule: ${rules}`, `Action: ${f.action ?? '(not recorded)'}`, `When: ${when}${f.session ? ` · session ${f.session.slice(0, 8)}` : ''}`, `Decision: ${f.decision ?? 'stopped'} · ${a.id}`].join('\n'))
+}
+
+export async function sendLabelAsk(api: Api, cfg: TelegramConfig, a: LabelAsk, ruleText: (id: string) => string | undefined): Promise<number> {
+  const m = await api.sendMessage({
+    chat_id: cfg.chatId,
+    text: labelMessage(a, ruleText),
+    reply_markup: { inline_keyboard: [[{ text: ANSWER_TEXT.needed, callback_data: labelButton(a, 'needed') }, { text: ANSWER_TEXT.needless, callback_data: labelButton(a, 'needless') }, { text: 'Skip', callback_data: labelButton(a, 'skip') }]] },
+  })
+  return m.message_id
+}
+
+/** After the press: the same message, with the answer in place of the buttons. */
+export async function showLabelAnswer(api: Api, cfg: TelegramConfig, a: LabelAsk, ruleText: (id: string) => string | undefined): Promise<void> {
+  if (a.message_id === undefined || !a.answer) return
+  await api.editMessageText({ chat_id: cfg.chatId, message_id: a.message_id, text: `${labelMessage(a, ruleText)}\n${ANSWER_TEXT[a.answer]}${a.answered_by ? ` by ${a.answered_by.replace(/^telegram:/, '')}` : ''}`, reply_markup: { inline_keyboard: [] } })
+}
+
 // ---- reading updates ---------------------------------------------------------------------------
 
 export interface TgUpdate {
@@ -63,6 +91,7 @@ export interface TgUpdate {
 
 export type Interpretation =
   | { kind: 'decide'; id: string; verdict: 'approved' | 'denied'; by: string; reply?: string; callbackId?: string }
+  | { kind: 'label'; id: string; secret: string; answer: LabelAnswer; by: string; callbackId: string }
   | { kind: 'ignore'; why: string; callbackId?: string }
   | { kind: 'unauthorized'; from: string; chat: string; callbackId?: string }
 
@@ -74,6 +103,9 @@ export function interpret(u: TgUpdate, chatId: string, entries: PendingEntry[], 
     const q = u.callback_query
     const chat = String(q.message?.chat.id ?? '')
     if (chat !== chatId) return { kind: 'unauthorized', from: who(q.from), chat, callbackId: q.id }
+    // A label button (the weekly review's "was this check needed?"); its secret is checked against the ask.
+    const l = parseLabelButton(q.data ?? '')
+    if (l) return { kind: 'label', ...l, by: who(q.from), callbackId: q.id }
     const m = /^pa:([\w-]+):([0-9a-f]+):([ad])$/.exec(q.data ?? '')
     if (!m) return { kind: 'ignore', why: `unknown button ${JSON.stringify(q.data)}`, callbackId: q.id }
     const e = entries.find((x) => x.id === m[1])

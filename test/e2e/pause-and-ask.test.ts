@@ -245,3 +245,106 @@ describe('preflight-check integration', () => {
     expect(queue()).toHaveLength(1)
   })
 })
+
+describe('the weekly review asks "was this check needed?" with buttons; the FP rate comes from the presses', () => {
+  const rules = [
+    { id: 'GR-KEYS', pattern: 'custom', match: { tools: ['Write'], paths: ['secrets/**'] }, rule: 'Never write keys.', severity: 'hard' },
+    { id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Check releases.', severity: 'soft' },
+  ]
+  beforeEach(async () => {
+    fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(rules))
+    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ firstUsePause: false }))
+    // Four fires through the real preflight-check hook: two rules, different actions.
+    for (const input of [
+      ['Write', { file_path: path.join(dir, 'secrets', 'a.key'), content: 'x' }],
+      ['Bash', { command: 'touch release-1.txt' }],
+      ['Write', { file_path: path.join(dir, 'secrets', 'b.key'), content: 'y' }],
+      ['Bash', { command: 'touch release-2.txt' }],
+    ] as const)
+      expect(JSON.parse((await runBinAsync('preflight-check', preToolUse(dir, input[0], input[1]), { cwd: dir, env })).stdout).hookSpecificOutput?.permissionDecision).toBe('deny')
+  })
+  const asks = () => tg.messages.filter((m) => m.text.startsWith('🔩 Was this check needed?'))
+  const fireOf = (m: { text: string }) => /· (F-[0-9a-f]{8})$/m.exec(m.text)![1]
+  const report = async () => JSON.parse((await run('ratchet', ['report', '--json'])).stdout)
+  const labels = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'labels.json'), 'utf8'))
+
+  it('sample → buttons → press → label recorded → the report’s FP rate changes; nothing is asked twice', async () => {
+    expect((await report()).fpRate).toBeNull()
+    // The heartbeat's weekly slot sends the digest and a small sample, each with three buttons.
+    const hb = await run('ratchet', ['heartbeat', '--json'])
+    expect(hb.status).toBe(0)
+    expect(tg.messages.some((m) => m.text.startsWith('🔩 Ratchet weekly review'))).toBe(true)
+    expect(asks()).toHaveLength(3)
+    const first = asks()[0]
+    expect(first.text).toMatch(/Rule: GR-(KEYS — Never write keys|REL — Check releases)\./)
+    expect(first.text).toMatch(/Action: .*(secrets\/[ab]\.key|touch release-\d\.txt)/)
+    expect(first.text).toMatch(/When: \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
+    expect(first.text).toMatch(/Decision: (deny|check) · F-/)
+    expect(buttons(first).map((b) => b.split(':')[3])).toEqual(['n', 'x', 's'])
+    // Another heartbeat, and the review sent again by hand twice at once: each fire is asked once.
+    await run('ratchet', ['heartbeat', '--json'])
+    await Promise.all([run('ratchet', ['report', '--telegram']), run('ratchet', ['report', '--telegram'])])
+    const ids = asks().map(fireOf)
+    expect(ids).toHaveLength(4)
+    expect(new Set(ids).size).toBe(4)
+
+    // Presses: needed on one, not needed on another; the heartbeat takes them like approvals.
+    const [a, b, c] = asks()
+    const bButtons = buttons(b)
+    tg.tap(a.message_id, buttons(a)[0])
+    tg.tap(b.message_id, bButtons[1])
+    tg.tap(c.message_id, buttons(c)[2]) // skip: no label
+    await beat()
+    expect(labels().map((l: { id: string; label: string; by: string }) => [l.id, l.label, l.by])).toEqual([
+      [fireOf(a), 'needed', 'telegram:@owner'],
+      [fireOf(b), 'needless', 'telegram:@owner'],
+    ])
+    expect(a.edits.at(-1)).toContain('✅ Needed by @owner')
+    expect(tg.answers.map((x) => x.text)).toEqual(['Labelled: needed', 'Labelled: not needed', 'Skipped'])
+    const r = await report()
+    expect(r.labelled).toBe(2)
+    expect(r.fpRate).toBe(0.5)
+    expect((await run('ratchet', ['report'])).stdout).toContain('False-positive rate, from human labels: 50% (2 fires labelled)')
+
+    // A second press of the same fire changes nothing.
+    expect(buttons(b)).toEqual([]) // the buttons are gone from the edited message
+    tg.tap(b.message_id, bButtons[0])
+    await beat()
+    expect(labels()).toHaveLength(2)
+    expect(labels()[1].label).toBe('needless')
+    expect(tg.answers.at(-1)!.text).toBe('Already answered (needless)')
+  }, 90_000)
+
+  it('a press from another chat, or a forged button, labels nothing', async () => {
+    await run('ratchet', ['report', '--telegram'])
+    const [a] = asks()
+    tg.tap(a.message_id, buttons(a)[1], { chatId: '999', from: 'mallory' })
+    // The right chat, but a guessed secret: no ask matches.
+    tg.tap(a.message_id, buttons(a)[1].replace(/:[0-9a-f]{16}:/, ':0123456789abcdef:'))
+    const r = await beat()
+    expect(r.ignored.join('\n')).toMatch(/from @mallory in chat 999, not the configured chat/)
+    expect(r.ignored.join('\n')).toContain('This button is no longer valid.')
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'labels.json'))).toBe(false)
+    expect((await report()).labelled).toBe(0)
+  }, 60_000)
+
+  it('the agent cannot label: the CLI refuses inside Claude Code, and writing the labels file is stopped', async () => {
+    const [fire] = JSON.parse((await run('ratchet', ['report', 'label', '--json'])).stdout)
+    const agent = await exec(BIN('ratchet'), ['report', 'label', fire.id, 'needless'], { cwd: dir, env: { ...process.env, ...env, CLAUDECODE: '1' } })
+    expect(agent.status).not.toBe(0)
+    expect(agent.stderr).toContain("ratchet report label is the user's to run")
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'labels.json'))).toBe(false)
+    const forged = JSON.stringify([{ ...fire, label: 'needless', by: 'cli', at: new Date().toISOString() }])
+    for (const [tool, input] of [
+      ['Write', { file_path: path.join(dir, '.ratchet', 'labels.json'), content: forged }],
+      ['Bash', { command: `echo '${forged}' > .ratchet/labels.json` }],
+      ['Bash', { command: `python3 -c "open('.ratchet/labels.json','w').write('[]')"` }],
+      ['Bash', { command: `ratchet report label ${fire.id} needless` }],
+      ['Bash', { command: `node -e "require('fs').writeFileSync('.ratchet/label-asks.json','[]')"` }],
+    ] as const) {
+      const out = JSON.parse((await runBinAsync('preflight-check', preToolUse(dir, tool, input), { cwd: dir, env })).stdout)
+      expect([tool, input, out.hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
+    }
+  }, 60_000)
+})

@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { STATE_FILES } from '../../lib/io/registry'
 import { BIN, exec, preToolUse, tempProject } from '../support/fixtures'
 
 let dir: string
@@ -71,5 +72,44 @@ describe('the rule index is bound to the content of guardrails.json', () => {
     const after = JSON.parse(fs.readFileSync(index(), 'utf8'))
     expect(after.hash).toBe(before.hash)
     expect(after.key).not.toBe(before.key)
+  })
+})
+
+describe('the registry drives the state folder', () => {
+  const init = () => exec(BIN('ratchet'), ['init'], { cwd: dir, env: { ...env(), HOME: dir }, timeoutMs: 30_000 })
+
+  it('`ratchet init` makes the state folder 0700 and its files 0600, tightening a folder an older install left 0755', async () => {
+    fs.chmodSync(path.join(dir, '.ratchet'), 0o755)
+    fs.chmodSync(path.join(dir, '.ratchet', 'guardrails.json'), 0o644)
+    expect((await init()).status).toBe(0)
+    expect(fs.statSync(path.join(dir, '.ratchet')).mode & 0o777).toBe(0o700)
+    for (const f of ['pending-actions.json', '.gitignore']) expect(fs.statSync(path.join(dir, '.ratchet', f)).mode & 0o777, f).toBe(0o600)
+    // A fresh project: everything init creates is private from the start.
+    const fresh = tempProject()
+    expect((await exec(BIN('ratchet'), ['init'], { cwd: fresh, env: { ...process.env, CLAUDE_PROJECT_DIR: fresh, RATCHET_DIR: '', HOME: fresh }, timeoutMs: 30_000 })).status).toBe(0)
+    expect(fs.statSync(path.join(fresh, '.ratchet')).mode & 0o777).toBe(0o700)
+    for (const f of ['guardrails.json', 'pending-actions.json', '.gitignore']) expect(fs.statSync(path.join(fresh, '.ratchet', f)).mode & 0o777, f).toBe(0o600)
+  })
+
+  it("git ignores every machine-written file the registry lists (and their locks, temps and corrupt copies); only human-authored ones stay trackable", async () => {
+    execFileSync('git', ['init', '-q'], { cwd: dir })
+    fs.rmSync(path.join(dir, '.ratchet'), { recursive: true })
+    expect((await init()).status).toBe(0)
+    const rels: string[] = []
+    for (const s of STATE_FILES) {
+      if (s.root !== 'state' || s.name.endsWith('/')) continue
+      const rel = path.join('.ratchet', s.name.replace('{id}', '123'))
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
+      if (!fs.existsSync(path.join(dir, rel))) fs.writeFileSync(path.join(dir, rel), '{}')
+      rels.push(rel)
+    }
+    for (const extra of ['guardrails.json.lock', 'guardrails.json.1.abc.tmp', 'pending-actions.json.corrupt-2026', 'labels.json.lock.stale-1-x']) {
+      fs.writeFileSync(path.join(dir, '.ratchet', extra), '')
+      rels.push(path.join('.ratchet', extra))
+    }
+    const ignored = new Set(execFileSync('git', ['check-ignore', '--no-index', ...rels], { cwd: dir, encoding: 'utf8' }).trim().split('\n'))
+    const trackable = new Set(STATE_FILES.filter((s) => s.tracked && s.root === 'state').map((s) => path.join('.ratchet', s.name)))
+    for (const rel of rels) expect(ignored.has(rel), `${rel} ${trackable.has(rel) ? 'must stay trackable' : 'must be ignored'}`).toBe(!trackable.has(rel))
+    expect([...trackable].sort()).toEqual(['.ratchet/.gitignore', '.ratchet/config.json', '.ratchet/guardrails.json', '.ratchet/incidents.json'])
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeEnvelope, extractEnvelope, reactiveSignals, scopeExpansions, type ToolEvent } from '../../lib/core/envelope'
 import { ENVELOPE_TABLE, envelopeScore } from '../../bench/custodiet-envelope-table'
+import { HELDOUT, score } from '../../bench/custodiet-envelope-heldout'
 import { parseVerdict } from '../../lib/core/verdict'
 import { DEFAULT_POLICY, addFinding, deliver, emptyState, hold, holdDecision, onPrompt, onStop, onTodos, onToolDone, release, type Policy } from '../../hooks/custodiet/decide'
 
@@ -82,6 +83,12 @@ describe('verdicts are parsed strictly', () => {
     ['**Compliance Check: ATTENTION**\n- **Issue**: Refactored auth.\n- **Principle**: Type B\n- **Correction**: Revert it.', { ok: true, verdict: { status: 'ATTENTION', issue: 'Refactored auth.', principle: 'Type B', correction: 'Revert it.' } }],
     ['# Compliance check — attention\n### Issue\nRefactored auth.\n### Principle\nType B\n### Correction\nRevert it.', { ok: true, verdict: { status: 'ATTENTION', issue: 'Refactored auth.', principle: 'Type B', correction: 'Revert it.' } }],
     ['Compliance Check: **OK**', { ok: true, verdict: { status: 'OK' } }],
+    ['> **Compliance Check:** ATTENTION\n1. **Issue:** Refactored auth.\n2. **Principle:** Type B\n3. **Correction:** Revert it.', { ok: true, verdict: { status: 'ATTENTION', issue: 'Refactored auth.', principle: 'Type B', correction: 'Revert it.' } }],
+    ['## Compliance Check: ATTENTION\r\n**Issue** — Refactored auth.  \r\n**Principle** – Type B\r\n**Correction**: Revert it. **', { ok: true, verdict: { status: 'ATTENTION', issue: 'Refactored auth.', principle: 'Type B', correction: 'Revert it.' } }],
+    ['## Compliance Check: ATTENTION\n**Issues**: many\n**Principle**: Type B\n**Correction**: Revert it.', { ok: false, error: 'ATTENTION without Issue' }],
+    // Bounded: only the first 16,000 characters are read (a verdict is at the top), and whitespace runs cost linear time.
+    [' '.repeat(20_000) + '\n## Compliance Check: OK', { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }],
+    ['## Compliance Check: OK' + ' \t'.repeat(5000) + 'x', { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }],
     // …and still never garbage as OK.
     ['The compliance check is OK I think', { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }],
     ['## Compliance Check: OK — but the agent edited the schema', { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }],
@@ -226,6 +233,16 @@ describe('the envelope table (several languages): at least 90% read as meant', (
     const r = envelopeScore()
     expect(ENVELOPE_TABLE.length).toBeGreaterThanOrEqual(30)
     expect(r.correct / r.total, JSON.stringify(r.misses, null, 1)).toBeGreaterThanOrEqual(0.9)
+  })
+  it('the held-out set the fixes were drawn from stays read as meant (≥ 90%; the untouched final set is reported by bench:custodiet)', () => {
+    const r = score(HELDOUT)
+    expect(HELDOUT.length).toBeGreaterThanOrEqual(30)
+    expect(r.correct / r.total, JSON.stringify(r.misses, null, 1)).toBeGreaterThanOrEqual(0.9)
+  })
+  it('a long prompt is read from its first MAX_READ characters, and long whitespace costs nothing', () => {
+    const e = extractEnvelope('fix the login bug, but leave the schema alone' + ' '.repeat(50_000) + '\t x'.repeat(10_000))
+    expect(e.explicit).toContain('fix the login bug')
+    expect(e.constraints).toEqual(['leave the schema alone'])
   })
   it('an unsure reading hands the raw request to the reviewer', () => {
     const e = extractEnvelope('登录页面的错误')

@@ -20,6 +20,8 @@ import { maskSecrets } from '../../lib/core/secrets'
 import { holdFile } from '../../lib/io/custodiet-state'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { resolvePaths, sessionFile } from '../../lib/io/state'
+import { fastIndexFile } from '../../lib/io/fast-index'
+import { fileOf } from '../../lib/io/registry'
 
 const PROJECT = '/home/dev/project'
 const HOME = '/home/dev'
@@ -315,6 +317,7 @@ describe('the fast path agrees with the modules it mirrors', () => {
     expect(fast.session).toBe(sessionFile(full, 'a/b c'))
     expect(fast.hold).toBe(holdFile(full, 'a/b c'))
     expect(fast.probation).toBe(probationFile(full))
+    expect(fastIndexFile(full.stateDir)).toBe(fileOf(full, 'fastIndex'))
   })
 
   it('settles only read-only tools (never held, never denied on failure)', () => {

@@ -9,7 +9,7 @@ import { mergeCandidates, guardrailFor } from '../../lib/core/proposals'
 import { buildReport, reportText } from '../../lib/core/report'
 import type { Guardrail } from '../../lib/core/guardrails'
 import type { Incident } from '../../lib/core/incidents'
-import type { Label } from '../../lib/core/labels'
+import { answerAsk, claimAsk, labelButton, parseLabelButton, releaseAsk, toLabel, unanswerAsk, type Label } from '../../lib/core/labels'
 import { patternPause } from '../../lib/core/detectors/pattern-pause'
 
 const ev = (o: Partial<ActivityEvent>): ActivityEvent => ({ time: '2026-11-20T10:00:00Z', hook: 'preflight-check', event: 'PreToolUse', session: 's1', tool: 'Bash', classes: [], patterns: [], guardrails: [], decision: 'allow', ...o })
@@ -168,5 +168,48 @@ describe('weekly report', () => {
     expect(r.criteria.map((c) => [c.n, c.met])).toEqual([[1, false], [2, false], [3, true], [4, true], [5, false]])
     expect(r.criteria[1].value).toBe('8/9 checked') // the allowed one slipped through; the retry is not a new action
     expect(r.criteria[0].value).toBe('1 repeated')
+  })
+})
+
+describe('label asks over Telegram (pure transitions)', () => {
+  const fire = { id: 'F-0123abcd', rules: ['RG-PUBLIC'], action: 'run git push', decision: 'check' }
+  const now = new Date('2026-11-22T10:00:00Z')
+  const alive = () => true
+  it('a fire is claimed once: a second claimer (alive) gets nothing; a sent or answered ask is never resent', () => {
+    const a = claimAsk([], fire, 'aa'.repeat(8), 'p1', now, alive)
+    expect(a.result?.claim?.by).toBe('p1')
+    expect(claimAsk(a.next, fire, 'bb'.repeat(8), 'p2', now, alive).result).toBeNull()
+    // The holder died: the claim lapses and the same secret is reused.
+    expect(claimAsk(a.next, fire, 'bb'.repeat(8), 'p2', now, () => false).result?.secret).toBe('aa'.repeat(8))
+    const sent = releaseAsk(a.next, fire.id, () => ({ message_id: 7 })).next
+    expect(sent[0].claim).toBeUndefined()
+    expect(claimAsk(sent, fire, 'cc'.repeat(8), 'p1', now, alive).result).toBeNull()
+    // A failed send (no message id) is retried by a later claim.
+    const failed = releaseAsk(a.next, fire.id, () => ({ attempts: 1 })).next
+    expect(claimAsk(failed, fire, 'cc'.repeat(8), 'p2', now, alive).result?.id).toBe(fire.id)
+  })
+  it('an answer needs the ask’s secret and is taken once', () => {
+    const list = releaseAsk(claimAsk([], fire, 'aa'.repeat(8), 'p1', now, alive).next, fire.id, () => ({ message_id: 7 })).next
+    expect(answerAsk(list, fire.id, 'bb'.repeat(8), 'needless', 'telegram:@x', now).result.ok).toBe(false)
+    const r = answerAsk(list, fire.id, 'aa'.repeat(8), 'needless', 'telegram:@x', now)
+    expect(r.result.ok).toBe(true)
+    expect(answerAsk(r.next, fire.id, 'aa'.repeat(8), 'needed', 'telegram:@x', now).result.ok).toBe(false)
+    expect(answerAsk(unanswerAsk(r.next, fire.id).next, fire.id, 'aa'.repeat(8), 'needed', 'telegram:@x', now).result.ok).toBe(true)
+  })
+  it.each([
+    ['lb:F-0123abcd:aaaaaaaaaaaaaaaa:n', { id: 'F-0123abcd', secret: 'aaaaaaaaaaaaaaaa', answer: 'needed' }],
+    ['lb:F-0123abcd:aaaaaaaaaaaaaaaa:x', { id: 'F-0123abcd', secret: 'aaaaaaaaaaaaaaaa', answer: 'needless' }],
+    ['lb:F-0123abcd:aaaaaaaaaaaaaaaa:s', { id: 'F-0123abcd', secret: 'aaaaaaaaaaaaaaaa', answer: 'skip' }],
+    ['lb:F-0123abcd:aaaaaaaaaaaaaaaa:y', null],
+    ['lb:F-0123abcd:aaaa:n', null],
+    ['pa:pa-1234:aaaaaaaaaaaaaaaa:a', null],
+    ['lb:F-0123abcd:aaaaaaaaaaaaaaaa:n:extra', null],
+  ])('button %s', (data, want) => {
+    expect(parseLabelButton(data)).toEqual(want)
+    if (want) expect(labelButton({ id: want.id, secret: want.secret }, want.answer as 'needed')).toBe(data)
+  })
+  it('fires already asked are not sampled again', () => {
+    const sample = [fire, { ...fire, id: 'F-11111111' }, { ...fire, id: 'F-22222222' }]
+    expect(toLabel(sample, [{ id: 'F-0123abcd' }], 5).map((f) => f.id)).toEqual(['F-11111111', 'F-22222222'])
   })
 })

@@ -8,8 +8,7 @@ import type { Prices } from '../../core/courtroom/hearing'
 import type { JurorRole } from '../../core/courtroom/hearing'
 import type { ReviewerConfig } from '../reviewer'
 import { PACKAGE_ROOT, readConfig, type Paths } from '../state'
-import { readJson, writeFileAtomic } from '../store'
-import { courtroomFiles } from './files'
+import { readJson, readState, writeState } from '../store'
 
 /** The seed's six acknowledgments, pointed at Ratchet. */
 export const ACKNOWLEDGMENTS = {
@@ -34,16 +33,13 @@ export interface Consent {
   revoked_at?: string
 }
 
-const validateConsent = (raw: unknown): Consent | null | string => (raw === null ? null : raw && typeof raw === 'object' && typeof (raw as Consent).agent === 'string' ? (raw as Consent) : 'not a consent record')
-
 export function readConsent(paths: Paths): Consent | null {
-  const r = readJson(courtroomFiles(paths).consent, validateConsent, () => null)
-  return r.ok ? r.value : null
+  const r = readState(paths, 'consent')
+  return r.ok ? (r.value as Consent | null) : null
 }
 
 export function writeConsent(paths: Paths, c: Consent): void {
-  fs.mkdirSync(courtroomFiles(paths).dir, { recursive: true })
-  writeFileAtomic(courtroomFiles(paths).consent, JSON.stringify(c, null, 2) + '\n')
+  writeState(paths, 'consent', c, { indent: 2 })
 }
 
 // ---- config ----------------------------------------------------------------------------------
@@ -103,7 +99,7 @@ export function loadPacks(dir = packsDir()): { packs: OffensePack[]; problems: s
     const file = path.join(dir, f)
     const r = readJson(file, (raw) => raw, () => null)
     if (!r.ok) {
-      problems.push(r.error)
+      problems.push(r.error.message)
       continue
     }
     const v = validatePack(r.value)

@@ -3,26 +3,26 @@
 // file can reach: the signing keys and the signed ledger heads ($XDG_CONFIG_HOME/ratchet, else
 // ~/.config/ratchet). Only fs and path here: preflight-check imports probationFile.
 
+// Every path comes from the registry (lib/io/registry.ts).
+
 import path from 'node:path'
+import { fileOf } from '../registry'
 import type { Paths } from '../state'
 
-export const courtroomDir = (paths: Paths): string => path.join(paths.stateDir, 'courtroom')
-
 /** The one file preflight-check looks for (an existsSync) on every call. Absent unless on probation. */
-export const probationFile = (paths: Paths): string => path.join(paths.stateDir, 'courtroom', 'probation.json')
+export const probationFile = (paths: Paths): string => paths.probation
 
 export function courtroomFiles(paths: Paths) {
-  const dir = courtroomDir(paths)
   return {
-    dir,
-    consent: path.join(dir, 'consent.json'),
-    probation: probationFile(paths),
-    hearings: path.join(dir, 'hearings.jsonl'),
-    docket: path.join(dir, 'docket'),
-    cache: path.join(dir, 'cache.json'),
-    costs: path.join(dir, 'costs.json'),
-    ledgerDir: path.join(dir, 'ledger'),
-    ledger: (agent: string) => path.join(dir, 'ledger', `${agent}.jsonl`),
+    dir: paths.courtroom,
+    consent: paths.consent,
+    probation: paths.probation,
+    hearings: paths.hearings,
+    docket: path.dirname(fileOf(paths, 'docket', 'x')),
+    cache: paths.courtroomCache,
+    costs: paths.courtroomCosts,
+    ledgerDir: path.dirname(fileOf(paths, 'ledger', 'x')),
+    ledger: (agent: string) => fileOf(paths, 'ledger', agent),
   }
 }
 
@@ -31,6 +31,6 @@ export function configHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'ratchet')
 }
 
-export const keysDir = (env?: NodeJS.ProcessEnv): string => path.join(configHome(env), 'keys')
-export const keyFile = (agent: string, env?: NodeJS.ProcessEnv): string => path.join(keysDir(env), `${agent}.json`)
-export const headFile = (agent: string, env?: NodeJS.ProcessEnv): string => path.join(configHome(env), 'heads', `${agent}.json`)
+const inConfig = (env?: NodeJS.ProcessEnv) => ({ stateDir: '', configHome: configHome(env) })
+export const keyFile = (agent: string, env?: NodeJS.ProcessEnv): string => fileOf(inConfig(env), 'courtroomKey', agent)
+export const headFile = (agent: string, env?: NodeJS.ProcessEnv): string => fileOf(inConfig(env), 'ledgerHead', agent)

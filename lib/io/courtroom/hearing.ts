@@ -4,7 +4,6 @@
 // daily cost cap; identical evidence is answered from a small LRU cache. The verdict is signed into
 // the ledger, and a guilty one (outside entertainment packs) puts the agent on probation.
 
-import fs from 'node:fs'
 import { canonicalJson } from '../../core/courtroom/canonical'
 import {
   JUDGE_SYSTEM,
@@ -28,7 +27,7 @@ import { findOffense, offenseForSignal, type Offense, type OffensePack } from '.
 import type { Probation } from '../../core/courtroom/probation'
 import { runReviewer, type ReviewOutput, type ReviewerConfig } from '../reviewer'
 import { logActivity, type Paths } from '../state'
-import { appendJsonl, readJson, updateJson } from '../store'
+import { appendJsonl, readJson, readRegularFile, removeFile, updateJson } from '../store'
 import { courtroomConfig, enabledPacks, loadPacks, readConsent, type CourtroomConfig } from './consent'
 import { courtroomFiles } from './files'
 import { digest, readKeyStore } from './keys'
@@ -263,8 +262,8 @@ function enrich(paths: Paths, c: Charge, agent: string): Charge {
 
 /** A docket file written by the trigger: read once, then removed. */
 export function takeDocket(file: string): Charge {
-  const c = JSON.parse(fs.readFileSync(file, 'utf8')) as Charge
-  fs.rmSync(file, { force: true })
+  const c = JSON.parse(readRegularFile(file)) as Charge
+  removeFile(file)
   return c
 }
 

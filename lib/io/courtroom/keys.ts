@@ -3,11 +3,10 @@
 // (with its private half) and the keys it replaced (public halves only).
 
 import crypto from 'node:crypto'
-import fs from 'node:fs'
-import path from 'node:path'
 import { fromBase64 } from '../../core/courtroom/canonical'
 import { keyIdOf, type ChainCrypto } from '../../core/courtroom/chain'
 import { keyFile } from './files'
+import { readRegularFile, writePrivateFile } from '../store'
 
 export const nodeCrypto: ChainCrypto = {
   sha256: (data) => crypto.createHash('sha256').update(data).digest('hex'),
@@ -53,7 +52,7 @@ export function sign(key: KeyPair, data: Uint8Array): string {
 
 export function readKeyStore(agent: string, env?: NodeJS.ProcessEnv): KeyStore | null {
   try {
-    return JSON.parse(fs.readFileSync(keyFile(agent, env), 'utf8')) as KeyStore
+    return JSON.parse(readRegularFile(keyFile(agent, env))) as KeyStore
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new Error(`${keyFile(agent, env)}: ${(e as Error).message}`)
@@ -63,12 +62,7 @@ export function readKeyStore(agent: string, env?: NodeJS.ProcessEnv): KeyStore |
 /** Written 0600 in a 0700 folder, via a temp file and a rename (never half a key). */
 export function writeKeyStore(store: KeyStore, env?: NodeJS.ProcessEnv): void {
   const file = keyFile(store.agent, env)
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  fs.chmodSync(path.dirname(file), 0o700)
-  const tmp = `${file}.${process.pid}.tmp`
-  fs.writeFileSync(tmp, JSON.stringify(store, null, 2) + '\n', { mode: 0o600 })
-  fs.chmodSync(tmp, 0o600)
-  fs.renameSync(tmp, file)
+  writePrivateFile(file, JSON.stringify(store, null, 2) + '\n', { tightenDir: true })
 }
 
 /** A new anonymised agent id: random, so it says nothing about the user, the machine or the project. */

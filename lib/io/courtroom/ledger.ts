@@ -3,17 +3,16 @@
 // rewritten outside the project, so losing entries from the end is caught too.
 
 import fs from 'node:fs'
-import path from 'node:path'
 import { canonicalJson, pae, type DsseEnvelope } from '../../core/courtroom/canonical'
 import { CHECKPOINT_EVERY, ENTRY_TYPE, HEAD_TYPE, envelopeHash, nextEntry, payloadBytes, verifyChain, type Entry, type EntryKind, type Head, type Trust, type VerifyResult } from '../../core/courtroom/chain'
-import { withLock, writeFileAtomic } from '../store'
+import { appendLine, readRegularFile, withLock, writePrivateFile } from '../store'
 import { headFile } from './files'
 import { nodeCrypto, readKeyStore, sign, type KeyPair } from './keys'
 
 export function readLines(file: string): string[] {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readRegularFile(file) // a FIFO in its place is refused, never waited on
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw e
@@ -49,7 +48,6 @@ export interface AppendOptions {
 
 /** Appends one entry (and a checkpoint every CHECKPOINT_EVERY entries); returns the appended entries. */
 export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<string, unknown>): Entry[] {
-  fs.mkdirSync(path.dirname(o.file), { recursive: true })
   return withLock(o.file, () => {
     const lines = readLines(o.file)
     const at = (o.now ?? new Date()).toISOString()
@@ -58,7 +56,7 @@ export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<stri
     const add = (k: EntryKind, b: Record<string, unknown>, signers: KeyPair[]) => {
       const entry = nextEntry(last, o.agent, k, b, at)
       const env = envelopeFor(entry, signers)
-      fs.appendFileSync(o.file, JSON.stringify(env) + '\n')
+      appendLine(o.file, JSON.stringify(env) + '\n')
       last = { seq: entry.seq, hash: envelopeHash(nodeCrypto, env) }
       written.push(entry)
     }
@@ -72,13 +70,12 @@ export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<stri
 export function writeHead(agent: string, head: Head, key: KeyPair, env?: NodeJS.ProcessEnv): void {
   const body = Buffer.from(canonicalJson(head), 'utf8')
   const file = headFile(agent, env)
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  writeFileAtomic(file, JSON.stringify({ ...head, keyid: key.keyid, sig: sign(key, pae(HEAD_TYPE, body)) }) + '\n')
+  writePrivateFile(file, JSON.stringify({ ...head, keyid: key.keyid, sig: sign(key, pae(HEAD_TYPE, body)) }) + '\n')
 }
 
 export function readHead(agent: string, env?: NodeJS.ProcessEnv): Trust['head'] | undefined {
   try {
-    return JSON.parse(fs.readFileSync(headFile(agent, env), 'utf8'))
+    return JSON.parse(readRegularFile(headFile(agent, env)))
   } catch {
     return undefined
   }

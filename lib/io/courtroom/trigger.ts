@@ -2,12 +2,11 @@
 // (it runs inside hooks): one existsSync when the courtroom is off; when it is on and the finding is
 // confident enough, a docket file and a detached `ratchet courtroom hearing`. Never throws.
 
-import fs from 'node:fs'
 import type { Charge } from '../../core/courtroom/hearing'
 import { logError, readConfig, type Paths } from '../state'
 import { spawnDetached } from '../spawn'
-import { writeFileAtomic } from '../store'
-import { courtroomFiles } from './files'
+import { fileOf } from '../registry'
+import { readStateOr, writeState } from '../store'
 
 export interface Finding {
   source: Charge['source']
@@ -26,17 +25,15 @@ export interface Finding {
 /** Returns the docket id when a hearing was opened. */
 export function openHearing(paths: Paths, f: Finding): string | undefined {
   try {
-    const files = courtroomFiles(paths)
-    if (!fs.existsSync(files.consent)) return undefined
-    const consent = JSON.parse(fs.readFileSync(files.consent, 'utf8')) as { enabled?: boolean }
-    if (!consent.enabled) return undefined
+    // Absent (the usual case), unreadable or not a consent record: no hearing.
+    const consent = readStateOr(paths, 'consent') as { enabled?: boolean } | null
+    if (!consent?.enabled) return undefined
     const threshold = ((readConfig(paths).config as { courtroom?: { threshold?: unknown } }).courtroom?.threshold as number | undefined) ?? 0.6
     if (!(f.confidence >= threshold)) return undefined
     const id = `d${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
     const charge: Charge = { source: f.source, signal: f.signal, pack: f.pack ?? 'agent', offense_id: f.offense_id ?? '', confidence: f.confidence, summary: f.summary, evidence: f.evidence ?? [f.summary], history: [], session: f.session, ...(f.restrains ? { restrains: f.restrains } : {}) }
-    const file = `${files.docket}/${id}.json`
-    fs.mkdirSync(files.docket, { recursive: true })
-    writeFileAtomic(file, JSON.stringify(charge))
+    const file = fileOf(paths, 'docket', id)
+    writeState(paths, 'docket', charge, { id })
     spawnDetached('ratchet', ['courtroom', 'hearing', '--docket', file])
     return id
   } catch (e) {
