@@ -26,7 +26,7 @@ import { fingerprint } from '../../lib/core/fingerprint'
 import { mayMatch } from '../../lib/core/rule-index'
 import { maskDeep, maskSecrets } from '../../lib/core/secrets'
 import { readFastIndex } from '../../lib/io/fast-index'
-import { appendJsonl, readRegularFile, setStateRoot, withLock, writeFileAtomic } from '../../lib/io/store'
+import { appendJsonl, readRegularFile, setStateRoot, withLock, writeFileAtomic } from '../../lib/io/store-core'
 import { readStdinSync, stdinIsTerminal } from '../../lib/runtime/stdio'
 
 /** Read-only tools the fast path may settle (all in compose.ts READ_ONLY_TOOLS; a test keeps it so). */

@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { FastIndex } from '../core/rule-index'
-import { readRegularFile, writeFileAtomic } from './store'
+import { readRegularFile, writeFileAtomic } from './store-core'
 
 export const fastIndexFile = (stateDir: string): string => path.join(stateDir, '.guardrails-fast.json')
 
