@@ -51,14 +51,14 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
   const parsed = parseVerdict(text!)
   if (!parsed.ok) {
     // Never taken as OK: logged with the reason, and the answer is not cached.
-    record(paths, session, { at: new Date().toISOString(), trigger, status: 'unparseable', ms: Date.now() - started, note: parsed.error, ...usage, ...late() }, cfg)
-    logFinding(paths, session, trigger, 'unparseable', `${parsed.error}: ${text!.slice(0, 120)}`, 'reviewer')
+    record(paths, session, { at: new Date().toISOString(), trigger, status: 'unparseable', ms: Date.now() - started, note: parsed.error.message, ...usage, ...late() }, cfg)
+    logFinding(paths, session, trigger, 'unparseable', `${parsed.error.message}: ${text!.slice(0, 120)}`, 'reviewer')
     return undefined
   }
   if (!cached) cachePut(paths, key, text!, cfg.cacheTtlMs, 200, Date.now())
-  record(paths, session, { at: new Date().toISOString(), trigger, status: parsed.verdict.status, cached, ms: Date.now() - started, ...usage, ...late() }, cfg)
-  logFinding(paths, session, trigger, parsed.verdict.status, parsed.verdict.status === 'ATTENTION' ? parsed.verdict.issue : '', 'reviewer', undefined, CATEGORY_OF[trigger])
-  return parsed.verdict
+  record(paths, session, { at: new Date().toISOString(), trigger, status: parsed.value.status, cached, ms: Date.now() - started, ...usage, ...late() }, cfg)
+  logFinding(paths, session, trigger, parsed.value.status, parsed.value.status === 'ATTENTION' ? parsed.value.issue : '', 'reviewer', undefined, CATEGORY_OF[trigger])
+  return parsed.value
 }
 
 const estimateUsd = (u: { input_tokens?: number; output_tokens?: number }, cfg: CustodietConfig) => ((u.input_tokens ?? 0) * cfg.price.input + (u.output_tokens ?? 0) * cfg.price.output) / 1e6

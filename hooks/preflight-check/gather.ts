@@ -13,7 +13,7 @@ import { currentBranch, fileStates } from '../../lib/io/git'
 import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
-import { readQueue } from '../../lib/io/queue'
+import { queueEntries } from '../../lib/io/queue'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
 import { homeDir, loadGuardrails, readConfig, readSession, withRuleTexts, type Paths } from '../../lib/io/state'
@@ -43,7 +43,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
     fallback: loaded.origin === 'packaged-fallback',
     session: readSession(paths, payload.session_id),
-    queue: queueFacts(readQueue(paths).entries, fp, payload.session_id),
+    queue: queueFacts(queueEntries(paths), fp, payload.session_id),
     hold: readHold(paths, payload.session_id),
     // The courtroom: nothing of it loads here; its small probation file is read only when it exists.
     probation: fs.existsSync(probationFile(paths)) ? { list: readProbation(paths), moderate: (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask' ? 'ask' : 'check' } : undefined,

@@ -5,7 +5,7 @@
 import type { Decision } from '../../lib/core/decision'
 import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
-import { readQueue } from '../../lib/io/queue'
+import { queueEntries } from '../../lib/io/queue'
 import { evidenceForCall } from '../../lib/io/evidence'
 import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
@@ -55,7 +55,7 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
       const prompt = payload.prompt
       updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
       // Decisions on this session's pauses reach the model before its next turn.
-      const outcomes = takeOutcomes(paths, readQueue(paths).entries, payload.session_id).map(outcomeNote)
+      const outcomes = takeOutcomes(paths, queueEntries(paths), payload.session_id).map(outcomeNote)
       return outcomes.length ? { kind: 'allow', context: outcomes.join('\n') } : { kind: 'allow' }
     }
     case 'PreCompact':

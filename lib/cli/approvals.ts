@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
-import { claimSend, enqueue, readQueue, releaseSend, updateQueue, patchEntry } from '../io/queue'
+import { claimSend, enqueue, queueEntries, readQueue, releaseSend, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
 import { PACKAGE_ROOT, foldFires, logActivity, resolvePaths, type Paths } from '../io/state'
@@ -55,7 +55,7 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
 
   // Notify what has not reached the human yet (and retry earlier failures). Each message is claimed
   // under the queue lock before it is sent, so parallel or slow heartbeats send it once.
-  for (const { id } of readQueue(paths).entries.filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
+  for (const { id } of queueEntries(paths).filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
     const e = claimSend(paths, id, 'notify')
     if (!e) continue
     try {
@@ -74,7 +74,7 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
 
   // Show outcomes on the buttons' message (decisions made here, at the terminal or by timeout) and
   // tell the human after the fact when an informational pause timed out.
-  for (const { id } of readQueue(paths).entries) {
+  for (const { id } of queueEntries(paths)) {
     const shown = claimSend(paths, id, 'outcome')
     if (shown) {
       try {
@@ -102,7 +102,7 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
 
 /** Proposals decided over Telegram: approved → applied to guardrails.json; denied → rejected. */
 function applyProposalDecisions(paths: Paths, report: HeartbeatReport): void {
-  for (const e of readQueue(paths).entries.filter((x) => x.proposal_id && (x.status === 'approved' || x.status === 'denied' || x.status === 'timeout'))) {
+  for (const e of queueEntries(paths).filter((x) => x.proposal_id && (x.status === 'approved' || x.status === 'denied' || x.status === 'timeout'))) {
     try {
       if (e.status === 'approved') applyProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
       else rejectProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
@@ -161,7 +161,7 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
     return
   }
   for (const u of updates) {
-    const entries = readQueue(paths).entries
+    const entries = queueEntries(paths)
     const what = interpret(u, cfg.chatId, entries, replyApproves, replyDenies)
     let answer: string | undefined
     if (what.kind === 'decide') {
@@ -182,7 +182,7 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         }
       } else {
         report.ignored.push(`${u.update_id}: ${res.error.message}`)
-        answer = `Already decided (${readQueue(paths).entries.find((x) => x.id === what.id)?.status ?? 'unknown'})`
+        answer = `Already decided (${queueEntries(paths).find((x) => x.id === what.id)?.status ?? 'unknown'})`
       }
     } else if (what.kind === 'label') {
       // "Was this check needed?": recorded as a human label (pattern-detect owns the flow).
@@ -261,8 +261,9 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
 
 export function pendingList(o: { json?: boolean; all?: boolean }): void {
   const paths = resolvePaths()
-  const { entries, error } = readQueue(paths)
-  if (error) throw new RatchetError('state_corrupt', error)
+  const q = readQueue(paths)
+  if (!q.ok) throw q.error
+  const entries = q.value
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
   if (o.json) return out(JSON.stringify(shown, null, 2))
   if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
@@ -270,7 +271,7 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
 }
 
 export function pendingShow(id: string, o: { json?: boolean }): void {
-  const e = readQueue(resolvePaths()).entries.find((x) => x.id === id)
+  const e = queueEntries(resolvePaths()).find((x) => x.id === id)
   if (!e) throw new RatchetError('not_found', `no pending action ${id} (ratchet pending list --all)`)
   const { secret: _secret, ...visible } = e
   if (o.json) return out(JSON.stringify(visible, null, 2))

@@ -115,9 +115,9 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
   if (payloadArg) {
     const text = fs.readFileSync(payloadArg === '-' ? 0 : payloadArg, 'utf8')
     const p = parsePayload(text)
-    if (!p.ok) throw new RatchetError('usage', `${payloadArg === '-' ? 'stdin' : payloadArg}: ${p.error}`)
-    if (p.payload.hook_event_name !== 'PreToolUse') throw new RatchetError('usage', `explain takes a PreToolUse payload, got ${p.payload.hook_event_name}`)
-    call = p.payload
+    if (!p.ok) throw new RatchetError('usage', `${payloadArg === '-' ? 'stdin' : payloadArg}: ${p.error.message}`)
+    if (p.value.hook_event_name !== 'PreToolUse') throw new RatchetError('usage', `explain takes a PreToolUse payload, got ${p.value.hook_event_name}`)
+    call = p.value
   } else if (o.command !== undefined) call = { tool_name: 'Bash', tool_input: { command: o.command } }
   else if (o.input !== undefined) {
     let input: unknown

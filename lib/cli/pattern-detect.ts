@@ -99,7 +99,9 @@ export async function weeklyReview(paths: Paths, since?: string, askSize = LABEL
   const agg = await mineActivity(paths.activity, since)
   const labels = readLabels(paths)
   const report = buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), labels)
-  const ask = toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), [...labels, ...readAsks(paths)], askSize)
+  // Asked already (sent or answered) is skipped; an ask whose send failed is tried again.
+  const asked = readAsks(paths).filter((a) => a.message_id !== undefined || a.answer)
+  const ask = toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), [...labels, ...asked], askSize)
   return { report, ask }
 }
 

@@ -49,9 +49,9 @@ Examples:
       const look = (): PendingEntry => {
         // Apply due timeouts here too, so waiting works even without a heartbeat running.
         updateQueue(paths, (list) => applyTimeouts(list, new Date()))
-        const { entries, error } = readQueue(paths)
-        if (error) throw new RatchetError('state_corrupt', error)
-        const e = entries.find((x) => x.id === id)
+        const q = readQueue(paths)
+        if (!q.ok) throw q.error
+        const e = q.value.find((x) => x.id === id)
         if (!e) throw new RatchetError('not_found', `no pending action ${id}`)
         return e
       }

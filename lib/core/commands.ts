@@ -209,7 +209,8 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
   }
   if (/^(export|local|declare|typeset|readonly)$/.test(a[0])) {
     // `declare -n r=x`: r is a reference to x, whatever x holds when r is used: not a value we know.
-    const nameref = a.slice(1).some((w) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(w))
+    // (Letters only, then an n among them: two tests, because `[a-zA-Z]*n[a-zA-Z]*` is quadratic — redos test.)
+    const nameref = a.slice(1).some((w) => /^-[a-zA-Z]*$/.test(w) && w.includes('n'))
     a.slice(1).forEach((w, i) => {
       if (!isAssignment(w)) return
       if (nameref) st.vars.delete(w.slice(0, w.indexOf('=')).replace(/\+$/, ''))

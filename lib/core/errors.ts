@@ -6,6 +6,8 @@ export const EXIT_CODES = {
   internal: 1,
   /** Bad arguments or options: the command was not understood. */
   usage: 2,
+  /** A hook's stdin is not a Claude Code hook payload (not JSON, unknown event, a field of the wrong type). */
+  payload_invalid: 2,
   /** An id, session, incident or proposal that does not exist. */
   not_found: 4,
   /** The thing exists but is in the wrong state (already decided, already closed, duplicate id). */
@@ -51,8 +53,16 @@ export class RatchetError extends Error {
   }
 }
 
-/** What a fallible step returns when failing is an expected outcome, not a bug. */
+/**
+ * What a fallible step returns when failing is an expected outcome, not a bug: reading a state file,
+ * parsing a hook payload or a reviewer's verdict, deciding a pending action. One shape everywhere, so a
+ * caller that cannot go on just throws `r.error` (its code picks the exit status) and one that can
+ * shows `r.error.message` (one line naming what and where).
+ */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: RatchetError }
+
+export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value })
+export const fail = (code: ErrorCode, message: string, opts: { file?: string } = {}): { ok: false; error: RatchetError } => ({ ok: false, error: new RatchetError(code, message, opts) })
 
 /** One line, never a stack: what went wrong, for the person at the terminal (or the agent). */
 export function oneLine(e: unknown): { line: string; exitCode: number; internal: boolean } {

@@ -5,6 +5,7 @@
 import * as z from 'zod/mini'
 import { Minimatch } from 'minimatch'
 import path from 'node:path'
+import { issueMessage } from './payloads'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
 import { addCommandGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
@@ -75,7 +76,7 @@ export function validateGuardrails(raw: unknown): LoadedRules {
     const tuning = entry && typeof entry === 'object' && /^RG-/.test(String((entry as { id?: unknown }).id)) && !('pattern' in entry) && !('rule' in entry)
     const r = (tuning ? TuningSchema() : GuardrailSchema()).safeParse(entry)
     if (!r.success) {
-      for (const issue of r.error.issues.slice(0, 3)) problems.push({ where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, message: issue.message })
+      for (const issue of r.error.issues.slice(0, 3)) problems.push({ where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, message: issueMessage(issue) })
       return
     }
     const g = r.data as Guardrail

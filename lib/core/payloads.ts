@@ -3,6 +3,7 @@
 // zod/mini keeps the hook bundles small: full zod costs ~70 ms of start-up, zod/mini ~1 ms.
 
 import * as z from 'zod/mini'
+import { fail, ok, type Result } from './errors'
 
 // Built on demand, one event at a time: constructing all twelve schemas up front costs a few ms of
 // start-up on every tool call, and a hook only ever sees one event.
@@ -46,29 +47,41 @@ export function payloadSchema<E extends HookEvent>(event: E): ReturnType<Factori
   return s as ReturnType<Factories[E]>
 }
 
-/** One line naming the first problem, e.g. `tool_input: expected record, received string`. */
-export function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+type Issue = { path: readonly PropertyKey[]; message: string; code?: string; expected?: unknown; values?: readonly unknown[]; input?: unknown }
+
+/**
+ * What is wrong with one field. zod/mini ships no messages (loading its locale costs start-up), so each
+ * issue says only "Invalid input": say what was expected instead, from the issue's own data.
+ */
+export function issueMessage(i: Issue): string {
+  if (i.message && i.message !== 'Invalid input') return i.message
+  if (i.code === 'invalid_type' && i.expected) return `expected ${String(i.expected)}`
+  if (i.code === 'invalid_value' && i.values) return `expected one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
+  if (i.code === 'unrecognized_keys') return 'unknown key'
+  return i.message || 'invalid'
+}
+
+/** One line naming the first problems, e.g. `tool_input: expected record`. */
+export function describeIssues(error: { issues: readonly Issue[] }): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${issueMessage(i)}`)
     .join('; ')
 }
 
-export type ParsedPayload = { ok: true; payload: HookPayload } | { ok: false; error: string }
-
-export function parsePayload(text: string): ParsedPayload {
+/** The payload, or a payload_invalid error whose one-line message names the field. */
+export function parsePayload(text: string): Result<HookPayload> {
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (e) {
     const msg = text.trim() ? (e as Error).message : 'stdin was empty'
-    return { ok: false, error: `stdin is not a JSON hook payload (${msg})` }
+    return fail('payload_invalid', `stdin is not a JSON hook payload (${msg})`)
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: 'stdin is not a JSON object' }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('payload_invalid', 'stdin is not a JSON object')
   const event = (raw as { hook_event_name?: unknown }).hook_event_name
-  if (typeof event !== 'string' || !(event in factories))
-    return { ok: false, error: `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event` }
+  if (typeof event !== 'string' || !(event in factories)) return fail('payload_invalid', `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event`)
   const r = payloadSchema(event as HookEvent).safeParse(raw)
-  if (!r.success) return { ok: false, error: `${event} payload: ${describeIssues(r.error)}` }
-  return { ok: true, payload: r.data as HookPayload }
+  if (!r.success) return fail('payload_invalid', `${event} payload: ${describeIssues(r.error)}`)
+  return ok(r.data as HookPayload)
 }

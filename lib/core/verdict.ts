@@ -9,8 +9,9 @@
 //   **Principle**: [axiom/heuristic number and name]
 //   **Correction**: [what to do instead]
 
+import { fail, ok, type Result } from './errors'
+
 export type Verdict = { status: 'OK' } | { status: 'ATTENTION'; issue: string; principle: string; correction: string }
-export type ParsedVerdict = { ok: true; verdict: Verdict } | { ok: false; error: string }
 
 // The heading and the fields in the markdown variants models actually write: "## Compliance Check: OK",
 // "**Compliance Check: ATTENTION**", "# Compliance check — attention"; "**Issue**: …", "**Issue:** …",
@@ -70,20 +71,22 @@ function clean(s: string): string | undefined {
   return s.slice(a, b) || undefined
 }
 
-export function parseVerdict(text: string): ParsedVerdict {
+/** The verdict, or a `reviewer` error saying why the answer is not one (never taken as OK). */
+export function parseVerdict(text: string): Result<Verdict> {
+  const bad = (why: string) => fail('reviewer', why)
   const lines = text.slice(0, MAX_VERDICT).split(/\r?\n/)
   const heads = lines.map(headingWord).filter((w): w is string => w !== undefined)
-  if (!heads.length) return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
-  if (heads.length > 1) return { ok: false, error: 'more than one verdict heading' }
+  if (!heads.length) return bad('no "## Compliance Check: OK|ATTENTION" heading')
+  if (heads.length > 1) return bad('more than one verdict heading')
   const status = heads[0].toUpperCase()
-  if (status !== 'OK' && status !== 'ATTENTION') return { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }
+  if (status !== 'OK' && status !== 'ATTENTION') return bad('no "## Compliance Check: OK|ATTENTION" heading')
   const issue = field(lines, 'Issue')
-  if (status === 'OK') return issue ? { ok: false, error: 'OK that also names an issue (ambiguous)' } : { ok: true, verdict: { status: 'OK' } }
+  if (status === 'OK') return issue ? bad('OK that also names an issue (ambiguous)') : ok({ status: 'OK' })
   const principle = field(lines, 'Principle')
   const correction = field(lines, 'Correction')
   const missing = [!issue && 'Issue', !principle && 'Principle', !correction && 'Correction'].filter(Boolean)
-  if (missing.length) return { ok: false, error: `ATTENTION without ${missing.join(', ')}` }
-  return { ok: true, verdict: { status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! } }
+  if (missing.length) return bad(`ATTENTION without ${missing.join(', ')}`)
+  return ok({ status: 'ATTENTION', issue: issue!, principle: principle!, correction: correction! })
 }
 
 export function formatVerdict(v: Verdict): string {

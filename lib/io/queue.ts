@@ -5,11 +5,17 @@
 import { claimSend as claim, newEntry, releaseSend as release, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
 import { processAlive, processTag, readState, updateState } from './store'
 import type { Paths } from './state'
+import type { Result } from '../core/errors'
 
-/** The queue; `error` (naming the file and field) when it cannot be read, with no entries. */
-export function readQueue(paths: Paths): { entries: PendingEntry[]; error?: string } {
+/** The queue, or the error (naming the file and field) when it cannot be read: for callers that must say so. */
+export function readQueue(paths: Paths): Result<PendingEntry[]> {
+  return readState(paths, 'pending')
+}
+
+/** The queue's entries; none when it cannot be read (a hook goes on: its decision never relies on an approval it cannot see). */
+export function queueEntries(paths: Paths): PendingEntry[] {
   const r = readState(paths, 'pending')
-  return r.ok ? { entries: r.value } : { entries: [], error: r.error.message }
+  return r.ok ? r.value : []
 }
 
 export function updateQueue<R>(paths: Paths, change: (list: PendingEntry[]) => { next: PendingEntry[]; result: R }): R {

@@ -58,10 +58,10 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
     const text = await io.readStdin()
     const parsed = parsePayload(text)
     if (!parsed.ok) {
-      const line = `ratchet ${spec.name}: ${parsed.error}`
+      const line = `ratchet ${spec.name}: ${parsed.error.message}`
       return spec.onMalformed === 'block' ? renderBlockingError(`${line}; blocked to be safe`) : renderNotice(line)
     }
-    payload = parsed.payload
+    payload = parsed.value
     if (!spec.events.includes(payload.hook_event_name)) return renderNotice(`ratchet ${spec.name}: ignoring ${payload.hook_event_name} (handles ${spec.events.join(', ')})`)
     return render(payload.hook_event_name, await spec.handle(payload))
   })()

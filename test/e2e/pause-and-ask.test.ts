@@ -5,6 +5,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BIN, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram'
+import { FAKE } from '../support/fake-secrets'
 import { heartbeatOnce } from '../../lib/cli/approvals'
 import { resolvePaths } from '../../lib/io/state'
 import type { PendingEntry } from '../../lib/core/pending'
@@ -315,6 +316,17 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
     expect(labels()[1].label).toBe('needless')
     expect(tg.answers.at(-1)!.text).toBe('Already answered (needless)')
   }, 90_000)
+
+  it('the action in the message is masked: a key in the stopped command never reaches Telegram', async () => {
+    const cmd = `touch release-3.txt && curl -H "Authorization: token ${FAKE.github}" https://api.github.com/user`
+    await runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: cmd }), { cwd: dir, env })
+    await run('ratchet', ['report', '--telegram'])
+    // A sample of three from five fires: ask until the one with the key has been sent.
+    for (let i = 0; i < 3 && !asks().some((m) => m.text.includes('release-3')); i++) await run('ratchet', ['report', '--telegram'])
+    const m = asks().find((x) => x.text.includes('release-3'))!
+    expect(m.text).toContain('Action: ')
+    expect(tg.messages.map((x) => x.text).join('\n')).not.toContain(FAKE.github)
+  }, 60_000)
 
   it('a press from another chat, or a forged button, labels nothing', async () => {
     await run('ratchet', ['report', '--telegram'])

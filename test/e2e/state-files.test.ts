@@ -26,6 +26,10 @@ describe('non-regular files are refused, never waited on', () => {
     ['.ratchet/guardrails.json', (p: string) => (fs.rmSync(p), mkfifo(p))],
     ['.ratchet/pending-actions.json', (p: string) => mkfifo(p)],
     ['.ratchet/.guardrails-index.json', (p: string) => mkfifo(p)],
+    // Written, not read, on this call: an append used to block in open(2) until a reader came.
+    ['.ratchet/fires.jsonl', (p: string) => mkfifo(p)],
+    ['.ratchet/sessions/s1.json', (p: string) => (fs.mkdirSync(path.dirname(p), { recursive: true }), mkfifo(p))],
+    ['.ratchet/capabilities.json', (p: string) => mkfifo(p)],
   ])('a FIFO at %s: the hook still decides, in bounded time', async (rel, plant) => {
     plant(path.join(dir, rel))
     const r = await guard('rm -rf build')
@@ -40,6 +44,28 @@ describe('non-regular files are refused, never waited on', () => {
     const r = await guard(`git -C ${other} push --force origin main`)
     expect(r.status).toBe(0)
     expect(decision(r.stdout)).toBe('deny')
+  })
+
+  it('a FIFO at the activity log: every call is refused naming the file (fail closed), never a hang', async () => {
+    mkfifo(path.join(dir, '.ratchet', 'activity.jsonl'))
+    for (const command of ['rm -rf build', 'ls']) {
+      const r = await guard(command)
+      expect(r.status).toBe(0)
+      expect(decision(r.stdout)).toBe('deny')
+      expect(r.stderr).toMatch(/activity\.jsonl is a FIFO, not a regular file: refusing to write it/)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+    }
+  })
+
+  it('doctor names a FIFO at guardrails.json and the queue in one line each, and finishes', async () => {
+    fs.rmSync(path.join(dir, '.ratchet', 'guardrails.json'))
+    mkfifo(path.join(dir, '.ratchet', 'guardrails.json'))
+    mkfifo(path.join(dir, '.ratchet', 'pending-actions.json'))
+    const r = await exec(BIN('ratchet'), ['doctor'], { cwd: dir, env: { ...env(), RATCHET_CLAUDE_BIN: '/bin/false' }, timeoutMs: 60_000 })
+    expect(r.status).toBe(1)
+    expect(r.stdout).toMatch(/✗ guardrails +\S*guardrails\.json is a FIFO, not a regular file/)
+    expect(r.stdout).toMatch(/✗ pending-actions +\S*pending-actions\.json is a FIFO, not a regular file/)
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |internal error/)
   })
 
   it('the CLI names the FIFO in one line instead of hanging', async () => {
@@ -111,5 +137,27 @@ describe('the registry drives the state folder', () => {
     const trackable = new Set(STATE_FILES.filter((s) => s.tracked && s.root === 'state').map((s) => path.join('.ratchet', s.name)))
     for (const rel of rels) expect(ignored.has(rel), `${rel} ${trackable.has(rel) ? 'must stay trackable' : 'must be ignored'}`).toBe(!trackable.has(rel))
     expect([...trackable].sort()).toEqual(['.ratchet/.gitignore', '.ratchet/config.json', '.ratchet/guardrails.json', '.ratchet/incidents.json'])
+  })
+})
+
+describe('a state file with bad content: one line naming the file and the field, nothing lost, nothing let through', () => {
+  const cli = (...args: string[]) => exec(BIN('ratchet'), args, { cwd: dir, env: { ...env(), RATCHET_CLAUDE_BIN: '/bin/false' }, timeoutMs: 60_000 })
+  it.each([
+    ['pending-actions.json', '[{"id":7,"status":"pending","severity":"destructive","action":"x"}]', ['pending', 'list'], 6, /^ratchet: \S*pending-actions\.json: \[0\]\.id: expected a string$/m],
+    ['pending-actions.json', '[{"id":"pa-1","status":"pen', ['pending', 'list'], 6, /^ratchet: \S*pending-actions\.json: not valid JSON/m],
+    ['incidents.json', '[{"id":"INC-001","title":"t","severity":"P9"}]', ['incident', 'list'], 6, /^ratchet: \S*incidents\.json: \[0\]\.severity: expected P1, P2 or P3$/m],
+    ['config.json', '{"checkWindowSeconds":"soon"}', ['doctor'], 1, /✗ config +\S*config\.json: checkWindowSeconds: expected number$/m],
+    ['guardrails.json', '[{"id":7,"pattern":"x","rule":"r","severity":"hard"}]', ['guardrails', 'list'], 0, /\S*guardrails\.json: \[0\]\.id: expected string/],
+  ])('%s = %s: `ratchet %s` answers in one line', async (name, text, args, status, line) => {
+    const file = path.join(dir, '.ratchet', name)
+    fs.writeFileSync(file, text)
+    const r = await cli(...args)
+    expect(r.status).toBe(status)
+    expect(r.stdout + r.stderr).toMatch(line)
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |internal error/)
+    // Never rewritten by a reader: the human's (or the machine's) bytes are still there to fix.
+    expect(fs.readFileSync(file, 'utf8')).toBe(text)
+    // …and the guard still stops what it must.
+    expect(decision((await guard('rm -rf build', `bad-${name}`)).stdout)).toBe('deny')
   })
 })

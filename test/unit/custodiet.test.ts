@@ -95,7 +95,10 @@ describe('verdicts are parsed strictly', () => {
     ['## Compliance Check: OK\n**Issue**: it edited the schema', { ok: false, error: 'OK that also names an issue (ambiguous)' }],
     ['OK', { ok: false, error: 'no "## Compliance Check: OK|ATTENTION" heading' }],
   ])('%j', (text, expected) => {
-    expect(parseVerdict(text)).toEqual(expected)
+    const r = parseVerdict(text)
+    // An answer that is not a verdict is a reviewer failure (code `reviewer`), never an OK.
+    expect(r.ok ? { ok: true, verdict: r.value } : { ok: false, error: r.error.message }).toEqual(expected)
+    if (!r.ok) expect(r.error.code).toBe('reviewer')
   })
 })
 

@@ -12,7 +12,7 @@ describe('hook payloads', () => {
 
   it('keeps unknown fields (newer clients add them every release)', () => {
     const r = parsePayload(JSON.stringify({ session_id: 's', hook_event_name: 'Stop', background_tasks: [], future_field: { x: 1 } }))
-    expect(r.ok && (r.payload as Record<string, unknown>).future_field).toEqual({ x: 1 })
+    expect(r.ok && (r.value as Record<string, unknown>).future_field).toEqual({ x: 1 })
   })
 
   it.each([
@@ -27,8 +27,9 @@ describe('hook payloads', () => {
     const r = parsePayload(text)
     expect(r.ok).toBe(false)
     if (!r.ok) {
-      expect(r.error).toContain(message)
-      expect(r.error).not.toContain('\n')
+      expect(r.error.code).toBe('payload_invalid')
+      expect(r.error.message).toContain(message)
+      expect(r.error.message).not.toContain('\n')
     }
   })
 
