@@ -375,7 +375,7 @@ export function forbiddenTouches(events: ToolEvent[], env: Envelope): { call: st
     const target = (EDIT_TOOLS.has(e.tool) ? String(e.input.file_path ?? e.input.notebook_path ?? '') : String(e.input.command ?? '')).toLowerCase()
     const segments = target.split(/[\s/"'=]+/).flatMap((s) => [s, s.replace(/\.[a-z0-9]+$/, '')])
     const hit = env.forbidden.find((w) => {
-      const f = w.toLowerCase().replace(/\/+$/, '')
+      const f = trimEnd(w.toLowerCase(), '/')
       if (/[./]/.test(f)) return target.includes(f)
       return segments.some((s) => s === f || s === singular(f) || singular(s) === singular(f) || s.startsWith(singular(f) + '.') || s.startsWith(singular(f) + '_') || s.startsWith(singular(f) + '-'))
     })

@@ -599,7 +599,9 @@ on(['npm', 'pnpm', 'yarn', 'bun', 'cnpm'], (e) => {
   const names = new Set(['ratchet', ...(e.ctx.packageDir ? [path.posix.basename(e.ctx.packageDir)] : [])])
   const ours = (spec: string) => {
     // `ratchet`, `ratchet@1.2`, `@scope/ratchet`, a tarball or folder named after it, an alias `ratchet@npm:x`.
-    const bare = spec.replace(/^@[^/]+\//, '').replace(/@.*$/, '')
+    // (The version cut by hand: /@.*$/ is quadratic on ('@a')×5000 — redos test.)
+    const unscoped = spec.replace(/^@[^/]+\//, '')
+    const bare = unscoped.includes('@') ? unscoped.slice(0, unscoped.indexOf('@')) : unscoped
     let file = path.posix.basename(spec)
     const ext = ['.tgz', '.tar.gz'].find((x) => file.endsWith(x))
     if (ext) {
