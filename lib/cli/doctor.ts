@@ -8,6 +8,7 @@ import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../cor
 import { activeSummary } from './guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths, type Paths } from '../io/state'
 import { probeWritable, readRegularFile, readState } from '../io/store'
+import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 
@@ -61,6 +62,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error.message })
   const c = readConfig(paths)
   checks.push({ name: 'config', ok: !c.problem, detail: c.problem ?? (fs.existsSync(paths.config) ? paths.config : 'defaults (no config.json)') })
+  checks.push(...stateFiles(paths))
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
@@ -72,6 +74,21 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
     process.stdout.write(failed.length ? `\n${failed.length} problem(s).\n` : '\nAll good.\n')
   }
   if (failed.length) process.exitCode = 1
+}
+
+/** Every other state file of the registry with a fixed path and a schema: one line each for a bad one. */
+function stateFiles(paths: Paths): Check[] {
+  const shown = new Set<FileKey>(['guardrails', 'pending', 'config'])
+  const out: Check[] = []
+  for (const s of STATE_FILES) {
+    if (shown.has(s.key) || s.root !== 'state' || !s.schema || s.name.includes('{id}')) continue
+    const r = readState(paths, s.key)
+    if (r.ok) continue
+    // Machine state is moved aside and started afresh at its next write; the rest waits for you.
+    const reset = s.onCorrupt !== 'fail'
+    out.push({ name: s.name, ok: false, warn: reset, detail: `${r.error.message}${reset ? ' (moved aside and started afresh when next written)' : ''}` })
+  }
+  return out
 }
 
 function writable(paths: Paths): Check {

@@ -146,6 +146,8 @@ describe('a state file with bad content: one line naming the file and the field,
     ['pending-actions.json', '[{"id":7,"status":"pending","severity":"destructive","action":"x"}]', ['pending', 'list'], 6, /^ratchet: \S*pending-actions\.json: \[0\]\.id: expected a string$/m],
     ['pending-actions.json', '[{"id":"pa-1","status":"pen', ['pending', 'list'], 6, /^ratchet: \S*pending-actions\.json: not valid JSON/m],
     ['incidents.json', '[{"id":"INC-001","title":"t","severity":"P9"}]', ['incident', 'list'], 6, /^ratchet: \S*incidents\.json: \[0\]\.severity: expected P1, P2 or P3$/m],
+    ['incidents.json', '[{"id":"INC-001","title":"t","severity":"P9"}]', ['doctor'], 1, /^✗ incidents\.json +\S*incidents\.json: \[0\]\.severity: expected P1, P2 or P3$/m],
+    ['schedule.json', '{"mined_at":', ['doctor'], 1, /^! schedule\.json +\S*schedule\.json: not valid JSON .*moved aside and started afresh when next written\)$/m],
     ['config.json', '{"checkWindowSeconds":"soon"}', ['doctor'], 1, /✗ config +\S*config\.json: checkWindowSeconds: expected number$/m],
     ['guardrails.json', '[{"id":7,"pattern":"x","rule":"r","severity":"hard"}]', ['guardrails', 'list'], 0, /\S*guardrails\.json: \[0\]\.id: expected string/],
   ])('%s = %s: `ratchet %s` answers in one line', async (name, text, args, status, line) => {

@@ -93,6 +93,11 @@ describe('one table of state files', () => {
     expect(bad).toEqual([])
   })
 
+  it('no module builds a path under the state folder by hand (fileOf(paths, key) or a Paths field instead)', () => {
+    const bad = sources.filter(({ file, text }) => !['lib/io/registry.ts', 'lib/io/store.ts'].includes(file) && /\bjoin\(\s*(?:paths\.)?stateDir\s*,/.test(text)).map((s) => s.file)
+    expect(bad).toEqual([])
+  })
+
   it('every file has an owner, a mode and a corrupt-file policy; only human-authored state files are trackable', () => {
     for (const s of STATE_FILES) {
       expect(s.mode, s.name).toBe(s.name.endsWith('/') ? 0o700 : 0o600)
