@@ -98,6 +98,8 @@ async function reviewCommand(args: string[]): Promise<void> {
   }
   const cfg = custodietConfig(paths)
   const num = (v?: string) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined)
+  // Now that the reviewer's own timeout is known: the whole run gets it plus a margin for reading and recording.
+  watchdog(((num(arg('--timeout')) ?? cfg.reviewer.timeoutSeconds ?? 60) + 30) * 1000, paths, session)
   try {
     const s = readState(paths, session)
     const from = num(arg('--from'))
@@ -119,6 +121,30 @@ async function reviewCommand(args: string[]): Promise<void> {
   }
 }
 
+/** Before the configuration is read, the run is bounded by this (a detached review once hung 17–28 min on a FIFO). */
+const HARD_CAP_MS = 10 * 60_000
+let dog: NodeJS.Timeout | undefined
+
+/**
+ * A wall-clock bound over the whole run: past it the process records why and exits, whatever it was waiting
+ * on (a read on the thread pool, a reviewer that ignored its signal). Unref'd: a finished run exits at once.
+ */
+function watchdog(ms: number, paths?: Paths, session?: string): void {
+  if (dog) clearTimeout(dog)
+  dog = setTimeout(() => {
+    try {
+      const p = paths ?? resolvePaths()
+      logError(p, 'custodiet review', new Error(`gave up after ${Math.round(ms / 1000)} s (the whole review run is bounded)`))
+      if (session) updateState(p, session, (st) => ({ next: { ...st, reviewing: undefined }, result: undefined }))
+    } catch {
+      /* exiting anyway */
+    }
+    process.exit(1)
+  }, ms)
+  dog.unref()
+}
+
 export function main(argv = process.argv): Promise<void> {
-  return reviewCommand(argv.slice(3))
+  watchdog(HARD_CAP_MS)
+  return reviewCommand(argv.slice(3)).finally(() => dog && clearTimeout(dog))
 }

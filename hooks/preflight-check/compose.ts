@@ -199,7 +199,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
-      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence)
+      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir)
       if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
@@ -208,7 +208,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
 
   // 4. route-around
   const patterns = [...new Set(action.findings.map((f) => f.pattern))]
-  const around = routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
+  // A human's approval of exactly this call is not routing around anything (the blocks it answers are cleared below).
+  const around = verdict === 'approved_by_human' ? undefined : routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
   let hold = held
   if (around) {
     decision = withNotes(decision, `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`)
@@ -402,13 +403,14 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
 }
 
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string }, r: PreflightResult, fp: string, now: number, evidence?: EvidenceFacts): NewAction & { id: string } {
+function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string): NewAction & { id: string } {
   const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') ? 'destructive' : 'time-sensitive'
   const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
   return {
     // Derived from the call and the clock, so the decision stays pure; unique per call and moment.
     id: `pa-${fnv64(`${call.session_id}\u0000${fp}\u0000${now}`).slice(0, 8)}`,
-    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}`),
+    // The folder, when it is not the project: the human approves the action where it runs (the fingerprint binds it there).
+    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && call.cwd.replace(/\/+$/, '') !== projectDir.replace(/\/+$/, '') ? ` (in ${call.cwd})` : ''}`),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule.
     context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),

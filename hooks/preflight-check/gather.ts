@@ -25,7 +25,8 @@ import { capabilitiesUsed, isHeadless } from './pause'
 export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env: NodeJS.ProcessEnv = process.env, now = Date.now()): PreflightFacts {
   const loaded = loadGuardrails(paths)
   const { config, problem } = readConfig(paths)
-  const fp = fingerprint(payload.tool_name, payload.tool_input)
+  // Bound to the folder it runs in: an approval of `git push` in one repository is not one in another.
+  const fp = fingerprint(payload.tool_name, payload.tool_input, payload.cwd || paths.projectDir)
   let caps: Set<string> | undefined
   // The seed's mandatory first-use pause is the built-in RG-FIRST-USE (tuned or turned off by id), or off in config.
   const firstUse = loaded.rules.find((r) => r.id === 'RG-FIRST-USE')

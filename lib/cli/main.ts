@@ -87,7 +87,9 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--cron-line', 'print a crontab entry for this project and exit')
     .option('--notify <id>', 'only send the notification for this queued action (used by the hooks)')
     .option('--json', 'machine-readable report')
-    .action(async (o) => (await import('./approvals')).heartbeat(o))
+    // It takes the humans' decisions from Telegram (and Telegram's address and token can come from the
+    // environment): not the agent's to run. `--notify` only sends, and is what the hooks spawn inside a session.
+    .action(async (o) => (o.notify || o.cronLine || humanOnly('ratchet heartbeat'), (await import('./approvals')).heartbeat(o)))
 
   const pending = program.command('pending').description('the approval queue (pending-actions.json): list, show, approve, deny')
   pending

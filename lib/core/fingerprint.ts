@@ -53,6 +53,10 @@ export function fnv64(text: string): string {
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0')
 }
 
-export function fingerprint(tool: string, input: Record<string, unknown>): string {
-  return fnv64(tool + '\u0000' + JSON.stringify(normalizedInput(tool, input)))
+/**
+ * `cwd` is part of the identity: the same text run in another folder or repository is another action
+ * (`git push`, `rm -rf build`, any relative path), so an approval or a check in one does not cover the other.
+ */
+export function fingerprint(tool: string, input: Record<string, unknown>, cwd?: string): string {
+  return fnv64(tool + '\u0000' + JSON.stringify(normalizedInput(tool, input)) + (cwd ? '\u0000' + cwd.replace(/\/+$/, '') : ''))
 }

@@ -8,6 +8,7 @@ import { appendLine, appendState, createStateFrom, openRegular, readJson, readRe
 import { STATE, fileOf, pathsFor, type Config, type FiresMark, type Paths, type SessionState } from './registry'
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
+import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
 import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
@@ -461,8 +462,19 @@ export interface ActivityRecord {
 }
 
 /** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
-export function logActivity(paths: Paths, record: ActivityRecord): void {
-  appendState(paths, 'activity', maskDeep(record))
+/**
+ * Appends one masked record. A log that is not a regular file (a FIFO planted there) is not written, and
+ * does not stop the hook: the problem goes to errors.log and is returned, for the hook to tell the user.
+ */
+export function logActivity(paths: Paths, record: ActivityRecord): string | undefined {
+  try {
+    appendState(paths, 'activity', maskDeep(record))
+    return undefined
+  } catch (e) {
+    if (!(e instanceof RatchetError) || e.code !== 'state_unreadable') throw e
+    logError(paths, String(record.hook ?? 'ratchet'), e)
+    return e.message
+  }
 }
 
 /** Full details (stacks) go here, never into the agent's context. */

@@ -38,8 +38,13 @@ export function renderLine(raw: string): string[] {
 export async function transcriptExcerpt(file: string, maxChars: number): Promise<string> {
   let stream: fs.ReadStream
   try {
-    await fs.promises.access(file, fs.constants.R_OK)
-    stream = fs.createReadStream(file, { encoding: 'utf8' })
+    // Non-blocking, and only a regular file: a FIFO at the transcript's path would hang the reviewer.
+    const fh = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    if (!(await fh.stat()).isFile()) {
+      await fh.close()
+      return '(transcript is not a regular file: not read)'
+    }
+    stream = fh.createReadStream({ encoding: 'utf8' })
   } catch {
     return '(transcript not available yet)'
   }

@@ -6,7 +6,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REGISTRATIONS, guardedCommand, withRatchet } from '../../lib/core/settings'
-import { ROOT, exec, tempProject } from '../support/fixtures'
+import { spawnSync, execFileSync } from 'node:child_process'
+import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
@@ -64,4 +65,52 @@ describe('a PreToolUse guard that fails, inside the real claude CLI', () => {
     expect(r.results[0].is_error).toBe(false)
     expect(fs.existsSync(path.join(project, 'should-not-exist.txt'))).toBe(true)
   }, 150_000)
+})
+
+// A FIFO planted in the state folder (issue 9, red team) used to hang every later hook until its timeout,
+// and the detached reviewers for half an hour. Inside the real claude CLI with the real hooks: with a FIFO
+// already at .ratchet/activity.jsonl the session goes on (an ordinary command runs, promptly), planting
+// another one is refused, and the run ends.
+describe('a FIFO in the state folder does not brick the session, inside the real claude CLI', () => {
+  let model: MockModel
+  let project: string
+  let home: string
+  let result: { status: number | null; stdout: string; stderr: string }
+  beforeAll(async () => {
+    project = tempProject('ratchet-fifo-claude-')
+    home = tempProject('ratchet-home-')
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDECODE: '' } })
+    expect(init.status, init.stderr).toBe(0)
+    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }))
+    execFileSync('mkfifo', [path.join(project, '.ratchet', 'activity.jsonl')])
+    model = await startMockModel([
+      { tool: 'Bash', input: { command: 'echo hello > out.txt', description: 'Write a file' } },
+      { tool: 'Bash', input: { command: 'mkfifo .ratchet/sessions/planted.json', description: 'Make a pipe' } },
+      { text: 'Done.' },
+    ])
+    result = await exec(CLAUDE, ['-p', 'write hello to out.txt', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 150_000 })
+  }, 200_000)
+  afterAll(async () => {
+    await model?.close()
+  })
+
+  it('runs to the end', () => {
+    expect(result.status, result.stderr).toBe(0)
+  })
+
+  // A hook that hung was killed at its timeout and, registered onFailure block, blocked the call: the ordinary
+  // command running is what shows nothing hung.
+  it('the ordinary command ran; planting another FIFO was refused and nothing was planted', () => {
+    const results = model.toolResults()
+    expect(results).toHaveLength(2)
+    expect(results[0].is_error, results[0].content).toBe(false)
+    expect(fs.readFileSync(path.join(project, 'out.txt'), 'utf8')).toBe('hello\n')
+    expect(results[1].is_error).toBe(true)
+    expect(results[1].content).toContain("Ratchet's own rules")
+    expect(fs.existsSync(path.join(project, '.ratchet', 'sessions', 'planted.json'))).toBe(false)
+  })
+
+  it('the user is told why the log is not kept (errors.log names the FIFO)', () => {
+    expect(fs.readFileSync(path.join(project, '.ratchet', 'errors.log'), 'utf8')).toContain('activity.jsonl is a FIFO')
+  })
 })

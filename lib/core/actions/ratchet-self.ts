@@ -268,7 +268,10 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
     // `node $r uninstall`, `node "$(npm root)/x" pending approve …`: a script we cannot name, given the words of a
     // deciding Ratchet command, is judged as Ratchet's CLI (its worst reading).
     else if (i >= 0 && /[$`]/.test(args[i]) && DECIDING_NOUNS.has(args[i + 1] ?? '')) ratchetCli(c, { ...inv, name: 'ratchet', args: args.slice(i + 1) }, f, hits)
-  }
+    // `node $r` with the deciding words later (`node $r --dir x pending approve`): the same worst reading (exfil).
+    else if (i >= 0 && /[$`]/.test(args[i]) && decidingWords(args.slice(i + 1))) hits.push(`${f.cmd} (a computed script given Ratchet's deciding command ${decidingWords(args.slice(i + 1))})`)
+    // A computed program word given a deciding command (`$r pending approve pa-1`).
+  } else if (/[$`]/.test(name) && decidingWords(args)) hits.push(`${f.cmd} (a computed program given Ratchet's deciding command ${decidingWords(args)})`)
   void ops
   for (const h of [...new Set(hits)]) c.add('ratchet_state_edit', h)
 }
@@ -357,6 +360,12 @@ on(['tee', 'sponge', 'touch', 'chattr', 'setfacl', 'setfattr', 'shred'], (e) => 
   const skip = /^(chattr|setfacl|setfattr)$/.test(e.inv.name) && !e.inv.args.some((a) => a.startsWith('--reference')) ? 1 : 0
   for (const o of ops.slice(skip)) e.write(o)
   if (e.inv.name === 'shred' && /u/.test(shortFlags(e.inv.args))) for (const o of ops) e.remove(o)
+})
+// A FIFO, socket or device node planted where a state file is hangs every later reader (issue 9, red team):
+// making one under the state folder or .claude is an edit of it.
+on(['mkfifo', 'mknod'], (e) => {
+  const ops = operandsAfter(e.inv.args, ['-m', '--mode', '--context'])
+  for (const o of e.inv.name === 'mknod' ? ops.slice(0, 1) : ops) e.write(o)
 })
 on(['truncate'], (e) => {
   for (const o of operandsAfter(e.inv.args, ['-s', '--size', '-r', '--reference'])) e.write(o)
@@ -756,9 +765,34 @@ const READ_VERBS: Record<string, Set<string>> = {
   courtroom: new Set(['status', 'help', 'calibrate']),
   custodiet: new Set(['status', 'help']),
 }
-const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status', 'heartbeat'])
+// Not `heartbeat`: it takes the humans' decisions from Telegram, whose address the agent could point elsewhere (exfil).
+const READ_NOUNS = new Set(['doctor', 'log', 'report', 'help', 'status'])
 /** First words of Ratchet's CLI commands that change something (with READ_VERBS deciding for the nouns with verbs). */
-const DECIDING_NOUNS = new Set(['uninstall', 'init', 'install', 'pending', 'guardrails', 'proposals', 'custodiet', 'courtroom', 'config', 'telegram', 'enable', 'disable', 'report'])
+const DECIDING_NOUNS = new Set(['uninstall', 'init', 'install', 'pending', 'guardrails', 'proposals', 'custodiet', 'courtroom', 'config', 'telegram', 'enable', 'disable', 'report', 'heartbeat'])
+
+/** Ratchet's deciding commands (what humanOnly guards), by their words: `pending approve`, `uninstall`, `heartbeat`… */
+const DECIDING: Record<string, RegExp | true> = {
+  pending: /^(approve|deny)$/,
+  proposals: /^(approve|reject)$/,
+  custodiet: /^release$/,
+  courtroom: /^(enable|disable|revoke|rotate-key|clear)$/,
+  guardrails: /^(add|remove|edit|enable|disable|set)$/,
+  cases: /^submit$/,
+  uninstall: true,
+  init: true,
+  heartbeat: true,
+}
+
+/** `pending approve` (as words of a command line, or quoted items of code), or undefined. */
+function decidingWords(words: string[]): string | undefined {
+  const w = words.map((x) => x.replace(/^['"]|['"],?$/g, '')).filter((x) => x && !x.startsWith('-'))
+  for (let i = 0; i < w.length; i++) {
+    const d = DECIDING[w[i]]
+    if (d === true && !(w[i] === 'heartbeat' && words.includes('--cron-line'))) return w[i]
+    if (d && d !== true && d.test(w[i + 1] ?? '')) return `${w[i]} ${w[i + 1]}`
+  }
+  return undefined
+}
 
 function isRatchetCli(inv: Invocation, ctx: ClassifyContext): boolean {
   const n = inv.name
@@ -787,6 +821,7 @@ function ratchetCli(c: Sink, inv: Invocation, f: InvocationFacts, hits: string[]
     return
   }
   if (READ_NOUNS.has(noun)) return
+  if (noun === 'heartbeat' && args.includes('--cron-line')) return // prints a crontab line
   const reads = READ_VERBS[noun]
   if (reads && verb !== undefined && reads.has(verb)) return
   if (reads && verb === undefined && noun !== 'pending' && noun !== 'proposals') return
@@ -802,7 +837,7 @@ export const programs: Record<string, Detector> = {}
 // Interpreter code.
 
 /** Calls that write, move or remove files, in the languages the snippets come in (qualified, so `list.remove(x)` is not one). */
-const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link|symlink|truncate|chmod|chown)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|fs\.(?:promises\.)?(?:writeFile|appendFile|rm|rmdir|unlink|rename|copyFile|cp|symlink|link|truncate|chmod|open)|writeFileSync|appendFileSync|createWriteStream|copyFileSync|cpSync|renameSync|unlinkSync|rmSync|rmdirSync|symlinkSync|linkSync|truncateSync|chmodSync|openSync|open|fopen|file_put_contents|unlink|rmdir|rename|File\.(?:write|open|delete|unlink|rename|symlink)|IO\.write|FileUtils\.\w+)|\.(write_text|write_bytes|unlink|touch|rename|symlink_to|hardlink_to|rmdir))\s*\(/g
+const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link|symlink|truncate|chmod|chown|mkfifo|mknod)|POSIX::mkfifo|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|fs\.(?:promises\.)?(?:writeFile|appendFile|rm|rmdir|unlink|rename|copyFile|cp|symlink|link|truncate|chmod|open)|writeFileSync|appendFileSync|createWriteStream|copyFileSync|cpSync|renameSync|unlinkSync|rmSync|rmdirSync|symlinkSync|linkSync|truncateSync|chmodSync|openSync|open|fopen|file_put_contents|unlink|rmdir|rename|File\.(?:write|open|delete|unlink|rename|symlink)|IO\.write|FileUtils\.\w+)|\.(write_text|write_bytes|unlink|touch|rename|symlink_to|hardlink_to|rmdir))\s*\(/g
 
 /** Ways code hides a path: character codes, decoding, reversing, escapes, eval. */
 const OBSCURED = /\bchr\s*\(|fromCharCode|b64decode|\batob\s*\(|['"]base64['"]|unhexlify|fromhex|codecs\.decode|rot_?13|\[::-1\]|\.reverse\(\)|\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}|\beval\s*\(|\bexec\s*\(|__import__|getattr\s*\(|\.pack\(|\bsprintf\s*\(\s*['"]%c/
@@ -817,7 +852,7 @@ export function joinLiterals(code: string): string {
     .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
 }
 
-const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete)\b|['"][+]?>{1,2}/
+const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete|mkfifo|mknod)\b|['"][+]?>{1,2}/
 
 const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
 
