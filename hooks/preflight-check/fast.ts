@@ -354,7 +354,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
     patterns: [],
     guardrails: [],
     decision: 'allow',
-    fingerprint: fingerprint(call.tool_name, call.tool_input),
+    fingerprint: fingerprint(call.tool_name, call.tool_input, call.cwd || p.projectDir),
     latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
   }
   appendJsonl(p.activity, maskDeep(record))

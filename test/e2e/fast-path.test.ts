@@ -38,7 +38,7 @@ beforeEach(() => {
 
 /** What a run leaves that must not depend on the path taken: times, the project folder and fingerprints (of paths) normalised. */
 function normalise(text: string, dir: string): unknown {
-  return JSON.parse(text.split(dir).join('<P>').replace(/"(time|latency_ms|updated|at|fingerprint)":\s*("[^"]*"|[0-9.]+)/g, '"$1":0').replace(/":\s*1[0-9]{12}\b/g, '":0'))
+  return JSON.parse(text.split(dir).join('<P>').replace(/"[0-9a-f]{16}"/g, '"<fp>"').replace(/"(time|latency_ms|updated|at|fingerprint)":\s*("[^"]*"|[0-9.]+)/g, '"$1":0').replace(/":\s*1[0-9]{12}\b/g, '":0'))
 }
 const activity = (dir: string) => fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => normalise(l, dir))
 
@@ -107,6 +107,17 @@ describe('the fast path on a real disk', () => {
       ['a Read of the bot token file', () => call('Read', { file_path: path.join(home, '.config', 'ratchet', 'telegram.json') })],
     ])('%s', (_n, text) => {
       expect(fast(text())).toBe(false)
+    })
+
+    it('the activity line it writes is the one the full engine writes (fingerprint included)', async () => {
+      const log = () => fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      const strip = ({ time: _t, latency_ms: _l, ...rest }: Record<string, unknown>) => rest
+      for (const input of [{ tool: 'Read', input: { file_path: path.join(dir, 'README.md') } }, { tool: 'Bash', input: { command: 'git status --short' } }]) {
+        expect(fast(call(input.tool, input.input))).toBe(true)
+        await runBin('preflight-check', JSON.parse(call(input.tool, input.input)), { cwd: dir, env: envOf(dir, false) })
+        const [a, b] = log().slice(-2)
+        expect(strip(a)).toEqual(strip(b))
+      }
     })
 
     it("custodiet's hold, a probation, an outcome waiting for this session", () => {

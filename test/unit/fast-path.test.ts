@@ -200,7 +200,7 @@ const INDEX = fastIndexOf(RULES, 0, 'k', 'h')
 function facts(call: Call): PreflightFacts {
   return {
     now: NOW,
-    fingerprint: fingerprint(call.tool_name, call.tool_input),
+    fingerprint: fingerprint(call.tool_name, call.tool_input, PROJECT),
     projectDir: PROJECT,
     homeDir: HOME,
     stateDir: CTX.stateDir,
@@ -234,7 +234,7 @@ function expectSameAsFull(c: Call) {
   expect(full.result.action.urls, what).toEqual([])
   expect(full.result.action.commands, what).toEqual(fc.commands)
   expect(full.effects, what).toEqual(fc.reads.length ? [{ kind: 'session', reads: fc.reads }] : [])
-  expect(full.record, what).toEqual({ time: new Date(NOW).toISOString(), hook: 'preflight-check', event: 'PreToolUse', session: 's', tool: c.tool_name, action: maskSecrets(fc.summary), classes: [], patterns: [], guardrails: [], decision: 'allow', fingerprint: fingerprint(c.tool_name, c.tool_input) })
+  expect(full.record, what).toEqual({ time: new Date(NOW).toISOString(), hook: 'preflight-check', event: 'PreToolUse', session: 's', tool: c.tool_name, action: maskSecrets(fc.summary), classes: [], patterns: [], guardrails: [], decision: 'allow', fingerprint: fingerprint(c.tool_name, c.tool_input, PROJECT) })
   if (c.tool_name === 'Bash') expect(planEvidence(String(c.tool_input.command), PROJECT, HOME).targets, what).toEqual([])
 }
 
