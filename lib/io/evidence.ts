@@ -534,6 +534,8 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
       files.push({ path: BODY, how: 'sent as the request body', text: p.slice(6, 6 + ctx.limits.maxBytesPerFile) })
       continue
     }
+    // Devices that hold nothing of the user's (`ssh h cmd < /dev/null`): nothing private leaves through them.
+    if (/^\/dev\/(null|zero|u?random|full)$/.test(p)) continue
     for (const abs of expandGlob(p)) {
       let st: fs.Stats | undefined
       try {
