@@ -92,6 +92,11 @@ const isReviewer = (req: { tools?: unknown[]; system?: unknown }) => !req.tools?
 const lastUser = (req: { messages: { role: string; content: unknown }[] }) => JSON.stringify(req.messages.filter((m) => m.role === 'user').slice(-1))
 const attention = (issue: string) => ({ text: `## Compliance Check: ATTENTION\n\n**Issue**: ${issue}\n**Principle**: custodiet\n**Correction**: Stop and tell the user.` })
 const OK = { text: '## Compliance Check: OK\nNo issues detected. Continue current work.' }
+// The two blocking gates (Stop, TodoWrite) are judged on what the real client does with the hook's answer in
+// time; their reviewer is the Messages API backend against the same mock, because a nested `claude -p` takes
+// longer than a gate may wait on a loaded 2-core machine (CI of eaaed45 failed so). The nested claude reviewer
+// is covered above and by the Type A test.
+const HTTP_REVIEWER = { kind: 'http', timeoutSeconds: 60 }
 
 async function session(prompt: string, steps: Parameters<typeof startMockModel>[0], reviewer: (text: string) => { text: string }, config: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}, waitBefore?: (req: { messages: { role: string; content: unknown }[] }, findings: () => unknown[]) => Promise<void>) {
   const project = tempProject('ratchet-claude-custodiet-')
@@ -163,7 +168,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
         { text: 'I also added a LICENSE file, which you did not ask for; tell me if I should remove it.' },
       ],
       (text) => (text.includes('finished a turn') && text.includes('LICENSE') ? attention('The agent added a LICENSE file nobody asked for.') : OK),
-      { every: 0 },
+      { every: 0, reviewer: HTTP_REVIEWER },
     )
     expect(s.result.status, s.result.stderr).toBe(0)
     expect(s.reviews.some((r) => r.includes('The calls in this turn'))).toBe(true)
@@ -186,7 +191,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       ],
       // Judged on the new plan only (the transcript excerpt also shows the earlier, refused one).
       (text) => (text.includes('about to write this plan') && (text.split('The new plan:')[1] ?? '').split('Recent activity')[0].includes('Refactor authentication module') ? attention('The plan adds a refactor, tests and documentation the user did not ask for.') : OK),
-      {},
+      { reviewer: HTTP_REVIEWER },
       TODO_ENV,
     )
     expect(s.result.status, s.result.stderr).toBe(0)
