@@ -3,7 +3,7 @@
 // each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.cjs).
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -12,7 +12,8 @@ const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle:
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
 const { EXECUTABLES, launcherSource } = manifest.exports
-export const entries = Object.fromEntries(EXECUTABLES.map((e) => [e.name, e.entry]))
+// A hook's fast path is its own small bundle, <name>.fast.cjs (see the manifest's `fast`).
+export const entries = Object.fromEntries(EXECUTABLES.flatMap((e) => [[e.name, e.entry], ...(e.fast ? [[`${e.name}.fast`, e.fast]] : [])]))
 
 // The bin/ launchers, written from the manifest; anything else in bin/ is a stray and goes.
 const launchers = Object.fromEntries(EXECUTABLES.filter((e) => e.bin).map((e) => [e.name, launcherSource(e)]))
@@ -47,9 +48,17 @@ copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
 
 // Warm-up runs that write the code caches. A scratch project, so nothing real is touched.
 const scratch = mkdtempSync(join(tmpdir(), 'ratchet-build-'))
+mkdirSync(join(scratch, '.ratchet'))
+copyFileSync('guardrails.json', join(scratch, '.ratchet', 'guardrails.json'))
+writeFileSync(join(scratch, 'README.md'), 'scratch\n')
 const env = { ...process.env, RATCHET_WRITE_CODE_CACHE: '1', CLAUDE_PROJECT_DIR: scratch, RATCHET_DIR: join(scratch, '.ratchet') }
+const pre = (tool_name, tool_input) => ({ session_id: 'build', hook_event_name: 'PreToolUse', tool_name, tool_input, cwd: scratch })
 const warm = [
-  ['preflight-check', { session_id: 'build', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'sudo rm -rf build && git push origin main' }, cwd: scratch }],
+  // The first call builds the rule index through the full engine; the fast path settles the later reads.
+  ['preflight-check', pre('Read', { file_path: join(scratch, 'README.md') })],
+  ['preflight-check', pre('Bash', { command: 'sudo rm -rf build && git push origin main' })],
+  ['preflight-check', pre('Read', { file_path: join(scratch, 'README.md') })],
+  ['preflight-check', pre('Bash', { command: 'cat README.md' })],
   ['session-start', { session_id: 'build', hook_event_name: 'SessionStart', source: 'startup', cwd: scratch }],
   ['custodiet', { session_id: 'build', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: join(scratch, 'x') }, tool_response: {}, cwd: scratch }],
 ]

@@ -16,7 +16,7 @@ import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
-import { homeDir, loadGuardrails, readConfig, readSession, type Paths } from '../../lib/io/state'
+import { homeDir, loadGuardrails, readConfig, readSession, withRuleTexts, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
@@ -38,8 +38,9 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     homeDir: homeDir(),
     stateDir: paths.stateDir,
     rules: compileRules(loaded.rules),
-    // The slim index has no rule texts; the note needs them. Only calls that fire a rule pay for this.
-    fullRules: loaded.slim ? () => compileRules(loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
+    // The slim index has no rule texts; the note needs them. Only calls that fire a rule pay for this, and
+    // only for the entries that fired (their spans in the file); the whole file if they cannot be found.
+    fullRules: loaded.slim ? (fired) => compileRules(withRuleTexts(paths, loaded, new Set(fired)) ?? loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
     fallback: loaded.origin === 'packaged-fallback',
     session: readSession(paths, payload.session_id),

@@ -75,10 +75,11 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
   return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`ratchet doctor\` shows what is wrong.` }
 }
 
-export function main(): Promise<void> {
+/** `pre.stdin`: the payload, when the fast path (fast.ts) read it and could not settle the call. */
+export function main(_argv?: string[], pre?: { stdin?: string }): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
-    processIO((hook, e) => logError(paths, hook, e)),
+    processIO((hook, e) => logError(paths, hook, e), pre?.stdin),
   )
 }

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { issueMessage } from './payloads'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
+import { addCommandGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
 export type RuleDecision = (typeof DECISIONS)[number]
@@ -122,6 +123,8 @@ export interface CompiledRule {
   rule: Guardrail
   decision: RuleDecision
   byPattern: boolean
+  /** Position in the rules: candidates found through several keys are tested in this order. */
+  order: number
   /** Built on the rule's first evaluation: most rules are never evaluated in a given call. */
   globs?: { tools?: Glob[]; command?: Glob[]; paths?: Glob[]; urls?: Glob[] }
 }
@@ -135,44 +138,18 @@ export interface RuleIndex {
   byKey: Map<string, CompiledRule[]>
   /** Glob-only rules keyed by each exact tool name they list. */
   byTool: Map<string, CompiledRule[]>
+  /**
+   * The same rules inverted once more by program word: per tool, the rules whose command globs all start
+   * with a literal word, under each such word; `rest` holds the others. A Bash call with 1,000 rules tests
+   * only the rules for the programs it runs.
+   */
+  byProgram: Map<string, { words: Map<string, CompiledRule[]>; rest: CompiledRule[] }>
   /** Glob-only rules with no tool list or a wildcard in it: tested on every call. */
   anyTool: CompiledRule[]
   all: CompiledRule[]
 }
 
-const WILD = '*?'
-const PATH_WILD = '*?[]{}()!+@'
-
-/**
- * The longest run of characters a match must contain. For paths, only whole segments without glob
- * syntax count (so `**\/x.env` yields `x.env`, which a top-level `x.env` also contains).
- * A plain loop: a regex split here costs milliseconds in a cold process with many rules.
- */
-export function longestLiteral(glob: string, isPath: boolean): string {
-  let best = ''
-  let start = 0
-  let clean = true
-  for (let i = 0; i <= glob.length; i++) {
-    const c = i < glob.length ? glob[i] : '/'
-    if (isPath) {
-      if (c === '/') {
-        if (clean && i - start > best.length) best = glob.slice(start, i)
-        start = i + 1
-        clean = true
-      } else if (PATH_WILD.includes(c)) clean = false
-    } else if (i === glob.length || WILD.includes(c)) {
-      if (i - start > best.length) best = glob.slice(start, i)
-      start = i + 1
-    }
-  }
-  return best
-}
-
-/** `*` matches anything (slashes too), `?` one character; everything else is literal. */
-export function wildcard(glob: string, flags = ''): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
-  return new RegExp(`^${body}$`, flags)
-}
+export { longestLiteral }
 
 /**
  * One glob, compiled on first use. `literal` is a substring every match must contain: testing it
@@ -231,22 +208,92 @@ const globs = (rule: Guardrail & { literals?: Partial<Record<GlobField, string[]
   rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? g.trim() : g, KIND[f], rule.literals?.[f]?.[i]))
 
 export function compileRules(rules: Guardrail[]): RuleIndex {
-  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), anyTool: [], all: [] }
+  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), byProgram: new Map(), anyTool: [], all: [] }
   const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
     const list = map.get(key)
     if (list) list.push(c)
     else map.set(key, [c])
   }
   for (const rule of rules) {
-    if (rule.enabled === false) continue
-    const m = rule.match
-    const byPattern = isKnownPattern(rule.pattern)
-    if (!byPattern && !m) continue // awareness only: shown at session start, never matched
-    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern }
+    const place = placement(rule)
+    if (!place) continue
+    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key', order: index.all.length }
     index.all.push(c)
-    if (byPattern) push(index.byKey, rule.pattern, c)
-    else if (m?.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) for (const t of new Set(m.tools)) push(index.byTool, t, c)
-    else index.anyTool.push(c)
+    if (place === 'key') push(index.byKey, rule.pattern, c)
+    else if (place === 'any') index.anyTool.push(c)
+    else
+      for (const t of place) {
+        push(index.byTool, t, c)
+        let inv = index.byProgram.get(t)
+        if (!inv) index.byProgram.set(t, (inv = { words: new Map(), rest: [] }))
+        const words = programWords(rule.match?.command)
+        if (words) for (const w of words) push(inv.words, w, c)
+        else inv.rest.push(c)
+      }
+  }
+  return index
+}
+
+/** The literal first words of a rule's command globs, or null when one has none (or there are no globs). */
+function programWords(command: string[] | undefined): Set<string> | null {
+  if (!command?.length) return null
+  const words = new Set<string>()
+  for (const g of command) {
+    const t = g.trim()
+    const w = t.includes(' ') ? t.slice(0, t.indexOf(' ')) : t
+    if (!w || /[*?]/.test(w)) return null
+    words.add(w)
+  }
+  return words
+}
+
+/** The rules listing `tool` that could match these commands, in rule order (see RuleIndex.byProgram). */
+function toolCandidates(index: RuleIndex, tool: string, commands: string[]): CompiledRule[] | undefined {
+  const inv = index.byProgram.get(tool)
+  if (!inv) return index.byTool.get(tool)
+  if (!inv.words.size) return inv.rest
+  const seen = new Set<CompiledRule>(inv.rest)
+  for (const cmd of commands) {
+    const w = cmd.includes(' ') ? cmd.slice(0, cmd.indexOf(' ')) : cmd
+    for (const c of inv.words.get(w) ?? []) seen.add(c)
+  }
+  return seen.size === inv.rest.length ? inv.rest : [...seen].sort((a, b) => a.order - b.order)
+}
+
+/**
+ * Where a rule sits in the index: under its pattern ('key'), under each exact tool it lists, with the
+ * rules tested on every call ('any'), or nowhere (disabled, or awareness only: shown at session start).
+ */
+function placement(rule: Guardrail): 'key' | 'any' | string[] | null {
+  if (rule.enabled === false) return null
+  const m = rule.match
+  if (isKnownPattern(rule.pattern)) return 'key'
+  if (!m) return null
+  if (m.tools?.length && m.tools.every((t) => !/[*?]/.test(t))) return [...new Set(m.tools)]
+  return 'any'
+}
+
+/**
+ * The inverted index preflight-check's fast path reads (lib/core/rule-index.ts): for each tool, what
+ * could make a rule match a call with no finding, path or URL. Built from the rules in force, with the
+ * placement compileRules uses, so the two never disagree about which rules are candidates.
+ */
+export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: string, hash: string): FastIndex {
+  // Null-prototype maps: a tool or program named like an Object.prototype key is a key like any other.
+  const index: FastIndex = { v: 1, key, hash, problems, tools: Object.create(null), wild: [] }
+  for (const rule of rules) {
+    const place = placement(rule)
+    // Pattern-keyed rules fire only with a finding; path and URL globs need a path or URL (see matchRules).
+    if (!place || place === 'key' || rule.match!.paths || rule.match!.urls) continue
+    const add = (p: ToolProbe) => {
+      if (rule.match!.command) addCommandGlobs(p, rule.match!.command.map((g) => g.trim()))
+      else p.all = true
+    }
+    if (place === 'any') {
+      const p: FastIndex['wild'][number] = { t: rule.match!.tools ?? null }
+      add(p)
+      index.wild.push(p)
+    } else for (const t of place) add((index.tools[t] ??= Object.create(null) as ToolProbe))
   }
   return index
 }
@@ -277,7 +324,7 @@ export function matchRules(index: RuleIndex, action: Classification, projectDir:
     for (const c of index.byKey.get(key) ?? [])
       if (!c.rule.match || globsMatch(c, action, rels, false))
         fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [`pattern ${key}: ${detail}`, ...describe(c, action, rels)] })
-  const byTool = index.byTool.get(action.tool)
+  const byTool = toolCandidates(index, action.tool, action.commands)
   if (byTool) for (const c of byTool) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   for (const c of index.anyTool) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   return fired

@@ -30,6 +30,12 @@ export interface Executable {
   name: string
   /** The TypeScript entry point esbuild bundles. */
   entry: string
+  /**
+   * Hooks: a small entry bundled apart (dist/<name>.fast.cjs) that runs first and settles the commonest
+   * calls (reads, simple read-only commands) before the full engine loads; whatever it does not settle
+   * goes to `entry` (lib/runtime/loader.cjs runFast).
+   */
+  fast?: string
   /** hook: registered with Claude Code; cli: run by people; worker: spawned by another executable. */
   kind: 'hook' | 'cli' | 'worker'
   /** bin/<name> launcher; a worker has none (it is reached through `bin` + `argv0`). */
@@ -52,6 +58,7 @@ export const EXECUTABLES = [
   {
     name: 'preflight-check',
     entry: 'hooks/preflight-check/main.ts',
+    fast: 'hooks/preflight-check/fast.ts',
     kind: 'hook',
     bin: true,
     budgetMs: 3000,

@@ -19,6 +19,7 @@ import { validateAsks, validateLabels, type Label, type LabelAsk } from '../core
 import { validateGuardrails } from '../core/guardrails'
 import { emptyState, normalizeState, type CustodietState } from '../core/custodiet'
 import type { ProbationFile } from '../core/courtroom/probation'
+import { DIR_MODE, FILE_MODE } from './modes'
 
 export type Owner = 'human' | 'machine'
 /**
@@ -51,8 +52,7 @@ export interface StateFileSpec<T = unknown> {
   empty?: () => T
 }
 
-export const FILE_MODE = 0o600
-export const DIR_MODE = 0o700
+export { DIR_MODE, FILE_MODE }
 
 /** A zod/mini schema as a Check, built once on first use; its message names the field path. */
 function zod<T>(build: () => z.ZodMiniType<T>): () => Check<T> {
@@ -133,6 +133,7 @@ export const STATE = {
   firesRotated: f('fires.{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a rotated fire log, read once more for late writers' }),
   firesMark: f<FiresMark>('fires.offset.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'how far the fire log was folded', schema: zod(() => z.looseObject({ ino: z.nullable(z.number()), offset: z.number(), rotated: z.optional(z.object({ file: z.string(), offset: z.number() })) })), empty: () => ({ ino: null, offset: 0 }) }),
   ruleIndex: f('.guardrails-index.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' }),
+  fastIndex: f('.guardrails-fast.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "preflight-check fast path's inverted rule index, bound like .guardrails-index.json" }),
   capabilities: f<Capabilities>('capabilities.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)', schema: zod(() => z.record(z.string(), z.string())), empty: () => ({}) }),
   telegramState: f<TelegramState>('telegram-state.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset', schema: zod(() => z.looseObject({ offset: z.number() })), empty: () => ({ offset: 0 }) }),
   schedule: f<Schedule>('schedule.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest', schema: zod(() => z.looseObject({ mined_at: z.optional(z.string()), digest_at: z.optional(z.string()) })), empty: () => ({}) }),

@@ -10,7 +10,8 @@ import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
-import { decisionOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
+import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
 export const PACKAGE_ROOT: string = (() => {
@@ -54,6 +55,8 @@ export interface LoadedGuardrails {
    * decisions and globs, without rule texts. Load again with `full` before showing a rule.
    */
   slim?: boolean
+  /** With `slim`: the stat key of guardrails.json the index was trusted at (see `withRuleTexts`). */
+  indexKey?: string
 }
 
 const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
@@ -89,7 +92,7 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: bool
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
-  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim }
+  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim, ...(trusted.slim ? { indexKey: trusted.key } : {}) }
   const before = statKey(paths.guardrails)
   let text = ''
   const own = readJson(
@@ -101,7 +104,7 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
   if (own.ok && own.value) {
     const v = own.value
     if (!v.fatal) {
-      if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, fnv64(text), v.rules)
+      if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, text, v.rules)
       return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
     }
     return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
@@ -112,14 +115,6 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
 
 const indexFile = (paths: Paths) => paths.ruleIndex
 
-function statKey(file: string): string | null {
-  try {
-    const st = fs.statSync(file)
-    return `${st.size}:${st.mtimeMs}:${st.ino}`
-  } catch {
-    return null
-  }
-}
 
 interface RuleIndex {
   key: string
@@ -136,7 +131,7 @@ function readIndexFile(paths: Paths): RuleIndex | null {
   }
 }
 
-function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean } | null {
+function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string } | null {
   try {
     const key = statKey(paths.guardrails)
     if (!key) return null
@@ -147,23 +142,104 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
       const text = readRegularFile(paths.guardrails)
       if (fnv64(text) !== index.hash || statKey(paths.guardrails) !== key) return null
       writeIndexFile(paths, { ...index, key })
-    }
-    if (!full) return { rules: index.rules, slim: true }
+      writeFast(paths, key, index.hash, index.rules)
+    } else if (!full && fastIndexStamp(paths.stateDir) !== `${key} ${index.hash}`) writeFast(paths, key, index.hash, index.rules)
+    if (!full) return { rules: index.rules, slim: true, key }
     const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
     const list = Array.isArray(raw) ? raw : raw?.guardrails
-    return Array.isArray(list) ? { rules: list as Guardrail[], slim: false } : null
+    return Array.isArray(list) ? { rules: list as Guardrail[], slim: false, key } : null
   } catch {
     return null
   }
 }
 
-function writeIndex(paths: Paths, key: string, hash: string, rules: Guardrail[]): void {
+function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[]): void {
+  const hash = fnv64(text)
+  // Where each rule's own text sits in the file: a call that fires a rule reads only those (withRuleTexts).
+  const spans = elementSpans(text)
+  const at = spans?.length === rules.length ? spans : undefined
   // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled).
   const slim = rules
-    .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
-    .map((r) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) })) as Guardrail[]
+    .map((r, i) => [r, at?.[i]] as const)
+    .filter(([r]) => r.enabled !== false || BUILTIN_IDS.has(r.id))
+    .map(([r, span]) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}), ...(span ? { at: span } : {}) })) as Guardrail[]
   writeIndexFile(paths, { key, hash, rules: slim })
+  writeFast(paths, key, hash, slim)
+}
+
+/** The fast path's inverted index (lib/io/fast-index.ts), derived from the same rules the index holds. */
+function writeFast(paths: Paths, key: string, hash: string, rules: Guardrail[]): void {
+  const merged = withBuiltins(rules)
+  writeFastIndex(paths.stateDir, fastIndexOf(merged.rules, merged.problems.length, key, hash))
+}
+
+/**
+ * The [start, end) offsets of each element of the top-level JSON array in `text`, or null when the root is
+ * not an array. A linear scan that only tracks strings and nesting (the text already parsed as JSON).
+ */
+function elementSpans(text: string): [number, number][] | null {
+  let i = 0
+  while (i < text.length && /\s/.test(text[i])) i++
+  if (text[i] !== '[') return null
+  const spans: [number, number][] = []
+  let depth = 0
+  let start = -1
+  let inString = false
+  for (i++; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+      continue
+    }
+    if (c === '"') {
+      inString = true
+      if (start < 0) start = i
+    } else if (c === '{' || c === '[') {
+      if (depth === 0 && start < 0) start = i
+      depth++
+    } else if (c === '}' || c === ']') {
+      if (depth === 0) {
+        if (start >= 0) spans.push([start, trimEnd(text, i)])
+        return spans
+      }
+      depth--
+    } else if (c === ',' && depth === 0) {
+      spans.push([start, trimEnd(text, i)])
+      start = -1
+    } else if (start < 0 && !/\s/.test(c)) start = i
+  }
+  return null
+}
+
+const trimEnd = (text: string, end: number) => {
+  while (end > 0 && /\s/.test(text[end - 1])) end--
+  return end
+}
+
+/**
+ * The rules of a slim load with the full entries (texts, sources) of the given ids read from guardrails.json,
+ * parsing only those entries: a call that fires a rule needs its words for the note, not all 1,000 rules.
+ * Null when the file is no longer the one the index was trusted at, or an entry is not where the index says:
+ * then the caller loads everything.
+ */
+export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, ids: ReadonlySet<string>): ActiveRule[] | null {
+  if (!loaded.slim || !loaded.indexKey) return null
+  try {
+    const text = readRegularFile(paths.guardrails)
+    if (statKey(paths.guardrails) !== loaded.indexKey) return null
+    return loaded.rules.map((r) => {
+      if (r.origin === 'built-in' || !ids.has(r.id)) return r
+      const at = (r as { at?: unknown }).at
+      if (!Array.isArray(at) || typeof at[0] !== 'number' || typeof at[1] !== 'number') throw new Error('no span')
+      const full = JSON.parse(text.slice(at[0], at[1])) as Guardrail
+      if (!full || full.id !== r.id) throw new Error('moved')
+      return { ...full, origin: r.origin }
+    })
+  } catch {
+    return null
+  }
 }
 
 function writeIndexFile(paths: Paths, index: RuleIndex): void {
@@ -292,7 +368,19 @@ export function foldFires(paths: Paths, now = Date.now()): number {
       writeFileAtomic(paths.guardrails, text)
       // Counters changed, matching did not: re-key the index to the file just written.
       const key = validAtKey ? statKey(paths.guardrails) : null
-      if (key && validAtKey) writeIndexFile(paths, { key, hash: fnv64(text), rules: validAtKey })
+      if (key && validAtKey) {
+        // Rules unchanged, texts moved: the spans are taken afresh from the file just written.
+        const spans = Array.isArray(raw) ? elementSpans(text) : null
+        const byId = new Map<string, [number, number]>()
+        if (spans?.length === counts.length) counts.forEach((g, i) => byId.set(String((g as { id?: unknown })?.id), spans[i]))
+        const rules = validAtKey.map((r) => {
+          const { at: _old, ...rest } = r as Guardrail & { at?: unknown }
+          const span = BUILTIN_IDS.has(r.id) ? undefined : byId.get(r.id)
+          return (span ? { ...rest, at: span } : BUILTIN_IDS.has(r.id) ? r : rest) as Guardrail
+        })
+        writeIndexFile(paths, { key, hash: fnv64(text), rules })
+        writeFast(paths, key, fnv64(text), rules)
+      }
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
       // If the rename fails, it is read in place next time.

@@ -14,6 +14,7 @@ export function launcherSource(e: Executable): string {
   const workers = (EXECUTABLES as readonly Executable[]).filter((w) => w.kind === 'worker' && w.via?.bin === e.name)
   const target = workers.reduce((acc, w) => `process.argv[2] === ${JSON.stringify(w.via!.arg)} ? ${JSON.stringify(w.name)} : ${acc}`, JSON.stringify(e.name))
   const exitCode = e.kind === 'hook' ? 2 : 1
+  const run = e.fast ? `loader.runFast(${JSON.stringify(e.name + '.fast')}, ${target}, process.argv)` : `loader.run(${target}, process.argv)`
   return [
     '#!/usr/bin/env node',
     '// Generated from lib/core/manifest.ts by scripts/build.mjs; edit the manifest, not this file.',
@@ -24,7 +25,7 @@ export function launcherSource(e: Executable): string {
     `  process.stderr.write("ratchet ${e.name}: the install is incomplete (" + err.code + " " + require("path").join(__dirname, "..", "dist") + "); blocked to be safe. Reinstall ratchet, or run \`ratchet doctor\`.\\n")`,
     `  process.exit(${exitCode})`,
     '}',
-    `loader.run(${target}, process.argv)`,
+    run,
     '',
   ].join('\n')
 }

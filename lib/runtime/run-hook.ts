@@ -4,10 +4,10 @@
 // runtime always decides something itself: if the handler throws or overruns its budget, the hook's
 // declared failure policy decides, the human gets one line on stderr, and the stack goes to the log.
 
-import fs from 'node:fs'
 import type { Decision } from '../core/decision'
 import { parsePayload, type HookPayload } from '../core/payloads'
 import { render, renderBlockingError, renderNotice, oneLine, type Rendered } from './render'
+import { readStdinSync, stdinIsTerminal, writeAll } from './stdio'
 
 export interface HookIO {
   readStdin(): Promise<string>
@@ -87,28 +87,24 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
 }
 
 /**
- * The real process edges, for the executables. stdin and stdout go through plain file-descriptor
- * calls: touching process.stdin/stdout builds stream objects and costs ~10 ms of start-up.
+ * The real process edges, for the executables. `stdin`: the payload when something read it already (the
+ * fast path reads it first and hands it on when it cannot settle the call).
  */
-export function processIO(logError: (hook: string, e: unknown) => void): HookIO {
+export function processIO(logError: (hook: string, e: unknown) => void, stdin?: string): HookIO {
   return {
-    stdinIsTTY: stdinIsTerminal(),
+    stdinIsTTY: stdin === undefined && stdinIsTerminal(),
     argv: process.argv.slice(2),
     readStdin: async () => {
-      try {
-        return fs.readFileSync(0, 'utf8')
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code
-        if (code === 'EOF') return ''
-        if (code !== 'EAGAIN') throw e
-        // A non-blocking pipe: fall back to the stream reader.
-        return new Promise((resolve, reject) => {
-          const chunks: Buffer[] = []
-          process.stdin.on('data', (c: Buffer) => chunks.push(c))
-          process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-          process.stdin.on('error', reject)
-        })
-      }
+      if (stdin !== undefined) return stdin
+      const text = readStdinSync()
+      if (text !== undefined) return text
+      // A non-blocking pipe: fall back to the stream reader.
+      return new Promise((resolve, reject) => {
+        const chunks: Buffer[] = []
+        process.stdin.on('data', (c: Buffer) => chunks.push(c))
+        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        process.stdin.on('error', reject)
+      })
     },
     write: (r) => {
       if (r.stdout) writeAll(1, r.stdout)
@@ -117,27 +113,5 @@ export function processIO(logError: (hook: string, e: unknown) => void): HookIO 
     },
     exitNow: (code) => process.exit(process.exitCode ?? code),
     logError,
-  }
-}
-
-/** A terminal on stdin means a human ran the hook by hand. Checked without node:tty, which drags in streams. */
-function stdinIsTerminal(): boolean {
-  try {
-    const st = fs.fstatSync(0)
-    return st.isCharacterDevice() && st.rdev !== fs.statSync('/dev/null').rdev
-  } catch {
-    return false
-  }
-}
-
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text)
-  let off = 0
-  while (off < buf.length) {
-    try {
-      off += fs.writeSync(fd, buf, off)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
-    }
   }
 }

@@ -228,7 +228,7 @@ describe('session-start', () => {
 })
 
 describe('packaging', () => {
-  it.each(['preflight-check', 'session-start'])('loading %s does not pull in heavy Node built-ins (start-up is the hot path)', (hook) => {
+  it.each(['preflight-check', 'preflight-check.fast', 'session-start'])('loading %s does not pull in heavy Node built-ins (start-up is the hot path)', (hook) => {
     // A file entry point: `node -e` itself loads crypto, which would hide the very thing we check.
     const probe = path.join(tempProject(), 'probe.cjs')
     const heavy = /^NativeModule (crypto|child_process|tty|net|http|https|perf_hooks|zlib|stream)$/

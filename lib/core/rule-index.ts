@@ -1,0 +1,101 @@
+// The inverted rule index: which rules could possibly match a call, looked up by tool name and program
+// word instead of evaluated one by one. Pure, with no imports, so preflight-check's fast path
+// (hooks/preflight-check/fast.ts) can ask it without loading the rule engine (zod, minimatch).
+//
+// The fast path only settles calls with no finding, no path and no URL in the classification: reads and
+// simple read-only commands. For those, a rule keyed by a pattern or class can never fire, nor can a rule
+// with path or URL globs; what remains are rules on the tool alone and rules on the command. Anything that
+// could match sends the call to the full engine (which matches exactly); a "maybe" is always safe.
+
+/** What matching a call of one tool could need: the union over the rules that name it. */
+export interface ToolProbe {
+  /** A rule names only the tool (or nothing at all): every call of it matches. */
+  all?: true
+  /** Program words that command globs start with (`deploy-tool *` → `deploy-tool`). */
+  words?: Record<string, 1>
+  /** For command globs whose first word has a wildcard: the literal every match must contain ('' = any). */
+  lits?: string[]
+}
+
+export interface FastIndex {
+  v: 1
+  /** statKey of guardrails.json (size:mtime:inode) the index was derived at, and its content hash. */
+  key: string
+  hash: string
+  /** Problems the rules in force have (bad tunings): the full engine shows them on every call. */
+  problems: number
+  /** Rules listing exact tool names, merged per tool. */
+  tools: Record<string, ToolProbe>
+  /** Rules with tool globs (`t`) or no tool list (`t` null), one probe each. */
+  wild: (ToolProbe & { t: string[] | null })[]
+}
+
+const WILD = '*?'
+
+/**
+ * The longest run of characters a match must contain. For paths, only whole segments without glob
+ * syntax count (so `**\/x.env` yields `x.env`, which a top-level `x.env` also contains).
+ * A plain loop: a regex split here costs milliseconds in a cold process with many rules.
+ */
+export function longestLiteral(glob: string, isPath: boolean): string {
+  const PATH_WILD = '*?[]{}()!+@'
+  let best = ''
+  let start = 0
+  let clean = true
+  for (let i = 0; i <= glob.length; i++) {
+    const c = i < glob.length ? glob[i] : '/'
+    if (isPath) {
+      if (c === '/') {
+        if (clean && i - start > best.length) best = glob.slice(start, i)
+        start = i + 1
+        clean = true
+      } else if (PATH_WILD.includes(c)) clean = false
+    } else if (i === glob.length || WILD.includes(c)) {
+      if (i - start > best.length) best = glob.slice(start, i)
+      start = i + 1
+    }
+  }
+  return best
+}
+
+/** `*` matches anything (slashes too), `?` one character; everything else is literal. */
+export function wildcard(glob: string, flags = ''): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  return new RegExp(`^${body}$`, flags)
+}
+
+const has = (o: object | undefined, k: string) => !!o && Object.prototype.hasOwnProperty.call(o, k)
+
+/** The program word of a command as the classifier lists it (`name arg …`). */
+const wordOf = (command: string) => {
+  const i = command.indexOf(' ')
+  return i < 0 ? command : command.slice(0, i)
+}
+
+/** Adds one rule's command globs (already trimmed) to a probe. */
+export function addCommandGlobs(p: ToolProbe, globs: string[]): void {
+  for (const g of globs) {
+    const w = wordOf(g)
+    if (w && !/[*?]/.test(w)) (p.words ??= Object.create(null) as Record<string, 1>)[w] = 1
+    else (p.lits ??= []).push(longestLiteral(g, false))
+  }
+}
+
+function probeHits(p: ToolProbe, commands: readonly string[]): boolean {
+  if (p.all) return true
+  for (const c of commands) {
+    if (has(p.words, wordOf(c))) return true
+    if (p.lits) for (const l of p.lits) if (c.includes(l)) return true
+  }
+  return false
+}
+
+/**
+ * Could any rule match a call of `tool` whose classification has these commands and no finding, path or
+ * URL? False only when no rule can; true means "ask the full engine".
+ */
+export function mayMatch(index: FastIndex, tool: string, commands: readonly string[]): boolean {
+  if (has(index.tools, tool) && probeHits(index.tools[tool], commands)) return true
+  for (const p of index.wild) if ((p.t === null || p.t.some((g) => wildcard(g).test(tool))) && probeHits(p, commands)) return true
+  return false
+}
