@@ -66,8 +66,12 @@ describe('custodiet inside the real claude CLI', () => {
   })
 
   it("custodiet's nested claude -p reached the same mock model with the envelope and the transcript", () => {
-    expect(reviewerRequests).toHaveLength(1)
-    const req = JSON.stringify(reviewerRequests[0])
+    // One periodic review (at the 2nd call). The turn's last call came after it, so the end of the turn may
+    // add its own review (issue 11's Stop review) when the periodic one has finished by then — timing-dependent.
+    const periodic = reviewerRequests.filter((r) => !JSON.stringify(r).includes('finished a turn'))
+    expect(periodic).toHaveLength(1)
+    expect(reviewerRequests.length - periodic.length).toBeLessThanOrEqual(1)
+    const req = JSON.stringify(periodic[0])
     expect(req).toContain('Explicit scope: fix the typo in README.md')
     expect(req).toContain('ls /usr')
   })
