@@ -5,6 +5,7 @@
 
 import { CommanderError, type Command } from 'commander'
 import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
+import { parentPid } from '../io/proc'
 
 /**
  * On every (sub)command: commander's own usage errors come back here as exceptions instead of exiting,
@@ -68,17 +69,14 @@ export function claudeAncestor(start = process.ppid, proc = '/proc'): string | u
   let pid = start
   for (let i = 0; i < MAX_ANCESTORS && pid > 1; i++) {
     let argv: string[]
-    let stat: string
     try {
       argv = fs.readFileSync(`${proc}/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
-      stat = fs.readFileSync(`${proc}/${pid}/stat`, 'utf8')
     } catch {
       return undefined
     }
     if (isClaudeCli(argv)) return `pid ${pid}: ${argv.slice(0, 2).join(' ').slice(0, 120)}`
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-    if (!Number.isInteger(ppid) || ppid === pid) return undefined
+    const ppid = parentPid(pid, proc)
+    if (ppid === pid) return undefined
     pid = ppid
   }
   return undefined

@@ -9,18 +9,19 @@
 // `ratchet pending list` and on Telegram.
 
 import fs from 'node:fs'
+import { parentPid } from './proc'
 
 /** How far up the process tree a socket-stderr client is followed (the client, its launcher, their shell). */
 const MAX_HOPS = 3
 
 /** Writes one line to the client's stderr, if it can be reached. Never blocks, never throws. */
-export function tellClientStderr(line: string, parentPid: number = process.ppid): boolean {
+export function tellClientStderr(line: string, clientPid: number = process.ppid): boolean {
   const text = line.endsWith('\n') ? line : line + '\n'
-  let pid = parentPid
+  let pid = clientPid
   for (let hop = 0; hop < MAX_HOPS && pid > 1; hop++) {
     const r = writeTo(pid, text)
     if (r !== 'socket') return r === 'written'
-    pid = parentOf(pid)
+    pid = parentPid(pid)
   }
   return false
 }
@@ -35,15 +36,5 @@ function writeTo(pid: number, text: string): 'written' | 'socket' | 'failed' {
     return (e as NodeJS.ErrnoException).code === 'ENXIO' ? 'socket' : 'failed'
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
-  }
-}
-
-/** The parent pid from /proc/<pid>/stat (the field after the command name, which may hold spaces). */
-function parentOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || 0
-  } catch {
-    return 0
   }
 }
