@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+import { shellCommandsOf } from '../core/actions/mcp'
 
 export interface GatherOptions {
   limits?: Partial<EvidenceLimits>
@@ -648,8 +649,9 @@ function oneLine(s: string, max = 100): string {
  * (most calls: then no process is started and nothing is read).
  */
 export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions = {}): Promise<EvidenceFacts | undefined> {
-  if (call.tool_name !== 'Bash' || typeof call.tool_input.command !== 'string') return undefined
-  const plan = planEvidence(call.tool_input.command, call.cwd || projectDir, home)
+  const commands = shellCommandsOf(call.tool_name, call.tool_input)
+  if (!commands.length) return undefined
+  const plan = planEvidence(commands.join('\n'), call.cwd || projectDir, home)
   if (!plan.targets.length) return undefined
   return assessEvidence(await gatherEvidence(plan, opts))
 }

@@ -24,6 +24,19 @@ const DATABASE = /sql|postgres|mysql|maria|sqlite|supabase|neon|database|(^|_)db
 
 const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
 
+/** An MCP shell tool's inputs that hold a command line. */
+const SHELL_KEYS = ['command', 'cmd', 'script', 'shell', 'bash']
+
+/**
+ * The command lines a tool call runs: Bash's command, or an MCP tool's command-like inputs. The classifier
+ * reads them as shell, and the evidence gatherer (lib/io/evidence.ts) reads what they would send, from the
+ * same list, so a command that pauses in Bash pauses through an MCP shell tool too.
+ */
+export function shellCommandsOf(tool: string, input: Record<string, unknown>): string[] {
+  if (tool === 'Bash') return strings(input.command)
+  return tool.startsWith('mcp__') ? SHELL_KEYS.flatMap((k) => strings(input[k])) : []
+}
+
 export function mcpTool(c: Sink, tool: string, input: Record<string, unknown>): void {
   const parts = tool.split('__')
   const server = (parts[1] ?? '').toLowerCase()
@@ -32,7 +45,7 @@ export function mcpTool(c: Sink, tool: string, input: Record<string, unknown>): 
   const paths = ['path', 'file_path', 'filePath', 'file', 'paths', 'source', 'destination', 'target', 'filename'].flatMap((k) => strings(input[k]))
 
   // Shell tools: the command is a command line like any other.
-  for (const k of ['command', 'cmd', 'script', 'shell', 'bash']) for (const cmd of strings(input[k])) c.shell(cmd)
+  for (const cmd of shellCommandsOf(tool, input)) c.shell(cmd)
   // SQL: explicit SQL fields always; a `query` field only for database servers (a search tool's query is text).
   const sql = [...strings(input.sql), ...strings(input.statement), ...(DATABASE.test(server + '_' + action) ? strings(input.query) : [])]
   for (const q of sql) scanSql(c, q, `${tool} ${q.replace(/\s+/g, ' ').slice(0, 120)}`)
