@@ -158,6 +158,7 @@ export const STATE = {
   courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
   ledger: f('courtroom/ledger/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signed case ledger (append-only)" }),
   telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
+  telegramKey: f('telegram-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key that seals Telegram buttons (HMAC), outside every project' }),
   courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
   ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
 } satisfies Record<string, StateFileSpec<any>>
