@@ -61,6 +61,8 @@ export function cronCommands(text: string): string[] {
  * a file written earlier in the same command (null: written, but with text that is not visible).
  */
 export function detachedRuns(name: string, args: string[], input: string | undefined, generated: (file: string) => string | null | undefined): DetachedRun[] {
+  // `--help`, `-V`: they print and exit.
+  if (args.some((a) => a === '--help' || a === '--version' || a === '-V')) return []
   switch (name) {
     case 'tmux': {
       const rest = operands(args, TMUX_GLOBAL_VALUES)

@@ -3,11 +3,9 @@
 // Loaded only by the heartbeat and pause-and-ask, never on a hook's hot path.
 
 import crypto from 'node:crypto'
-import fs from 'node:fs'
-import path from 'node:path'
 import { Api, TelegramApiError } from 'node-telegram-bot-api'
 import { fileOf } from './registry'
-import { readRegularFile } from './store'
+import { privateFileOnce } from './store'
 import { maskSecrets } from '../core/secrets'
 import type { PendingEntry } from '../core/pending'
 import { labelButton, parseLabelButton, type LabelAnswer, type LabelAsk } from '../core/labels'
@@ -37,21 +35,10 @@ export function describeError(e: unknown, cfg?: TelegramConfig): string {
 export function buttonKey(configHome: string): Buffer {
   const file = fileOf({ stateDir: '', configHome }, 'telegramKey')
   try {
-    return Buffer.from(readRegularFile(file).trim(), 'hex')
+    return Buffer.from(privateFileOnce(file, () => crypto.randomBytes(32).toString('hex') + '\n').trim(), 'hex')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file}: ${(e as Error).message}`)
+    throw new Error(`${file}: ${(e as Error).message}`)
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  const tmp = `${file}.${process.pid}.tmp`
-  fs.writeFileSync(tmp, crypto.randomBytes(32).toString('hex') + '\n', { mode: 0o600 })
-  try {
-    fs.linkSync(tmp, file)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-  } finally {
-    fs.rmSync(tmp, { force: true })
-  }
-  return Buffer.from(readRegularFile(file).trim(), 'hex')
 }
 
 /** What a button carries for a stored secret: 16 hex of HMAC-SHA256 (well under Telegram's 64-byte limit). */
