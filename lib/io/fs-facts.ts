@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { FsFacts } from '../core/actions/types'
+import { readScript } from './script-facts'
 
 const MAX_TEXT = 1024 * 1024
 const MAX_ARCHIVE = 64 * 1024 * 1024
@@ -238,6 +239,7 @@ export function fsFacts(): FsFacts {
     archiveEntries,
     gitStatus,
     gitTreeChanges,
+    script: readScript,
   }
 }
 

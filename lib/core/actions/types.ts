@@ -142,4 +142,9 @@ export interface FsFacts {
    * read-tree); `ref` null: every tracked file there (an orphan branch). Undefined when git cannot say.
    */
   gitTreeChanges?(dir: string, ref: string | null, specs: string[]): string[] | undefined
+  /**
+   * A script file a command runs (`sh x.sh`, `npm test`'s package.json, a Makefile): its text (bounded, regular
+   * files only), why it cannot be read, or `binary` for a compiled program; undefined when nothing is there.
+   */
+  script?(abs: string): { text?: string; problem?: string; binary?: boolean } | undefined
 }
