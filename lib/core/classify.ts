@@ -9,6 +9,7 @@ import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation, type 
 import { lineAt } from './scripts'
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
+import { gitFileWrite } from './actions/git-config'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { hasEffect, mcpInputs, selfProtection } from './actions/ratchet-self'
@@ -103,6 +104,8 @@ class Collector implements Sink {
         const file = str(input.file_path) || str(input.notebook_path)
         this.summary = `${tool} ${file}`
         if (file) fileChange(this, this.resolve(file), tool)
+        // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
+        if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n'), `${tool} ${file}`)
         if (tool === 'Write' && file) scheduleFile(this, tool, file, str(input.content))
         break
       }
