@@ -39,16 +39,41 @@ const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereferenc
 function reaches(ctx: ClassifyContext, abs: string, tree: boolean, real?: (p: string) => string | undefined): string | undefined {
   for (const dir of keyDirs(ctx)) {
     if (inside(abs, dir)) return abs
-    if (GLOB.test(abs)) {
-      // `~/.config/rat*/telegram.json`, `~/.config/*/keys/*`: the literal part before the first glob leads here.
-      const lit = abs.slice(0, abs.search(GLOB))
-      if (inside(lit, dir) || dir.startsWith(lit)) return abs
-    }
+    // `~/.config/rat*/telegram.json`, `~/.config/*/keys/*`: a glob that could name the folder or a file in it.
+    if (GLOB.test(abs) && globReaches(abs, dir, tree)) return abs
     if (tree && above(abs, dir)) return `${abs} (holds ${dir})`
     const r = real?.(abs)
     if (r && r !== abs && (inside(r, dir) || (tree && above(r, dir)))) return `${abs} (a link to ${r})`
   }
   return undefined
+}
+
+/** One path segment of a glob as a regex (`*`, `?`, `[…]`; anything else literal). Segments are short: linear enough. */
+function segment(glob: string): RegExp {
+  let re = ''
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]
+    const close = ch === '[' ? glob.indexOf(']', i + 2) : -1
+    if (ch === '*') re += '[^/]*'
+    else if (ch === '?') re += '[^/]'
+    else if (close > 0) {
+      re += '[' + glob.slice(i + 1, close).replace(/^!/, '^').replace(/[\\\]]/g, '\\$&') + ']'
+      i = close
+    } else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp('^' + re + '$')
+}
+
+/** Whether a glob path could be the folder or something in it (or, for a reader of trees, a folder above it). */
+function globReaches(glob: string, dir: string, tree: boolean): boolean {
+  const g = glob.split('/').filter(Boolean)
+  const d = dir.split('/').filter(Boolean)
+  if (g.length < d.length && !tree) return false
+  for (let i = 0; i < Math.min(g.length, d.length); i++) {
+    if (g[i] === '**') return true
+    if (!segment(g[i]).test(d[i])) return false
+  }
+  return true
 }
 
 const note = (c: Sink, detail: string, what: string) => c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
