@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { settle } from '../../hooks/preflight-check/fast'
+import { bucketedRules } from '../../lib/core/guardrails'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
 
 // Async runs: a test of many synchronous spawns would keep vitest's worker from answering its progress RPC.
@@ -159,7 +160,8 @@ describe('the fast path on a real disk', () => {
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
       const spans = () => {
         const text = fs.readFileSync(rules, 'utf8')
-        return JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8')).rules.filter((x: { at?: number[] }) => x.at).map((x: { id: string; at: number[] }) => [x.id, JSON.parse(text.slice(x.at[0], x.at[1])).id])
+        const slim = bucketedRules(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8')) as unknown as { id: string; at?: number[] }[]
+        return slim.filter((x) => x.at).map((x) => [x.id, JSON.parse(text.slice(x.at![0], x.at![1])).id])
       }
       expect(spans()).toContainEqual(['GR-CAT', 'GR-CAT'])
       // A human looks: the fire count is folded into the file, which moves every entry; the spans follow.
