@@ -6,6 +6,8 @@
 import { CommanderError, type Command } from 'commander'
 import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
 import { findClaudeAncestor, isClaudeCli } from '../io/proc'
+import { terminalVerdict } from '../io/live-sessions'
+import { resolvePaths } from '../io/state'
 
 /**
  * On every (sub)command: commander's own usage errors come back here as exceptions instead of exiting,
@@ -61,8 +63,6 @@ export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env, an
 
 /** Why a live Claude Code session means this command is not a human's, or undefined (see humanOnly). */
 export function liveSessionWithoutTerminal(): string | undefined {
-  const { resolvePaths } = require('../io/state') as typeof import('../io/state')
-  const { terminalVerdict } = require('../io/live-sessions') as typeof import('../io/live-sessions')
   return terminalVerdict(resolvePaths())
 }
 
