@@ -12,7 +12,7 @@ import { fileChange, redirects } from './actions/fs-write'
 import { gitFileWrite } from './actions/git-config'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
-import { hasEffect, mcpInputs, selfProtection } from './actions/ratchet-self'
+import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { keyReadTool, keyReads } from './actions/ratchet-keys'
@@ -105,6 +105,7 @@ class Collector implements Sink {
         const file = str(input.file_path) || str(input.notebook_path)
         this.summary = `${tool} ${file}`
         if (file) fileChange(this, this.resolve(file), tool)
+        if (file) packageJsonChange(this, this.resolve(file), tool, input)
         // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
         if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n'), `${tool} ${file}`)
         if (tool === 'Write' && file) scheduleFile(this, tool, file, str(input.content))

@@ -866,6 +866,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         // `bash <<EOF … EOF`, `bash <<< "…"`: the here-document is code.
         code(simple.stdin, `${name} <<`)
         return
+      } else if (fromStdin && stdinFile(simple) && fromDisk(stdinFile(simple)!, 'shell', [], st, via, depth, cwdChanges)) {
+        // `sh < x.sh`, `cat x.sh | sh`: the file on disk is the code.
       } else if (fromStdin && simple.pipedFrom) {
         pipedCode(simple.pipedFrom, name, st, (text) => code(text, `${name} <|`))
       }
@@ -905,6 +907,9 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         } else if (script && fromDisk(script, interp.lang as ScriptLang, args.slice(args.indexOf(script) + 1), st, via, depth, cwdChanges)) {
           // a script on disk: read above
         } else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`], cwdChanges: cwdChanges.slice() })
+        else if (fromStdin && stdinFile(simple) && fromDisk(stdinFile(simple)!, interp.lang as ScriptLang, [], st, via, depth, cwdChanges)) {
+          // `python3 < x.py`, `cat x.py | python3`: the file on disk is the code.
+        }
         else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} <|`] }))
       }
       push()
@@ -949,6 +954,16 @@ function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], st: Lin
     } else st.out.snippets.push({ lang, code: run.text!, via: [...via, `${lang} ${file}`], cwdChanges: cwdChanges.slice(), origin })
   })
   return true
+}
+
+/** The file a command's standard input comes from: `< file`, or `cat file |` (one literal file). */
+function stdinFile(simple: SimpleCommand): string | undefined {
+  const r = simple.redirects.find((x) => x.op === '<' && x.target && !/[$`]/.test(x.target))
+  if (r) return r.target
+  const from = simple.pipedFrom
+  if (!from || programName(from.argv[0] ?? '') !== 'cat' || from.computed.some(Boolean)) return undefined
+  const files = from.argv.slice(1).filter((a) => !a.startsWith('-'))
+  return files.length === 1 && from.redirects.length === 0 ? files[0] : undefined
 }
 
 /** Records a script file this command runs, within the budget; `text` is unset when it cannot be read. */
