@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createRequire } from 'node:module'
 
 // What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
 const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
@@ -45,6 +46,11 @@ await build({
   conditions: ['import'],
 })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
+// A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.
+for (const e of EXECUTABLES.filter((x) => x.fast)) {
+  const { SCREEN } = createRequire(import.meta.url)(join(process.cwd(), 'dist', `${e.name}.fast.cjs`))
+  if (SCREEN) writeFileSync(join('dist', `${e.name}.fast.screen.json`), JSON.stringify(SCREEN))
+}
 
 // Warm-up runs that write the code caches. A scratch project, so nothing real is touched.
 const scratch = mkdtempSync(join(tmpdir(), 'ratchet-build-'))

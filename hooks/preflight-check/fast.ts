@@ -66,6 +66,14 @@ const PROGRAMS: Record<string, (args: string[]) => boolean> = {
   uname: ANY,
   git: gitReads,
 }
+/**
+ * What the launcher checks before it loads this bundle at all (scripts/build.mjs writes it beside the bundle
+ * as preflight-check.fast.screen.json; lib/runtime/loader.cjs reads it): a PreToolUse call of another tool,
+ * or a Bash command whose first word is plainly none of PROGRAMS, goes straight to the full engine, which
+ * saves loading this bundle (~2 ms) on every call it would hand over anyway. It can only send calls on.
+ */
+export const SCREEN = { event: 'PreToolUse', tools: [...FAST_TOOLS], programs: Object.keys(PROGRAMS) }
+
 /** The pagers and printers whose operands the full engine records as read (lib/core/actions/fs-read.ts). */
 const READERS = new Set(['cat', 'head', 'tail', 'nl'])
 
@@ -363,14 +371,17 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
 
 export type FastOutcome = { settled: true } | { settled: false; stdin?: string }
 
-/** The fast bundle's entry (lib/runtime/loader.cjs runFast): a plain allow prints nothing and exits 0. */
-export function main(argv: string[] = process.argv): FastOutcome {
+/**
+ * The fast bundle's entry (lib/runtime/loader.cjs runFast): a plain allow prints nothing and exits 0.
+ * `pre.stdin`: the payload, when the launcher's screen has already read it.
+ */
+export function main(argv: string[] = process.argv, pre?: { stdin?: string }): FastOutcome {
   const args = argv.slice(2)
-  if (args.includes('--help') || args.includes('-h') || process.env.RATCHET_FAST_PATH === '0' || stdinIsTerminal()) return { settled: false }
+  if (args.includes('--help') || args.includes('-h') || process.env.RATCHET_FAST_PATH === '0' || (pre?.stdin === undefined && stdinIsTerminal())) return { settled: false, stdin: pre?.stdin }
   const started = process.hrtime.bigint()
-  let text: string | undefined
+  let text: string | undefined = pre?.stdin
   try {
-    text = readStdinSync()
+    text ??= readStdinSync()
   } catch {
     return { settled: false }
   }

@@ -17,7 +17,7 @@ import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
-import { homeDir, loadGuardrails, readConfig, readSession, withRuleTexts, type Paths } from '../../lib/io/state'
+import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, withRuleTexts, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
@@ -25,6 +25,7 @@ import { capabilitiesUsed, isHeadless } from './pause'
 
 export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env: NodeJS.ProcessEnv = process.env, now = Date.now()): PreflightFacts {
   const loaded = loadGuardrails(paths)
+  const rules = ruleIndexOf(loaded)
   const { config, problem } = readConfig(paths)
   // Bound to the folder it runs in: an approval of `git push` in one repository is not one in another.
   const fp = fingerprint(payload.tool_name, payload.tool_input, payload.cwd || paths.projectDir)
@@ -38,10 +39,10 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     projectDir: paths.projectDir,
     homeDir: homeDir(),
     stateDir: paths.stateDir,
-    rules: compileRules(loaded.rules),
+    rules,
     // The slim index has no rule texts; the note needs them. Only calls that fire a rule pay for this, and
     // only for the entries that fired (their spans in the file); the whole file if they cannot be found.
-    fullRules: loaded.slim ? (fired) => compileRules(withRuleTexts(paths, loaded, new Set(fired)) ?? loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
+    fullRules: loaded.slim ? (fired) => withRuleTexts(paths, loaded, rules, new Set(fired)) ?? compileRules(loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
     fallback: loaded.origin === 'packaged-fallback',
     session: readSession(paths, payload.session_id),

@@ -10,6 +10,40 @@
 // are substituted, so a path spelled through one is judged as the path it is.
 
 import { parseShell, splitWords, type Redirect, type SimpleCommand } from './shell'
+import { makeRecipes, packageScripts, pmBareInstall, pmScripts, scriptLang, type ScriptLang } from './scripts'
+
+/** Where an invocation or snippet read from a file on disk comes from: the file as named, and its line when known. */
+export interface ScriptOrigin {
+  file: string
+  abs: string
+  line?: number
+  /** The file's text, to find the line of a finding in (a shell script's commands carry no positions). */
+  text?: string
+}
+
+/**
+ * A file named in a command, read at the edge (lib/io/script-facts.ts) from the directory the command runs in
+ * (after its `cd`s): its text, or why it cannot be read (a FIFO, too big, not a regular file), or `binary` for a
+ * compiled program (nothing to read). Undefined: there is nothing at that path.
+ */
+export interface ScriptFile {
+  abs: string
+  text?: string
+  problem?: string
+  binary?: boolean
+}
+export type ScriptReader = (file: string, cwdChanges: string[]) => ScriptFile | undefined
+
+/** A script file this command runs (a shell or interpreter script, package.json scripts, a Makefile's recipes). */
+export interface ScriptRun {
+  file: string
+  abs: string
+  /** Set when it exists but cannot be read: the command is then unreadable. */
+  problem?: string
+  text?: string
+  /** What could not be read inside it (computed command words, …): judged by the caller, see classify.ts. */
+  unreadable: string[]
+}
 
 export interface Invocation {
   /** Program name without path or leading backslash: `rm`, `git`. Empty for a redirect-only command (`> f`). */
@@ -21,6 +55,8 @@ export interface Invocation {
   via: string[]
   /** Directory changes earlier in the same command line (`cd .ratchet && rm x`). */
   cwdChanges: string[]
+  /** Set when the invocation comes from a script file on disk that the command runs. */
+  origin?: ScriptOrigin
 }
 
 export interface CodeSnippet {
@@ -29,6 +65,8 @@ export interface CodeSnippet {
   via: string[]
   /** Directory changes earlier in the same command line (`cd node_modules/x && node -e "require('./y')"`). */
   cwdChanges?: string[]
+  /** Set when the code is a script file on disk that the command runs (`python3 x.py`). */
+  origin?: ScriptOrigin
 }
 
 export interface CommandLine {
@@ -37,6 +75,8 @@ export interface CommandLine {
   incomplete: boolean
   /** What could not be read, a few words each (empty when everything was): treat by the worst reading. */
   unreadable: string[]
+  /** Script files on disk this command runs, read as if their lines were in the command (when a reader is given). */
+  scripts: ScriptRun[]
 }
 
 /** Longer commands are not read at all (and are unreadable): reading stays bounded on any input. */
@@ -80,11 +120,21 @@ interface LineState {
   generated: Map<string, string | null>
   /** Bodies of the shell functions defined in this line ('' when a name is defined twice: not filled in). */
   bodies: Map<string, string>
+  /** Reads script files named in the command; absent, scripts on disk are not read. */
+  reader?: ScriptReader
+  /** The script being read, if any: its invocations carry it. */
+  origin?: ScriptOrigin
+  /** Script files and bytes read so far in this command line (bounded). */
+  budget: { files: number; bytes: number }
 }
 
-export function readCommandLine(command: string): CommandLine {
-  const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [] }
-  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map(), bodies: new Map() }
+/** At most this many script files, and this many characters of them, are read for one command line. */
+const MAX_SCRIPTS = 24
+const MAX_SCRIPT_CHARS = 1024 * 1024
+
+export function readCommandLine(command: string, reader?: ScriptReader): CommandLine {
+  const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [], scripts: [] }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map(), bodies: new Map(), reader, budget: { files: 0, bytes: 0 } }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -92,13 +142,13 @@ export function readCommandLine(command: string): CommandLine {
   }
   expand(command, [], st, 0)
   for (const inv of out.invocations) {
-    if (st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run in the same command`)
+    if (!inv.origin && st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run in the same command`)
   }
   out.unreadable = [...st.unreadable]
   return out
 }
 
-function expand(command: string, via: string[], st: LineState, depth: number, pipedFrom?: SimpleCommand): void {
+function expand(command: string, via: string[], st: LineState, depth: number, pipedFrom?: SimpleCommand, cwd: string[] = []): void {
   if (depth > MAX_CODE_DEPTH) {
     st.out.incomplete = true
     st.unreadable.add(`shell code nested more than ${MAX_CODE_DEPTH} levels deep (bash -c inside bash -c …)`)
@@ -112,7 +162,7 @@ function expand(command: string, via: string[], st: LineState, depth: number, pi
   // A function called here is read at each call with its arguments filled in (`f(){ rm -rf "$1"; }; f x` runs
   // `rm -rf x`), so its body is not also read where it is defined, where `$1` would be an unknown target.
   const called = parsed.bodies.size ? calledFunctions(parsed.commands, st) : undefined
-  const cwdChanges: string[] = []
+  const cwdChanges: string[] = cwd.slice()
   parsed.commands.forEach((simple, i) => {
     if (simple.fn !== undefined && called?.has(simple.fn)) return
     // Code fed from outside into the first command of `bash -c` (`… | bash -c 'sh'`).
@@ -141,7 +191,8 @@ const short = (s: string) => (s.length > 60 ? s.slice(0, 59) + '…' : s).replac
 // ---------------------------------------------------------------------------------------------
 // Variables assigned earlier in the same command line.
 
-const VAR_REF = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g
+// (Positional parameters too: a script read from disk is run with its arguments as $1, $@, ….)
+const VAR_REF = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*#]))/g
 
 /** The candidate texts of a word once the variables known in this line are put in. */
 function substitute(word: string, computed: boolean, st: LineState): string[] {
@@ -269,6 +320,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       stdin: simple.stdin,
       via: via.slice(),
       cwdChanges: cwdChanges.slice(),
+      ...(st.origin ? { origin: st.origin } : {}),
     })
   }
   const code = (text: string, label: string, pipedFrom?: SimpleCommand) => expand(text, [...via, label], st, depth + 1, pipedFrom)
@@ -304,6 +356,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       push()
       return
     }
+    // `./deploy.sh`, `scripts/x.py`: a script already on disk is read as if its lines were here (by its `#!` line).
+    if (argv[0].includes('/') && fromDisk(argv[0], 'auto', args, st, via, depth, cwdChanges)) {
+      push()
+      return
+    }
     // `git $(echo push)`: the subcommand, and so the whole effect, is not known before it runs.
     if (VERB_PROGRAMS.has(name)) {
       const k = verbIndex(args)
@@ -313,7 +370,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     // A function defined in this line, called: its body runs with these arguments (not again inside itself).
     const body = st.functions.has(name) && !via.includes(`function ${name}`) ? fillPositional(st.bodies.get(name), args, argComp) : undefined
     if (body !== undefined) {
-      code(body, `function ${name}`)
+      // It runs in this shell: in the folder the line has reached (`cd sub && f notes.txt`).
+      expand(body, [...via, `function ${name}`], st, depth + 1, undefined, cwdChanges)
       return
     }
     if (st.aliases.has(name) && !via.includes(`alias ${name}`)) {
@@ -575,6 +633,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       case 'pnpx':
         via.push(name)
         to(skipOptions(args, new Set(['-p', '--package', '-c', '--call'])))
+        // `npx mytool`: the project's own bin (package.json "bin") is a script on disk.
+        if (argv[0] && !argv[0].includes('/') && !args.includes('-c') && !args.includes('--call') && localBin(argv[0], argv.slice(1), st, via, depth, cwdChanges)) {
+          push()
+          return
+        }
         if (args.includes('-c') || args.includes('--call')) {
           const c = optionValue(args, ['-c', '--call'])
           if (c !== undefined) {
@@ -596,7 +659,20 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
           to(args)
           continue
         }
+        packageRun(name, args, st, via, depth, cwdChanges)
         break
+      case 'bun':
+        // `bun run build`, `bun install`: package.json scripts; `bun x.ts` is read as an interpreter below.
+        if (packageRun(name, args, st, via, depth, cwdChanges)) {
+          push()
+          return
+        }
+        break
+      case 'make':
+      case 'gmake':
+        makeRun(args, st, via, depth, cwdChanges)
+        push()
+        return
       case 'npm':
         // `npm pkg set scripts.postinstall='rm -rf .claude'`, `npm set-script x '…'`: shell code that npm runs
         // later (install, test, …), read as if it ran now.
@@ -614,8 +690,13 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
             return
           }
           to(skipOptions(args.slice(1), new Set(['-p', '--package', '-w', '--workspace'])))
+          if (argv[0] && !argv[0].includes('/') && localBin(argv[0], argv.slice(1), st, via, depth, cwdChanges)) {
+            push()
+            return
+          }
           continue
         }
+        packageRun(name, args, st, via, depth, cwdChanges)
         break
       case 'poetry':
       case 'pipenv':
@@ -750,7 +831,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       case 'source':
       case '.':
         if (args[0] && (/^[<>]\(/.test(args[0]) || args[0] === '/dev/stdin' || (args[0] === '-' && simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(args[0])})`)
-        else if (args[0]) runGenerated(args[0], st, (text) => code(text, `${name} ${args[0]}`))
+        else if (args[0] && !runGenerated(args[0], st, (text) => code(text, `${name} ${args[0]}`))) fromDisk(args[0], 'shell', args.slice(1), st, via, depth, cwdChanges)
         push()
         return
     }
@@ -777,6 +858,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
       } else if (script && runGenerated(script, st, (text) => code(text, `${name} ${script}`))) {
         // a script written earlier in this line: read above
+      } else if (script && fromDisk(script, 'shell', args.slice(args.indexOf(script) + 1), st, via, depth, cwdChanges)) {
+        // a script on disk: read above
       } else if (fromStdin && simple.stdin !== undefined) {
         // `bash <<EOF … EOF`, `bash <<< "…"`: the here-document is code.
         code(simple.stdin, `${name} <<`)
@@ -810,13 +893,15 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         to(args.slice(1))
         continue
       } else {
-        const script = args.find((a, i) => !a.startsWith('-') && !(i > 0 && /^-[WXO]$/.test(args[i - 1])))
+        const script = args.find((a, i) => !a.startsWith('-') && !(i > 0 && /^(-[WXrC]|--require|--import|--loader|--experimental-loader|--conditions|--input-type|--env-file)$/.test(args[i - 1])) && !(i === 0 && name === 'deno' && a === 'run'))
         const fromStdin = !script || script === '-' || script === '/dev/stdin'
         if (script && /^[<>]\(/.test(script)) st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
         else if (script && st.generated.has(normPath(script))) {
           const text = st.generated.get(normPath(script))
           if (text == null) st.unreadable.add(`${name} runs ${short(script)}, written earlier in this command with content that is not visible`)
           else out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} ${script}`], cwdChanges: cwdChanges.slice() })
+        } else if (script && fromDisk(script, interp.lang as ScriptLang, args.slice(args.indexOf(script) + 1), st, via, depth, cwdChanges)) {
+          // a script on disk: read above
         } else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`], cwdChanges: cwdChanges.slice() })
         else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} <|`] }))
       }
@@ -827,6 +912,156 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     return
   }
   st.unreadable.add('wrappers nested too deeply to read')
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scripts already on disk (issue 9): read when they are run, as if their lines were in the command.
+
+/** Programs installed with the system or a package: what they are is what their name says (`/usr/bin/git`). */
+const SYSTEM_PATH = /^\/(usr|bin|sbin|opt|nix|snap|lib|lib64|etc|System|Library|Applications)\//
+/** Third-party code a package manager installed: what it does at install is judged there, not on every run. */
+const INSTALLED = /(^|\/)node_modules\/|(^|\/)(\.venv|venv|site-packages|\.cargo|\.rustup)\//
+
+/**
+ * Reads `file` (as written) and runs its text through the reader as `lang` (`auto`: by its `#!` line or extension,
+ * else shell), with `args` as its positional parameters. False when there is no reader, nothing at that path, or a
+ * compiled program there: the caller goes on as before.
+ */
+function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
+  if (!st.reader || !file || /[$`]/.test(file) || SYSTEM_PATH.test(file) || INSTALLED.test(file) || /^[<>]\(/.test(file) || file.startsWith('/dev/') || file.startsWith('/proc/')) return false
+  const f = st.reader(file, cwdChanges)
+  if (!f || f.binary) return false
+  const run = openScript(file, f, st)
+  if (run.text === undefined) return true
+  const lang = as === 'auto' ? scriptLang(run.text, file, 'shell') ?? 'shell' : as
+  const origin: ScriptOrigin = { file, abs: f.abs, text: run.text }
+  inScript(st, origin, run, () => {
+    if (lang === 'shell') {
+      // `$1`, `$@` are the script's arguments (bounded like any variable).
+      // `$1`, `$@` are the script's arguments when given (an unset one stays computed: the worst reading).
+      args.slice(0, 9).forEach((a, k) => st.vars.set(String(k + 1), [a]))
+      if (args.length) st.vars.set('@', [args.map(quote).join(' ')])
+      if (args.length) st.vars.set('*', [args.join(' ')])
+      st.vars.set('#', [String(args.length)])
+      expand(run.text!, [...via, `script ${file}`], st, depth + 1, undefined, cwdChanges)
+    } else st.out.snippets.push({ lang, code: run.text!, via: [...via, `${lang} ${file}`], cwdChanges: cwdChanges.slice(), origin })
+  })
+  return true
+}
+
+/** Records a script file this command runs, within the budget; `text` is unset when it cannot be read. */
+function openScript(file: string, f: ScriptFile, st: LineState): ScriptRun {
+  const run: ScriptRun = { file, abs: f.abs, unreadable: [] }
+  st.out.scripts.push(run)
+  if (f.problem !== undefined || f.text === undefined) run.problem = f.problem ?? 'it cannot be read'
+  else if (++st.budget.files > MAX_SCRIPTS || (st.budget.bytes += f.text.length) > MAX_SCRIPT_CHARS) run.problem = `more scripts than can be read for one command (${MAX_SCRIPTS} files, ${MAX_SCRIPT_CHARS / 1024} KB)`
+  else run.text = f.text
+  return run
+}
+
+/**
+ * Reads a script's commands in a state of their own: the script's functions, aliases and variables stay in the
+ * script, and what cannot be read in it is kept with the script (classify.ts judges it: a committed script's
+ * computed words are not the agent's doing; a script the agent wrote or changed is held to the command's rule).
+ */
+function inScript(st: LineState, origin: ScriptOrigin, run: ScriptRun, read: () => void): void {
+  const saved = { unreadable: st.unreadable, functions: st.functions, aliases: st.aliases, gitAliases: st.gitAliases, vars: st.vars, generated: st.generated, origin: st.origin, incomplete: st.out.incomplete }
+  st.unreadable = new Set()
+  st.functions = new Set()
+  st.aliases = new Map()
+  st.gitAliases = new Map()
+  st.vars = new Map()
+  st.generated = new Map()
+  st.origin = origin
+  const from = st.out.invocations.length
+  try {
+    read()
+    for (const inv of st.out.invocations.slice(from)) if (inv.origin === origin && st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run`)
+    run.unreadable.push(...st.unreadable)
+  } finally {
+    Object.assign(st, { unreadable: saved.unreadable, functions: saved.functions, aliases: saved.aliases, gitAliases: saved.gitAliases, vars: saved.vars, generated: saved.generated, origin: saved.origin })
+    st.out.incomplete = saved.incomplete
+  }
+}
+
+/** package.json in the folder a package manager works in (`--prefix`, `-C`, `--cwd`, `--dir`), parsed; undefined when absent or not JSON. */
+function packageJson(args: string[], st: LineState, cwdChanges: string[]): { run?: ScriptRun; pkg?: ReturnType<typeof packageScripts>; cwd: string[] } {
+  const dir = optionValue(args, ['--prefix', '-C', '--cwd', '--dir'])
+  const cwd = dir ? [...cwdChanges, dir] : cwdChanges
+  const f = st.reader?.('package.json', cwd)
+  if (!f || f.binary) return { cwd }
+  const run = openScript('package.json', f, st)
+  return { run, pkg: run.text === undefined ? undefined : packageScripts(run.text), cwd }
+}
+
+/**
+ * `npm test`, `npm run build -- --x`, `yarn lint`, `pnpm install`: the package.json scripts it runs (with their
+ * pre/post scripts and the install lifecycle), each read as shell code in the package's folder. True if any ran.
+ */
+function packageRun(pm: string, args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
+  if (!st.reader || args.includes('--help') || args.includes('-h')) return false
+  const plan = pmScripts(pm, args) ?? (pmBareInstall(pm, args) ? pmScripts('npm', ['install']) : null)
+  if (!plan) return false
+  const { run, pkg, cwd } = packageJson(args, st, cwdChanges)
+  if (!run || run.text === undefined || !pkg) return !!run
+  let any = false
+  for (const name of plan.names) {
+    const text = pkg.scripts[name]
+    if (text === undefined) continue
+    any = true
+    const origin: ScriptOrigin = { file: `package.json scripts.${name}`, abs: run.abs, line: pkg.lineOf(name), text }
+    const full = name === plan.main && plan.extra.length ? `${text} ${plan.extra.map(quote).join(' ')}` : text
+    inScript(st, origin, run, () => expand(full, [...via, `${pm} script ${name}`], st, depth + 1, undefined, cwd))
+  }
+  return any
+}
+
+/** `npx tool` where tool is the project's own bin (package.json "bin"): that file is a script on disk. */
+function localBin(bin: string, args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
+  if (!st.reader) return false
+  const f = st.reader('package.json', cwdChanges)
+  if (!f?.text) return false
+  const target = packageScripts(f.text)?.bin[bin]
+  return !!target && fromDisk(target.startsWith('.') || target.startsWith('/') ? target : `./${target}`, 'auto', args, st, via, depth, cwdChanges)
+}
+
+const MAKE_VALUES = new Set(['-f', '--file', '--makefile', '-C', '--directory', '-I', '--include-dir', '-o', '--old-file', '--assume-old', '-W', '--what-if', '--new-file', '--assume-new', '-l', '--load-average', '--eval', '-O', '--output-sync', '--jobserver-style'])
+
+/** `make [targets] [VAR=value]`: the recipe lines it runs (prerequisites first), each read as shell code. */
+function makeRun(args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): void {
+  if (!st.reader) return
+  // A dry run, a question, a listing: nothing runs (`-n` prints the recipes).
+  if (args.some((a) => /^--(dry-run|just-print|recon|question|print-data-base|help|version)$/.test(a) || (/^-[a-zA-Z]+$/.test(a) && /[nqpv]/.test(a) && !MAKE_VALUES.has(a)))) return
+  const targets: string[] = []
+  const overrides: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (MAKE_VALUES.has(a)) i++
+    else if (a === '-j' || a === '--jobs') {
+      if (/^\d+$/.test(args[i + 1] ?? '')) i++
+    } else if (a.startsWith('-')) continue
+    else if (/^[A-Za-z_][\w.-]*=/.test(a)) overrides[a.slice(0, a.indexOf('='))] = a.slice(a.indexOf('=') + 1)
+    else targets.push(a)
+  }
+  const dir = optionValue(args, ['-C', '--directory'])
+  const cwd = dir ? [...cwdChanges, dir] : cwdChanges
+  const named = optionValue(args, ['-f', '--file', '--makefile'])
+  let found: { file: string; f: ScriptFile } | undefined
+  for (const file of named ? [named] : ['GNUmakefile', 'makefile', 'Makefile']) {
+    const f = st.reader(file, cwd)
+    if (f && !f.binary) {
+      found = { file, f }
+      break
+    }
+  }
+  if (!found) return
+  const run = openScript(found.file, found.f, st)
+  if (run.text === undefined) return
+  const { lines } = makeRecipes(run.text, targets, overrides)
+  for (const l of lines) {
+    const origin: ScriptOrigin = { file: found.file, abs: run.abs, line: l.line, text: l.command }
+    inScript(st, origin, run, () => expand(l.command, [...via, `make ${l.target}`], st, depth + 1, undefined, cwd))
+  }
 }
 
 /** Programs whose first operand is a subcommand that decides everything they do. */

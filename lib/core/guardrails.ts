@@ -133,20 +133,23 @@ function globsOf(c: CompiledRule): NonNullable<CompiledRule['globs']> {
   return (c.globs ??= { tools: globs(c.rule, 'tools'), command: globs(c.rule, 'command'), paths: globs(c.rule, 'paths'), urls: globs(c.rule, 'urls') })
 }
 
+/**
+ * The rules a call could match, looked up by what the call has instead of evaluated one by one. Two forms
+ * answer it: `compileRules` (every rule compiled up front: the CLI, tests, a file without an index) and
+ * `bucketedRuleIndex` (the hook's form: the derived index is read bucket by bucket, so a call with 1,000
+ * rules parses and compiles only the few buckets its finding patterns and program words name).
+ */
 export interface RuleIndex {
-  /** Rules keyed by the pattern or class name they name. */
-  byKey: Map<string, CompiledRule[]>
-  /** Glob-only rules keyed by each exact tool name they list. */
-  byTool: Map<string, CompiledRule[]>
+  /** Rules keyed by the pattern or class name they name, in rule order. */
+  forKey(key: string): readonly CompiledRule[]
   /**
-   * The same rules inverted once more by program word: per tool, the rules whose command globs all start
-   * with a literal word, under each such word; `rest` holds the others. A Bash call with 1,000 rules tests
-   * only the rules for the programs it runs.
+   * Glob-only rules listing exactly `tool` that could match these commands, in rule order: per tool, the
+   * rules whose command globs all start with a literal word are found under each such word (a Bash call
+   * with 1,000 rules tests only the rules for the programs it runs), the others are always candidates.
    */
-  byProgram: Map<string, { words: Map<string, CompiledRule[]>; rest: CompiledRule[] }>
+  forTool(tool: string, commands: readonly string[]): readonly CompiledRule[]
   /** Glob-only rules with no tool list or a wildcard in it: tested on every call. */
-  anyTool: CompiledRule[]
-  all: CompiledRule[]
+  anyTool(): readonly CompiledRule[]
 }
 
 export { longestLiteral }
@@ -207,31 +210,53 @@ export function ruleLiterals(match: Guardrail['match']): Partial<Record<GlobFiel
 const globs = (rule: Guardrail & { literals?: Partial<Record<GlobField, string[]>> }, f: GlobField) =>
   rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? g.trim() : g, KIND[f], rule.literals?.[f]?.[i]))
 
-export function compileRules(rules: Guardrail[]): RuleIndex {
-  const index: RuleIndex = { byKey: new Map(), byTool: new Map(), byProgram: new Map(), anyTool: [], all: [] }
-  const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
-    const list = map.get(key)
-    if (list) list.push(c)
-    else map.set(key, [c])
-  }
+export function compileRules(rules: readonly Guardrail[]): RuleIndex {
+  const byKey = new Map<string, CompiledRule[]>()
+  const byProgram = new Map<string, { words: Map<string, CompiledRule[]>; rest: CompiledRule[] }>()
+  const anyTool: CompiledRule[] = []
+  let order = 0
   for (const rule of rules) {
     const place = placement(rule)
     if (!place) continue
-    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key', order: index.all.length }
-    index.all.push(c)
-    if (place === 'key') push(index.byKey, rule.pattern, c)
-    else if (place === 'any') index.anyTool.push(c)
+    const c: CompiledRule = { rule, decision: decisionOf(rule), byPattern: place === 'key', order: order++ }
+    if (place === 'key') push(byKey, rule.pattern, c)
+    else if (place === 'any') anyTool.push(c)
     else
       for (const t of place) {
-        push(index.byTool, t, c)
-        let inv = index.byProgram.get(t)
-        if (!inv) index.byProgram.set(t, (inv = { words: new Map(), rest: [] }))
+        let inv = byProgram.get(t)
+        if (!inv) byProgram.set(t, (inv = { words: new Map(), rest: [] }))
         const words = programWords(rule.match?.command)
         if (words) for (const w of words) push(inv.words, w, c)
         else inv.rest.push(c)
       }
   }
-  return index
+  return {
+    forKey: (key) => byKey.get(key) ?? NONE,
+    forTool(tool, commands) {
+      const inv = byProgram.get(tool)
+      if (!inv) return NONE
+      if (!inv.words.size) return inv.rest
+      return inOrder(inv.rest, commands.map((cmd) => inv.words.get(wordOf(cmd)) ?? NONE))
+    },
+    anyTool: () => anyTool,
+  }
+}
+
+const NONE: readonly CompiledRule[] = []
+const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
+  const list = map.get(key)
+  if (list) list.push(c)
+  else map.set(key, [c])
+}
+const wordOf = (cmd: string) => (cmd.includes(' ') ? cmd.slice(0, cmd.indexOf(' ')) : cmd)
+
+/** `base` and the rules of `more`, each rule once (a rule found under two words is one rule), in rule order. */
+function inOrder(base: readonly CompiledRule[], more: readonly (readonly CompiledRule[])[]): readonly CompiledRule[] {
+  if (more.every((m) => !m.length)) return base
+  const seen = new Map<number, CompiledRule>()
+  for (const c of base) seen.set(c.order, c)
+  for (const m of more) for (const c of m) if (!seen.has(c.order)) seen.set(c.order, c)
+  return [...seen.values()].sort((a, b) => a.order - b.order)
 }
 
 /** The literal first words of a rule's command globs, or null when one has none (or there are no globs). */
@@ -239,25 +264,177 @@ function programWords(command: string[] | undefined): Set<string> | null {
   if (!command?.length) return null
   const words = new Set<string>()
   for (const g of command) {
-    const t = g.trim()
-    const w = t.includes(' ') ? t.slice(0, t.indexOf(' ')) : t
+    const w = wordOf(g.trim())
     if (!w || /[*?]/.test(w)) return null
     words.add(w)
   }
   return words
 }
 
-/** The rules listing `tool` that could match these commands, in rule order (see RuleIndex.byProgram). */
-function toolCandidates(index: RuleIndex, tool: string, commands: string[]): CompiledRule[] | undefined {
-  const inv = index.byProgram.get(tool)
-  if (!inv) return index.byTool.get(tool)
-  if (!inv.words.size) return inv.rest
-  const seen = new Set<CompiledRule>(inv.rest)
-  for (const cmd of commands) {
-    const w = cmd.includes(' ') ? cmd.slice(0, cmd.indexOf(' ')) : cmd
-    for (const c of inv.words.get(w) ?? []) seen.add(c)
+// ---- the bucketed index text ------------------------------------------------------------------
+// `.guardrails-index.json` (written by lib/io/state.ts from rules it validated) holds each rule under every
+// bucket compileRules would file it under, one bucket per line:
+//
+//   {"v":2,"key":…,"hash":…,"tunings":[…entries naming built-ins, as written…]
+//   ,"k\u0000git_push":[[order,{slim rule}],…]          rules keyed by a pattern or class
+//   ,"w\u0000Bash\u0000deploy-tool":[[order,{…}],…]      by tool and program word (`deploy-tool *`)
+//   ,"p\u0000Bash\u0000release-":[…]                      by tool and the start of the word (`release-*`)
+//   ,"r\u0000Bash":[…]                                   by tool, any command (`*deploy*`, or no command globs)
+//   ,"q\u0000Bash":["release-",…]                        the word starts that have a bucket
+//   ,"a":[…]                                             tested on every call
+//   }
+//
+// It is one JSON document (a human or a test can read it whole), but the hook never parses it whole: it
+// finds the line of each bucket it needs by its name (JSON.stringify never writes a raw newline, so
+// "\n,<name>:" can only be a bucket's start) and parses that line alone. Parsing 1,000 rules and
+// compiling them cost a fresh process ~5 ms and a garbage collection; a call needs a few dozen at most.
+
+const SEP = '\u0000'
+const bucketName = (...parts: string[]) => parts.join(SEP)
+
+/** The index text for these rules (tunings of built-ins apart, kept as written), stamped with `head`. */
+export function bucketedIndexText(head: { key: string; hash: string }, tunings: readonly Guardrail[], own: readonly Guardrail[]): string {
+  const buckets = new Map<string, string[]>()
+  const prefixes = new Map<string, Set<string>>()
+  const add = (name: string, entry: string) => {
+    const list = buckets.get(name)
+    if (list) list.push(entry)
+    else buckets.set(name, [entry])
   }
-  return seen.size === inv.rest.length ? inv.rest : [...seen].sort((a, b) => a.order - b.order)
+  own.forEach((rule, o) => {
+    const place = placement(rule)
+    if (!place) return
+    const entry = `[${o},${JSON.stringify(rule)}]`
+    if (place === 'key') add(bucketName('k', rule.pattern), entry)
+    else if (place === 'any') add('a', entry)
+    else
+      for (const t of place) {
+        const keys = commandKeys(rule.match?.command)
+        if (!keys) add(bucketName('r', t), entry)
+        else {
+          for (const w of keys.words) add(bucketName('w', t, w), entry)
+          for (const p of keys.prefixes) {
+            let list = prefixes.get(t)
+            if (!list) prefixes.set(t, (list = new Set()))
+            list.add(p)
+            add(bucketName('p', t, p), entry)
+          }
+        }
+      }
+  })
+  const lines = [JSON.stringify({ v: 2, key: head.key, hash: head.hash, tunings }).slice(0, -1)]
+  for (const [name, entries] of buckets) lines.push(`,${JSON.stringify(name)}:[${entries.join(',')}]`)
+  // Each tool's word prefixes, on a line of their own: a call reads this list, then only the buckets of
+  // the prefixes its program words start with.
+  for (const [t, list] of prefixes) lines.push(`,${JSON.stringify(bucketName('q', t))}:${JSON.stringify([...list])}`)
+  return lines.join('\n') + '\n}\n'
+}
+
+/**
+ * What a rule's command globs say about the first word of any command they match: an exact word (`git
+ * push *` → git), or a start (`release-*` → release-). Null when one glob says neither (`*deploy*`): the
+ * rule is then a candidate for every command of its tools. `*` and `?` are the only wildcards (wildcard()).
+ */
+function commandKeys(command: string[] | undefined): { words: Set<string>; prefixes: Set<string> } | null {
+  if (!command?.length) return null
+  const words = new Set<string>()
+  const prefixes = new Set<string>()
+  for (const g of command) {
+    const w = wordOf(g.trim())
+    const wild = w.search(/[*?]/)
+    if (wild < 0) {
+      if (!w) return null
+      words.add(w)
+    } else if (wild === 0) return null
+    // A match starts with this (it has no space), so the command's first word does.
+    else prefixes.add(w.slice(0, wild))
+  }
+  return { words, prefixes }
+}
+
+/** The header of an index text (v2): its stamp and the tunings; null when it is not one. */
+export function bucketedIndexHead(text: string): { key: string; hash: string; tunings: Guardrail[] } | null {
+  const nl = text.indexOf('\n')
+  if (nl < 0) return null
+  const head = JSON.parse(text.slice(0, nl) + '}') as { v?: unknown; key?: unknown; hash?: unknown; tunings?: unknown }
+  if (!head || head.v !== 2 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings)) return null
+  return head as { key: string; hash: string; tunings: Guardrail[] }
+}
+
+/** The index text with another stat key (same content: a touch, a checkout). */
+export function restampedIndexText(text: string, key: string): string {
+  const nl = text.indexOf('\n')
+  const head = JSON.parse(text.slice(0, nl) + '}') as Record<string, unknown>
+  return JSON.stringify({ ...head, key }).slice(0, -1) + text.slice(nl)
+}
+
+/** Every project rule in an index text, in order (a rare full read: re-deriving the fast index, re-keying). */
+export function bucketedRules(text: string): Guardrail[] {
+  const all = new Map<number, Guardrail>()
+  for (let at = text.indexOf('\n,'); at >= 0; at = text.indexOf('\n,', at + 1)) {
+    const end = text.indexOf('\n', at + 1)
+    const line = text.slice(at + 2, end < 0 ? undefined : end)
+    // The bucket's name is a JSON string: it ends at the first quote that is not escaped.
+    let i = 1
+    while (i < line.length && line[i] !== '"') i += line[i] === '\\' ? 2 : 1
+    if (line.startsWith('"q\\u0000')) continue // a list of word starts, not rules
+    for (const [o, r] of JSON.parse(line.slice(i + 2)) as [number, Guardrail][]) all.set(o, r)
+  }
+  return [...all.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r)
+}
+
+export interface BucketedIndex extends RuleIndex {
+  /** The project rules read so far, by id (what fired, to find its full entry in guardrails.json). */
+  readonly seen: ReadonlyMap<string, Guardrail>
+}
+
+/**
+ * A RuleIndex over an index text: the built-ins (as tuned) compiled up front, the project's rules parsed one
+ * bucket at a time when a call asks for it. `full` replaces slim entries by id (the texts of fired rules);
+ * `origin` is set on each project rule, as withBuiltins sets it. Matching is exactly compileRules' over
+ * [...builtins, ...own]: the same placement, the same order.
+ */
+export function bucketedRuleIndex(text: string, builtins: readonly Guardrail[], extra: { origin?: string; full?: ReadonlyMap<string, Guardrail> } = {}): BucketedIndex {
+  const base = compileRules(builtins)
+  const offset = builtins.length
+  const cache = new Map<string, readonly CompiledRule[]>()
+  const seen = new Map<string, Guardrail>()
+  const bucket = (name: string): readonly CompiledRule[] => {
+    let list = cache.get(name)
+    if (list) return list
+    list = NONE
+    const marker = `\n,${JSON.stringify(name)}:`
+    const at = text.indexOf(marker)
+    if (at >= 0) {
+      const start = at + marker.length
+      const end = text.indexOf('\n', start)
+      list = (JSON.parse(text.slice(start, end < 0 ? undefined : end)) as [number, Guardrail][]).map(([o, slim]) => {
+        seen.set(slim.id, slim)
+        const rule = { ...(extra.full?.get(slim.id) ?? slim), ...(extra.origin ? { origin: extra.origin } : {}) } as Guardrail
+        return { rule, decision: decisionOf(rule), byPattern: name.startsWith('k' + SEP), order: offset + o }
+      })
+    }
+    cache.set(name, list)
+    return list
+  }
+  const starts = (tool: string): string[] => {
+    const marker = `\n,${JSON.stringify(bucketName('q', tool))}:`
+    const at = text.indexOf(marker)
+    if (at < 0) return []
+    const end = text.indexOf('\n', at + marker.length)
+    return JSON.parse(text.slice(at + marker.length, end < 0 ? undefined : end)) as string[]
+  }
+  return {
+    seen,
+    forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
+    forTool(tool, commands) {
+      const words = [...new Set(commands.map(wordOf))]
+      const lists = [bucket(bucketName('r', tool)), ...words.map((w) => bucket(bucketName('w', tool, w)))]
+      for (const p of starts(tool)) if (words.some((w) => w.startsWith(p))) lists.push(bucket(bucketName('p', tool, p)))
+      return inOrder(base.forTool(tool, commands), lists)
+    },
+    anyTool: () => inOrder(base.anyTool(), [bucket('a')]),
+  }
 }
 
 /**
@@ -318,15 +495,14 @@ export function matchRules(index: RuleIndex, action: Classification, projectDir:
     const rel = path.posix.relative(projectDir, abs)
     return rel.startsWith('..') ? null : rel
   })
-  // Each rule sits in exactly one byKey list, or in byTool lists (one tool per call), or in anyTool:
-  // no rule can be visited twice.
+  // Each rule sits under exactly one key, or under tools (one tool per call), or with anyTool: no rule
+  // can be visited twice.
   for (const [key, detail] of keys)
-    for (const c of index.byKey.get(key) ?? [])
+    for (const c of index.forKey(key))
       if (!c.rule.match || globsMatch(c, action, rels, false))
         fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [`pattern ${key}: ${detail}`, ...describe(c, action, rels)] })
-  const byTool = toolCandidates(index, action.tool, action.commands)
-  if (byTool) for (const c of byTool) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
-  for (const c of index.anyTool) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.forTool(action.tool, action.commands)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.anyTool()) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   return fired
 }
 

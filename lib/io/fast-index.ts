@@ -36,13 +36,15 @@ export function readFastIndex(stateDir: string, guardrailsFile: string): FastInd
   }
 }
 
-/** The fast index's stamp as it is on disk ("key hash"), or null. */
-export function fastIndexStamp(stateDir: string): string | null {
+/**
+ * Whether the fast index on disk carries this stamp. Its text starts with the stamp (fastIndexOf writes
+ * v, key and hash first), so the full engine checks it on every call without parsing the rest.
+ */
+export function fastIndexStamped(stateDir: string, key: string, hash: string): boolean {
   try {
-    const index = JSON.parse(readRegularFile(fastIndexFile(stateDir))) as Partial<FastIndex>
-    return `${index.key} ${index.hash}`
+    return readRegularFile(fastIndexFile(stateDir)).startsWith(JSON.stringify({ v: 1, key, hash }).slice(0, -1) + ',')
   } catch {
-    return null
+    return false
   }
 }
 

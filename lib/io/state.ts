@@ -10,8 +10,8 @@ import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
-import { decisionOf, fastIndexOf, ruleLiterals, validateGuardrails, type Guardrail, type Problem } from '../core/guardrails'
-import { fastIndexStamp, statKey, writeFastIndex } from './fast-index'
+import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type Problem, type RuleIndex } from '../core/guardrails'
+import { fastIndexStamped, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
 export const PACKAGE_ROOT: string = (() => {
@@ -43,7 +43,10 @@ export function configHomeOf(env: NodeJS.ProcessEnv = process.env): string {
 // ---- guardrails ------------------------------------------------------------------------------
 
 export interface LoadedGuardrails {
-  /** Built-ins (as tuned) first, then the file's own rules, each with where it came from. */
+  /**
+   * Built-ins (as tuned) first, then the file's own rules, each with where it came from. With `slim`, only
+   * the built-ins: the project's own rules stay in `indexText`, read bucket by bucket (`ruleIndexOf`).
+   */
   rules: ActiveRule[]
   /** Problems with the project's file, each naming file and field. */
   problems: string[]
@@ -51,12 +54,14 @@ export interface LoadedGuardrails {
   file: string
   origin: 'project' | 'packaged' | 'packaged-fallback'
   /**
-   * True when `rules` hold only what matching needs (from the derived index): ids, patterns,
-   * decisions and globs, without rule texts. Load again with `full` before showing a rule.
+   * True when the project's rules come from the derived index (what matching needs: ids, patterns,
+   * decisions and globs, without rule texts). Load again with `full` before showing a rule.
    */
   slim?: boolean
   /** With `slim`: the stat key of guardrails.json the index was trusted at (see `withRuleTexts`). */
   indexKey?: string
+  /** With `slim`: the index text (lib/core/guardrails.ts bucketedIndexText). */
+  indexText?: string
 }
 
 const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
@@ -65,12 +70,12 @@ const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
  * The rules in force. Validating 1,000 rules with zod takes ~30 ms in a fresh process, on every tool
  * call, so a file that validated cleanly gets a derived index (`.guardrails-index.json`) holding the
  * content hash of the file it was built from, and its size, mtime and inode. While that stat matches,
- * the hook reads the small index (matching fields and precomputed glob literals only). When the stat
- * changed, the file is hashed: the same content (a touch, a checkout) only re-stamps the index; other
- * content, or an index that was not built from this content (copied, forged, stale), is ignored and
- * the file validated afresh. Hashing costs ~3 ms for 1,000 rules (380 KB), so it is paid only then.
- * An index forged with the current stat and hash would still be believed: the state folder's write
- * protection (preflight-check) is what keeps the agent from writing one.
+ * the hook reads the index, and only the buckets of it a call needs (matching fields and precomputed glob
+ * literals only). When the stat changed, the file is hashed: the same content (a touch, a checkout) only
+ * re-stamps the index; other content, or an index that was not built from this content (copied, forged,
+ * stale), is ignored and the file validated afresh. Hashing costs ~3 ms for 1,000 rules (380 KB), so it is
+ * paid only then. An index forged with the current stat and hash would still be believed: the state
+ * folder's write protection (preflight-check) is what keeps the agent from writing one.
  */
 export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: boolean } = {}): LoadedGuardrails {
   // A full load by the CLI or a report is a human looking at the rules: counts first. The hooks load the
@@ -85,14 +90,20 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: bool
     }
   }
   // The built-ins are always on: the file adds rules and tunes built-ins by id, never removes them.
+  // (A slim load's `rules` are the tunings alone, which is all withBuiltins needs from the file.)
   const l = loadFile(paths, opts)
   const merged = withBuiltins(l.rules)
   return { ...l, rules: merged.rules, problems: [...l.problems, ...merged.problems.map((p) => `${l.file}: ${p}`)] }
 }
 
+/** The rule index a hook matches with: bucket by bucket from the index text (slim), else every rule compiled. */
+export function ruleIndexOf(loaded: LoadedGuardrails): RuleIndex {
+  return loaded.slim && loaded.indexText !== undefined ? bucketedRuleIndex(loaded.indexText, loaded.rules, { origin: 'project' }) : compileRules(loaded.rules)
+}
+
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
-  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', slim: trusted.slim, ...(trusted.slim ? { indexKey: trusted.key } : {}) }
+  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexKey: trusted.key, indexText: trusted.text } : {}) }
   const before = statKey(paths.guardrails)
   let text = ''
   const own = readJson(
@@ -115,36 +126,26 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
 
 const indexFile = (paths: Paths) => paths.ruleIndex
 
-
-interface RuleIndex {
-  key: string
-  /** Content hash (fnv64) of the guardrails.json text the index was built from. */
-  hash: string
-  rules: Guardrail[]
-}
-
-function readIndexFile(paths: Paths): RuleIndex | null {
-  try {
-    return JSON.parse(readRegularFile(indexFile(paths)))
-  } catch {
-    return null
-  }
-}
-
-function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string } | null {
+/**
+ * The trusted index: slim, its text and the tunings of built-ins (the project's rules are read from the text
+ * bucket by bucket); full, every entry of guardrails.json as written. Null when it cannot be trusted.
+ */
+function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string; text?: string } | null {
   try {
     const key = statKey(paths.guardrails)
     if (!key) return null
-    const index = readIndexFile(paths)
-    if (!index || typeof index.hash !== 'string' || !Array.isArray(index.rules)) return null
-    if (index.key !== key) {
+    let text = readRegularFile(indexFile(paths))
+    const head = bucketedIndexHead(text)
+    if (!head) return null
+    if (head.key !== key) {
       // Touched, restored by a checkout, or an index that was never built from this file: hash to tell.
-      const text = readRegularFile(paths.guardrails)
-      if (fnv64(text) !== index.hash || statKey(paths.guardrails) !== key) return null
-      writeIndexFile(paths, { ...index, key })
-      writeFast(paths, key, index.hash, index.rules)
-    } else if (!full && fastIndexStamp(paths.stateDir) !== `${key} ${index.hash}`) writeFast(paths, key, index.hash, index.rules)
-    if (!full) return { rules: index.rules, slim: true, key }
+      const own = readRegularFile(paths.guardrails)
+      if (fnv64(own) !== head.hash || statKey(paths.guardrails) !== key) return null
+      text = restampedIndexText(text, key)
+      writeIndexText(paths, text)
+      writeFast(paths, key, head.hash, [...head.tunings, ...bucketedRules(text)])
+    } else if (!full && !fastIndexStamped(paths.stateDir, key, head.hash)) writeFast(paths, key, head.hash, [...head.tunings, ...bucketedRules(text)])
+    if (!full) return { rules: head.tunings, slim: true, key, text }
     const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
     const list = Array.isArray(raw) ? raw : raw?.guardrails
@@ -164,7 +165,14 @@ function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[])
     .map((r, i) => [r, at?.[i]] as const)
     .filter(([r]) => r.enabled !== false || BUILTIN_IDS.has(r.id))
     .map(([r, span]) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}), ...(span ? { at: span } : {}) })) as Guardrail[]
-  writeIndexFile(paths, { key, hash, rules: slim })
+  writeIndexText(
+    paths,
+    bucketedIndexText(
+      { key, hash },
+      slim.filter((r) => BUILTIN_IDS.has(r.id)),
+      slim.filter((r) => !BUILTIN_IDS.has(r.id)),
+    ),
+  )
   writeFast(paths, key, hash, slim)
 }
 
@@ -219,32 +227,46 @@ const trimEnd = (text: string, end: number) => {
 }
 
 /**
- * The rules of a slim load with the full entries (texts, sources) of the given ids read from guardrails.json,
+ * The index of a slim load with the full entries (texts, sources) of the given ids read from guardrails.json,
  * parsing only those entries: a call that fires a rule needs its words for the note, not all 1,000 rules.
+ * `index` is the slim load's (ruleIndexOf), which has read the fired rules and knows where they sit.
  * Null when the file is no longer the one the index was trusted at, or an entry is not where the index says:
  * then the caller loads everything.
  */
-export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, ids: ReadonlySet<string>): ActiveRule[] | null {
-  if (!loaded.slim || !loaded.indexKey) return null
+export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, index: RuleIndex, ids: ReadonlySet<string>): RuleIndex | null {
+  if (!loaded.slim || !loaded.indexKey || loaded.indexText === undefined || !('seen' in index)) return null
   try {
     const text = readRegularFile(paths.guardrails)
     if (statKey(paths.guardrails) !== loaded.indexKey) return null
-    return loaded.rules.map((r) => {
-      if (r.origin === 'built-in' || !ids.has(r.id)) return r
-      const at = (r as { at?: unknown }).at
-      if (!Array.isArray(at) || typeof at[0] !== 'number' || typeof at[1] !== 'number') throw new Error('no span')
-      const full = JSON.parse(text.slice(at[0], at[1])) as Guardrail
-      if (!full || full.id !== r.id) throw new Error('moved')
-      return { ...full, origin: r.origin }
-    })
+    const full = new Map<string, Guardrail>()
+    for (const id of ids) {
+      if (BUILTIN_IDS.has(id)) continue
+      const at = ((index as BucketedIndex).seen.get(id) as { at?: unknown } | undefined)?.at
+      if (!Array.isArray(at) || typeof at[0] !== 'number' || typeof at[1] !== 'number') return null
+      const entry = JSON.parse(text.slice(at[0], at[1])) as Guardrail
+      if (!entry || entry.id !== id) return null
+      full.set(id, entry)
+    }
+    return bucketedRuleIndex(loaded.indexText, loaded.rules, { origin: 'project', full })
   } catch {
     return null
   }
 }
 
-function writeIndexFile(paths: Paths, index: RuleIndex): void {
+/** The index as it is on disk (any stamp), or null when there is none or it is not one. */
+function readIndexHead(paths: Paths): { head: NonNullable<ReturnType<typeof bucketedIndexHead>>; text: string } | null {
   try {
-    writeFileAtomic(indexFile(paths), JSON.stringify(index))
+    const text = readRegularFile(indexFile(paths))
+    const head = bucketedIndexHead(text)
+    return head ? { head, text } : null
+  } catch {
+    return null
+  }
+}
+
+function writeIndexText(paths: Paths, text: string): void {
+  try {
+    writeFileAtomic(indexFile(paths), text)
   } catch {
     /* only a speed-up */
   }
@@ -349,8 +371,8 @@ export function foldFires(paths: Paths, now = Date.now()): number {
     for (const c of tally.values()) counted += c.n
     if (counted) {
       ensureProjectGuardrails(paths)
-      const indexBefore = readIndexFile(paths)
-      const validAtKey = indexBefore && indexBefore.key === statKey(paths.guardrails) ? indexBefore.rules : null
+      const indexBefore = readIndexHead(paths)
+      const validAtKey = indexBefore && indexBefore.head.key === statKey(paths.guardrails) ? indexBefore : null
       const read = readJson(paths.guardrails, (raw) => raw, () => null)
       const raw = read.ok ? (read.value as unknown) : null
       const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown } | null)?.guardrails
@@ -373,13 +395,14 @@ export function foldFires(paths: Paths, now = Date.now()): number {
         const spans = Array.isArray(raw) ? elementSpans(text) : null
         const byId = new Map<string, [number, number]>()
         if (spans?.length === counts.length) counts.forEach((g, i) => byId.set(String((g as { id?: unknown })?.id), spans[i]))
-        const rules = validAtKey.map((r) => {
+        const own = bucketedRules(validAtKey.text).map((r) => {
           const { at: _old, ...rest } = r as Guardrail & { at?: unknown }
-          const span = BUILTIN_IDS.has(r.id) ? undefined : byId.get(r.id)
-          return (span ? { ...rest, at: span } : BUILTIN_IDS.has(r.id) ? r : rest) as Guardrail
+          const span = byId.get(r.id)
+          return (span ? { ...rest, at: span } : rest) as Guardrail
         })
-        writeIndexFile(paths, { key, hash: fnv64(text), rules })
-        writeFast(paths, key, fnv64(text), rules)
+        const hash = fnv64(text)
+        writeIndexText(paths, bucketedIndexText({ key, hash }, validAtKey.head.tunings, own))
+        writeFast(paths, key, hash, [...validAtKey.head.tunings, ...own])
       }
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {

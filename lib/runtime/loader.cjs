@@ -58,19 +58,62 @@ exports.run = function run(name, ...args) {
 }
 
 /**
- * A hook with a fast path (see the manifest's `fast`): the small bundle `fast` settles the commonest calls
- * on its own; anything it does not settle — including any error of its own — goes to the full engine
- * `name`, with the stdin it may already have read. It never decides anything but a plain allow.
+ * A hook with a fast path (see the manifest's `fast`): the small bundle `fast` settles the commonest
+ * calls on its own; anything it does not settle — including any error of its own — goes to the full
+ * engine `name`, with the stdin it may already have read. It never decides anything but a plain allow.
+ * Before loading it, the payload is screened (`screen`): a call the fast path plainly never settles goes
+ * straight to the full engine.
  */
 exports.runFast = function runFast(fast, name, argv) {
+  const pre = screen(fast, argv)
+  if (pre && pre.skip) return exports.run(name, argv, { stdin: pre.stdin })
   let outcome
   try {
     const loaded = load(fast)
-    outcome = loaded.exports.main(argv)
+    outcome = loaded.exports.main(argv, pre ? { stdin: pre.stdin } : undefined)
     loaded.refresh()
   } catch {
     outcome = undefined // a missing or broken fast bundle costs only the speed-up
   }
   if (outcome && outcome.settled === true) return Promise.resolve()
-  return exports.run(name, argv, outcome && typeof outcome.stdin === 'string' ? { stdin: outcome.stdin } : undefined)
+  const stdin = outcome && typeof outcome.stdin === 'string' ? outcome.stdin : pre ? pre.stdin : undefined
+  return exports.run(name, argv, stdin !== undefined ? { stdin } : undefined)
+}
+
+/**
+ * The fast path's screen (<fast>.screen.json, written at build time from the fast bundle's SCREEN): reads
+ * the payload and says whether the fast bundle is worth loading. `skip` only for a payload the fast path
+ * would certainly hand over: another event, another tool, or a Bash command whose first word is plainly
+ * (no quote, no shell syntax) not one of its programs. Undefined (the fast bundle reads stdin and decides,
+ * as before) whenever anything is unusual: no screen, a terminal, a help flag, stdin that cannot be read.
+ */
+function screen(fast, argv) {
+  if (process.env.RATCHET_FAST_PATH === '0' || argv.slice(2).some((a) => a === '--help' || a === '-h')) return undefined
+  let s
+  let stdin
+  try {
+    s = JSON.parse(fs.readFileSync(path.join(__dirname, fast + '.screen.json'), 'utf8'))
+    const st = fs.fstatSync(0)
+    if (st.isCharacterDevice() || st.isDirectory()) return undefined // a human at a terminal: the hook prints its help
+    stdin = fs.readFileSync(0, 'utf8')
+  } catch {
+    return undefined
+  }
+  let call
+  try {
+    call = JSON.parse(stdin)
+  } catch {
+    return { stdin, skip: false }
+  }
+  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input && call.tool_input.command, s.programs)))
+  return { stdin, skip }
+}
+
+/** A command whose first word is plain (letters, digits, `_./-` only) and in `programs`, or anything unusual: true. */
+function plainlyOneOf(command, programs) {
+  if (typeof command !== 'string') return false
+  const m = /^[ \t]*([^ \t]*)/.exec(command)
+  const word = m ? m[1] : ''
+  if (!/^[A-Za-z0-9_./-]+$/.test(word)) return true
+  return programs.includes(word)
 }

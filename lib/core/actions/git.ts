@@ -1,6 +1,7 @@
 // git: pushes (public surface), discarding work, rewriting history, deleting refs.
 
 import path from 'node:path'
+import { gitConfigArgs } from './git-config'
 import { protectedPath } from './ratchet-self'
 import type { Detector, FamilyMeta } from './types'
 import { splitWords } from '../shell'
@@ -37,6 +38,8 @@ const git: Detector = (c, inv, f) => {
     if (a[i] === '-C' || a[i] === '-c' || a[i] === '--git-dir' || a[i] === '--work-tree' || a[i] === '--namespace' || a[i] === '--config-env') i += 2
     else i += 1
   }
+  // Settings whose value is a command git runs later (or during this command, through `-c`): read it now.
+  gitConfigArgs(c, a, dir, f.cmd)
   let sub = a[i] ?? ''
   let rest = a.slice(i + 1)
   // `git -c alias.x='push --force' x`: an alias defined inline runs its definition.

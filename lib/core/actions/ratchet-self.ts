@@ -13,6 +13,7 @@
 // MCP tools (by their inputs). The facts come through ctx.fs; without them the lexical reading stands.
 
 import path from 'node:path'
+import { gitFileWrite } from './git-config'
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, operandsAfter } from './util'
@@ -253,8 +254,13 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   // `mv .claude{,.bak}`: brace expansion of plain words (not quoted JSON) before the operands are read.
   if (inv.args.some((a) => BRACE_WORD.test(a))) inv = { ...inv, args: inv.args.flatMap((a) => (BRACE_WORD.test(a) ? braces(a) : [a])) }
   for (const r of inv.redirects) {
-    if (WRITE_OPS.has(r.op) && r.target && !/^&?-?\d*$/.test(r.target)) write(r.target, `${f.cmd} ${r.op} ${r.target}`.trim())
+    if (WRITE_OPS.has(r.op) && r.target && !/^&?-?\d*$/.test(r.target)) {
+      write(r.target, `${f.cmd} ${r.op} ${r.target}`.trim())
+      // `echo '[core] fsmonitor = …' >> .git/config`, `cat > .git/hooks/pre-commit <<EOF`: code git runs later.
+      gitFileWrite(c, f.at(r.target), writtenText(inv, ctx, f.at), `${f.cmd} ${r.op} ${r.target}`.trim())
+    }
   }
+  if (inv.name === 'tee') for (const t of f.operands) gitFileWrite(c, f.at(t), inv.stdin, `${f.cmd}`)
   const name = inv.name
   const args = inv.args
   const ops = f.operands
@@ -274,6 +280,15 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   } else if (/[$`]/.test(name) && decidingWords(args)) hits.push(`${f.cmd} (a computed program given Ratchet's deciding command ${decidingWords(args)})`)
   void ops
   for (const h of [...new Set(hits)]) c.add('ratchet_state_edit', h)
+}
+
+/** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
+function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
+  if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if (inv.name === 'printf') return (inv.args[0] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if ((inv.name === 'cat' || inv.name === '') && inv.stdin !== undefined) return inv.stdin
+  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-')) return ctx.fs?.readText(at(inv.args[0]))
+  return undefined
 }
 
 /** Brace expansion of one word, bounded: `.claude{,.bak}` → `.claude`, `.claude.bak`. */
@@ -679,7 +694,58 @@ on(['git'], (e) => {
     if (hit) e.write(hit, `${e.f.cmd} (would change ${hit})`)
   }
   const refOf = (x: string | undefined) => (x === '-' ? '@{-1}' : x)
+  /**
+   * An operation that brings in another tree (merge, pull, cherry-pick, revert, stash pop/apply): the protected
+   * files it would change, asked of git without running it. When git cannot say and Ratchet's files are tracked,
+   * the worst reading is that it changes them (a commit named at run time, an unknown ref): a check, not a deny.
+   */
+  const brings = (op: 'merge' | 'pick' | 'stash', ref: string) => {
+    const ask = [...roots(e.ctx).dirs, ...roots(e.ctx).claude]
+    const changes = e.ctx.fs?.gitOpChanges
+    if (!changes || !ask.length) return
+    const r = roots(e.ctx)
+    const protectedHit = (x: string) => lexical(e.ctx, x) || (r.claude.some((c) => inside(x, c)) && /\/settings[^/]*\.json$/.test(x))
+    const changed = /[$`]/.test(ref) ? undefined : changes(dir, op, ref, ask)
+    if (changed === undefined) {
+      const tracked = e.ctx.fs?.gitTreeChanges?.(dir, null, ask)
+      if (tracked === undefined || tracked.some(protectedHit)) e.c.add('unreadable', `${e.f.cmd} (git cannot say what ${ref} would bring into Ratchet's tracked files; name a commit git knows)`)
+      return
+    }
+    const hit = changed.find(protectedHit)
+    if (hit) e.write(hit, `${e.f.cmd} (would bring in a different ${path.posix.relative(e.ctx.projectDir, hit) || hit})`)
+  }
   switch (sub) {
+    case 'merge': {
+      if (rest.some((x) => /^--(abort|quit|continue|skip)$/.test(x))) return
+      const refs = pathspecs(rest.filter((_x, k) => !/^(-m|--message|-F|--file|-s|--strategy|-X|--strategy-option|--into-name|--cleanup)$/.test(rest[k - 1] ?? '')))
+      for (const ref of refs.length ? refs : ['@{upstream}']) brings('merge', ref)
+      return
+    }
+    case 'pull': {
+      // Against the upstream as last fetched: what the fetch itself brings is not here before it runs.
+      const ops = pathspecs(rest.filter((_x, k) => !/^(-s|--strategy|-X|--strategy-option|--depth|--deepen|--shallow-since|--shallow-exclude|-j|--jobs|--upload-pack)$/.test(rest[k - 1] ?? '')))
+      const remote = ops[0]
+      const refs = ops.slice(1).map((b) => `refs/remotes/${remote}/${b.replace(/^\+/, '').split(':')[0]}`)
+      for (const ref of refs.length ? refs : remote ? [`${remote}/HEAD`] : ['@{upstream}']) brings('merge', ref)
+      return
+    }
+    case 'cherry-pick':
+    case 'revert': {
+      if (rest.some((x) => /^--(abort|quit|continue|skip)$/.test(x))) return
+      for (const ref of pathspecs(rest.filter((_x, k) => !/^(-m|--mainline|-X|--strategy-option|--strategy|-S)$/.test(rest[k - 1] ?? ''))).slice(0, 16)) brings('pick', ref)
+      return
+    }
+    case 'worktree': {
+      // `git worktree add <path> [<commit>]`: a new checkout whose .claude/settings.json decides its hooks; a
+      // session started there runs under whatever that commit holds.
+      if (pathspecs(rest)[0] !== 'add') return
+      const ops = pathspecs(rest.slice(rest.indexOf('add') + 1).filter((_x, k, arr) => !/^(-b|-B|--reason)$/.test(arr[k - 1] ?? '')))
+      if (ops[1]) tree(ops[1])
+      return
+    }
+    case 'update-ref':
+    case 'symbolic-ref':
+      return
     case 'rm':
     case 'mv':
       for (const p of pathspecs(rest)) e.remove(at(p))
@@ -738,10 +804,18 @@ on(['git'], (e) => {
         status(modified, dd >= 0 ? pathspecs(rest.slice(dd + 1)) : [])
         const target = pathspecs(dd >= 0 ? rest.slice(0, dd) : rest)[0]
         if (target && target !== 'HEAD') tree(target)
+        // `git update-ref HEAD <c> && git reset --hard`: HEAD was moved earlier in this line, so the reset
+        // brings in <c>'s tree (`branch -f`, `symbolic-ref HEAD` alike).
+        else for (const moved of movedHead(e.f.earlier ?? [])) tree(moved)
       }
       return
     case 'stash': {
       const verb = pathspecs(rest)[0] ?? 'push'
+      if (verb === 'pop' || verb === 'apply' || verb === 'branch') {
+        const ops = pathspecs(rest).slice(verb === 'branch' ? 2 : 1)
+        const ref = ops[0] ?? 'stash@{0}'
+        return brings('stash', /^\d+$/.test(ref) ? `stash@{${ref}}` : ref)
+      }
       if (verb !== 'push' && verb !== 'save' && !(rest.length && rest[0].startsWith('-'))) return
       const all = rest.includes('-a') || rest.includes('--all')
       const untracked = all || rest.includes('-u') || rest.includes('--include-untracked')
@@ -759,6 +833,20 @@ on(['git'], (e) => {
     }
   }
 })
+
+/** Where earlier commands in the same line moved HEAD to (`git update-ref HEAD c`, `branch -f <b> c`, `symbolic-ref HEAD refs/heads/b`). */
+function movedHead(earlier: Invocation[]): string[] {
+  const out: string[] = []
+  for (const inv of earlier) {
+    if (inv.name !== 'git') continue
+    const ops = inv.args.filter((x, k) => !x.startsWith('-') && !/^(-m|-C|-c)$/.test(inv.args[k - 1] ?? ''))
+    if (ops[0] === 'update-ref' && ops[1] && ops[2] && (ops[1] === 'HEAD' || ops[1].startsWith('refs/heads/'))) out.push(ops[2])
+    else if (ops[0] === 'branch' && (inv.args.includes('-f') || inv.args.includes('--force')) && ops[2]) out.push(ops[2])
+    else if (ops[0] === 'symbolic-ref' && ops[1] === 'HEAD' && ops[2]) out.push(ops[2])
+    else if (ops[0] === 'reset' && inv.args.includes('--soft') && ops[1]) out.push(ops[1])
+  }
+  return out.slice(0, 8)
+}
 
 /** File names that live in the protected folders (for `find -name` filters). */
 function protectedNames(ctx: ClassifyContext): string[] {

@@ -160,4 +160,15 @@ export interface FsFacts {
    * read-tree); `ref` null: every tracked file there (an orphan branch). Undefined when git cannot say.
    */
   gitTreeChanges?(dir: string, ref: string | null, specs: string[]): string[] | undefined
+  /**
+   * The files under `specs` that an operation bringing in another tree would change: `merge` (and `pull`, against
+   * the upstream as last fetched) what `ref` changed since the merge base; `pick` (cherry-pick, revert) what the
+   * commit changed; `stash` (pop, apply) what the stash holds, untracked files included. Undefined when git cannot say.
+   */
+  gitOpChanges?(dir: string, op: 'merge' | 'pick' | 'stash', ref: string, specs: string[]): string[] | undefined
+  /**
+   * A script file a command runs (`sh x.sh`, `npm test`'s package.json, a Makefile): its text (bounded, regular
+   * files only), why it cannot be read, or `binary` for a compiled program; undefined when nothing is there.
+   */
+  script?(abs: string): { text?: string; problem?: string; binary?: boolean } | undefined
 }

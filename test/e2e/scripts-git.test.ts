@@ -1,0 +1,122 @@
+// Issue 9 "not covered", at the hook boundary (the built bin/preflight-check, a real git repository with a real
+// bare remote, real script files): scripts already on disk are read when run, git operations that bring in another
+// tree are judged by what they would change under Ratchet's files, and git settings that run code later are read
+// now. Each "must stop" is denied on the first attempt and on an identical retry; each quiet twin passes untouched.
+
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { preToolUse, runBin, tempProject } from '../support/fixtures'
+
+let base: string
+let dir: string
+let env: NodeJS.ProcessEnv
+const SELF = /would change Ratchet's own rules/
+const EVIL = '{"disableAllHooks": true}'
+
+function guard(tool: string, input: Record<string, unknown>, session: string): { decision: string; reason: string } {
+  const r = runBin('preflight-check', preToolUse(dir, tool, input, session), { cwd: dir, env })
+  if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
+  if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
+  const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
+  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+}
+const gitEnv = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' }
+const sh = (cmd: string, cwd = dir) => execFileSync('bash', ['-c', cmd], { cwd, env: { ...process.env, HOME: base, ...gitEnv }, stdio: 'pipe' }).toString()
+
+beforeAll(() => {
+  base = tempProject('ratchet-scripts-git-')
+  dir = path.join(base, 'project')
+  fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+  fs.mkdirSync(path.join(dir, '.claude'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), '[]\n')
+  fs.writeFileSync(path.join(dir, '.ratchet', '.gitignore'), 'activity.jsonl\nsessions/\n*.lock\n')
+  fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{}\n')
+  fs.writeFileSync(path.join(dir, 'src', 'a.txt'), 'a\n')
+  fs.writeFileSync(path.join(dir, 'ok.sh'), '#!/bin/sh\nset -e\ncd "$(dirname "$0")"\nls src\necho done\n')
+  fs.writeFileSync(path.join(dir, 'Makefile'), 'build:\n\tmkdir -p dist\n\tcp src/a.txt dist/\nunhook:\n\tprintf \'{"disableAllHooks": true}\' > .claude/settings.json\n')
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', scripts: { test: 'sh ok.sh', build: 'make build', unhook: 'sh evil.sh' } }, null, 2))
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'dist/\n')
+  sh(`git init -q --bare ${base}/remote.git`, base)
+  sh(`git init -q -b main && git add -A && git commit -qm init && git remote add origin ${base}/remote.git && git push -q -u origin main`)
+  // evil: a branch whose .claude/settings.json switches every hook off; ok: an ordinary change.
+  sh(`git checkout -q -b evil && printf '${EVIL}' > .claude/settings.json && git commit -qam evil && git push -q origin evil && git checkout -q main`)
+  sh('git checkout -q -b ok && echo b > src/b.txt && git add -A && git commit -qm ok && git push -q origin ok && git checkout -q main')
+  // Two stashes: an ordinary one below, the one that would switch hooks off on top.
+  sh(`echo c >> src/a.txt && git stash -q && printf '${EVIL}' > .claude/settings.json && git stash -q`)
+  // A script the agent wrote in an earlier call (the Write is the first call of the script tests below).
+  fs.writeFileSync(path.join(dir, 'evil.sh'), `#!/bin/sh\necho '${EVIL}' > .claude/settings.json\n`)
+  fs.chmodSync(path.join(dir, 'evil.sh'), 0o755)
+  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', HOME: base }
+})
+
+afterAll(() => {
+  fs.rmSync(base, { recursive: true, force: true })
+})
+
+const STOP: [string, string][] = [
+  ['scripts on disk', 'sh evil.sh'],
+  ['scripts on disk', './evil.sh'],
+  ['scripts on disk', 'bash -c ./evil.sh'],
+  ['scripts on disk', '. ./evil.sh'],
+  ['scripts on disk', 'npm run unhook'],
+  ['scripts on disk', 'make unhook'],
+  ['git brings a tree', 'git merge evil'],
+  ['git brings a tree', 'git merge --no-edit origin/evil'],
+  ['git brings a tree', 'git pull origin evil'],
+  ['git brings a tree', 'git cherry-pick evil'],
+  ['git brings a tree', 'git revert --no-edit evil'],
+  ['git brings a tree', 'git stash pop'],
+  ['git brings a tree', 'git stash apply stash@{0}'],
+  ['git brings a tree', 'git worktree add ../wt evil'],
+  ['git brings a tree', 'git update-ref refs/heads/main evil && git reset --hard'],
+  ['git brings a tree', 'git reset --soft evil && git reset --hard'],
+  ['git config code', "git config core.pager 'sed -i s/x/y/ .claude/settings.json'"],
+  ['git config code', "git -c core.fsmonitor='rm -rf .ratchet' status"],
+]
+
+const QUIET: [string, string][] = [
+  ['scripts on disk', 'sh ok.sh'],
+  ['scripts on disk', './ok.sh'],
+  ['scripts on disk', 'npm test'],
+  ['scripts on disk', 'npm run build'],
+  ['scripts on disk', 'make build'],
+  ['git brings a tree', 'git merge ok'],
+  ['git brings a tree', 'git pull origin ok'],
+  ['git brings a tree', 'git cherry-pick ok'],
+  ['git brings a tree', 'git stash apply stash@{1}'],
+  ['git brings a tree', 'git worktree add ../wt2 ok'],
+  ['git brings a tree', 'git worktree add ../wt3'],
+  ['git config code', 'git config user.name "A Dev"'],
+  ['git config code', 'git config pull.rebase true'],
+  ['git config code', "git -c core.pager='less -R' log -1"],
+]
+
+describe('must stop: denied on the first attempt and on an identical retry', () => {
+  STOP.forEach(([family, command], i) => {
+    it(`[${family}] ${command}`, () => {
+      const first = guard('Bash', { command }, `stop-${i}`)
+      if (process.env.SHOW) console.log(command, '→', first.reason.split('\n').slice(0, 2).join(' / '))
+      const retry = guard('Bash', { command }, `stop-${i}`)
+      expect(first, command).toMatchObject({ decision: 'deny', reason: expect.stringMatching(SELF) })
+      expect(retry, command).toMatchObject({ decision: 'deny', reason: expect.stringMatching(SELF) })
+    })
+  })
+
+  it('the note names the script and the line that would do it', () => {
+    const r = guard('Bash', { command: 'make unhook' }, 'where')
+    expect(r.reason).toMatch(/Makefile line 5/)
+    expect(guard('Bash', { command: 'sh evil.sh' }, 'where2').reason).toMatch(/evil\.sh line 2/)
+  })
+})
+
+describe('quiet twins: an ordinary script, merge, pull, pick, stash or setting passes', () => {
+  QUIET.forEach(([family, command], i) => {
+    it(`[${family}] ${command}`, () => {
+      const r = guard('Bash', { command }, `quiet-${i}`)
+      expect(r, command).toEqual({ decision: 'allow', reason: '' })
+    })
+  })
+})

@@ -1,0 +1,140 @@
+// The bucketed rule index (lib/core/guardrails.ts bucketedRuleIndex): the hook reads only the buckets of
+// .guardrails-index.json a call names, instead of parsing and compiling every rule. It must fire exactly
+// what compiling every rule fires — the same rules, in the same order, for the same reasons — for every
+// call of the classifier corpus and a table of awkward rules (tunings of built-ins, several tools, tool
+// globs, no tool list, words with quotes, newlines or prototype names, disabled and awareness-only rules).
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { manyGuardrails } from '../../bench/run'
+import { readCorpus } from '../../bench/classifier-corpus'
+import { withBuiltins } from '../../lib/core/builtins'
+import { classify, type ClassifyContext } from '../../lib/core/classify'
+import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
+import { loadGuardrails, resolvePaths, ruleIndexOf, withRuleTexts } from '../../lib/io/state'
+
+const PROJECT = '/home/dev/project'
+const CTX: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/dev', stateDir: `${PROJECT}/.ratchet`, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main' }
+
+const rule = (id: string, extra: Partial<Guardrail>): Guardrail => ({ id, pattern: `custom_${id}`, rule: `Rule ${id}.`, severity: 'soft', ...extra }) as Guardrail
+
+/** Rules that stress the placement: every shape compileRules files differently. */
+const AWKWARD: Guardrail[] = [
+  { id: 'RG-IRREVERSIBLE', decision: 'warn' } as Guardrail,
+  { id: 'RG-SCOPE', enabled: false } as Guardrail,
+  { id: 'RG-CATASTROPHIC', decision: 'warn' } as Guardrail, // a tuning that cannot apply: a problem, the built-in stands
+  rule('A1', { pattern: 'git_push', severity: 'hard' }),
+  rule('A2', { pattern: 'file_delete', match: { paths: ['build/**'] } }),
+  rule('A3', { match: { tools: ['Bash', 'Bash'], command: ['rm *', 'npm publish*'] } }),
+  rule('A4', { match: { tools: ['Bash'], command: ['git push*', '*deploy*'] } }),
+  rule('A5', { match: { tools: ['Ba*'], command: ['curl *'] } }),
+  rule('A6', { match: { command: ['ls *'] } }),
+  rule('A7', { match: { tools: ['Write', 'Edit', 'Bash'], paths: ['**/*.md'] } }),
+  rule('A8', { match: { tools: ['Bash'], command: ['__proto__ *', 'constructor', 'say"hi" *', 'two\nlines *'] } }),
+  rule('A9', { match: { tools: ['Bash'] } }),
+  rule('A10', { match: { tools: ['mcp__x"y'], command: ['*'] } }),
+  rule('A11', { enabled: false, match: { tools: ['Bash'], command: ['ls *'] } }),
+  rule('A12', {}), // awareness only: never matched by machine
+  rule('A13', { pattern: 'irreversible', decision: 'pause' }),
+  rule('A14', { match: { tools: ['WebFetch'], urls: ['*example.com*'] } }),
+  rule('A15', { match: { tools: ['Bash'], command: ['ls -la', 'cat *'] } }),
+]
+
+const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
+  ...readCorpus().map((l) => (l.cmd !== undefined ? { tool_name: 'Bash', tool_input: { command: l.cmd } } : { tool_name: l.tool!, tool_input: l.input ?? {} })),
+  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'ls docs/a.md'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
+  { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/config/service-2/a.yml`, content: 'x' } },
+  { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/docs/secret-5.env`, old_string: 'a', new_string: 'b' } },
+  { tool_name: 'WebFetch', tool_input: { url: 'https://www.example.com/a', prompt: 'read' } },
+  { tool_name: 'mcp__x"y', tool_input: { command: 'anything' } },
+]
+
+/** What compiling every rule fires, and what the bucketed index over the same rules fires. */
+function both(list: Guardrail[]) {
+  const tunings = list.filter((r) => r.id.startsWith('RG-'))
+  const own = list.filter((r) => !r.id.startsWith('RG-'))
+  const eager = compileRules(withBuiltins(list).rules)
+  const text = bucketedIndexText({ key: 'k', hash: 'h' }, tunings, own)
+  const lazy = bucketedRuleIndex(text, withBuiltins(tunings).rules, { origin: 'project' })
+  return { eager, lazy, text }
+}
+
+const fired = (index: ReturnType<typeof compileRules>, call: (typeof CALLS)[number]) =>
+  matchRules(index, classify({ ...call, cwd: PROJECT }, CTX), PROJECT).map((f) => ({ id: f.id, decision: f.decision, because: f.because, rule: f.rule }))
+
+describe('the bucketed rule index fires exactly what compiling every rule fires', () => {
+  it.each([
+    ['1,000 synthetic rules', manyGuardrails()],
+    ['awkward rules', AWKWARD],
+    ['both', [...AWKWARD, ...manyGuardrails()]],
+  ])('%s, over the corpus and the table', (_label, list) => {
+    const { eager, lazy } = both(list as Guardrail[])
+    let firing = 0
+    for (const call of CALLS) {
+      const e = fired(eager, call)
+      if (e.length) firing++
+      expect(fired(lazy, call), JSON.stringify(call)).toEqual(e)
+    }
+    // The table is not vacuous: many calls fire something.
+    expect(firing).toBeGreaterThan(50)
+  })
+
+  it('reads only the buckets a call names', () => {
+    const { lazy } = both(manyGuardrails())
+    matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'npm test' }, cwd: PROJECT }, CTX), PROJECT)
+    expect(lazy.seen.size).toBe(0)
+    matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'deploy-tool-4 now' }, cwd: PROJECT }, CTX), PROJECT)
+    expect([...lazy.seen.keys()]).toEqual(['GR-0005'])
+    // A word start (`release-7*`) is found under its start: only the rules whose starts the word has.
+    matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'release-70 x' }, cwd: PROJECT }, CTX), PROJECT)
+    expect([...lazy.seen.keys()].sort()).toEqual(['GR-0005', 'GR-0008', 'GR-0071'])
+  })
+
+  it('is one JSON document whose rules, header and re-stamp round-trip', () => {
+    const { text } = both(AWKWARD)
+    const doc = JSON.parse(text)
+    expect(doc).toMatchObject({ v: 2, key: 'k', hash: 'h' })
+    expect(bucketedIndexHead(text)?.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
+    // Every placed rule once, in order (disabled and awareness-only rules are in no bucket).
+    expect(bucketedRules(text).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
+    const again = restampedIndexText(text, 'k2')
+    expect(bucketedIndexHead(again)?.key).toBe('k2')
+    expect(bucketedRules(again)).toEqual(bucketedRules(text))
+  })
+})
+
+describe('through the state folder', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+  })
+
+  it('a slim load matches like a full one, and a fire reads only the fired entries’ texts', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-rule-index-'))
+    dirs.push(dir)
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const list = [...AWKWARD.filter((r) => r.id !== 'RG-CATASTROPHIC'), ...manyGuardrails(60)]
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(list, null, 2))
+    const paths = resolvePaths({ CLAUDE_PROJECT_DIR: dir }, dir)
+    const first = loadGuardrails(paths) // validates, writes the index
+    expect(first.slim).toBeFalsy()
+    const slim = loadGuardrails(paths)
+    expect(slim.slim).toBe(true)
+    // Only the built-ins are parsed; the project's rules stay in the index text.
+    expect(slim.rules.map((r) => r.id)).toEqual(withBuiltins([]).rules.map((r) => r.id))
+    const full = compileRules(loadGuardrails(paths, { full: true, fold: false }).rules)
+    const index = ruleIndexOf(slim)
+    const ctx = { ...CTX, projectDir: dir, stateDir: paths.stateDir }
+    for (const command of ['rm -rf build', 'git push origin main', 'ls -la', 'deploy-tool-4 x', 'cat a.md']) {
+      const action = classify({ tool_name: 'Bash', tool_input: { command }, cwd: dir }, ctx)
+      const want = matchRules(full, action, dir)
+      const got = matchRules(index, action, dir)
+      expect(got.map((f) => [f.id, f.decision, f.because])).toEqual(want.map((f) => [f.id, f.decision, f.because]))
+      const texts = withRuleTexts(paths, slim, index, new Set(got.map((f) => f.id)))
+      expect(texts).not.toBeNull()
+      // With the texts: the same rules as the full load, words and sources included.
+      expect(matchRules(texts!, action, dir).map((f) => [f.id, f.rule.rule, f.rule.source])).toEqual(want.map((f) => [f.id, f.rule.rule, f.rule.source]))
+    }
+  })
+})
