@@ -51,6 +51,9 @@ const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-'
 export const MAX_DEPTH = 8
 /** More simple commands than this in one input are not read (the rest is unreadable): the work stays bounded. */
 export const MAX_COMMANDS = 1000
+/** Function bodies kept for filling in calls (commands.ts): at most this many per input, of at most this many characters. */
+const MAX_FUNCTIONS = 64
+const MAX_FUNCTION_CHARS = 64 * 1024
 /** Likewise for redirections of one command. */
 export const MAX_REDIRECTS = 100
 
@@ -62,6 +65,8 @@ interface Shared {
   bodies: Map<string, string>
   /** The function whose body is being read: its commands are tagged with its name. */
   inFn?: string
+  /** Function definitions seen so far (their bodies are looked ahead at most MAX_FUNCTIONS times). */
+  defs?: number
 }
 
 export function parseShell(input: string, depth = 0): ParseResult {
@@ -83,7 +88,7 @@ const NAME_START = /[A-Za-z_]/
 const SPECIAL_PARAM = /[0-9@*#?$!-]/
 
 class Reader {
-  private i = 0
+  i = 0
   private cur: SimpleCommand
   private pendingHeredocs: { delim: string; strip: boolean; cmd: SimpleCommand; quoted: boolean }[] = []
   /** Whether the word being read holds an expansion. */
@@ -93,7 +98,7 @@ class Reader {
 
   constructor(
     private readonly s: string,
-    private readonly shared: Shared,
+    readonly shared: Shared,
     private readonly depth: number,
     pipedFrom?: SimpleCommand,
   ) {
@@ -165,18 +170,12 @@ class Reader {
     while (j < s.length && (s[j] === ' ' || s[j] === '\t' || s[j] === '\n' || s[j] === '\r')) j++
     const open = s[j]
     if (open !== '{' && open !== '(') return
-    const at = this.i
-    this.i = j + 1
-    const unread = this.shared.unreadable.size
-    const incomplete = this.shared.incomplete
-    const inner = this.readBalanced(open, open === '{' ? '}' : ')')
-    const closed = this.shared.unreadable.size === unread && this.shared.incomplete === incomplete
-    const end = this.i
-    // Only a look ahead: the reader goes back and reads the body's commands itself (and reports what it cannot read).
-    this.i = at
-    if (this.shared.unreadable.size !== unread) this.shared.unreadable = new Set([...this.shared.unreadable].slice(0, unread))
-    this.shared.incomplete = incomplete
-    if (!closed) return
+    // Bounded look ahead (a window, a count per input): thousands of unclosed or nested definitions stay linear.
+    if ((this.shared.defs = (this.shared.defs ?? 0) + 1) > MAX_FUNCTIONS) return
+    const probe = new Reader(s.slice(j + 1, j + 1 + MAX_FUNCTION_CHARS), { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() }, this.depth)
+    const inner = probe.readBalanced(open, open === '{' ? '}' : ')')
+    if (probe.shared.incomplete) return
+    const end = j + 1 + probe.i
     // A later definition of the same name replaces the earlier one for the calls after it; the reader keeps the
     // first, and commands.ts reads a name defined twice at its worst (both bodies are read where they stand).
     if (this.shared.bodies.has(name)) this.shared.bodies.set(name, '')
@@ -450,7 +449,7 @@ class Reader {
   }
 
   /** Reads from just after an opening bracket to its balanced closer, honouring quotes. */
-  private readBalanced(open: string, close: string): string {
+  readBalanced(open: string, close: string): string {
     const s = this.s
     const start = this.i
     let level = 1
