@@ -12,9 +12,10 @@ import { fileChange, redirects } from './actions/fs-write'
 import { gitFileWrite } from './actions/git-config'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
-import { hasEffect, mcpInputs, selfProtection } from './actions/ratchet-self'
+import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
-import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
+import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
+import { keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
@@ -108,6 +109,7 @@ class Collector implements Sink {
         const file = str(input.file_path) || str(input.notebook_path)
         this.summary = `${tool} ${file}`
         if (file) fileChange(this, this.resolve(file), tool)
+        if (file) packageJsonChange(this, this.resolve(file), tool, input)
         // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
         if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n'), `${tool} ${file}`)
         if (tool === 'Write' && file) scheduleFile(this, tool, file, str(input.content))
@@ -120,9 +122,16 @@ class Collector implements Sink {
         if (file) {
           this.reads.add(this.resolve(file))
           noteSecretPath(this, this.resolve(file), `${tool} ${file}`)
+          keyReadTool(this, tool, input, (p) => this.resolve(p))
         }
         break
       }
+      case 'Grep':
+        // A search reads what it matches: a secret file it could print is read, as by Read (secrets.ts searchReads).
+        this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
+        keyReadTool(this, tool, input, (p) => this.resolve(p))
+        grepToolReads(this, input, (p) => this.resolve(p))
+        break
       case 'WebFetch':
       case 'WebSearch': {
         const target = str(input.url) || str(input.query)
@@ -307,6 +316,7 @@ class Collector implements Sink {
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
     selfProtection(this, inv, facts)
+    keyReads(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)

@@ -9,6 +9,7 @@
 // by its worst reading. Variables assigned earlier in the same command line (`d=.ratchet; rm -r $d`)
 // are substituted, so a path spelled through one is judged as the path it is.
 
+import { clusterValue, detachedRuns } from './detach'
 import { parseShell, splitWords, type Redirect, type SimpleCommand } from './shell'
 import { makeRecipes, packageScripts, pmBareInstall, pmScripts, scriptLang, type ScriptLang } from './scripts'
 
@@ -506,9 +507,24 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         if (!argv.length) return
         continue
       }
+      case 'tmux':
+      case 'screen':
+      case 'daemonize':
+      case 'start-stop-daemon':
+      case 'at':
+      case 'batch':
+      case 'crontab':
+        // Detaching and scheduling programs (lib/core/detach.ts): what they run later is read as if run now.
+        push()
+        for (const r of detachedRuns(name, args, inputText(simple), (f) => st.generated.get(normPath(f)))) {
+          if ('unreadable' in r) st.unreadable.add(r.unreadable)
+          else if ('code' in r) code(r.code, name)
+          else inner(r.argv, r.argv.map(() => false), name)
+        }
+        return
       case 'script': {
-        // `script -q -c 'cmd' /dev/null`
-        const c = optionValue(args, ['-c', '--command'])
+        // `script -q -c 'cmd' /dev/null`, `script -qc 'cmd'`
+        const c = optionValue(args, ['-c', '--command']) ?? clusterValue(args, 'c')
         if (c !== undefined) code(c, 'script -c')
         else push()
         return
@@ -864,6 +880,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         // `bash <<EOF … EOF`, `bash <<< "…"`: the here-document is code.
         code(simple.stdin, `${name} <<`)
         return
+      } else if (fromStdin && stdinFile(simple) && fromDisk(stdinFile(simple)!, 'shell', [], st, via, depth, cwdChanges)) {
+        // `sh < x.sh`, `cat x.sh | sh`: the file on disk is the code.
       } else if (fromStdin && simple.pipedFrom) {
         pipedCode(simple.pipedFrom, name, st, (text) => code(text, `${name} <|`))
       }
@@ -903,6 +921,9 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         } else if (script && fromDisk(script, interp.lang as ScriptLang, args.slice(args.indexOf(script) + 1), st, via, depth, cwdChanges)) {
           // a script on disk: read above
         } else if (fromStdin && simple.stdin !== undefined) out.snippets.push({ lang: interp.lang, code: simple.stdin, via: [...via, `${name} <<`], cwdChanges: cwdChanges.slice() })
+        else if (fromStdin && stdinFile(simple) && fromDisk(stdinFile(simple)!, interp.lang as ScriptLang, [], st, via, depth, cwdChanges)) {
+          // `python3 < x.py`, `cat x.py | python3`: the file on disk is the code.
+        }
         else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => out.snippets.push({ lang: interp.lang, code: text, via: [...via, `${name} <|`] }))
       }
       push()
@@ -947,6 +968,16 @@ function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], st: Lin
     } else st.out.snippets.push({ lang, code: run.text!, via: [...via, `${lang} ${file}`], cwdChanges: cwdChanges.slice(), origin })
   })
   return true
+}
+
+/** The file a command's standard input comes from: `< file`, or `cat file |` (one literal file). */
+function stdinFile(simple: SimpleCommand): string | undefined {
+  const r = simple.redirects.find((x) => x.op === '<' && x.target && !/[$`]/.test(x.target))
+  if (r) return r.target
+  const from = simple.pipedFrom
+  if (!from || programName(from.argv[0] ?? '') !== 'cat' || from.computed.some(Boolean)) return undefined
+  const files = from.argv.slice(1).filter((a) => !a.startsWith('-'))
+  return files.length === 1 && from.redirects.length === 0 ? files[0] : undefined
 }
 
 /** Records a script file this command runs, within the budget; `text` is unset when it cannot be read. */

@@ -23,7 +23,7 @@ export type { FsFacts } from './types'
 export const meta: FamilyMeta = {
   id: 'ratchet-self',
   classes: ['self_protection'],
-  patterns: ['ratchet_state_edit'],
+  patterns: ['ratchet_state_edit', 'ratchet_key_read'],
   description: "Changing Ratchet's state, rules, hook registrations or installed files, or deciding its pauses",
   examples: ['echo [] > .ratchet/guardrails.json', 'ratchet pending approve pa-1', 'cp settings.local.json .claude/', 'rm -rf .claude'],
 }
@@ -45,7 +45,7 @@ interface Roots {
 function rootsOf(ctx: ClassifyContext): Roots {
   const { stateDir, projectDir, homeDir } = ctx
   // The courtroom's signing keys and signed ledger heads live in ~/.config/ratchet (outside the project, by design).
-  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet')]
+  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : [])]
   // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
   if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
   const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]
@@ -640,7 +640,104 @@ on(['npm', 'pnpm', 'yarn', 'bun', 'cnpm'], (e) => {
   const pkg = (verb === 'pkg' && (ops[1] === 'set' || ops[1] === 'delete')) ? ops.slice(2).find((x) => /^(dev|optional|peer)?[dD]ependencies[.[]["']?ratchet\b/.test(x) || /^bin[.[]/.test(x)) : undefined
   if ((PM_REMOVE.has(verb) || PM_ADD.has(verb)) && ops.slice(1).some(ours)) e.write(ownPackage(e.ctx), `${e.f.cmd} (removes or replaces Ratchet's installed package)`)
   else if (pkg) e.write(ownPackage(e.ctx), `${e.f.cmd} (changes how Ratchet's package is installed)`)
+  else if (e.inv.name === 'npm' && (PM_ADD.has(verb) || verb === '')) {
+    // `npm install` after package.json was edited in an earlier call: the spec npm would install for Ratchet's
+    // package, against the one the lockfile recorded when it was installed. Changed or removed: it replaces it.
+    const dir = optValue(e.inv.args, ['-C'], ['--prefix']) ?? '.'
+    const pj = e.ctx.fs?.readText(e.f.at(path.posix.join(dir, 'package.json')))
+    const lock = e.ctx.fs?.readText(e.f.at(path.posix.join(dir, 'package-lock.json')))
+    if (pj === undefined || lock === undefined) return
+    const was = lockedSpecs(lock, ratchetNames(e.ctx))
+    const now = packageSpecs(pj, ratchetNames(e.ctx))
+    if (!was || !now) return
+    for (const [name, spec] of was) if (now.get(name) !== spec) e.write(ownPackage(e.ctx), `${e.f.cmd} (package.json now ${now.has(name) ? `asks for ${name}@${now.get(name)}` : `has no ${name}`}; the installed one is ${name}@${spec}: it would replace Ratchet's package)`)
+  }
 })
+
+const DEP_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
+
+/** The names Ratchet's package goes by here: `ratchet`, and the folder it is installed in. */
+function ratchetNames(ctx: ClassifyContext): Set<string> {
+  const names = new Set(['ratchet'])
+  if (ctx.packageDir) {
+    const parts = ctx.packageDir.split('/')
+    const i = parts.lastIndexOf('node_modules')
+    if (i >= 0 && parts[i + 1]) names.add(parts[i + 1].startsWith('@') ? `${parts[i + 1]}/${parts[i + 2] ?? ''}` : parts[i + 1])
+  }
+  return names
+}
+
+/** A package.json's specs for these names (dependencies of every kind, and overrides/resolutions); undefined when it is not JSON. */
+function packageSpecs(text: string, names: Set<string>): Map<string, string> | undefined {
+  let pkg: Record<string, unknown>
+  try {
+    pkg = JSON.parse(text) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+  if (!pkg || typeof pkg !== 'object') return undefined
+  const out = new Map<string, string>()
+  const pnpm = (pkg.pnpm as { overrides?: unknown } | undefined)?.overrides
+  for (const field of [...DEP_FIELDS, 'overrides', 'resolutions'] as const) {
+    const deps = (field === 'overrides' && !pkg.overrides ? pnpm : pkg[field]) as Record<string, unknown> | undefined
+    if (!deps || typeof deps !== 'object') continue
+    for (const n of names) if (typeof deps[n] === 'string' && !out.has(n)) out.set(n, deps[n] as string)
+  }
+  return out
+}
+
+/** What package-lock.json recorded for the project's own specs of these names (lockfile v2/v3 `packages[""]`, v1 `dependencies`). */
+function lockedSpecs(text: string, names: Set<string>): Map<string, string> | undefined {
+  let lock: { packages?: Record<string, Record<string, unknown>>; dependencies?: Record<string, { version?: string }> }
+  try {
+    lock = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const root = lock?.packages?.['']
+  if (!root) return undefined
+  const out = new Map<string, string>()
+  for (const field of DEP_FIELDS) {
+    const deps = root[field] as Record<string, unknown> | undefined
+    if (deps && typeof deps === 'object') for (const n of names) if (typeof deps[n] === 'string' && !out.has(n)) out.set(n, deps[n] as string)
+  }
+  return out
+}
+
+/**
+ * Write/Edit of a package.json that changes how Ratchet's package is installed (its spec changed, or removed,
+ * or overridden): the next `npm install` replaces or removes Ratchet. Adding an ordinary dependency stays quiet.
+ */
+export function packageJsonChange(c: Sink, abs: string, tool: string, input: Record<string, unknown>): void {
+  if (path.posix.basename(abs) !== 'package.json' || abs.includes('/node_modules/')) return
+  const names = ratchetNames(c.ctx)
+  const before = c.ctx.fs?.readText(abs)
+  const str = (v: unknown) => (typeof v === 'string' ? v : '')
+  let after: string | undefined
+  if (tool === 'Write') after = str(input.content)
+  else if (before !== undefined) {
+    const edits = tool === 'MultiEdit' && Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [input]
+    after = before
+    for (const ed of edits) {
+      const o = str(ed.old_string)
+      if (!o) continue
+      after = ed.replace_all ? after.split(o).join(str(ed.new_string)) : after.replace(o, () => str(ed.new_string))
+    }
+  }
+  const was = before === undefined ? undefined : packageSpecs(before, names)
+  if (after === undefined) {
+    // The file cannot be read: an edit that names Ratchet's package is taken at its worst.
+    const text = [input.old_string, input.new_string, ...(Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]).flatMap((x) => [x.old_string, x.new_string]) : [])].map(str).join('\n')
+    if ([...names].some((n) => text.includes(`"${n}"`))) c.add('ratchet_state_edit', `${tool} ${abs} (changes Ratchet's package entry in a package.json that cannot be read)`)
+    return
+  }
+  const now = packageSpecs(after, names)
+  if (!was?.size) return
+  for (const [name, spec] of was) {
+    const next = now?.get(name)
+    if (next !== spec) c.add('ratchet_state_edit', `${tool} ${abs} (${next === undefined ? `removes ${name}` : `changes ${name} from ${spec} to ${next}`}: the next install would replace or remove Ratchet's package)`)
+  }
+}
 
 // git: the commands that write the work tree.
 on(['git'], (e) => {
