@@ -295,8 +295,12 @@ class Collector implements Sink {
       this.add('ratchet_state_edit', `${oneLine(this.summary || command, 80)} (read at its worst: ${self.detail})`)
       return
     }
+    secretSends(probe, probe.findings, text, probe.networked)
     const worst = probe.findings.find((f) => f.catastrophic)
+    // A secret leaving in a reading is denied outright: spelled out plainly, the evidence shows what would leave and a human decides.
+    const leak = probe.findings.find((f) => f.pattern === 'secret_send')
     if (worst) this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
+    else if (leak) this.add('unreadable', `read at its worst, it sends a secret off the machine: ${leak.detail}`, true)
     // What its worst reading would delete is weighed like a plain deletion (preflight-check's loss stage).
     else if (probe.deleted.size) {
       for (const [p, lose] of probe.deleted) this.deleted.set(p, lose)
