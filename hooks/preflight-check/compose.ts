@@ -394,7 +394,8 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
   }
   if (!floor) return r
   // Say exactly what could not be read (the findings' details), so the agent can act on it.
-  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern).map((f) => f.detail))].slice(0, 3)
+  // (Code from the network also says what the reader could not read: the pipe, the substitution.)
+  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
   if (details.length && (floor.pattern === 'unreadable' || floor.pattern === 'remote_code')) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
