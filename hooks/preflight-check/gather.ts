@@ -26,7 +26,7 @@ import { capabilitiesUsed, isHeadless } from './pause'
 
 export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env: NodeJS.ProcessEnv = process.env, now = Date.now()): PreflightFacts {
   const loaded = loadGuardrails(paths)
-  const rules = ruleIndexOf(loaded)
+  const rules = ruleIndexOf(loaded, () => loadGuardrails(paths, { full: true, fold: false }).rules)
   const { config, problem } = readConfig(paths)
   // Bound to the folder it runs in: an approval of `git push` in one repository is not one in another.
   const fp = fingerprint(payload.tool_name, payload.tool_input, payload.cwd || paths.projectDir)
@@ -65,7 +65,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileState: fileStates(paths.projectDir),
     // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
-    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created })(deleted),
+    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir() })(deleted),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,

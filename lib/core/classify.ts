@@ -15,7 +15,7 @@ import { socketRedirects } from './actions/network'
 import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
-import { keyReadTool, keyReads } from './actions/ratchet-keys'
+import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
@@ -149,6 +149,7 @@ class Collector implements Sink {
         if (tool.startsWith('mcp__')) {
           mcpTool(this, tool, input ?? {})
           mcpInputs(this, tool, input ?? {})
+          keyReadMcp(this, tool, input ?? {}, (p) => this.resolve(p))
         }
     }
     secretSends(this, this.findings, this.summary, this.networked)

@@ -514,6 +514,10 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       case 'at':
       case 'batch':
       case 'crontab':
+      case 'entr':
+      case 'pm2':
+      case 'forever':
+      case 'expect':
         // Detaching and scheduling programs (lib/core/detach.ts): what they run later is read as if run now.
         push()
         for (const r of detachedRuns(name, args, inputText(simple), (f) => st.generated.get(normPath(f)))) {
