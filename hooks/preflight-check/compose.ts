@@ -22,6 +22,7 @@
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { Deletion, FsFacts } from '../../lib/core/actions/types'
+import { trimTrailingSlashes } from '../../lib/core/actions/util'
 import { lossIrrecoverable, lossSummary, withLoss, type LossFacts } from '../../lib/core/loss'
 import type { Decision } from '../../lib/core/decision'
 import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
@@ -465,7 +466,7 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
     // Derived from the call and the clock, so the decision stays pure; unique per call and moment.
     id: `pa-${fnv64(`${call.session_id}\u0000${fp}\u0000${now}`).slice(0, 8)}`,
     // The folder, when it is not the project: the human approves the action where it runs (the fingerprint binds it there).
-    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && call.cwd.replace(/\/+$/, '') !== projectDir.replace(/\/+$/, '') ? ` (in ${call.cwd})` : ''}`),
+    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && trimTrailingSlashes(call.cwd) !== trimTrailingSlashes(projectDir) ? ` (in ${call.cwd})` : ''}`),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule.
     context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
@@ -495,3 +496,6 @@ export function withNotes(d: Decision, notes: string): Decision {
 }
 
 const firstLine = (s: string) => s.split('\n')[0]
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [FLOORS]) Object.setPrototypeOf(table, null)

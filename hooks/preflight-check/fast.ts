@@ -410,3 +410,6 @@ export function main(argv: string[] = process.argv, pre?: { stdin?: string }): F
   process.exitCode = 0
   return { settled: true }
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [PATH_FIELDS]) Object.setPrototypeOf(table, null)

@@ -58,3 +58,6 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
     return asked
   })
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [ASKS, NEEDS]) Object.setPrototypeOf(table, null)

@@ -113,3 +113,6 @@ export function withBuiltins(project: readonly Guardrail[], origin: RuleOrigin =
   })
   return { rules: [...builtins, ...own], problems }
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [ALLOWED]) Object.setPrototypeOf(table, null)

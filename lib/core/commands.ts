@@ -1068,7 +1068,7 @@ function makeRun(args: string[], st: LineState, via: string[], depth: number, cw
   // A dry run, a question, a listing: nothing runs (`-n` prints the recipes).
   if (args.some((a) => /^--(dry-run|just-print|recon|question|print-data-base|help|version)$/.test(a) || (/^-[a-zA-Z]+$/.test(a) && /[nqpv]/.test(a) && !MAKE_VALUES.has(a)))) return
   const targets: string[] = []
-  const overrides: Record<string, string> = {}
+  const overrides: Record<string, string> = Object.create(null)
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (MAKE_VALUES.has(a)) i++
@@ -1514,3 +1514,6 @@ function skipOptions(args: string[], withValue: Set<string>): string[] {
   }
   return args.slice(i)
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [INTERPRETERS, PREFIX_VALUES]) Object.setPrototypeOf(table, null)

@@ -1011,3 +1011,6 @@ export function requestedByUser(prompt: string | undefined, kinds: LeaveKind[]):
   if (!prompt || !kinds.length || REFUSED.test(prompt)) return false
   return kinds.every((k) => ASKED[k].test(prompt))
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [PACKAGERS, READER_VALUE_OPTS]) Object.setPrototypeOf(table, null)

@@ -3,6 +3,13 @@
 // FNV-1a, two 32-bit lanes: node:crypto would cost ~5 ms of start-up on every hook call, and a
 // 64-bit hash leaves no practical way to craft a different command with the same fingerprint.
 
+/** A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes followed by anything else. */
+function withoutTrailingSlashes(s: string): string {
+  let end = s.length
+  while (end > 0 && s.charCodeAt(end - 1) === 47) end--
+  return s.slice(0, end)
+}
+
 const COSMETIC = new Set(['description', 'timeout', 'run_in_background'])
 
 export function normalizedInput(tool: string, input: Record<string, unknown>): unknown {
@@ -58,5 +65,5 @@ export function fnv64(text: string): string {
  * (`git push`, `rm -rf build`, any relative path), so an approval or a check in one does not cover the other.
  */
 export function fingerprint(tool: string, input: Record<string, unknown>, cwd?: string): string {
-  return fnv64(tool + '\u0000' + JSON.stringify(normalizedInput(tool, input)) + (cwd ? '\u0000' + cwd.replace(/\/+$/, '') : ''))
+  return fnv64(tool + '\u0000' + JSON.stringify(normalizedInput(tool, input)) + (cwd ? '\u0000' + withoutTrailingSlashes(cwd) : ''))
 }

@@ -63,3 +63,6 @@ const KNOWN = new Set<string>([...Object.keys(PATTERNS), ...ACTION_CLASSES, 'cat
 export function isKnownPattern(name: string): boolean {
   return KNOWN.has(name)
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [PATTERNS]) Object.setPrototypeOf(table, null)

@@ -107,3 +107,6 @@ const PLAIN = {
   PostToolUse: (r: Record<string, unknown>) => typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string') && opt(r.duration_ms, 'number'),
   UserPromptSubmit: (r: Record<string, unknown>) => typeof r.prompt === 'string',
 } satisfies Partial<Record<HookEvent, (raw: Record<string, unknown>) => boolean>>
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [factories]) Object.setPrototypeOf(table, null)

@@ -116,9 +116,9 @@ export function packageScripts(text: string): { scripts: Record<string, string>;
   }
   if (!pkg || typeof pkg !== 'object') return undefined
   const p = pkg as { scripts?: unknown; bin?: unknown; name?: unknown }
-  const scripts: Record<string, string> = {}
+  const scripts: Record<string, string> = Object.create(null)
   if (p.scripts && typeof p.scripts === 'object') for (const [k, v] of Object.entries(p.scripts)) if (typeof v === 'string') scripts[k] = v
-  const bin: Record<string, string> = {}
+  const bin: Record<string, string> = Object.create(null)
   if (typeof p.bin === 'string' && typeof p.name === 'string') bin[p.name.replace(/^@[^/]+\//, '')] = p.bin
   else if (p.bin && typeof p.bin === 'object') for (const [k, v] of Object.entries(p.bin)) if (typeof v === 'string') bin[k] = v
   const scriptsAt = text.indexOf('"scripts"')
@@ -297,3 +297,6 @@ function expandMake(text: string, vars: Map<string, string>, auto: Record<string
   }
   return out
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [LIFECYCLE, VERB_LIFECYCLE]) Object.setPrototypeOf(table, null)

@@ -27,3 +27,6 @@ export const programs: Record<string, Detector> = {
     if (f.operands[0] === 'push') c.add('container_push', f.cmd)
   },
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

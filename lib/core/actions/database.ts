@@ -88,3 +88,6 @@ export const programs: Record<string, Detector> = {
 }
 
 export const scanCode: CodeScanner = (c, s, detail) => scanSql(c, s.code, detail)
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

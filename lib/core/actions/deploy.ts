@@ -78,3 +78,6 @@ export const programs: Record<string, Detector> = {
     if (f.operands[0] === 'destroy') c.add('infra_destroy', f.cmd)
   },
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

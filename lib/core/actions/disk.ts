@@ -36,3 +36,6 @@ export const programs: Record<string, Detector> = {
     if (/^(erase|reformat|partition|zero|secureErase)/i.test(inv.args[0] ?? '')) c.add('disk_format', f.cmd, true)
   },
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

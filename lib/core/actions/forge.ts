@@ -33,3 +33,6 @@ export const programs: Record<string, Detector> = {
     if (/^(pull-request|release|issue|create)$/.test(f.operands[0] ?? '')) c.add('pr_or_issue_create', f.cmd)
   },
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

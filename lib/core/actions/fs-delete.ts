@@ -5,7 +5,7 @@ import path from 'node:path'
 import { programName, type Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { hasFlag, outsideProject, recoverableDeletion } from './util'
+import { hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
 
 export const meta: FamilyMeta = {
   id: 'fs-delete',
@@ -35,7 +35,7 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
   let lost = targets.length === 0
   // `{}` is filled in at run time (`find root -exec … rm {} +`, `parallel rm {} ::: …`): the target is
   // whatever lies under the folder before it, so that folder is what must be recoverable.
-  for (const t of targets.map((t) => (t.includes('{}') ? t.slice(0, t.indexOf('{}')).replace(/\/+$/, '') || '.' : t))) {
+  for (const t of targets.map((t) => (t.includes('{}') ? trimTrailingSlashes(t.slice(0, t.indexOf('{}'))) || '.' : t))) {
     const abs = f.at(t)
     if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
     c.paths.add(abs)
@@ -116,3 +116,6 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       if (!recoverableDeletion(c, raw, abs)) c.deleted.set(abs, { lose: 'all' })
     }
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs, DELETES]) Object.setPrototypeOf(table, null)

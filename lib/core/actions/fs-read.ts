@@ -24,3 +24,6 @@ export const programs: Record<string, Detector> = {
   nl: record,
   view: record,
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -201,3 +201,6 @@ function disposable(c: Sink, abs: string): boolean {
   const state = c.ctx.fileState?.(abs)
   return state === 'ignored' || state === 'tracked-clean'
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

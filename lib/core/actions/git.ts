@@ -22,7 +22,7 @@ const git: Detector = (c, inv, f) => {
   const a = inv.args
   let i = 0
   let dir = f.base
-  const aliases: Record<string, string> = {}
+  const aliases: Record<string, string> = Object.create(null)
   // `git config alias.p 'push --force' && git p`: an alias set earlier on the same line.
   for (const e of f.earlier ?? []) {
     if (e.name !== 'git') continue
@@ -168,3 +168,6 @@ const git: Detector = (c, inv, f) => {
 }
 
 export const programs: Record<string, Detector> = { git }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -59,3 +59,6 @@ export function programKey(name: string): string {
   if (name.startsWith('mkfs.')) return 'mkfs'
   return name
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [PROGRAMS]) Object.setPrototypeOf(table, null)

@@ -93,3 +93,6 @@ export const scanCode: CodeScanner = (c, s, detail) => {
   if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
     c.add('http_upload', detail)
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -51,3 +51,6 @@ export const programs: Record<string, Detector> = {
   uv: registry(['publish']),
   vsce: registry(['publish'], ['unpublish']),
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -358,7 +358,7 @@ function copyTargets(e: Effect, sources: string[], dest: string, targetDir: bool
   }
 }
 
-const EFFECTS: Record<string, (e: Effect) => void> = {}
+const EFFECTS: Record<string, (e: Effect) => void> = Object.create(null)
 /** Whether self-protection judges this program by what it changes (for the worst reading of an unreadable command). */
 export const hasEffect = (name: string): boolean => name in EFFECTS || name === 'ratchet'
 const on = (names: string[], fn: (e: Effect) => void) => {
@@ -1204,3 +1204,6 @@ export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>)
 }
 
 export type { CodeSnippet }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [READ_VERBS, DECIDING, programs]) Object.setPrototypeOf(table, null)

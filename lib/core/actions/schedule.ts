@@ -25,3 +25,6 @@ export const programs: Record<string, Detector> = {
 export function scheduleFile(c: Sink, tool: string, file: string, content: string): void {
   if ((/(^|\/)(crontab|cron\.d\/)/.test(file) || file.endsWith('.timer') || (file.includes('.github/workflows/') && /\.ya?ml$/.test(file))) && /\bcron\b|OnCalendar|schedule:/.test(content)) c.add('timezone_dependent_action', `${tool} ${file} (schedule)`)
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -234,3 +234,6 @@ export function secretSends(c: Sink, findings: Finding[], detail: string, networ
   if (now.length) c.add('secret_send', `${detail} — sends data off the machine in the same call that reads ${now.join(', ')}`)
   else if (earlier.length) c.add('secret_send', `${detail} — sends data off the machine after this session read ${earlier.slice(0, 3).join(', ')}${earlier.length > 3 ? ` and ${earlier.length - 3} more` : ''}`)
 }
+
+// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
+for (const table of [programs]) Object.setPrototypeOf(table, null)

@@ -6,6 +6,7 @@
 
 import type { CommandLine } from '../commands'
 import type { FamilyMeta, Sink } from './types'
+import { trimTrailingSlashes } from './util'
 
 export const meta: FamilyMeta = {
   id: 'unreadable',
@@ -61,7 +62,7 @@ function savedFile(f: { name: string; args: string[]; redirects: { op: string; f
     if (a[i] === '-O' && f.name === 'curl') break
     if (a[i + 1] && a[i + 1] !== '-') return a[i + 1]
   }
-  if (f.name === 'wget' || a.includes('-O') || a.includes('--remote-name')) return url.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() || undefined
+  if (f.name === 'wget' || a.includes('-O') || a.includes('--remote-name')) return trimTrailingSlashes(url.replace(/[?#].*$/, '')).split('/').pop() || undefined
   return undefined
 }
 

@@ -21,6 +21,13 @@ export function outsideProject(ctx: ClassifyContext, abs: string): boolean {
   return !tmps.some((t) => abs === t || abs.startsWith(t + '/'))
 }
 
+/** `s` without its trailing slashes. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes followed by anything else. */
+export function trimTrailingSlashes(s: string): string {
+  let end = s.length
+  while (end > 0 && s.charCodeAt(end - 1) === 47) end--
+  return s.slice(0, end)
+}
+
 export function oneLine(s: string, max = 160): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > max ? t.slice(0, max - 1) + '…' : t
