@@ -23,7 +23,7 @@
 // - A README that mentions API_KEY without a real-looking value is quiet.
 
 import path from 'node:path'
-import { readCommandLine, type Invocation } from './commands'
+import { readCommandLine, type Invocation, type ScriptReader } from './commands'
 import { splitWords } from './shell'
 
 // ---- limits --------------------------------------------------------------------------------------
@@ -107,8 +107,9 @@ export interface EvidencePlan {
  * Reads a Bash command into the things whose contents would leave or be staged. `cwd` is the directory
  * the command starts in (absolute); `home` resolves `~`.
  */
-export function planEvidence(command: string, cwd: string, home = '/'): EvidencePlan {
-  const line = readCommandLine(command)
+export function planEvidence(command: string, cwd: string, home = '/', reader?: ScriptReader): EvidencePlan {
+  // With a reader, a push inside a script on disk (`sh release.sh`, `npm run release`) is planned like a typed one.
+  const line = readCommandLine(command, reader)
   const targets: EvidenceTarget[] = []
   const gitByDir = new Map<string, Extract<EvidenceTarget, { kind: 'git' }>>()
   const invs = line.invocations
