@@ -14,7 +14,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 export async function approvalLatency(rounds = 8): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-approval-'))
   const tg = await startFakeTelegram()
-  const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+  const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
   const watcher = spawn(path.join(ROOT, 'bin', 'ratchet'), ['heartbeat', '--watch', '--seconds', String(rounds * 3 + 10)], { cwd: dir, env, stdio: 'ignore' })
   const samples: number[] = []
   try {

@@ -100,6 +100,10 @@ export interface PreflightFacts {
   fs?: FsFacts
   /** The installed Ratchet package's folder, protected like the state folder. */
   packageDir?: string
+  /** Ratchet's per-user config folder (token and keys: not the agent's to read), and the facts searches need. */
+  configHome?: string
+  secretFilesUnder?: ClassifyContext['secretFilesUnder']
+  fileMentions?: ClassifyContext['fileMentions']
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
   /** Undefined when first-use pauses are off. */
@@ -149,7 +153,7 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {

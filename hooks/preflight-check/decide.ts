@@ -63,6 +63,17 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
   const base = { action, fired, classes }
 
   const self = action.findings.find((f) => f.class === 'self_protection')
+  if (self?.pattern === 'ratchet_key_read') {
+    return {
+      ...base,
+      builtin: 'self-protection',
+      verdict: 'deny',
+      decision: {
+        kind: 'deny',
+        reason: `[RATCHET] Denied: ${self.detail}. Ratchet's token and keys are the user's alone: with them a pause could be approved or a case signed without a human. Nothing there is needed for the task; if you think it is, tell the user.`,
+      },
+    }
+  }
   if (self) {
     return {
       ...base,

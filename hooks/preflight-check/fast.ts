@@ -26,6 +26,7 @@ import { fingerprint } from '../../lib/core/fingerprint'
 import { mayMatch } from '../../lib/core/rule-index'
 import { maskDeep, maskSecrets } from '../../lib/core/secrets'
 import { readFastIndex } from '../../lib/io/fast-index'
+import { secretFileFacts } from '../../lib/io/secret-files'
 import { appendJsonl, readRegularFile, setStateRoot, withLock, writeFileAtomic } from '../../lib/io/store-core'
 import { readStdinSync, stdinIsTerminal } from '../../lib/runtime/stdio'
 
@@ -36,6 +37,8 @@ export const FAST_TOOLS: ReadonlySet<string> = new Set(['Read', 'NotebookRead', 
 const PATH_FIELDS: Record<string, string[]> = { Read: ['file_path', 'notebook_path'], NotebookRead: ['file_path', 'notebook_path'], Glob: ['path'], Grep: ['path'], LS: ['path'] }
 
 const ANY = () => true
+const RECURSIVE_GREP = (x: string) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive|directories)/.test(x)
+const NAMES_ONLY = (x: string) => /^(-[a-zA-Z]*[lLcq][a-zA-Z]*|--files|--files-with-matches|--files-without-match|--count|--quiet)$/.test(x)
 /**
  * Programs that only read, each with a test of its arguments. A program is here only if the full engine
  * gives it no finding in ordinary use; options that write a file or run another program are refused.
@@ -137,6 +140,11 @@ export interface FastCall {
   commands: string[]
   /** Every path the call names, to be checked on disk before it is settled. */
   paths: string[]
+  /**
+   * Folders a search prints matching lines from: settled only when no secret file lies under them (the full
+   * engine would record one as read: lib/core/actions/secrets.ts searchReads).
+   */
+  searched?: string[]
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
@@ -172,7 +180,10 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
       }
     }
     const reads = READERS.has(name) ? args.filter((a) => !a.startsWith('-')).map((a) => at(a)!) : []
-    return { summary: oneLine(command), reads, commands: [[name, ...args].join(' ')], paths }
+    // Every operand (the pattern too: a path that is not there holds nothing), or the folder rg searches by default.
+    const search = (name === 'rg' || (/^[ef]?grep$/.test(name) && args.some(RECURSIVE_GREP))) && !args.some(NAMES_ONLY)
+    const searched = search ? (name === 'rg' ? [cwd, ...paths] : paths) : undefined
+    return { summary: oneLine(command), reads, commands: [[name, ...args].join(' ')], paths, ...(searched ? { searched } : {}) }
   }
   if (!FAST_TOOLS.has(tool)) return null
   const paths: string[] = []
@@ -188,7 +199,8 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
     if (!file) return null
     return { summary: `${tool} ${file}`, reads: [at(file)!], commands: [], paths }
   }
-  return { summary: `${tool} ${oneLine(JSON.stringify(input))}`, reads: [], commands: [], paths }
+  const searched = tool === 'Grep' && input.output_mode === 'content' ? (paths.length ? paths : [cwd]) : undefined
+  return { summary: `${tool} ${oneLine(JSON.stringify(input))}`, reads: [], commands: [], paths, ...(searched ? { searched } : {}) }
 }
 
 export interface FastContext {
@@ -326,6 +338,10 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   const ctx: FastContext = { projectDir: p.projectDir, homeDir: home, stateDir: p.stateDir, packageDir }
   const fc = readOnlyCall(call.tool_name, call.tool_input, call.cwd || p.projectDir, p.projectDir)
   if (!fc || !fc.paths.every((x) => plainProjectPath(x, ctx)) || !realPlain(fc.paths, p.projectDir)) return false
+  if (fc.searched) {
+    const facts = secretFileFacts(ctx)
+    if (fc.searched.some((d) => facts.secretFilesUnder!(d).length)) return false
+  }
 
   const index = readFastIndex(p.stateDir, p.guardrails)
   if (!index || index.problems || mayMatch(index, call.tool_name, fc.commands)) return false

@@ -2,6 +2,7 @@
 // Expensive facts (the capabilities file, full rule texts, git HEAD) are functions, read only when the
 // decision asks for them: most calls are reads and simple commands that never do.
 
+import { secretFileFacts } from '../../lib/io/secret-files'
 import fs from 'node:fs'
 import path from 'node:path'
 import { readRegularFile } from '../../lib/io/store'
@@ -64,6 +65,8 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     fileState: fileStates(paths.projectDir),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
+    configHome: paths.configHome,
+    ...secretFileFacts({ projectDir: paths.projectDir, homeDir: homeDir() }),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)
       return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))
@@ -137,7 +140,9 @@ function readHold(paths: Paths, session: string): HoldFinding | null {
   if (!fs.existsSync(file)) return null
   try {
     return JSON.parse(readRegularFile(file)) as HoldFinding // never blocks on a planted FIFO
-  } catch {
-    return null
+  } catch (e) {
+    // A hold that exists but cannot be read is not "no hold": it is read as the strictest one (level 4).
+    const why = e instanceof SyntaxError ? 'not valid JSON' : (e as Error).message.replace(`${file}: `, '')
+    return { at: 'an unreadable hold file', level: 4, verdict: { issue: `${file} exists but cannot be read (${why}).`, correction: 'Read as the strictest hold until the user fixes or removes it.' } } as HoldFinding
   }
 }

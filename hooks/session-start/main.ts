@@ -9,6 +9,7 @@ import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
 import type { HookPayload } from '../../lib/core/payloads'
 import { readJson } from '../../lib/io/store'
+import { recordLiveSession } from '../../lib/io/live-sessions'
 import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
@@ -32,6 +33,12 @@ function handle(payload: HookPayload, paths: Paths) {
   if (payload.hook_event_name !== 'SessionStart') return { kind: 'allow' as const }
   if (payload.source === 'compact' || payload.source === 'clear') {
     updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
+  }
+  try {
+    // For the deciding CLI: while this claude process lives, deciding commands need a terminal of their own.
+    recordLiveSession(paths)
+  } catch (e) {
+    logError(paths, 'session-start', e)
   }
   const loaded = loadGuardrails(paths, { full: true, fold: false })
   const pending = pendingSummaries(paths)

@@ -10,7 +10,8 @@ import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
 import { PACKAGE_ROOT, foldFires, logActivity, resolvePaths, type Paths } from '../io/state'
 import { readStateOr, updateState } from '../io/store'
-import { client, describeError, interpret, sendNotice, sendPause, showOutcome, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { client, describeError, interpret, sameSeal, sealer, sendNotice, sendPause, showOutcome, type Deciders, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { readAsks } from '../io/labels'
 import { configuredTelegram } from '../io/telegram-config'
 
 export interface HeartbeatReport {
@@ -160,9 +161,10 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
     report.errors.push(`poll: ${describeError(err, cfg)}`)
     return
   }
+  const deciders: Deciders = { chatId: cfg.chatId, approvers: cfg.approvers, seal: sealer(cfg) }
   for (const u of updates) {
     const entries = queueEntries(paths)
-    const what = interpret(u, cfg.chatId, entries, replyApproves, replyDenies)
+    const what = interpret(u, deciders, entries, replyApproves, replyDenies)
     let answer: string | undefined
     if (what.kind === 'decide') {
       const res = updateQueue(paths, (list) => decideEntry(list, what.id, what.verdict, `telegram:${what.by}`, now(), what.reply))
@@ -185,15 +187,24 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         answer = `Already decided (${queueEntries(paths).find((x) => x.id === what.id)?.status ?? 'unknown'})`
       }
     } else if (what.kind === 'label') {
-      // "Was this check needed?": recorded as a human label (pattern-detect owns the flow).
-      const { answerLabel } = await import('./pattern-detect')
-      const r = await answerLabel(paths, cfg, api, what)
-      if (!r.ok) report.ignored.push(`${u.update_id}: ${r.text}`)
-      if (r.error) report.errors.push(r.error)
-      answer = r.text
+      // "Was this check needed?": recorded as a human label (pattern-detect owns the flow). The button carries
+      // the ask's sealed secret; the ask it seals is found here, and only then answered with its own secret.
+      const ask = readAsks(paths).find((a) => a.id === what.id && sameSeal(deciders.seal(a.secret), what.secret))
+      if (!ask) {
+        report.ignored.push(`${u.update_id}: This button is no longer valid. (label button for ${what.id} matches no ask)`)
+        answer = 'This button is no longer valid.'
+      } else {
+        const { answerLabel } = await import('./pattern-detect')
+        const r = await answerLabel(paths, cfg, api, { ...what, secret: ask.secret })
+        if (!r.ok) report.ignored.push(`${u.update_id}: ${r.text}`)
+        if (r.error) report.errors.push(r.error)
+        answer = r.text
+      }
     } else if (what.kind === 'unauthorized') {
-      report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, not the configured chat`)
-      logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}` })
+      const whyNot = what.notApprover ? `not an approver (approvers: ${cfg.approvers.join(', ') || 'none configured'})` : 'not the configured chat'
+      report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, ${whyNot}`)
+      if (what.notApprover) answer = 'Only an approver can decide this.'
+      logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}: ${whyNot}` })
     } else {
       report.ignored.push(`${u.update_id}: ${what.why}`)
       answer = what.callbackId ? 'This button is no longer valid.' : undefined

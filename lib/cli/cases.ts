@@ -9,7 +9,9 @@ import type { Entry } from '../core/courtroom/chain'
 import { resolvePaths } from '../io/state'
 import { readConsent } from '../io/courtroom/consent'
 import { courtroomFiles } from '../io/courtroom/files'
-import { readKeyStore } from '../io/courtroom/keys'
+import { nodeCrypto, readKeyStore } from '../io/courtroom/keys'
+import { verifyChain, type VerifyResult } from '../core/courtroom/chain'
+import { readRegularFile } from '../io/store'
 import { listAgents, readHead, readLines, verifyLedger } from '../io/courtroom/ledger'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
@@ -57,11 +59,41 @@ export function show(id: string, o: { agent?: string; json?: boolean }): void {
   for (const [k, v] of Object.entries(c)) out(`${k.padEnd(20)} ${Array.isArray(v) ? v.join('\n' + ' '.repeat(21)) : v}`)
 }
 
-export function verify(o: { agent?: string; json?: boolean; key?: string }): void {
-  const agent = agentOf(o)
-  const file = courtroomFiles(resolvePaths()).ledger(agent)
-  if (!fs.existsSync(file)) throw new RatchetError('not_found', `no ledger at ${file}`)
-  const v = verifyLedger(agent, file, process.env, { genesisKey: o.key })
+/**
+ * An exported ledger, verified on its own: the chain against a genesis key (--key; else this machine's key store
+ * for that agent; else the key the file names, which proves the file is intact and self-consistent, not who made
+ * it: said in a warning) and the signed head the file carries.
+ */
+function verifyExport(file: string, o: { key?: string }): { agent: string; where: string; v: VerifyResult } {
+  let doc: { format?: unknown; agent?: unknown; genesis_public_key?: unknown; head?: unknown; envelopes?: unknown }
+  try {
+    doc = JSON.parse(readRegularFile(file))
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw new RatchetError(code === 'ENOENT' ? 'not_found' : 'usage', `${file}: ${code === 'ENOENT' ? 'no such file' : e instanceof SyntaxError ? 'not JSON' : (e as Error).message}`)
+  }
+  if (doc?.format !== 'ratchet-case-ledger/1' || typeof doc.agent !== 'string' || !Array.isArray(doc.envelopes)) throw new RatchetError('usage', `${file}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)`)
+  const agent = doc.agent
+  const local = readKeyStore(agent)?.genesis_public
+  const named = typeof doc.genesis_public_key === 'string' ? doc.genesis_public_key : undefined
+  const genesisKey = o.key ?? local ?? named
+  const v = verifyChain(nodeCrypto, doc.envelopes.map((e) => JSON.stringify(e)), { agent, genesisKey, head: (doc.head ?? undefined) as Parameters<typeof verifyChain>[2]['head'] })
+  if (!o.key && !local) v.warnings.push(`verified against the genesis key the file itself names: it shows the file is intact, not who wrote it (pass --key with the key you trust)`)
+  else if (!o.key && local && named && named !== local) v.warnings.push(`the file names another genesis key than this machine's for ${agent}: verified against this machine's`)
+  return { agent, where: file, v }
+}
+
+export function verify(o: { agent?: string; json?: boolean; key?: string; file?: string }): void {
+  let agent: string
+  let file: string
+  let v: VerifyResult
+  if (o.file) ({ agent, where: file, v } = verifyExport(o.file, o))
+  else {
+    agent = agentOf(o)
+    file = courtroomFiles(resolvePaths()).ledger(agent)
+    if (!fs.existsSync(file)) throw new RatchetError('not_found', `no ledger at ${file}`)
+    v = verifyLedger(agent, file, process.env, { genesisKey: o.key })
+  }
   if (o.json) {
     out(JSON.stringify(v.ok ? { ok: true, agent, entries: v.entries.length, cases: v.entries.filter((e) => e.kind === 'case').length, head: v.head, warnings: v.warnings } : { ok: false, agent, first_bad: v.index, problem: v.problem, verified: v.entries.length, warnings: v.warnings }, null, 2))
   } else if (v.ok) {

@@ -9,6 +9,7 @@ import { decisionOf, matchability, nextGuardrailId, validateGuardrails, type Gua
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
 import { parsePayload } from '../core/payloads'
 import { editGuardrails, loadGuardrails, resolvePaths, type LoadedGuardrails } from '../io/state'
+import { openRegular } from '../io/store'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
@@ -186,7 +187,8 @@ export function log(o: { lines: string; json?: boolean }): void {
   let text = ''
   try {
     // Read only the tail: the log grows without bound.
-    const fd = fs.openSync(paths.activity, 'r')
+    // A regular file only (a folder, FIFO or device there is refused with one line, never read or waited on).
+    const fd = openRegular(paths.activity)
     const size = fs.fstatSync(fd).size
     const want = Math.min(size, n * 2000)
     const buf = Buffer.alloc(want)
@@ -195,7 +197,8 @@ export function log(o: { lines: string; json?: boolean }): void {
     text = buf.toString('utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out(`No activity yet (${paths.activity}).`)
-    throw e
+    if (e instanceof RatchetError) throw e
+    throw new RatchetError('state_unreadable', `${paths.activity}: ${(e as NodeJS.ErrnoException).code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message}`, { file: paths.activity })
   }
   const lines = text.split('\n').filter(Boolean).slice(-n)
   for (const line of lines) {

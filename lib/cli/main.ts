@@ -89,7 +89,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--json', 'machine-readable report')
     // It takes the humans' decisions from Telegram (and Telegram's address and token can come from the
     // environment): not the agent's to run. `--notify` only sends, and is what the hooks spawn inside a session.
-    .action(async (o) => (o.notify || o.cronLine || humanOnly('ratchet heartbeat'), (await import('./approvals')).heartbeat(o)))
+    .action(async (o) => (o.notify || o.cronLine || humanOnly('ratchet heartbeat', process.env, undefined, () => undefined), (await import('./approvals')).heartbeat(o)))
 
   const pending = program.command('pending').description('the approval queue (pending-actions.json): list, show, approve, deny')
   pending
@@ -168,11 +168,12 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   cases.command('show').argument('<case>').option('--agent <id>').option('--json', 'machine-readable output').description('one case record').action(async (id, o) => (await import('./cases')).show(id, o))
   cases
     .command('verify')
+    .argument('[file]', 'an exported ledger (ratchet cases export --out FILE) instead of this project\'s')
     .option('--agent <id>')
     .option('--key <base64>', 'the genesis public key to trust (default: the one in the key store)')
     .option('--json', 'machine-readable output')
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
-    .action(async (o) => (await import('./cases')).verify(o))
+    .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
   cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
   cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (await import('./cases')).submit(o))
 

@@ -5,7 +5,9 @@
 
 import { CommanderError, type Command } from 'commander'
 import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
-import { parentPid } from '../io/proc'
+import { findClaudeAncestor, isClaudeCli } from '../io/proc'
+import { terminalVerdict } from '../io/live-sessions'
+import { resolvePaths } from '../io/state'
 
 /**
  * On every (sub)command: commander's own usage errors come back here as exceptions instead of exiting,
@@ -42,49 +44,32 @@ export async function runCli(name: string, program: Command, argv: string[]): Pr
 }
 
 /**
- * Decisions, rules and registrations are the user's. preflight-check denies these commands to the agent;
- * this catches the spellings it cannot read (the bundle's loader required from `node -e`, a path in a
- * variable) when they run inside a Claude Code session. Two signals: CLAUDECODE=1, which Claude Code puts
- * in every command's environment (the agent can unset it: `env -u CLAUDECODE`, `CLAUDECODE= `, `env -i`),
- * and, on Linux, a `claude` process among this process's ancestors, which the agent cannot unset. Defence
- * in depth, not a boundary: a command that detaches from its parents (`setsid … &` in a subshell that
- * exits first, `at`, `systemd-run`) is reparented away from claude; the hook is what stops those.
+ * Decisions, rules and registrations are the user's. preflight-check denies these commands to the agent, in every
+ * spelling it can read (detached ones included: setsid, nohup, at, crontab, tmux, screen, script…). This catches
+ * what it cannot read, in three layers:
+ * - CLAUDECODE=1, which Claude Code puts in every command's environment (the agent can unset it);
+ * - on Linux, a `claude` process among this process's ancestors, which no environment spelling removes;
+ * - on Linux, while a Claude Code session with Ratchet's hooks is alive for this project (session-start records it:
+ *   lib/io/live-sessions.ts), a terminal of this command's own: a command the agent detached (setsid, nohup, at,
+ *   cron, systemd-run, a double fork) is reparented away from claude, but it has no controlling terminal, or has
+ *   claude's. A human types in another terminal. `terminal: false` for the heartbeat, which cron runs.
+ * What still passes: a detached program that allocates a new terminal (script, tmux, screen, expect) in a spelling
+ * the hook cannot read. Without /proc (macOS, Windows) only CLAUDECODE and the hook remain.
  */
-export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env, ancestors: () => string | undefined = claudeAncestor): void {
-  const by = env.CLAUDECODE === '1' ? 'CLAUDECODE=1' : ancestors()
+export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env, ancestors: () => string | undefined = claudeAncestor, live: () => string | undefined = liveSessionWithoutTerminal): void {
+  const by = env.CLAUDECODE === '1' ? 'CLAUDECODE=1' : ancestors() ?? live()
   if (by) throw new RatchetError('conflict', `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: ${by})`)
 }
 
-/** How many parents are looked at: a shell, a wrapper or two, npx, node… claude is never far up. */
-const MAX_ANCESTORS = 32
+/** Why a live Claude Code session means this command is not a human's, or undefined (see humanOnly). */
+export function liveSessionWithoutTerminal(): string | undefined {
+  return terminalVerdict(resolvePaths())
+}
 
-/**
- * The first ancestor that is the Claude Code CLI (`pid N: claude …`), or undefined. Reads /proc/<pid>/stat
- * (the parent pid) and /proc/<pid>/cmdline; on other platforms there is no /proc and this finds nothing, so
- * only CLAUDECODE is checked there (macOS and Windows lose this signal). Costs well under a millisecond
- * for a typical chain (`npm run bench` is not needed: it runs only for the deciding commands).
- */
+/** The first ancestor that is the Claude Code CLI, as `pid N: claude …`, or undefined (lib/io/proc.ts). */
 export function claudeAncestor(start = process.ppid, proc = '/proc'): string | undefined {
-  const fs = require('node:fs') as typeof import('node:fs')
-  let pid = start
-  for (let i = 0; i < MAX_ANCESTORS && pid > 1; i++) {
-    let argv: string[]
-    try {
-      argv = fs.readFileSync(`${proc}/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
-    } catch {
-      return undefined
-    }
-    if (isClaudeCli(argv)) return `pid ${pid}: ${argv.slice(0, 2).join(' ').slice(0, 120)}`
-    const ppid = parentPid(pid, proc)
-    if (ppid === pid) return undefined
-    pid = ppid
-  }
-  return undefined
+  const c = findClaudeAncestor(start, proc)
+  return c ? `pid ${c.pid}: ${c.argv.slice(0, 2).join(' ').slice(0, 120)}` : undefined
 }
 
-/** The Claude Code CLI: the native `claude` binary (claude.exe in the npm package), or node running its cli.js. */
-export function isClaudeCli(argv: string[]): boolean {
-  const base = (s: string | undefined) => (s ?? '').slice((s ?? '').lastIndexOf('/') + 1)
-  if (/^claude(\.exe)?$/.test(base(argv[0]))) return true
-  return /^(node|nodejs|bun)$/.test(base(argv[0])) && /@anthropic-ai\/claude-code\/(cli\.(m?js)|bin\/claude(\.exe)?)$/.test(argv[1] ?? '')
-}
+export { isClaudeCli }

@@ -14,7 +14,8 @@ import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
-import { NETWORK_CLIENTS, noteSecretPath, secretSends } from './actions/secrets'
+import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
+import { keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
@@ -117,9 +118,16 @@ class Collector implements Sink {
         if (file) {
           this.reads.add(this.resolve(file))
           noteSecretPath(this, this.resolve(file), `${tool} ${file}`)
+          keyReadTool(this, tool, input, (p) => this.resolve(p))
         }
         break
       }
+      case 'Grep':
+        // A search reads what it matches: a secret file it could print is read, as by Read (secrets.ts searchReads).
+        this.summary = `${tool} ${oneLine(JSON.stringify(input ?? {}))}`
+        keyReadTool(this, tool, input, (p) => this.resolve(p))
+        grepToolReads(this, input, (p) => this.resolve(p))
+        break
       case 'WebFetch':
       case 'WebSearch': {
         const target = str(input.url) || str(input.query)
@@ -293,6 +301,7 @@ class Collector implements Sink {
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
     selfProtection(this, inv, facts)
+    keyReads(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)

@@ -9,6 +9,7 @@
 // by its worst reading. Variables assigned earlier in the same command line (`d=.ratchet; rm -r $d`)
 // are substituted, so a path spelled through one is judged as the path it is.
 
+import { clusterValue, detachedRuns } from './detach'
 import { parseShell, splitWords, type Redirect, type SimpleCommand } from './shell'
 import { makeRecipes, packageScripts, pmBareInstall, pmScripts, scriptLang, type ScriptLang } from './scripts'
 
@@ -492,9 +493,24 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
         if (!argv.length) return
         continue
       }
+      case 'tmux':
+      case 'screen':
+      case 'daemonize':
+      case 'start-stop-daemon':
+      case 'at':
+      case 'batch':
+      case 'crontab':
+        // Detaching and scheduling programs (lib/core/detach.ts): what they run later is read as if run now.
+        push()
+        for (const r of detachedRuns(name, args, inputText(simple), (f) => st.generated.get(normPath(f)))) {
+          if ('unreadable' in r) st.unreadable.add(r.unreadable)
+          else if ('code' in r) code(r.code, name)
+          else inner(r.argv, r.argv.map(() => false), name)
+        }
+        return
       case 'script': {
-        // `script -q -c 'cmd' /dev/null`
-        const c = optionValue(args, ['-c', '--command'])
+        // `script -q -c 'cmd' /dev/null`, `script -qc 'cmd'`
+        const c = optionValue(args, ['-c', '--command']) ?? clusterValue(args, 'c')
         if (c !== undefined) code(c, 'script -c')
         else push()
         return

@@ -51,6 +51,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   secret_access: { class: 'secret_access', description: 'reading credentials (.env, SSH keys, cloud/forge credentials, keychains, environment dumps): recorded, quiet alone' },
   git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },
   ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
+  ratchet_key_read: { class: 'self_protection', description: "reading Ratchet's private keys or Telegram token (the config folder outside the project)" },
   // Named patterns from the seed's guardrails.json, so its file works as-is.
   commit_to_public_repo: { class: 'public_surface', description: 'git push, i.e. commits reaching a remote; also a local add/commit where config publicRemotes says the remote is public (the seed’s GR-002)' },
   timezone_dependent_action: { class: 'irreversible', description: 'creating cron jobs or time-based automation (the seed’s GR-003)' },

@@ -99,6 +99,12 @@ export interface FiresMark {
 }
 export type Schedule = { mined_at?: string; digest_at?: string }
 export type TelegramState = { offset: number }
+export interface LiveSession {
+  pid: number
+  start: number
+  tty: number
+  at: string
+}
 export type Capabilities = Record<string, string>
 export interface ReviewCacheEntry {
   key: string
@@ -135,6 +141,7 @@ export const STATE = {
   ruleIndex: f('.guardrails-index.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' }),
   fastIndex: f('.guardrails-fast.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "preflight-check fast path's inverted rule index, bound like .guardrails-index.json" }),
   capabilities: f<Capabilities>('capabilities.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'capabilities already used (first-use pauses)', schema: zod(() => z.record(z.string(), z.string())), empty: () => ({}) }),
+  liveSessions: f<LiveSession[]>('live-sessions.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'Claude Code sessions running with these hooks (pid, start, terminal): deciding commands need a terminal of their own meanwhile', schema: hand((raw: unknown) => (Array.isArray(raw) && raw.every((x) => obj(x) && typeof (x as LiveSession).pid === 'number' && typeof (x as LiveSession).start === 'number' && typeof (x as LiveSession).tty === 'number') ? (raw as LiveSession[]) : 'expected a list of {pid, start, tty}')), empty: () => [] }),
   telegramState: f<TelegramState>('telegram-state.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the Telegram update offset', schema: zod(() => z.looseObject({ offset: z.number() })), empty: () => ({ offset: 0 }) }),
   schedule: f<Schedule>('schedule.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'when the heartbeat last mined and sent the digest', schema: zod(() => z.looseObject({ mined_at: z.optional(z.string()), digest_at: z.optional(z.string()) })), empty: () => ({}) }),
   labels: f<Label[]>('labels.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'humans\' answers to "was this check needed?" (the false-positive rate)', schema: hand(validateLabels), empty: () => [] }),
@@ -158,6 +165,7 @@ export const STATE = {
   courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
   ledger: f('courtroom/ledger/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signed case ledger (append-only)" }),
   telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
+  telegramKey: f('telegram-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key that seals Telegram buttons (HMAC), outside every project' }),
   courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
   ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
 } satisfies Record<string, StateFileSpec<any>>

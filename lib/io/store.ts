@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { DIR_MODE, FILE_MODE } from './modes'
 import { STATE, fileOf, stateGitignore, type FileKey, type Paths, type StateFileSpec, type ValueOf } from './registry'
-import { appendJsonl, mkdirFor, readJson, setStateRoot as setRoot, updateJson, writeFileAtomic, type ReadResult } from './store-core'
+import { appendJsonl, mkdirFor, readJson, readRegularFile, setStateRoot as setRoot, updateJson, writeFileAtomic, type ReadResult } from './store-core'
 
 // The primitives (lock, atomic write, append, FIFO-safe reads, locked update) live in store-core.ts, which
 // needs no registry (preflight-check's fast path uses them without loading it); they are exported from here.
@@ -125,6 +125,29 @@ export function writePrivateFile(file: string, text: string, opts: { tightenDir?
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
   if (opts.tightenDir) tighten(path.dirname(file), DIR_MODE)
   writeFileAtomic(file, text)
+}
+
+/**
+ * A private file written once: created 0600 (in a 0700 folder) with `make()`'s text only if absent, exclusively
+ * (written aside, then linked into place: of two processes at once, both end up reading the same text).
+ */
+export function privateFileOnce(file: string, make: () => string): string {
+  try {
+    return readRegularFile(file)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE })
+  const tmp = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(tmp, make(), { mode: FILE_MODE })
+  try {
+    fs.linkSync(tmp, file)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+  } finally {
+    fs.rmSync(tmp, { force: true })
+  }
+  return readRegularFile(file)
 }
 
 /** Removes a file a registry row names by a path the caller already holds (a docket file it was handed). */

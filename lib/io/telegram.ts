@@ -2,7 +2,10 @@
 // with ✅/❌ buttons, edits after a decision, after-the-fact notices, and reading replies.
 // Loaded only by the heartbeat and pause-and-ask, never on a hook's hot path.
 
+import crypto from 'node:crypto'
 import { Api, TelegramApiError } from 'node-telegram-bot-api'
+import { fileOf } from './registry'
+import { privateFileOnce } from './store'
 import { maskSecrets } from '../core/secrets'
 import type { PendingEntry } from '../core/pending'
 import { labelButton, parseLabelButton, type LabelAnswer, type LabelAsk } from '../core/labels'
@@ -23,7 +26,34 @@ export function describeError(e: unknown, cfg?: TelegramConfig): string {
   return cfg ? msg.split(cfg.token).join('<token>') : msg
 }
 
-export const callbackData = (e: PendingEntry, verdict: 'a' | 'd') => `pa:${e.id}:${e.secret}:${verdict}`
+// ---- sealed buttons ------------------------------------------------------------------------------
+// A button carries HMAC(key, the entry's secret), not the secret: the queue and label-asks.json (which the agent
+// can read) hold the secret, the key lives outside every project (0600, in the config folder), so reading the
+// queue is not enough to forge a press.
+
+/** The sealing key: read, or created once (exclusively: of two heartbeats at once, both end with the same key). */
+export function buttonKey(configHome: string): Buffer {
+  const file = fileOf({ stateDir: '', configHome }, 'telegramKey')
+  try {
+    return Buffer.from(privateFileOnce(file, () => crypto.randomBytes(32).toString('hex') + '\n').trim(), 'hex')
+  } catch (e) {
+    throw new Error(`${file}: ${(e as Error).message}`)
+  }
+}
+
+/** What a button carries for a stored secret: 16 hex of HMAC-SHA256 (well under Telegram's 64-byte limit). */
+export type Seal = (secret: string) => string
+export function sealer(cfg: Pick<TelegramConfig, 'configHome'>): Seal {
+  const key = buttonKey(cfg.configHome)
+  return (secret) => crypto.createHmac('sha256', key).update(secret).digest('hex').slice(0, 16)
+}
+
+/** Equal in constant time (a timing difference must not reveal a seal digit by digit). */
+export function sameSeal(a: string, b: string): boolean {
+  return a.length === b.length && crypto.timingSafeEqual(Buffer.from(a), Buffer.from(b))
+}
+
+export const callbackData = (e: PendingEntry, verdict: 'a' | 'd', seal: Seal) => `pa:${e.id}:${seal(e.secret ?? '')}:${verdict}`
 
 export function pauseMessage(e: PendingEntry): string {
   return maskSecrets(
@@ -36,11 +66,11 @@ export function outcomeMessage(e: PendingEntry): string {
   return maskSecrets(`🔩 ${e.action}\n${what}${e.decided_by && e.decided_by !== 'timeout' ? ` by ${e.decided_by}` : ''}${e.reply ? `\n“${e.reply}”` : ''} · ${e.id}`)
 }
 
-export async function sendPause(api: Api, cfg: TelegramConfig, e: PendingEntry): Promise<number> {
+export async function sendPause(api: Api, cfg: TelegramConfig, e: PendingEntry, seal: Seal = sealer(cfg)): Promise<number> {
   const m = await api.sendMessage({
     chat_id: cfg.chatId,
     text: pauseMessage(e),
-    reply_markup: { inline_keyboard: [[{ text: '✅ Proceed', callback_data: callbackData(e, 'a') }, { text: '❌ Cancel', callback_data: callbackData(e, 'd') }]] },
+    reply_markup: { inline_keyboard: [[{ text: '✅ Proceed', callback_data: callbackData(e, 'a', seal) }, { text: '❌ Cancel', callback_data: callbackData(e, 'd', seal) }]] },
   })
   return m.message_id
 }
@@ -67,10 +97,11 @@ export function labelMessage(a: LabelAsk, ruleText: (id: string) => string | und
 }
 
 export async function sendLabelAsk(api: Api, cfg: TelegramConfig, a: LabelAsk, ruleText: (id: string) => string | undefined): Promise<number> {
+  const sealed = { id: a.id, secret: sealer(cfg)(a.secret) }
   const m = await api.sendMessage({
     chat_id: cfg.chatId,
     text: labelMessage(a, ruleText),
-    reply_markup: { inline_keyboard: [[{ text: ANSWER_TEXT.needed, callback_data: labelButton(a, 'needed') }, { text: ANSWER_TEXT.needless, callback_data: labelButton(a, 'needless') }, { text: 'Skip', callback_data: labelButton(a, 'skip') }]] },
+    reply_markup: { inline_keyboard: [[{ text: ANSWER_TEXT.needed, callback_data: labelButton(sealed, 'needed') }, { text: ANSWER_TEXT.needless, callback_data: labelButton(sealed, 'needless') }, { text: 'Skip', callback_data: labelButton(sealed, 'skip') }]] },
   })
   return m.message_id
 }
@@ -93,33 +124,47 @@ export type Interpretation =
   | { kind: 'decide'; id: string; verdict: 'approved' | 'denied'; by: string; reply?: string; callbackId?: string }
   | { kind: 'label'; id: string; secret: string; answer: LabelAnswer; by: string; callbackId: string }
   | { kind: 'ignore'; why: string; callbackId?: string }
-  | { kind: 'unauthorized'; from: string; chat: string; callbackId?: string }
+  | { kind: 'unauthorized'; from: string; chat: string; callbackId?: string; notApprover?: boolean }
 
 const who = (f?: { id: number; username?: string; first_name?: string }) => (f ? (f.username ? `@${f.username}` : f.first_name ?? String(f.id)) : 'unknown')
 
-/** Pure: what one update means for the queue. Only the configured chat may decide. */
-export function interpret(u: TgUpdate, chatId: string, entries: PendingEntry[], approves: (t: string) => boolean, denies: (t: string) => boolean): Interpretation {
+/** Who may decide, and how a button's seal is checked: from the private per-user config (telegram-config.ts). */
+export interface Deciders {
+  chatId: string
+  approvers: string[]
+  seal: Seal
+}
+
+/**
+ * Pure: what one update means for the queue. Only the configured chat, and in it only an approver's press or
+ * reply, may decide; a button must carry the seal of the very action it names. A label press comes back with
+ * the seal it carried: the caller checks it against the ask (label-asks.json holds the unsealed secret).
+ */
+export function interpret(u: TgUpdate, d: Deciders, entries: PendingEntry[], approves: (t: string) => boolean, denies: (t: string) => boolean): Interpretation {
+  const approver = (f?: { id: number }) => !!f && d.approvers.includes(String(f.id))
   if (u.callback_query) {
     const q = u.callback_query
     const chat = String(q.message?.chat.id ?? '')
-    if (chat !== chatId) return { kind: 'unauthorized', from: who(q.from), chat, callbackId: q.id }
-    // A label button (the weekly review's "was this check needed?"); its secret is checked against the ask.
+    if (chat !== d.chatId) return { kind: 'unauthorized', from: who(q.from), chat, callbackId: q.id }
+    if (!approver(q.from)) return { kind: 'unauthorized', from: who(q.from), chat, callbackId: q.id, notApprover: true }
+    // A label button (the weekly review's "was this check needed?"); its seal is checked against the ask.
     const l = parseLabelButton(q.data ?? '')
     if (l) return { kind: 'label', ...l, by: who(q.from), callbackId: q.id }
     const m = /^pa:([\w-]+):([0-9a-f]+):([ad])$/.exec(q.data ?? '')
     if (!m) return { kind: 'ignore', why: `unknown button ${JSON.stringify(q.data)}`, callbackId: q.id }
     const e = entries.find((x) => x.id === m[1])
-    // A stale or forged tap: the secret must be the one sent with this very action.
-    if (!e || e.secret !== m[2]) return { kind: 'ignore', why: `button for ${m[1]} does not match any action`, callbackId: q.id }
+    // A stale or forged tap: the seal must be the one sent with this very action.
+    if (!e || !e.secret || !sameSeal(d.seal(e.secret), m[2])) return { kind: 'ignore', why: `button for ${m[1]} does not match any action`, callbackId: q.id }
     return { kind: 'decide', id: e.id, verdict: m[3] === 'a' ? 'approved' : 'denied', by: who(q.from), callbackId: q.id }
   }
   if (u.message) {
     const msg = u.message
     const chat = String(msg.chat.id)
-    if (chat !== chatId) return { kind: 'unauthorized', from: who(msg.from), chat }
+    if (chat !== d.chatId) return { kind: 'unauthorized', from: who(msg.from), chat }
     const text = (msg.text ?? '').trim()
     const target = msg.reply_to_message ? entries.find((e) => e.message_id === msg.reply_to_message!.message_id) : undefined
     if (!target) return { kind: 'ignore', why: msg.reply_to_message ? 'reply to a message that is not a pause' : 'not a reply to a pause message' }
+    if (!approver(msg.from)) return { kind: 'unauthorized', from: who(msg.from), chat, notApprover: true }
     if (!text) return { kind: 'ignore', why: 'empty reply' }
     // A reply is the human's instructions; it approves only if it plainly says so.
     if (approves(text)) return { kind: 'decide', id: target.id, verdict: 'approved', by: who(msg.from), reply: text }

@@ -18,7 +18,7 @@ describe('pause-and-ask inside the real claude CLI', () => {
     project = tempProject('ratchet-claude-pause-')
     const home = tempProject('ratchet-home-')
     tg = await startFakeTelegram()
-    const tgEnv = { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+    const tgEnv = { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
     expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
     fs.writeFileSync(
       path.join(project, '.ratchet', 'guardrails.json'),

@@ -90,10 +90,10 @@ describe('a pause reaches Telegram once', () => {
   it('4 concurrent heartbeats against a slow API: exactly one sendMessage per pause, and each outcome shown once', async () => {
     tg = await startFakeTelegram()
     const dir = tempProject()
-    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
     // Queue three pauses with Telegram unreachable, so nothing is sent yet.
     for (const a of ['drop the staging db', 'email the list', 'publish 1.0'])
-      expect((await exec(BIN('pause-and-ask'), ['--action', a], { cwd: dir, env: { ...process.env, ...env, RATCHET_TELEGRAM_API_URL: 'http://127.0.0.1:9' } })).status).toBe(0)
+      expect((await exec(BIN('pause-and-ask'), ['--action', a], { cwd: dir, env: { ...process.env, ...env, XDG_CONFIG_HOME: tg.xdg({ apiUrl: 'http://127.0.0.1:9' }) } })).status).toBe(0)
     expect(tg.messages).toHaveLength(0)
     tg.slow('sendMessage', 700)
     const beats = await Promise.all(Array.from({ length: 4 }, () => ratchet(dir, ['heartbeat'], env)))

@@ -103,6 +103,27 @@ describe('a hearing through the reviewer backends', () => {
     expect((await ratchet('cases', 'export')).stderr).toMatch(/not exported: the ledger does not verify/)
   })
 
+  it('an exported ledger verifies on its own file, elsewhere; a tampered export names the entry', async () => {
+    for (const s of ['one', 'two']) await ratchet('courtroom', 'hear', '--offense', 'drift', '--summary', s)
+    const out = path.join(home, 'export.json')
+    expect((await ratchet('cases', 'export', '--out', out)).status).toBe(0)
+    const mine = await ratchet('cases', 'verify', out)
+    expect(mine.status).toBe(0)
+    expect(mine.stdout).toMatch(/^OK: 3 entries \(2 cases\) verify for agent_/)
+    // Another machine (no key store): intact, but only against the key the file names, and it says so.
+    const elsewhere = await exec(BIN('ratchet'), ['cases', 'verify', out, '--json'], { cwd: home, env: { ...env, XDG_CONFIG_HOME: path.join(home, 'other'), CLAUDE_PROJECT_DIR: home } })
+    expect(JSON.parse(elsewhere.stdout)).toMatchObject({ ok: true, entries: 3, warnings: [expect.stringMatching(/the genesis key the file itself names/)] })
+    const doc = JSON.parse(fs.readFileSync(out, 'utf8'))
+    ;[doc.envelopes[1], doc.envelopes[2]] = [doc.envelopes[2], doc.envelopes[1]]
+    fs.writeFileSync(out, JSON.stringify(doc))
+    const bad = await ratchet('cases', 'verify', out)
+    expect(bad.status).toBe(1)
+    expect(bad.stdout).toMatch(/^FAILED: entry 1 of .*export\.json/)
+    const junk = path.join(home, 'junk.json')
+    fs.writeFileSync(junk, '{"hello":1}')
+    expect((await ratchet('cases', 'verify', junk)).stderr).toBe(`ratchet: ${junk}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)\n`)
+  })
+
   it('nothing leaves the machine without the remote-submission acknowledgment', async () => {
     const got: string[] = []
     const server = http.createServer((req, res) => {

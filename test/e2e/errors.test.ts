@@ -54,12 +54,13 @@ describe('every CLI answers an error with its code and one line', () => {
   })
 
   it('an unexpected error is one line ("internal error"), exit 1, and its stack goes to errors.log', () => {
-    fs.mkdirSync(state('activity.jsonl')) // a folder where the log should be: EISDIR when read
-    const r = run('ratchet', ['log'])
+    // An error no code path expects (writing a report into a folder that does not exist). `ratchet log` over a folder
+    // was the example here; it now says what is wrong in one line (human-unreadable-state.test.ts).
+    const r = run('ratchet', ['report', '--html', path.join(dir, 'no-such-folder', 'r.html')])
     expect(r.status).toBe(EXIT_CODES.internal)
-    expect(r.stderr).toMatch(/^ratchet: internal error: EISDIR/)
+    expect(r.stderr).toMatch(/^ratchet: internal error: ENOENT/)
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
-    expect(fs.readFileSync(state('errors.log'), 'utf8')).toMatch(/ratchet: Error: EISDIR[^\n]*\n\s+at /)
+    expect(fs.readFileSync(state('errors.log'), 'utf8')).toMatch(/ratchet: Error: ENOENT[^\n]*\n\s+at /)
   })
 
   it('a lock held by a live process too long is state_lock, and the file is left alone', () => {

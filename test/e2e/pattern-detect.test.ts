@@ -142,7 +142,7 @@ describe('approval over Telegram', () => {
   })
   it('the heartbeat runs pattern-detect, asks on Telegram, and a ✅ adds the guardrail', async () => {
     tg = await startFakeTelegram()
-    Object.assign(env, { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url })
+    Object.assign(env, { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() })
     await run('ratchet', ['incident', 'add', '--title', 'Dropped the staging db', '--severity', 'P1', '--class', 'db_destroy'])
     await run('ratchet', ['incident', 'add', '--title', 'Truncated the sessions table', '--severity', 'P1', '--class', 'db_destroy'])
     const first = JSON.parse((await run('ratchet', ['heartbeat', '--json'])).stdout)

@@ -24,7 +24,7 @@ const buttons = (m: { reply_markup?: { inline_keyboard?: { callback_data?: strin
 beforeEach(async () => {
   dir = tempProject()
   tg = await startFakeTelegram()
-  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, RATCHET_TELEGRAM_API_URL: tg.url }
+  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
 })
 afterEach(async () => {
   await tg.close()
@@ -94,6 +94,69 @@ describe('pause-and-ask', () => {
     await beat()
     expect(queue().map((e) => e.status)).toEqual(['approved', 'pending'])
     expect(tg.answers.map((a) => a.text)).toEqual(['This button is no longer valid.', 'Approved ✅', 'Already decided (approved)'])
+  })
+
+  it('the queue (readable by the agent) holds no valid button: a press carrying its secret decides nothing', async () => {
+    const { id } = await ask('wire the money')
+    const [approve] = buttons(tg.messages[0])
+    const secret = queue()[0].secret!
+    expect(secret).toMatch(/^[0-9a-f]+$/)
+    // The button carries a seal of the secret (an HMAC with a key outside the project), not the secret.
+    expect(approve).not.toContain(secret)
+    tg.tap(tg.messages[0].message_id, `pa:${id}:${secret}:a`)
+    tg.tap(tg.messages[0].message_id, `pa:${id}:${secret.slice(0, 16).padEnd(16, '0')}:a`)
+    const r = await beat()
+    expect(r.decided).toEqual([])
+    expect(queue()[0].status).toBe('pending')
+    expect(tg.answers.map((a) => a.text)).toEqual(['This button is no longer valid.', 'This button is no longer valid.'])
+    // The key is private, outside the project.
+    const key = path.join(env.XDG_CONFIG_HOME!, 'ratchet', 'telegram-key')
+    expect(fs.statSync(key).mode & 0o777).toBe(0o600)
+    expect(key.startsWith(dir)).toBe(false)
+  })
+
+  it('only approvers decide: a member of the configured chat who is not one changes nothing, by button or reply', async () => {
+    const { id } = await ask('drop the prod table')
+    const m = tg.messages[0]
+    tg.tap(m.message_id, buttons(m)[0], { from: 'eve', fromId: 666 })
+    tg.reply(m.message_id, 'yes', { from: 'eve', fromId: 666 })
+    const r = await beat()
+    expect(r.decided).toEqual([])
+    expect(queue()[0].status).toBe('pending')
+    expect(r.ignored.join('\n')).toMatch(/from @eve in chat 4242, not an approver \(approvers: 4242\)/)
+    expect(tg.answers.map((a) => a.text)).toEqual(['Only an approver can decide this.'])
+    // The approver's own press still works.
+    tg.tap(m.message_id, buttons(m)[0])
+    expect((await beat()).decided).toEqual([id])
+  })
+
+  it('in a group chat only the listed approvers decide', async () => {
+    await tg.close()
+    tg = await startFakeTelegram(undefined, '-100777')
+    env = { ...env, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg({ approvers: [1001] }) }
+    const { id } = await ask('rotate the root password')
+    const m = tg.messages[0]
+    tg.tap(m.message_id, buttons(m)[0], { from: 'member', fromId: 4242 })
+    expect((await beat()).decided).toEqual([])
+    tg.tap(m.message_id, buttons(m)[0], { from: 'lead', fromId: 1001 })
+    expect((await beat()).decided).toEqual([id])
+    expect(queue()[0]).toMatchObject({ status: 'approved', decided_by: 'telegram:@lead' })
+  })
+
+  it('the Bot API address comes only from the private per-user file: neither the environment nor the project can send the token elsewhere', async () => {
+    const evil = await startFakeTelegram(tg.token, tg.chatId)
+    try {
+      fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+      fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ telegram: { api_url: evil.url } }))
+      // The agent's own command sets the address in its environment.
+      const agentEnv = { ...process.env, ...env, RATCHET_TELEGRAM_API_URL: evil.url }
+      const q = JSON.parse((await exec(BIN('pause-and-ask'), ['--action', 'push to prod'], { cwd: dir, env: agentEnv })).stdout)
+      await exec(BIN('ratchet'), ['heartbeat', '--notify', q.id], { cwd: dir, env: agentEnv })
+      expect(evil.calls).toEqual([])
+      expect(tg.messages.map((x) => x.text)).toEqual([expect.stringContaining('push to prod')])
+    } finally {
+      await evil.close()
+    }
   })
 
   it('a redelivered update is applied once', async () => {
@@ -183,7 +246,7 @@ describe('Telegram failing', () => {
     expect(hb.status).toBe(1)
   })
   it('Telegram unreachable: queued, and decidable at the terminal', async () => {
-    env.RATCHET_TELEGRAM_API_URL = 'http://127.0.0.1:9' // nothing listens there
+    env.XDG_CONFIG_HOME = tg.xdg({ apiUrl: 'http://127.0.0.1:9' }) // nothing listens there
     const { id } = await ask('w')
     expect(queue()[0].notified).toBe(false)
     const d = await run('ratchet', ['pending', 'approve', id, '--note', 'ok from the terminal'])

@@ -3,7 +3,10 @@
 // getUpdates, and the methods Ratchet uses. Tests drive it like a phone: tap a button, reply to a
 // message, or make the API fail.
 
+import fs from 'node:fs'
 import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 
 export interface SentMessage {
@@ -24,9 +27,14 @@ export interface FakeTelegram {
   calls: { method: string; params: Record<string, unknown> }[]
   answers: { callback_query_id: string; text?: string }[]
   /** Press an inline button of a sent message (from the configured chat unless told otherwise). */
-  tap(messageId: number, data: string, opts?: { chatId?: string; from?: string }): number
+  tap(messageId: number, data: string, opts?: { chatId?: string; from?: string; fromId?: number }): number
   /** Reply with text to a sent message. */
-  reply(messageId: number, text: string, opts?: { chatId?: string; from?: string }): number
+  reply(messageId: number, text: string, opts?: { chatId?: string; from?: string; fromId?: number }): number
+  /**
+   * An XDG_CONFIG_HOME whose ratchet/telegram.json (0600) points the client at this fake: the Bot API address is
+   * taken only from there (never from the project or the environment). `apiUrl` overrides it (a dead port).
+   */
+  xdg(opts?: { apiUrl?: string; approvers?: (string | number)[] }): string
   /** Deliver an update again (Telegram may redeliver). */
   redeliver(updateId: number): void
   /** The next `times` calls of `method` fail with this HTTP status and body. */
@@ -125,10 +133,16 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
     messages,
     calls,
     answers,
+    xdg: (o = {}) => {
+      const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-xdg-')))
+      fs.mkdirSync(path.join(home, 'ratchet'), { mode: 0o700 })
+      fs.writeFileSync(path.join(home, 'ratchet', 'telegram.json'), JSON.stringify({ api_url: o.apiUrl ?? `http://127.0.0.1:${port}`, ...(o.approvers ? { approvers: o.approvers } : {}) }), { mode: 0o600 })
+      return home
+    },
     tap: (messageId, data, o = {}) =>
-      push({ callback_query: { id: `cb${nextUpdate}`, from: user(o.from), chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' } } } }),
+      push({ callback_query: { id: `cb${nextUpdate}`, from: user(o.from, o.fromId), chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' } } } }),
     reply: (messageId, text, o = {}) =>
-      push({ message: { message_id: nextMessage++, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' }, from: user(o.from), text, reply_to_message: { message_id: messageId, date: 0, chat: { id: Number(chatId), type: 'private' } } } }),
+      push({ message: { message_id: nextMessage++, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' }, from: user(o.from, o.fromId), text, reply_to_message: { message_id: messageId, date: 0, chat: { id: Number(chatId), type: 'private' } } } }),
     redeliver: (updateId) => {
       const u = updates.find((x) => x.update_id === updateId)
       if (u) updates.push({ ...u })

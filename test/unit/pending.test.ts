@@ -89,17 +89,24 @@ describe('reading Telegram updates', () => {
   const e = entry({ message_id: 7, secret: 'ab12' })
   const approves = replyApproves
   const denies = replyDenies
-  const cb = (data: string, chat = '42') => ({ update_id: 1, callback_query: { id: 'q', from: { id: 1, username: 'ann' }, data, message: { message_id: 7, chat: { id: chat } } } })
+  // Buttons carry a seal of the stored secret (an HMAC with a key outside the project); here a stand-in seal.
+  const d = { chatId: '42', approvers: ['1'], seal: (s: string) => `5ea1${s}` }
+  const cb = (data: string, chat = '42', from = 1) => ({ update_id: 1, callback_query: { id: 'q', from: { id: from, username: from === 1 ? 'ann' : 'eve' }, data, message: { message_id: 7, chat: { id: chat } } } })
   it.each([
-    [cb('pa:pa-1:ab12:a'), { kind: 'decide', id: 'pa-1', verdict: 'approved', by: '@ann', callbackId: 'q' }],
-    [cb('pa:pa-1:ab12:d'), { kind: 'decide', id: 'pa-1', verdict: 'denied', by: '@ann', callbackId: 'q' }],
+    [cb('pa:pa-1:5ea1ab12:a'), { kind: 'decide', id: 'pa-1', verdict: 'approved', by: '@ann', callbackId: 'q' }],
+    [cb('pa:pa-1:5ea1ab12:d'), { kind: 'decide', id: 'pa-1', verdict: 'denied', by: '@ann', callbackId: 'q' }],
+    // The secret read from the queue, unsealed, is not a valid button.
+    [cb('pa:pa-1:ab12:a'), { kind: 'ignore', why: 'button for pa-1 does not match any action', callbackId: 'q' }],
     [cb('pa:pa-1:ffff:a'), { kind: 'ignore', why: 'button for pa-1 does not match any action', callbackId: 'q' }],
-    [cb('pa:pa-1:ab12:a', '99'), { kind: 'unauthorized', from: '@ann', chat: '99', callbackId: 'q' }],
+    [cb('pa:pa-1:5ea1ab12:a', '99'), { kind: 'unauthorized', from: '@ann', chat: '99', callbackId: 'q' }],
+    // A member of the chat who is not an approver: nothing is decided.
+    [cb('pa:pa-1:5ea1ab12:a', '42', 666), { kind: 'unauthorized', from: '@eve', chat: '42', callbackId: 'q', notApprover: true }],
+    [{ update_id: 4, message: { message_id: 9, chat: { id: '42' }, from: { id: 666, first_name: 'Eve' }, text: 'yes', reply_to_message: { message_id: 7 } } }, { kind: 'unauthorized', from: 'Eve', chat: '42', notApprover: true }],
     [cb('garbage'), { kind: 'ignore', why: 'unknown button "garbage"', callbackId: 'q' }],
     [{ update_id: 2, message: { message_id: 9, chat: { id: '42' }, text: 'hello' } }, { kind: 'ignore', why: 'not a reply to a pause message' }],
     [{ update_id: 3, message: { message_id: 9, chat: { id: '42' }, from: { id: 1, first_name: 'Ann' }, text: 'use the other bucket', reply_to_message: { message_id: 7 } } }, { kind: 'decide', id: 'pa-1', verdict: 'denied', by: 'Ann', reply: 'use the other bucket' }],
   ])('%j', (u, expected) => {
-    expect(interpret(u as never, '42', [e], approves, denies)).toEqual(expected)
+    expect(interpret(u as never, d, [e], approves, denies)).toEqual(expected)
   })
 })
 

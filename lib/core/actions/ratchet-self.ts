@@ -23,7 +23,7 @@ export type { FsFacts } from './types'
 export const meta: FamilyMeta = {
   id: 'ratchet-self',
   classes: ['self_protection'],
-  patterns: ['ratchet_state_edit'],
+  patterns: ['ratchet_state_edit', 'ratchet_key_read'],
   description: "Changing Ratchet's state, rules, hook registrations or installed files, or deciding its pauses",
   examples: ['echo [] > .ratchet/guardrails.json', 'ratchet pending approve pa-1', 'cp settings.local.json .claude/', 'rm -rf .claude'],
 }
@@ -45,7 +45,7 @@ interface Roots {
 function rootsOf(ctx: ClassifyContext): Roots {
   const { stateDir, projectDir, homeDir } = ctx
   // The courtroom's signing keys and signed ledger heads live in ~/.config/ratchet (outside the project, by design).
-  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet')]
+  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : [])]
   // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
   if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
   const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]

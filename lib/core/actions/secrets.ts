@@ -62,7 +62,124 @@ const store = (name: string): Detector => (c, _inv, f) => {
 
 const SECRETISH = /(TOKEN|SECRET|PASS(WORD|WD)?|API_?KEY|PRIVATE|CREDENTIAL|AUTH)/i
 
+// ---- searches: a search prints what it matches, so a secret file it could print is read (as by Read) ----------------
+
+/** A glob we can judge (letters, digits, `.`, `-`, `_`, `/`, `*`, `?`); anything else may match anything. */
+function globAllows(glob: string, file: string, root: string): boolean {
+  if (!/^[\w.\-/*?]+$/.test(glob) || glob.length > 200) return true
+  const rel = glob.includes('/') ? file.slice(root.length + 1) : path.posix.basename(file)
+  const re = new RegExp('^' + glob.replace(/[.\-]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '(?:.*/)?') + '$')
+  return re.test(rel)
+}
+
+export interface Search {
+  /** Absolute paths searched (files or folders). */
+  roots: string[]
+  /** The pattern, when it is one (undefined: read from a file, so it may match anything). */
+  pattern?: string
+  /** A pattern with no regex syntax, or a fixed-string search: whether a file holds it can be told. */
+  literal: boolean
+  ignoreCase: boolean
+  /** Whether matching lines are printed (not only names or counts). */
+  content: boolean
+  /** Whether folders are searched (recursively). */
+  recursive: boolean
+  /** Whether hidden files (.env) are searched inside folders. */
+  hidden: boolean
+  glob?: string
+  detail: string
+  /** The roots were already read as files by the caller (a command's operands are): not noted again. */
+  rootsNoted?: boolean
+}
+
+/**
+ * The secret files a search reads: a secret file named as its root is read whatever the search prints (as by Read
+ * or `grep KEY .env`); inside a searched folder, a secret file is read when the search prints matching lines and
+ * the file could hold a match (a literal pattern it does not contain reads nothing: `grep -rn TODO .` stays quiet).
+ */
+export function searchReads(c: Sink, s: Search): void {
+  for (const root of s.roots) {
+    if (s.rootsNoted ? secretName(c.ctx, root) !== undefined : noteSecretPath(c, root, s.detail)) continue
+    if (!s.content || !s.recursive) continue
+    for (const f of c.ctx.secretFilesUnder?.(root) ?? []) {
+      if (!s.hidden && f.slice(root.length + 1).split('/').some((seg) => seg.startsWith('.'))) continue
+      if (s.glob && !globAllows(s.glob, f, root)) continue
+      if (s.literal && s.pattern !== undefined && c.ctx.fileMentions?.(f, s.pattern, s.ignoreCase) === false) continue
+      noteSecretPath(c, f, `${s.detail} (searches ${root === c.ctx.projectDir ? 'the project' : root})`)
+    }
+  }
+}
+
+const REGEX_SYNTAX = /[\\^$.|?*+()[\]{}]/
+
+/** The Grep tool (ripgrep underneath): path (default: the folder the call runs in), glob, type, output_mode, -i. */
+export function grepToolReads(c: Sink, input: Record<string, unknown>, resolve: (p: string) => string): void {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '')
+  const pattern = str(input.pattern)
+  // A file type (`type: "js"`) selects by extension: no secret file of ours has one of those.
+  if (str(input.type)) return
+  searchReads(c, {
+    roots: [resolve(str(input.path) || '.')],
+    pattern,
+    literal: !REGEX_SYNTAX.test(pattern),
+    ignoreCase: input['-i'] === true,
+    content: input.output_mode === 'content',
+    recursive: true,
+    // Whether the tool skips hidden files is not ours to know: the worst reading is that it does not.
+    hidden: true,
+    glob: str(input.glob) || undefined,
+    detail: `Grep ${pattern}${input.path ? ` in ${str(input.path)}` : ''}`,
+  })
+}
+
+/** grep, egrep, fgrep, rg, ag, ack on the command line. */
+const searchProgram: Detector = (c, inv, f) => {
+  const grep = /^[ef]?grep$/.test(inv.name)
+  const args = inv.args
+  let pattern: string | undefined
+  let fromFile = false
+  const rest: string[] = []
+  let opts = true
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (opts && a === '--') {
+      opts = false
+      continue
+    }
+    if (opts && a.startsWith('-') && a !== '-') {
+      if (a === '-e' || a === '--regexp') pattern = args[++i]
+      else if (a.startsWith('--regexp=')) pattern = a.slice(9)
+      else if (a === '-f' || a === '--file') (fromFile = true), i++
+      else if (/^(-g|--glob|--iglob|-t|--type|-T|--type-not|-m|--max-count|-A|-B|-C|--context|--include|--exclude|--exclude-dir|-d|--directories|-j|--threads|-M|--max-columns|--color|--colors)$/.test(a)) i++
+      continue
+    }
+    rest.push(a)
+  }
+  if (pattern === undefined && !fromFile) pattern = rest.shift()
+  const has = (re: RegExp) => args.some((a) => re.test(a))
+  const names = has(/^(-[a-zA-Z]*[lLcq][a-zA-Z]*|--files-with-matches|--files-without-match|--count|--quiet|--files|--count-matches)$/)
+  const hidden = grep || has(/^(--hidden|-uu+|-\.|--unrestricted)$/)
+  const fixed = inv.name === 'fgrep' || has(/^(-[a-zA-Z]*F[a-zA-Z]*|--fixed-strings|-Q|--literal)$/)
+  searchReads(c, {
+    roots: (rest.length ? rest : ['.']).map((r) => f.at(r)),
+    rootsNoted: true,
+    pattern,
+    literal: !fromFile && pattern !== undefined && (fixed || !REGEX_SYNTAX.test(pattern)),
+    ignoreCase: has(/^(-[a-zA-Z]*i[a-zA-Z]*|--ignore-case|-S|--smart-case)$/),
+    content: !names,
+    recursive: !grep || has(/^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/),
+    hidden,
+    detail: f.cmd,
+  })
+}
+
 export const programs: Record<string, Detector> = {
+  grep: searchProgram,
+  egrep: searchProgram,
+  fgrep: searchProgram,
+  rg: searchProgram,
+  ag: searchProgram,
+  ack: searchProgram,
   printenv: (c, _inv, f) => {
     if (!f.operands.length || f.operands.some((o) => SECRETISH.test(o))) store('the environment')(c, _inv, f)
   },

@@ -47,6 +47,12 @@ export interface ClassifyContext {
   tmpDirs?: string[]
   /** File-system facts for self-protection (realpath, hard links, listings, archives, patches, git status); see ratchet-self.ts. */
   fs?: FsFacts
+  /** Ratchet's per-user config folder ($XDG_CONFIG_HOME/ratchet): its token and keys are not the agent's to read (ratchet-keys.ts). */
+  configHome?: string
+  /** Secret files (secrets.ts secretName) under a folder, bounded; for searches that read every file under it. */
+  secretFilesUnder?(dir: string): string[]
+  /** Whether a file holds this text (false: certainly not; undefined: could not tell, so assume it does). */
+  fileMentions?(file: string, text: string, ignoreCase: boolean): boolean | undefined
   /** Where the running Ratchet package is installed (its bin/, dist/): protected like the state folder. */
   packageDir?: string
   /**

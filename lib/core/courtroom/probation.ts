@@ -81,7 +81,8 @@ export const isActive = (p: Probation, now: number): boolean => (p.tier === 'sev
 export function restrains(p: Probation, a: ProbationAction): boolean {
   if (a.readOnly) return false
   if (p.tier === 'minor') return true
-  return p.tools.includes(a.tool) || p.classes.some((c) => a.classes.includes(c)) || p.patterns.some((x) => a.patterns.includes(x))
+  // '*': every tool (the strictest reading of a probation file that cannot be read).
+  return p.tools.includes(a.tool) || p.tools.includes('*') || p.classes.some((c) => a.classes.includes(c)) || p.patterns.some((x) => a.patterns.includes(x))
 }
 
 const STRENGTH: Record<Decision['kind'], number> = { allow: 0, ask: 1, defer: 2, block: 3, deny: 3 }

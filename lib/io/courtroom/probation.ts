@@ -3,12 +3,32 @@
 
 import type { Probation, ProbationFile } from '../../core/courtroom/probation'
 import type { Paths } from '../state'
-import { readStateOr, removeState, updateState } from '../store'
+import { readState, removeState, updateState } from '../store'
 
 // ---- probation -------------------------------------------------------------------------------
 
+/**
+ * The probations in force. A probation file that exists but cannot be read (a folder, no permission, a FIFO,
+ * bad JSON) is not "no probation": that would let whoever broke it lift every restraint. It reads as the
+ * strictest probation there is, on every action that changes something, with one line saying what to fix.
+ */
 export function readProbation(paths: Paths): Probation[] {
-  return readStateOr(paths, 'probation').probations
+  const r = readState(paths, 'probation')
+  return r.ok ? r.value.probations : [unreadableProbation(r.error.message)]
+}
+
+export function unreadableProbation(why: string): Probation {
+  return {
+    case_id: 'probation-unreadable',
+    offense_name: 'the probation file is unreadable',
+    offense_id: 'unreadable',
+    tier: 'severe',
+    classes: [],
+    patterns: [],
+    tools: ['*'],
+    reminder: `${why}. Read as the strictest probation: every action that changes something waits until the user fixes or removes that file.`,
+    started: new Date(0).toISOString(),
+  }
 }
 
 /**

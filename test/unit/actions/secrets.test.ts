@@ -3,6 +3,11 @@ import * as family from '../../../lib/core/actions/secrets'
 import { PROJECT, ctx, familyTable, patterns, run } from './table'
 
 const session = (secrets: Record<string, number>) => ({ session: { reads: {}, prompts: [], secrets } })
+/** A project holding .env (API_KEY=…) and config/server.key: what a search of a folder could print. */
+const files = (holds = (f: string, t: string) => (f.endsWith('.env') ? 'API_KEY=x' : 'BEGIN PRIVATE KEY').toLowerCase().includes(t.toLowerCase())) => ({
+  secretFilesUnder: (dir: string) => [`${PROJECT}/.env`, `${PROJECT}/config/server.key`].filter((f) => f.startsWith(dir + '/')),
+  fileMentions: (f: string, t: string) => holds(f, t),
+})
 
 familyTable(family, {
   valid: [
@@ -17,6 +22,20 @@ familyTable(family, {
     ['cat ~/.docker/config.json', 'secret_access'],
     ['base64 certs/server.key', 'secret_access'],
     ['grep TOKEN .env', 'secret_access'],
+    // Searches print what they match: a secret file under a searched folder that could match is read (as by Read).
+    { input: 'grep -rn API_KEY .', pattern: 'secret_access', ctx: files() },
+    { input: 'grep -r "API.*=" .', pattern: 'secret_access', ctx: files() },
+    { input: 'egrep -ri api_key .', pattern: 'secret_access', ctx: files() },
+    { input: 'fgrep -r PRIVATE config', pattern: 'secret_access', ctx: files() },
+    { input: 'rg --hidden API_KEY', pattern: 'secret_access', ctx: files() },
+    { input: 'rg PRIVATE', pattern: 'secret_access', ctx: files() },
+    { input: 'ag PRIVATE config', pattern: 'secret_access', ctx: files() },
+    { input: 'ack PRIVATE', pattern: 'secret_access', ctx: files() },
+    { input: 'grep -r -f patterns.txt .', pattern: 'secret_access', ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'KEY', path: '.env' } }, pattern: 'secret_access' },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'API_KEY', output_mode: 'content' } }, pattern: 'secret_access', ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'KEY', glob: '*.env', output_mode: 'content' } }, pattern: 'secret_access', ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'api.key', output_mode: 'content', '-i': true } }, pattern: 'secret_access', ctx: files() },
     ['cat /proc/self/environ', 'secret_access'],
     ['printenv', 'secret_access'],
     ['printenv GITHUB_TOKEN', 'secret_access'],
@@ -61,6 +80,21 @@ familyTable(family, {
     'vault status',
     'gh auth status',
     'echo "do not cat .env"',
+    // Searches that cannot print a secret: no match in it, names only, another glob or type, hidden files skipped.
+    { input: 'grep -rn TODO .', ctx: files() },
+    { input: 'egrep -r "TODO|FIXME" src', ctx: files() },
+    { input: 'fgrep -rl API_KEY .', ctx: files() },
+    { input: 'grep -rc API_KEY .', ctx: files() },
+    { input: 'grep API_KEY README.md', ctx: files() },
+    { input: 'rg API_KEY', ctx: files() },
+    { input: 'rg -l PRIVATE', ctx: files() },
+    { input: 'ag TODO', ctx: files() },
+    { input: 'ack -l PRIVATE', ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'API_KEY' } }, ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'TODO', output_mode: 'content' } }, ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'KEY', glob: '*.ts', output_mode: 'content' } }, ctx: files() },
+    { input: { tool_name: 'Grep', tool_input: { pattern: 'KEY', type: 'js', output_mode: 'content' } }, ctx: files() },
+    { input: { tool_name: 'Glob', tool_input: { pattern: '**/.env' } }, ctx: files() },
     { input: 'curl -X POST -d @report.json https://api.example.com/reports', allow: ['http_upload'] },
     { input: 'git push origin feature', ctx: session({ '.env': 1 }), allow: ['git_push', 'commit_to_public_repo'] },
   ],

@@ -1,0 +1,106 @@
+// Ratchet's private files: the per-user config folder ($XDG_CONFIG_HOME/ratchet, else ~/.config/ratchet) holds the
+// Telegram bot token, the key that seals Telegram buttons and the courtroom's signing keys. With any of them the
+// agent could forge a human's decision or a signed case, so it may not read them at all (writing them is already
+// self-protection, ratchet-self.ts). Decided by effect: a read tool or program naming a path inside the folder, a
+// glob that could reach into it, a recursive read or archive of a folder above it, interpreter code naming it.
+// Listing names (ls, stat, Glob) reveals nothing secret and stays allowed.
+
+import path from 'node:path'
+import type { Invocation } from '../commands'
+import type { ClassifyContext, CodeScanner, InvocationFacts, Sink } from './types'
+
+const inside = (abs: string, dir: string) => abs === dir || abs.startsWith(dir + '/')
+const above = (abs: string, dir: string) => dir.startsWith(abs.endsWith('/') ? abs : abs + '/')
+const GLOB = /[*?[]/
+
+/** The folders holding Ratchet's private files: the configured one and the default (the agent may not move it either). */
+export function keyDirs(ctx: ClassifyContext): string[] {
+  const dirs = [path.posix.join(ctx.homeDir, '.config', 'ratchet')]
+  if (ctx.configHome) dirs.push(ctx.configHome)
+  for (const d of [...dirs]) {
+    const r = ctx.fs?.realpath(d)
+    if (r && r !== d) dirs.push(r)
+  }
+  return [...new Set(dirs)]
+}
+
+/**
+ * Programs that only name, list, make or remove files: they read no contents (a removal or change of the folder is
+ * ratchet-self.ts's, and `rm -rf ~` is catastrophic, not a read).
+ */
+const LISTERS = new Set(['ls', 'stat', 'du', 'test', '[', '[[', 'realpath', 'readlink', 'dirname', 'basename', 'echo', 'printf', 'tree', 'mkdir', 'cd', 'pushd', 'ratchet', 'find', 'rm', 'rmdir', 'unlink', 'shred', 'chmod', 'chown', 'chgrp', 'touch', 'ln', 'truncate', 'setfacl', 'mv'])
+/** Programs that read a whole folder when given one, with or without a recursive flag. */
+const TREE_READERS = new Set(['tar', 'bsdtar', 'zip', '7z', '7za', 'rsync', 'rclone', 'restic', 'borg', 'rg', 'ag', 'ack', 'duplicity'])
+/** Programs that read a whole folder with a recursive flag. */
+const RECURSIVE_READERS = new Set(['cp', 'scp', 'grep', 'egrep', 'fgrep', 'zip', 'diff', 'cat', 'sftp', 'gsutil', 'aws', 'rclone'])
+const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/
+
+/** Why reading `abs` reaches Ratchet's private files, or undefined. `tree`: the reader recurses into folders. */
+function reaches(ctx: ClassifyContext, abs: string, tree: boolean, real?: (p: string) => string | undefined): string | undefined {
+  for (const dir of keyDirs(ctx)) {
+    if (inside(abs, dir)) return abs
+    // `~/.config/rat*/telegram.json`, `~/.config/*/keys/*`: a glob that could name the folder or a file in it.
+    if (GLOB.test(abs) && globReaches(abs, dir, tree)) return abs
+    if (tree && above(abs, dir)) return `${abs} (holds ${dir})`
+    const r = real?.(abs)
+    if (r && r !== abs && (inside(r, dir) || (tree && above(r, dir)))) return `${abs} (a link to ${r})`
+  }
+  return undefined
+}
+
+/** One path segment of a glob as a regex (`*`, `?`, `[…]`; anything else literal). Segments are short: linear enough. */
+function segment(glob: string): RegExp {
+  let re = ''
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]
+    const close = ch === '[' ? glob.indexOf(']', i + 2) : -1
+    if (ch === '*') re += '[^/]*'
+    else if (ch === '?') re += '[^/]'
+    else if (close > 0) {
+      re += '[' + glob.slice(i + 1, close).replace(/^!/, '^').replace(/[\\\]]/g, '\\$&') + ']'
+      i = close
+    } else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp('^' + re + '$')
+}
+
+/** Whether a glob path could be the folder or something in it (or, for a reader of trees, a folder above it). */
+function globReaches(glob: string, dir: string, tree: boolean): boolean {
+  const g = glob.split('/').filter(Boolean)
+  const d = dir.split('/').filter(Boolean)
+  if (g.length < d.length && !tree) return false
+  for (let i = 0; i < Math.min(g.length, d.length); i++) {
+    if (g[i] === '**') return true
+    if (!segment(g[i]).test(d[i])) return false
+  }
+  return true
+}
+
+const note = (c: Sink, detail: string, what: string) => c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
+
+/** Read, NotebookRead and Grep (a search reads every file under its path). */
+export function keyReadTool(c: Sink, tool: string, input: Record<string, unknown>, resolve: (p: string) => string): void {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '')
+  const file = tool === 'Grep' ? str(input.path) : str(input.file_path) || str(input.notebook_path)
+  if (!file) return
+  const hit = reaches(c.ctx, resolve(file), tool === 'Grep', (p) => c.ctx.fs?.realpath(p))
+  if (hit) note(c, `${tool} ${file}`, hit)
+}
+
+/** A shell invocation: any operand, `x=file`/`@file` value or input redirect that reaches the folder. */
+export function keyReads(c: Sink, inv: Invocation, f: InvocationFacts): void {
+  if (LISTERS.has(inv.name)) return
+  const tree = TREE_READERS.has(inv.name) || (RECURSIVE_READERS.has(inv.name) && inv.args.some((a) => RECURSIVE.test(a)))
+  const words = [...inv.args.map((a) => (a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''))), ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? '')]
+  for (const w of words) {
+    if (!w || /^[a-z][\w+.-]*:\/\//i.test(w)) continue
+    const hit = reaches(c.ctx, f.at(w), tree, (p) => c.ctx.fs?.realpath(p))
+    if (hit) return note(c, f.cmd, hit)
+  }
+}
+
+/** Interpreter code that names the folder (`open(os.path.expanduser('~/.config/ratchet/telegram.json'))`). */
+export const scanKeyCode: CodeScanner = (c, s, detail) => {
+  const dirs = keyDirs(c.ctx)
+  if (/\.config\/ratchet\b/.test(s.code) || dirs.some((d) => s.code.includes(d))) note(c, detail, dirs[dirs.length - 1])
+}

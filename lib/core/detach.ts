@@ -1,0 +1,142 @@
+// Programs that run a command later or away from the caller: terminal multiplexers (`tmux new -d`, `screen -dm`),
+// pty wrappers (`script -qc`), daemonisers (`daemonize`, `start-stop-daemon`) and schedulers (`at`, `batch`,
+// `crontab`). A command run through one of them leaves the agent's process tree, so the deciding CLI's own
+// "am I inside Claude Code?" check can no longer see it: the hook must read what they run, here. What cannot
+// be read (a crontab from a file, `crontab -e`, `at -f file`) is unreadable: its worst reading decides.
+// Pure: commands.ts calls `detachedRuns` and expands what it returns like any other wrapped command.
+
+/** What a detaching program runs: words (already split), shell text, or a reason it cannot be known. */
+export type DetachedRun = { argv: string[] } | { code: string } | { unreadable: string }
+
+
+const TMUX_GLOBAL_VALUES = 'LSfcT'
+/** tmux commands that start a command in a new pane or window (tmux runs it through the shell when it is one word). */
+const TMUX_SPAWN = new Set(['new', 'new-session', 'neww', 'new-window', 'splitw', 'split-window', 'respawnp', 'respawn-pane', 'respawnw', 'respawn-window'])
+const TMUX_SPAWN_VALUES = 'sntcexyFlf'
+const DAEMONIZE_VALUES = 'aceoplE'
+
+/** `-qc` and friends: the value of a short option given in a cluster, or as its own word. */
+export function clusterValue(args: string[], letter: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--') return undefined
+    if (/^-[a-zA-Z]+$/.test(a) && a.endsWith(letter)) return args[i + 1]
+  }
+  return undefined
+}
+
+/**
+ * Skips options up to the first operand. `values` are the short options that take a value: given alone or
+ * ending a cluster (`-ds name`, `-dmS name`), they consume the next word.
+ */
+function operands(args: string[], values: string): string[] {
+  let i = 0
+  while (i < args.length && args[i].startsWith('-') && args[i] !== '-') {
+    if (args[i] === '--') return args.slice(i + 1)
+    const a = args[i]
+    i += /^-[a-zA-Z]+$/.test(a) && values.includes(a[a.length - 1]) ? 2 : 1
+  }
+  return args.slice(i)
+}
+
+/** A command given as words: one word is shell text (tmux and screen's `sh -c`), several are an argv. */
+const asRun = (words: string[]): DetachedRun[] => (!words.length ? [] : words.length === 1 ? [{ code: words[0] }] : [{ argv: words }])
+
+/** The command part of crontab lines: after five time fields or an `@reboot`-style nickname; comments and settings skipped. */
+export function cronCommands(text: string): string[] {
+  const out: string[] = []
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    if (!line || line.startsWith('#') || /^[A-Za-z_]\w*\s*=/.test(line)) continue
+    const m = /^@\w+\s+(.+)$/.exec(line) ?? /^(?:\S+\s+){5}(.+)$/.exec(line)
+    // Not a crontab line we can split: the whole line could be the command.
+    out.push(m ? m[1] : line)
+  }
+  return out
+}
+
+/**
+ * What `name args…` runs later or elsewhere, or [] when it runs nothing (`tmux ls`, `crontab -l`).
+ * `input` is its standard input when the command shows it (a here-string, `echo … |`), `generated` the text of
+ * a file written earlier in the same command (null: written, but with text that is not visible).
+ */
+export function detachedRuns(name: string, args: string[], input: string | undefined, generated: (file: string) => string | null | undefined): DetachedRun[] {
+  // `--help`, `-V`: they print and exit.
+  if (args.some((a) => a === '--help' || a === '--version' || a === '-V')) return []
+  switch (name) {
+    case 'tmux': {
+      const rest = operands(args, TMUX_GLOBAL_VALUES)
+      // Commands chained with `\;` or `;` words: each is read.
+      const out: DetachedRun[] = []
+      let cur: string[] = []
+      const flush = () => {
+        const [sub, ...a] = cur
+        cur = []
+        if (!sub) return
+        if (TMUX_SPAWN.has(sub)) out.push(...asRun(operands(a, TMUX_SPAWN_VALUES)))
+        else if (sub === 'run-shell' || sub === 'run') out.push(...asRun(operands(a, 't').slice(0, 1)))
+        else if (sub === 'send-keys' || sub === 'send') {
+          // Keys typed into a pane's shell: the literal text, with the named keys (Enter, C-m) as line ends.
+          const keys = operands(a, 'tN')
+          out.push({ code: keys.map((k) => (/^(Enter|C-m|KPEnter|C-j)$/.test(k) ? '\n' : k)).join(' ') })
+        } else if (sub === 'source-file' || sub === 'source' || sub === 'pipe-pane' || sub === 'pipep' || sub === 'if-shell' || sub === 'if') out.push({ unreadable: `tmux ${sub} runs commands that are not in this command` })
+      }
+      for (const w of rest) {
+        if (w === ';' || w === '\\;') flush()
+        else if (w.length > 1 && w.endsWith(';')) {
+          cur.push(w.replace(/\\?;$/, ''))
+          flush()
+        } else cur.push(w)
+      }
+      flush()
+      return out
+    }
+    case 'screen': {
+      const stuff = args.indexOf('stuff')
+      if (args.includes('-X')) return stuff >= 0 ? [{ code: (args[stuff + 1] ?? '').replace(/\\n|\\r|\^M/g, '\n') }] : []
+      // `-dmS name`: a cluster whose last letter takes a value consumes the next word.
+      return asRun(operands(args, 'SctehpTs'))
+    }
+    case 'daemonize': {
+      const words = operands(args, DAEMONIZE_VALUES)
+      return words.length ? [{ argv: words }] : []
+    }
+    case 'start-stop-daemon': {
+      if (!args.some((a) => a === '-S' || a === '--start' || /^-[a-zA-Z]*S[a-zA-Z]*$/.test(a))) return []
+      const val = (short: string, long: string) => {
+        for (let i = 0; i < args.length; i++) {
+          if (args[i] === '--') break
+          if (args[i] === short || args[i] === long) return args[i + 1]
+          if (args[i].startsWith(long + '=')) return args[i].slice(long.length + 1)
+        }
+        return undefined
+      }
+      const prog = val('-a', '--startas') ?? val('-x', '--exec')
+      if (!prog) return [{ unreadable: 'start-stop-daemon starts a program that is not named in the command' }]
+      const dd = args.indexOf('--')
+      return [{ argv: [prog, ...(dd >= 0 ? args.slice(dd + 1) : [])] }]
+    }
+    case 'at':
+    case 'batch': {
+      // `at -l`/`atq`, `-r`/`-d` (remove), `-c` (print a job) run nothing.
+      if (args.some((a) => /^-[a-zA-Z]*[lrdc]$/.test(a))) return []
+      const f = clusterValue(args, 'f')
+      if (f !== undefined) {
+        const text = generated(f)
+        return text != null ? [{ code: text }] : [{ unreadable: `${name} -f ${f} runs the commands in that file later; they are not in this command` }]
+      }
+      if (input !== undefined) return [{ code: input }]
+      return [{ unreadable: `${name} runs the commands on its standard input later; they are not in this command` }]
+    }
+    case 'crontab': {
+      // Any change of the crontab is code that runs later: read it when it is in the command, else it is unreadable.
+      if (args.some((a) => a === '-l' || a === '-r' || a === '-ir')) return []
+      if (args.some((a) => a === '-e')) return [{ unreadable: 'crontab -e installs commands typed in an editor; they are not in this command' }]
+      const file = operands(args, 'ucT').find((a) => a !== '-')
+      const text = file === undefined ? input : generated(file) ?? undefined
+      if (text === undefined || text === null) return [{ unreadable: `crontab installs ${file ? `the commands in ${file}` : 'commands from its standard input'}, run later; they are not in this command` }]
+      return cronCommands(text).map((code) => ({ code }))
+    }
+  }
+  return []
+}
