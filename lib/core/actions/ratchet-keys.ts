@@ -33,7 +33,8 @@ const LISTERS = new Set(['ls', 'stat', 'du', 'test', '[', '[[', 'realpath', 'rea
 const TREE_READERS = new Set(['tar', 'bsdtar', 'zip', '7z', '7za', 'rsync', 'rclone', 'restic', 'borg', 'rg', 'ag', 'ack', 'duplicity'])
 /** Programs that read a whole folder with a recursive flag. */
 const RECURSIVE_READERS = new Set(['cp', 'scp', 'grep', 'egrep', 'fgrep', 'zip', 'diff', 'cat', 'sftp', 'gsutil', 'aws', 'rclone'])
-const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/
+// (Letters only, then an r/R/a among them: two linear tests; `-[a-zA-Z]*[rRa][a-zA-Z]*` is quadratic — redos test.)
+const RECURSIVE = { test: (a: string) => (/^-[a-zA-Z]+$/.test(a) && /[rRa]/.test(a)) || /^--(recursive|archive|dereference-recursive)$/.test(a) }
 
 /** Why reading `abs` reaches Ratchet's private files, or undefined. `tree`: the reader recurses into folders. */
 function reaches(ctx: ClassifyContext, abs: string, tree: boolean, real?: (p: string) => string | undefined): string | undefined {
