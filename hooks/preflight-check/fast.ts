@@ -38,7 +38,7 @@ const PATH_FIELDS: Record<string, string[]> = { Read: ['file_path', 'notebook_pa
 
 const ANY = () => true
 const RECURSIVE_GREP = (x: string) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive|directories)/.test(x)
-const NAMES_ONLY = (x: string) => /^(-[a-zA-Z]*[lLcq][a-zA-Z]*|--files|--files-with-matches|--files-without-match|--count|--quiet)$/.test(x)
+const NAMES_ONLY = (x: string) => (/^-[a-zA-Z]+$/.test(x) && /[lLcq]/.test(x.slice(1))) || /^--(files|files-with-matches|files-without-match|count|quiet)$/.test(x)
 /**
  * Programs that only read, each with a test of its arguments. A program is here only if the full engine
  * gives it no finding in ordinary use; options that write a file or run another program are refused.

@@ -102,7 +102,7 @@ export function detachedRuns(name: string, args: string[], input: string | undef
       return words.length ? [{ argv: words }] : []
     }
     case 'start-stop-daemon': {
-      if (!args.some((a) => a === '-S' || a === '--start' || /^-[a-zA-Z]*S[a-zA-Z]*$/.test(a))) return []
+      if (!args.some((a) => a === '-S' || a === '--start' || (/^-[a-zA-Z]+$/.test(a) && a.includes('S')))) return []
       const val = (short: string, long: string) => {
         for (let i = 0; i < args.length; i++) {
           if (args[i] === '--') break

@@ -10,7 +10,7 @@ import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
-import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type Problem, type RuleIndex } from '../core/guardrails'
+import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, indexSourceOfText, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type IndexSource, type Problem, type RuleIndex } from '../core/guardrails'
 import { fastIndexStamped, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -45,7 +45,7 @@ export function configHomeOf(env: NodeJS.ProcessEnv = process.env): string {
 export interface LoadedGuardrails {
   /**
    * Built-ins (as tuned) first, then the file's own rules, each with where it came from. With `slim`, only
-   * the built-ins: the project's own rules stay in `indexText`, read bucket by bucket (`ruleIndexOf`).
+   * the built-ins: the project's own rules stay in the index, read bucket by bucket (`ruleIndexOf`).
    */
   rules: ActiveRule[]
   /** Problems with the project's file, each naming file and field. */
@@ -60,8 +60,8 @@ export interface LoadedGuardrails {
   slim?: boolean
   /** With `slim`: the stat key of guardrails.json the index was trusted at (see `withRuleTexts`). */
   indexKey?: string
-  /** With `slim`: the index text (lib/core/guardrails.ts bucketedIndexText). */
-  indexText?: string
+  /** With `slim`: the index, whose header is read and whose buckets are read on demand (lib/core/guardrails.ts). */
+  indexSource?: IndexSource
 }
 
 const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
@@ -98,12 +98,12 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: bool
 
 /** The rule index a hook matches with: bucket by bucket from the index text (slim), else every rule compiled. */
 export function ruleIndexOf(loaded: LoadedGuardrails): RuleIndex {
-  return loaded.slim && loaded.indexText !== undefined ? bucketedRuleIndex(loaded.indexText, loaded.rules, { origin: 'project' }) : compileRules(loaded.rules)
+  return loaded.slim && loaded.indexSource ? bucketedRuleIndex(loaded.indexSource, loaded.rules, { origin: 'project' }) : compileRules(loaded.rules)
 }
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
-  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexKey: trusted.key, indexText: trusted.text } : {}) }
+  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexKey: trusted.key, indexSource: trusted.source } : {}) }
   const before = statKey(paths.guardrails)
   let text = ''
   const own = readJson(
@@ -127,25 +127,26 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
 const indexFile = (paths: Paths) => paths.ruleIndex
 
 /**
- * The trusted index: slim, its text and the tunings of built-ins (the project's rules are read from the text
- * bucket by bucket); full, every entry of guardrails.json as written. Null when it cannot be trusted.
+ * The trusted index: slim, its source (header read, buckets read on demand) and the tunings of built-ins;
+ * full, every entry of guardrails.json as written. Null when it cannot be trusted.
  */
-function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string; text?: string } | null {
+function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string; source?: IndexSource } | null {
   try {
     const key = statKey(paths.guardrails)
     if (!key) return null
-    let text = readRegularFile(indexFile(paths))
-    const head = bucketedIndexHead(text)
-    if (!head) return null
-    if (head.key !== key) {
+    let src = full ? indexSourceOfText(readRegularFile(indexFile(paths))) : openIndexSource(indexFile(paths))
+    if (!src) return null
+    if (src.head.key !== key) {
       // Touched, restored by a checkout, or an index that was never built from this file: hash to tell.
-      const own = readRegularFile(paths.guardrails)
-      if (fnv64(own) !== head.hash || statKey(paths.guardrails) !== key) return null
-      text = restampedIndexText(text, key)
+      const hash = src.head.hash
+      if (fnv64(readRegularFile(paths.guardrails)) !== hash || statKey(paths.guardrails) !== key) return null
+      const text = restampedIndexText(readRegularFile(indexFile(paths)), key)
+      src = indexSourceOfText(text)
+      if (!src || src.head.hash !== hash) return null
       writeIndexText(paths, text)
-      writeFast(paths, key, head.hash, [...head.tunings, ...bucketedRules(text)])
-    } else if (!full && !fastIndexStamped(paths.stateDir, key, head.hash)) writeFast(paths, key, head.hash, [...head.tunings, ...bucketedRules(text)])
-    if (!full) return { rules: head.tunings, slim: true, key, text }
+      writeFast(paths, key, hash, [...src.head.tunings, ...bucketedRules(src)])
+    } else if (!full && !fastIndexStamped(paths.stateDir, key, src.head.hash)) writeFast(paths, key, src.head.hash, [...src.head.tunings, ...bucketedRules(src)])
+    if (!full) return { rules: src.head.tunings, slim: true, key, source: src }
     const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
     const list = Array.isArray(raw) ? raw : raw?.guardrails
@@ -153,6 +154,44 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
   } catch {
     return null
   }
+}
+
+/**
+ * The index read as the hook needs it: its header line, then a bucket's bytes at a time (positioned reads on
+ * the descriptor opened here, so every bucket comes from the same file even if a new index replaces it).
+ * The descriptor stays open for the hook's short life.
+ */
+function openIndexSource(file: string): IndexSource | null {
+  const fd = openRegular(file)
+  const readAt = (length: number, position: number): Buffer => {
+    const buf = Buffer.allocUnsafe(length)
+    let got = 0
+    while (got < length) {
+      const n = fs.readSync(fd, buf, got, length - got, position + got)
+      if (n === 0) throw new Error(`${file} ends early`)
+      got += n
+    }
+    return buf
+  }
+  const parts: Buffer[] = []
+  let size = 0
+  let nl = -1
+  for (let chunk = 16384; nl < 0; chunk *= 2) {
+    const buf = Buffer.allocUnsafe(chunk)
+    const n = fs.readSync(fd, buf, 0, chunk, size)
+    if (n === 0) break
+    const i = buf.subarray(0, n).indexOf(10)
+    if (i >= 0) nl = size + i
+    parts.push(buf.subarray(0, n))
+    size += n
+  }
+  const head = nl < 0 ? null : bucketedIndexHead(Buffer.concat(parts, size).toString('utf8', 0, nl))
+  if (!head) {
+    fs.closeSync(fd)
+    return null
+  }
+  const body = nl + 1
+  return { head, bucket: (name) => (Object.prototype.hasOwnProperty.call(head.dir, name) ? readAt(head.dir[name][1], body + head.dir[name][0]).toString('utf8') : undefined) }
 }
 
 function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[]): void {
@@ -234,7 +273,7 @@ const trimEnd = (text: string, end: number) => {
  * then the caller loads everything.
  */
 export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, index: RuleIndex, ids: ReadonlySet<string>): RuleIndex | null {
-  if (!loaded.slim || !loaded.indexKey || loaded.indexText === undefined || !('seen' in index)) return null
+  if (!loaded.slim || !loaded.indexKey || !loaded.indexSource || !('seen' in index)) return null
   try {
     const text = readRegularFile(paths.guardrails)
     if (statKey(paths.guardrails) !== loaded.indexKey) return null
@@ -247,18 +286,16 @@ export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, index: Rul
       if (!entry || entry.id !== id) return null
       full.set(id, entry)
     }
-    return bucketedRuleIndex(loaded.indexText, loaded.rules, { origin: 'project', full })
+    return bucketedRuleIndex(loaded.indexSource, loaded.rules, { origin: 'project', full })
   } catch {
     return null
   }
 }
 
 /** The index as it is on disk (any stamp), or null when there is none or it is not one. */
-function readIndexHead(paths: Paths): { head: NonNullable<ReturnType<typeof bucketedIndexHead>>; text: string } | null {
+function readIndexHead(paths: Paths): IndexSource | null {
   try {
-    const text = readRegularFile(indexFile(paths))
-    const head = bucketedIndexHead(text)
-    return head ? { head, text } : null
+    return indexSourceOfText(readRegularFile(indexFile(paths)))
   } catch {
     return null
   }
@@ -395,7 +432,7 @@ export function foldFires(paths: Paths, now = Date.now()): number {
         const spans = Array.isArray(raw) ? elementSpans(text) : null
         const byId = new Map<string, [number, number]>()
         if (spans?.length === counts.length) counts.forEach((g, i) => byId.set(String((g as { id?: unknown })?.id), spans[i]))
-        const own = bucketedRules(validAtKey.text).map((r) => {
+        const own = bucketedRules(validAtKey).map((r) => {
           const { at: _old, ...rest } = r as Guardrail & { at?: unknown }
           const span = byId.get(r.id)
           return (span ? { ...rest, at: span } : rest) as Guardrail

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { SCREEN, settle } from '../../hooks/preflight-check/fast'
-import { bucketedRules } from '../../lib/core/guardrails'
+import { bucketedRules, indexSourceOfText } from '../../lib/core/guardrails'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
 
 // Async runs: a test of many synchronous spawns would keep vitest's worker from answering its progress RPC.
@@ -160,7 +160,7 @@ describe('the fast path on a real disk', () => {
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
       const spans = () => {
         const text = fs.readFileSync(rules, 'utf8')
-        const slim = bucketedRules(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8')) as unknown as { id: string; at?: number[] }[]
+        const slim = bucketedRules(indexSourceOfText(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8'))!) as unknown as { id: string; at?: number[] }[]
         return slim.filter((x) => x.at).map((x) => [x.id, JSON.parse(text.slice(x.at![0], x.at![1])).id])
       }
       expect(spans()).toContainEqual(['GR-CAT', 'GR-CAT'])

@@ -87,7 +87,7 @@ describe('the rule index is bound to the content of guardrails.json', () => {
     expect(decision((await guard('rm -rf build')).stdout)).toBe('deny') // builds the index
     const real = fs.readFileSync(index(), 'utf8')
     expect(JSON.parse(real).hash).toMatch(/^[0-9a-f]{16}$/)
-    fs.writeFileSync(index(), JSON.stringify({ v: 2, key: '1:2:3', hash: '0123456789abcdef', tunings: [] }).slice(0, -1) + '\n}\n')
+    fs.writeFileSync(index(), JSON.stringify({ v: 3, key: '1:2:3', hash: '0123456789abcdef', tunings: [], dir: {} }).slice(0, -1) + '\n}\n')
     expect(decision((await guard('rm -rf build', 's2')).stdout)).toBe('deny')
     // Rebuilt from the real file.
     expect(fs.readFileSync(index(), 'utf8')).toBe(real)

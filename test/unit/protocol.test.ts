@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parsePayload, HOOK_EVENTS } from '../../lib/core/payloads'
+import { parsePayload, payloadSchema, HOOK_EVENTS } from '../../lib/core/payloads'
 import { render, renderBlockingError } from '../../lib/runtime/render'
 import { hookSamples } from '../support/fixtures'
 
@@ -31,6 +31,39 @@ describe('hook payloads', () => {
       expect(r.error.message).toContain(message)
       expect(r.error.message).not.toContain('\n')
     }
+  })
+
+  // PreToolUse payloads are checked by hand (no zod on the hot path): exactly the schema's acceptance and value.
+  const base = { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }
+  it.each([
+    base,
+    { ...base, cwd: '/p', transcript_path: '/t', permission_mode: 'default', agent_id: 'a', agent_type: 't', tool_use_id: 'u', future: [1] },
+    { ...base, tool_input: {} },
+    { ...base, tool_input: { command: 'x', nested: { a: [1, null] } } },
+    { ...base, session_id: 1 },
+    { ...base, tool_name: null },
+    { ...base, tool_input: null },
+    { ...base, tool_input: [] },
+    { ...base, tool_input: 'ls' },
+    { ...base, cwd: 3 },
+    { ...base, tool_use_id: null },
+    { ...base, agent_type: {} },
+    { session_id: 's', hook_event_name: 'PreToolUse', tool_input: {} },
+  ])('PreToolUse %j: accepted and parsed as its schema does', (payload) => {
+    const text = JSON.stringify(payload)
+    const r = parsePayload(text)
+    const z = payloadSchema('PreToolUse').safeParse(JSON.parse(text))
+    expect(r.ok).toBe(z.success)
+    if (r.ok && z.success) expect(JSON.parse(JSON.stringify(r.value))).toEqual(JSON.parse(JSON.stringify(z.data)))
+  })
+
+  it('a "__proto__" key in tool_input stays data, as sent (the schema would have made it the prototype, hiding it)', () => {
+    const r = parsePayload('{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__x__run","tool_input":{"__proto__":{"command":"rm -rf ~"}}}')
+    expect(r.ok).toBe(true)
+    const input = r.ok ? (r.value as { tool_input: Record<string, unknown> }).tool_input : {}
+    expect(input.command).toBeUndefined()
+    expect(Object.keys(input)).toEqual(['__proto__'])
+    expect(JSON.stringify(input)).toContain('rm -rf ~')
   })
 
   it('covers every event of the reference', () => {

@@ -11,7 +11,7 @@ import { manyGuardrails } from '../../bench/run'
 import { readCorpus } from '../../bench/classifier-corpus'
 import { withBuiltins } from '../../lib/core/builtins'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
-import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
+import { bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, indexSourceOfText, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
 import { loadGuardrails, resolvePaths, ruleIndexOf, withRuleTexts } from '../../lib/io/state'
 
 const PROJECT = '/home/dev/project'
@@ -39,11 +39,12 @@ const AWKWARD: Guardrail[] = [
   rule('A13', { pattern: 'irreversible', decision: 'pause' }),
   rule('A14', { match: { tools: ['WebFetch'], urls: ['*example.com*'] } }),
   rule('A15', { match: { tools: ['Bash'], command: ['ls -la', 'cat *'] } }),
+  rule('A16', { rule: 'Ne déployez pas 🚀 sans revue.', match: { tools: ['Bash'], command: ['déploie *', 'ünïcode-*'] } }),
 ]
 
 const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
   ...readCorpus().map((l) => (l.cmd !== undefined ? { tool_name: 'Bash', tool_input: { command: l.cmd } } : { tool_name: l.tool!, tool_input: l.input ?? {} })),
-  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'ls docs/a.md'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
+  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'release-70 x', 'release-7', 'ls docs/a.md', 'déploie prod', 'ünïcode-x y'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
   { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/config/service-2/a.yml`, content: 'x' } },
   { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/docs/secret-5.env`, old_string: 'a', new_string: 'b' } },
   { tool_name: 'WebFetch', tool_input: { url: 'https://www.example.com/a', prompt: 'read' } },
@@ -56,7 +57,7 @@ function both(list: Guardrail[]) {
   const own = list.filter((r) => !r.id.startsWith('RG-'))
   const eager = compileRules(withBuiltins(list).rules)
   const text = bucketedIndexText({ key: 'k', hash: 'h' }, tunings, own)
-  const lazy = bucketedRuleIndex(text, withBuiltins(tunings).rules, { origin: 'project' })
+  const lazy = bucketedRuleIndex(indexSourceOfText(text)!, withBuiltins(tunings).rules, { origin: 'project' })
   return { eager, lazy, text }
 }
 
@@ -94,13 +95,16 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
   it('is one JSON document whose rules, header and re-stamp round-trip', () => {
     const { text } = both(AWKWARD)
     const doc = JSON.parse(text)
-    expect(doc).toMatchObject({ v: 2, key: 'k', hash: 'h' })
-    expect(bucketedIndexHead(text)?.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
+    expect(doc).toMatchObject({ v: 3, key: 'k', hash: 'h' })
+    const src = indexSourceOfText(text)!
+    expect(src.head.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
+    // The directory's byte offsets find each bucket (a rule text with non-ASCII characters included).
+    for (const name of Object.keys(src.head.dir)) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
     // Every placed rule once, in order (disabled and awareness-only rules are in no bucket).
-    expect(bucketedRules(text).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
+    expect(bucketedRules(src).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
     const again = restampedIndexText(text, 'k2')
-    expect(bucketedIndexHead(again)?.key).toBe('k2')
-    expect(bucketedRules(again)).toEqual(bucketedRules(text))
+    expect(indexSourceOfText(again)?.head.key).toBe('k2')
+    expect(bucketedRules(indexSourceOfText(again)!)).toEqual(bucketedRules(src))
   })
 })
 

@@ -1,7 +1,8 @@
 // Masking before anything is written or sent: every "must mask" has its secret gone and the place it
 // goes still visible; every "must keep" comes through untouched (over-masking hid where data goes).
 import { describe, expect, it } from 'vitest'
-import { maskSecrets } from '../../lib/core/secrets'
+import { MAY_HOLD_SECRET, maskByRules, maskSecrets } from '../../lib/core/secrets'
+import { readCorpus } from '../../bench/classifier-corpus'
 
 // [text, the secret that must disappear, what must stay visible]
 const MUST_MASK: [string, string, string][] = [
@@ -92,6 +93,20 @@ describe('secret masking', () => {
     const masked = maskSecrets(text)
     expect(masked).not.toContain(secret)
     expect(masked).toContain(visible)
+  })
+  it.each(MUST_MASK)('the quick pre-check lets %j through to the rules', (text) => {
+    // maskSecrets skips text without any trigger: every example it must mask has one.
+    expect(MAY_HOLD_SECRET.test(text)).toBe(true)
+  })
+  it('the pre-check changes nothing: over the classifier corpus and these tables, the same as every rule run', () => {
+    const texts = [...MUST_MASK.map(([t]) => t), ...MUST_KEEP, ...readCorpus().flatMap((l) => [l.cmd ?? '', JSON.stringify(l.input ?? {})])]
+    let masked = 0
+    for (const t of texts) {
+      const want = maskByRules(t)
+      if (want !== t) masked++
+      expect(maskSecrets(t), t).toBe(want)
+    }
+    expect(masked).toBeGreaterThan(20)
   })
   it.each(MUST_KEEP)('keeps %j', (text) => {
     expect(maskSecrets(text)).toBe(text)

@@ -66,7 +66,8 @@ const SECRETISH = /(TOKEN|SECRET|PASS(WORD|WD)?|API_?KEY|PRIVATE|CREDENTIAL|AUTH
 
 /** A glob we can judge (letters, digits, `.`, `-`, `_`, `/`, `*`, `?`); anything else may match anything. */
 function globAllows(glob: string, file: string, root: string): boolean {
-  if (!/^[\w.\-/*?]+$/.test(glob) || glob.length > 200) return true
+  // Many stars make the regex below polynomial on a long path: past a few, assume it matches.
+  if (!/^[\w.\-/*?]+$/.test(glob) || glob.length > 200 || glob.split('*').length > 7) return true
   const rel = glob.includes('/') ? file.slice(root.length + 1) : path.posix.basename(file)
   const re = new RegExp('^' + glob.replace(/[.\-]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '(?:.*/)?') + '$')
   return re.test(rel)
@@ -157,17 +158,19 @@ const searchProgram: Detector = (c, inv, f) => {
   }
   if (pattern === undefined && !fromFile) pattern = rest.shift()
   const has = (re: RegExp) => args.some((a) => re.test(a))
-  const names = has(/^(-[a-zA-Z]*[lLcq][a-zA-Z]*|--files-with-matches|--files-without-match|--count|--quiet|--files|--count-matches)$/)
+  // A short-option cluster holding one of these letters: two linear tests (one regex for it is quadratic — redos test).
+  const cluster = (letters: RegExp) => args.some((a) => /^-[a-zA-Z]+$/.test(a) && letters.test(a.slice(1)))
+  const names = cluster(/[lLcq]/) || has(/^--(files-with-matches|files-without-match|count|quiet|files|count-matches)$/)
   const hidden = grep || has(/^(--hidden|-uu+|-\.|--unrestricted)$/)
-  const fixed = inv.name === 'fgrep' || has(/^(-[a-zA-Z]*F[a-zA-Z]*|--fixed-strings|-Q|--literal)$/)
+  const fixed = inv.name === 'fgrep' || cluster(/F/) || has(/^(--fixed-strings|-Q|--literal)$/)
   searchReads(c, {
     roots: (rest.length ? rest : ['.']).map((r) => f.at(r)),
     rootsNoted: true,
     pattern,
     literal: !fromFile && pattern !== undefined && (fixed || !REGEX_SYNTAX.test(pattern)),
-    ignoreCase: has(/^(-[a-zA-Z]*i[a-zA-Z]*|--ignore-case|-S|--smart-case)$/),
+    ignoreCase: cluster(/i/) || has(/^(--ignore-case|-S|--smart-case)$/),
     content: !names,
-    recursive: !grep || has(/^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/),
+    recursive: !grep || cluster(/[rR]/) || has(/^--(recursive|dereference-recursive|directories=recurse)$/),
     hidden,
     detail: f.cmd,
   })
