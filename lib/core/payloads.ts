@@ -81,22 +81,29 @@ export function parsePayload(text: string): Result<HookPayload> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('payload_invalid', 'stdin is not a JSON object')
   const event = (raw as { hook_event_name?: unknown }).hook_event_name
   if (typeof event !== 'string' || !(event in factories)) return fail('payload_invalid', `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event`)
-  // The commonest payload by far (every tool call), checked by hand with exactly its schema's acceptance:
-  // building zod's schema objects and parsing costs ~1 ms of every hook's start-up. Anything else, and
-  // any payload this check does not accept, goes to the schema (which also words the problem).
-  if (event === 'PreToolUse' && plainPreToolUse(raw as Record<string, unknown>)) return ok(raw as HookPayload)
+  // The commonest payloads by far (every tool call, twice, and every prompt), checked by hand with exactly
+  // their schema's acceptance: building zod's schema objects and parsing costs ~1 ms of every hook's
+  // start-up. Any other event, and any payload a check refuses, goes to the schema (which words the problem).
+  const plain = Object.prototype.hasOwnProperty.call(PLAIN, event) ? PLAIN[event as keyof typeof PLAIN] : undefined
+  if (plain && plainCommon(raw as Record<string, unknown>) && plain(raw as Record<string, unknown>)) return ok(raw as HookPayload)
   const r = payloadSchema(event as HookEvent).safeParse(raw)
   if (!r.success) return fail('payload_invalid', `${event} payload: ${describeIssues(r.error)}`)
   return ok(r.data as HookPayload)
 }
 
-const OPTIONAL_STRINGS = ['transcript_path', 'cwd', 'permission_mode', 'agent_id', 'agent_type', 'tool_use_id']
+const OPTIONAL_STRINGS = ['transcript_path', 'cwd', 'permission_mode', 'agent_id', 'agent_type']
+const opt = (v: unknown, type: string) => v === undefined || typeof v === type
+/** A tool_input as z.record(z.string(), z.unknown()) takes it: a plain object. */
+const record = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
 
-/** What PreToolUse's schema accepts (looseObject: unknown keys pass through), tested without zod. */
-function plainPreToolUse(raw: Record<string, unknown>): boolean {
-  if (typeof raw.session_id !== 'string' || typeof raw.tool_name !== 'string') return false
-  const input = raw.tool_input
-  if (typeof input !== 'object' || input === null || Array.isArray(input) || Object.getPrototypeOf(input) !== Object.prototype) return false
-  for (const k of OPTIONAL_STRINGS) if (raw[k] !== undefined && typeof raw[k] !== 'string') return false
-  return true
+/** The fields every payload shares (`common`), tested without zod. */
+function plainCommon(raw: Record<string, unknown>): boolean {
+  return typeof raw.session_id === 'string' && OPTIONAL_STRINGS.every((k) => opt(raw[k], 'string'))
 }
+
+/** What these events' schemas accept beyond `common` (looseObject: unknown keys pass through), without zod. */
+const PLAIN = {
+  PreToolUse: (r: Record<string, unknown>) => typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string'),
+  PostToolUse: (r: Record<string, unknown>) => typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string') && opt(r.duration_ms, 'number'),
+  UserPromptSubmit: (r: Record<string, unknown>) => typeof r.prompt === 'string',
+} satisfies Partial<Record<HookEvent, (raw: Record<string, unknown>) => boolean>>

@@ -57,6 +57,28 @@ describe('hook payloads', () => {
     if (r.ok && z.success) expect(JSON.parse(JSON.stringify(r.value))).toEqual(JSON.parse(JSON.stringify(z.data)))
   })
 
+  const post = { session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: { type: 'text' } }
+  it.each([
+    post,
+    { ...post, duration_ms: 12, tool_use_id: 'u', cwd: '/p', extra: true },
+    { ...post, tool_response: undefined },
+    { ...post, duration_ms: '12' },
+    { ...post, tool_input: [] },
+    { ...post, tool_use_id: 5 },
+    { ...post, session_id: undefined },
+    { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'fix it' },
+    { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'fix it', permission_mode: 'plan', more: 1 },
+    { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 3 },
+    { session_id: 's', hook_event_name: 'UserPromptSubmit' },
+    { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'x', agent_id: false },
+  ])('%j: accepted and parsed as its schema does', (payload) => {
+    const text = JSON.stringify(payload)
+    const r = parsePayload(text)
+    const z = payloadSchema(payload.hook_event_name as 'PostToolUse' | 'UserPromptSubmit').safeParse(JSON.parse(text))
+    expect(r.ok).toBe(z.success)
+    if (r.ok && z.success) expect(JSON.parse(JSON.stringify(r.value))).toEqual(JSON.parse(JSON.stringify(z.data)))
+  })
+
   it('a "__proto__" key in tool_input stays data, as sent (the schema would have made it the prototype, hiding it)', () => {
     const r = parsePayload('{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__x__run","tool_input":{"__proto__":{"command":"rm -rf ~"}}}')
     expect(r.ok).toBe(true)
