@@ -135,19 +135,32 @@ describe('a push inside a script carries its evidence', () => {
     sh('echo more >> src/a.txt && git add src/a.txt && git commit -qm more')
   })
 
+  /**
+   * The first answer for a fresh session. Evidence has a 1.5 s deadline; when the full suite loads the machine it
+   * can run out, and the hook then fails closed ("gathering did not finish"): that answer is asked again in a new
+   * session (at most 5 times), and what is asserted is unchanged.
+   */
+  const settled = (command: string, session: string, text: string) => {
+    let last = { decision: '', reason: '' }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      prompt(`${session}-${attempt}`, text)
+      last = guard('Bash', { command }, `${session}-${attempt}`)
+      if (!/gathering did not finish within/.test(last.reason)) return { first: last, session: `${session}-${attempt}` }
+    }
+    return { first: last, session: `${session}-4` }
+  }
+
   it('sh release.sh: .env would leave, so a human decides, first call and identical retry', () => {
-    prompt('rel', 'commit the typo fix and push it to origin')
-    const first = guard('Bash', { command: 'sh release.sh' }, 'rel')
+    const { first, session } = settled('sh release.sh', 'rel', 'commit the typo fix and push it to origin')
     expect(first.decision, first.reason).toBe('deny')
     expect(first.reason).toMatch(/\.env/)
     expect(first.reason).toMatch(/queued for a human decision/)
     expect(first.reason).not.toContain(FAKE.awsSecret)
-    const retry = guard('Bash', { command: 'sh release.sh' }, 'rel')
+    const retry = guard('Bash', { command: 'sh release.sh' }, session)
     expect(retry.decision, retry.reason).toBe('deny')
   })
 
   it('sh push.sh: clean commits the user asked to push pass', () => {
-    prompt('push', 'push main to origin')
-    expect(guard('Bash', { command: 'sh push.sh' }, 'push')).toEqual({ decision: 'allow', reason: '' })
+    expect(settled('sh push.sh', 'push', 'push main to origin').first).toEqual({ decision: 'allow', reason: '' })
   })
 })
