@@ -40,6 +40,9 @@ function project(name: string, rules?: Guardrail[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ratchet-bench-${name}-`))
   fs.mkdirSync(path.join(dir, '.ratchet'))
   fs.writeFileSync(path.join(dir, 'README.md'), '# bench\n')
+  // What the fire case deletes: it must exist, or deleting it is not irreversible and nothing fires.
+  fs.mkdirSync(path.join(dir, 'build'))
+  fs.writeFileSync(path.join(dir, 'build', 'app.js'), 'built\n')
   fs.copyFileSync(path.join(ROOT, 'guardrails.json'), path.join(dir, '.ratchet', 'guardrails.json'))
   if (rules) fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(rules, null, 2))
   return dir
@@ -66,6 +69,8 @@ interface Case {
   env?: NodeJS.ProcessEnv
   /** Waits until work the call left running (a detached reviewer) is done, so it never overlaps a baseline. */
   settle?: (round: number) => void
+  /** What the hook's stdout must be for the case to measure what it says (checked on every timed run). */
+  expect?: (stdout: string) => boolean
 }
 
 interface Samples {
@@ -80,11 +85,13 @@ interface Samples {
 const inputOf = (c: Case, i: number) => (typeof c.input === 'function' ? c.input(i) : (c.input ?? ''))
 const WARM = 3
 
-function wall(cmd: string, args: string[], input: string, env: NodeJS.ProcessEnv): number {
+function wall(cmd: string, args: string[], input: string, env: NodeJS.ProcessEnv, expect?: (stdout: string) => boolean): number {
   const t = process.hrtime.bigint()
   const r = spawnSync(cmd, args, { input, env })
   const ms = Number(process.hrtime.bigint() - t) / 1e6
   if (r.status !== 0 && r.status !== 2) throw new Error(`${cmd} exited ${r.status}: ${r.stderr}`)
+  // A case measures what its label says, or the bench stops (a "fire" that fired nothing went unnoticed once).
+  if (expect && !expect(String(r.stdout))) throw new Error(`${cmd}: the output is not what the case measures: ${String(r.stdout).slice(0, 300) || '(empty)'}`)
   return ms
 }
 
@@ -101,7 +108,7 @@ function measure(c: Case, extraEnv: NodeJS.ProcessEnv = {}, runs = RUNS): Sample
   const env = { ...CLEAN, ...extraEnv }
   for (let i = -WARM; i < runs; i++) {
     const bare = wall(process.execPath, ['-e', ''], '', env)
-    const hook = wall(c.bin, [], inputOf(c, i + WARM), { ...env, ...c.env })
+    const hook = wall(c.bin, [], inputOf(c, i + WARM), { ...env, ...c.env }, c.expect && ((out) => c.expect!(out) || (console.error(`case "${c.label}"`), false)))
     c.settle?.(i + WARM)
     if (i < 0) continue // warms the page cache
     s.bareWall.push(bare)
@@ -160,6 +167,7 @@ function waitForExit(needle: string, maxMs = 15_000): void {
 }
 
 const RUN_ID = `${process.pid}-${Date.now().toString(36)}`
+let fireCalls = 0
 const LS_1000 = 'preflight-check, 1,000 rules, ls -la (fast path)'
 const NOFIRE_FULL = 'preflight-check, 1,000 rules, npm test (full engine)'
 
@@ -172,13 +180,18 @@ function hookCases(): Case[] {
   const env = (dir: string) => ({ CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: path.join(dir, '.ratchet') })
   // Reads and plain read-only commands are settled by the fast path (hooks/preflight-check/fast.ts); `npm test`
   // fires nothing either but needs the full engine: both are measured, so neither hides the other.
+  const silent = (out: string) => out === ''
+  const fired = (out: string) => out.includes('[PRE-FLIGHT]') && out.includes('"deny"')
   return [
-    { label: 'preflight-check, default rules, ls -la', bin, input: payload(small, bash('ls -la')), env: env(small) },
-    { label: LS_1000, bin, input: payload(large, bash('ls -la')), env: env(large) },
-    { label: 'preflight-check, 1,000 rules, Read (fast path)', bin, input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }), env: env(large) },
-    { label: NOFIRE_FULL, bin, input: payload(large, bash('npm test')), env: env(large) },
-    // A fresh session per call: every measured call fires the rule and pays for recording it.
-    { label: 'preflight-check, 1,000 rules, a rule fires', bin, input: (i) => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${i}`), env: env(large) },
+    { label: 'preflight-check, default rules, ls -la', bin, input: payload(small, bash('ls -la')), env: env(small), expect: silent },
+    { label: LS_1000, bin, input: payload(large, bash('ls -la')), env: env(large), expect: silent },
+    { label: 'preflight-check, 1,000 rules, Read (fast path)', bin, input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }), env: env(large), expect: silent },
+    { label: NOFIRE_FULL, bin, input: payload(large, bash('npm test')), env: env(large), expect: silent },
+    // A fresh session per call: every measured call fires the rules (rm -rf of an existing folder: RG-IRREVERSIBLE
+    // and the file_delete rules among the 1,000) and pays for recording it and for the fired rules' texts.
+    // (Numbered per call, not per round: the second table below would otherwise repeat sessions, and an
+    // identical retry in a session is let through, which measured a cheaper path under the fire label.)
+    { label: 'preflight-check, 1,000 rules, a rule fires', bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
     { label: 'session-start, default rules', bin: path.join(ROOT, 'bin', 'session-start'), input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }), env: env(small) },
     ...custodietCases(),
   ]

@@ -21,7 +21,8 @@
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
-import type { FsFacts } from '../../lib/core/actions/types'
+import type { Deletion, FsFacts } from '../../lib/core/actions/types'
+import { lossIrrecoverable, lossSummary, withLoss, type LossFacts } from '../../lib/core/loss'
 import type { Decision } from '../../lib/core/decision'
 import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
@@ -111,6 +112,11 @@ export interface PreflightFacts {
   // ---- slots for facts other helpers add ---------------------------------------------------
   /** What the call would send off the machine or stage (files, commits, secrets found): lib/io/evidence.ts. */
   evidence?: EvidenceFacts
+  /**
+   * What deleting or overwriting these paths would lose for good (lib/io/loss-facts.ts), the agent's own files
+   * (`created`) left out; asked only when a call deletes something the classifier could not call recoverable.
+   */
+  loss?(deleted: Deletion[], created: Record<string, number>): LossFacts | undefined
   /** The courtroom's probation (only when its file exists: one existsSync on the hot path), from `courtroom`. */
   probation?: { list: Probation[]; moderate: 'check' | 'ask' }
 }
@@ -169,6 +175,9 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   result = applyRequest(result, facts)
   // 2. floors
   result = applyFloors(result, facts)
+  // 2a. loss: deleting what nothing can bring back is a human's call, with the evidence of what would go
+  const loss = lossOf(result, facts)
+  result = applyLoss(result, facts, loss)
   // 2b. the evidence: what would leave names itself in the note, and a secret in it is a human's call
   result = applyEvidence(result, facts)
 
@@ -203,7 +212,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
-      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir)
+      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss)
       if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
@@ -293,6 +302,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     ...(pendingId ? { pending_id: pendingId } : {}),
     ...(around ? { signals: ['route_around'], after: around.summary } : {}),
     ...(onProbation.length ? { probation: onProbation } : {}),
+    ...(loss ? { loss: { files: loss.files, bytes: loss.bytes, paths: loss.items.slice(0, 20).map((i) => maskSecrets(i.path)) } } : {}),
     ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
     decision: verdict,
     ...(result.requested ? { requested: true } : {}),
@@ -332,6 +342,34 @@ function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResul
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
   if (!requestedBy(prompt, findings, r.action.paths)) return r
   return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
+}
+
+/** What the call would lose for good, when it deletes something the classifier could not call recoverable. */
+function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefined {
+  if (!facts.loss || !r.action.deleted.length || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return undefined
+  const l = facts.loss(r.action.deleted, facts.session.created ?? {})
+  return lossIrrecoverable(l) ? l : undefined
+}
+
+/**
+ * Deleting or overwriting user data nothing can bring back (untracked, uncommitted changes, ignored data, outside
+ * any repository; the agent's own files and build output are not counted) pauses for a human, with the evidence of
+ * what would go: a check whose identical retry passes is not a guard for an effect that cannot be undone (INC-003).
+ * Except when the user's latest prompt plainly asked for it (the request stage answered the check, naming each
+ * target): then it runs quietly — unless the command could not be read, whose worst reading is what is weighed.
+ */
+function applyLoss(r: PreflightResult, facts: PreflightFacts, loss: LossFacts | undefined): PreflightResult {
+  if (!loss) return r
+  const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
+  if (r.requested && !unreadable) return r
+  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
+  if (current && STRENGTH[current] >= STRENGTH.pause) return 'reason' in r.decision && r.decision.reason ? { ...r, decision: { ...r.decision, reason: withLoss(r.decision.reason, loss) } } : r
+  const why = `it would lose ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back`
+  const base = preflightNote(r.action, r.fired, r.classes, 'pause', { checkWindowMs: facts.config.checkWindowMs })
+  // The unreadable floor's reason stays in the note: the agent can spell the command out.
+  const floorWhy = unreadable && 'reason' in r.decision && r.decision.reason ? /^Trigger: (.*)$/m.exec(r.decision.reason)?.[1] : undefined
+  const note = withLoss(base.replace(/^Trigger: .*$/m, (t) => (floorWhy ? `Trigger: ${why} + ${floorWhy}` : t.replace(/^Trigger: /, `Trigger: ${why} + `))), loss)
+  return { ...r, verdict: 'pause', requested: undefined, decision: { kind: 'deny', reason: note } }
 }
 
 /** Raises the rules stage's result to the minimum a finding demands. */
@@ -407,8 +445,8 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
 }
 
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string): NewAction & { id: string } {
-  const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') ? 'destructive' : 'time-sensitive'
+function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts): NewAction & { id: string } {
+  const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') || loss ? 'destructive' : 'time-sensitive'
   const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
   return {
     // Derived from the call and the clock, so the decision stays pure; unique per call and moment.
@@ -417,7 +455,7 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
     action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && call.cwd.replace(/\/+$/, '') !== projectDir.replace(/\/+$/, '') ? ` (in ${call.cwd})` : ''}`),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule.
-    context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
+    context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
     severity,
     fingerprint: fp,
     session_id: call.session_id,

@@ -12,6 +12,7 @@ import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
 import { currentBranch, fileStates } from '../../lib/io/git'
 import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
+import { lossFacts } from '../../lib/io/loss-facts'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
@@ -25,7 +26,7 @@ import { capabilitiesUsed, isHeadless } from './pause'
 
 export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env: NodeJS.ProcessEnv = process.env, now = Date.now()): PreflightFacts {
   const loaded = loadGuardrails(paths)
-  const rules = ruleIndexOf(loaded)
+  const rules = ruleIndexOf(loaded, () => loadGuardrails(paths, { full: true, fold: false }).rules)
   const { config, problem } = readConfig(paths)
   // Bound to the folder it runs in: an approval of `git push` in one repository is not one in another.
   const fp = fingerprint(payload.tool_name, payload.tool_input, payload.cwd || paths.projectDir)
@@ -63,6 +64,8 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
       return !!setting && isPublicRemote(remoteUrls(dir), setting)
     },
     fileState: fileStates(paths.projectDir),
+    // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
+    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created })(deleted),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,

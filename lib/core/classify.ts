@@ -15,10 +15,10 @@ import { socketRedirects } from './actions/network'
 import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
-import { keyReadTool, keyReads } from './actions/ratchet-keys'
+import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
-import type { Classification, ClassifyContext, Finding, Sink, ToolCall } from './actions/types'
+import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
@@ -39,12 +39,15 @@ class Collector implements Sink {
   urls = new Set<string>()
   reads = new Set<string>()
   created = new Set<string>()
+  deleted = new Map<string, Deletion['lose']>()
   secrets = new Set<string>()
   incomplete = false
   /** A network client ran in this call (see secretSends). */
   networked = false
   /** Reading a worst reading: no further worst readings from here. */
   probe = false
+  /** The literal operands of commands whose program is computed at run time (`$(echo rm) -f notes.txt`). */
+  computedOperands: string[] = []
   summary = ''
   private readonly cwd: string
 
@@ -72,6 +75,7 @@ class Collector implements Sink {
       urls: [...this.urls],
       reads: [...this.reads],
       created: [...this.created],
+      deleted: [...this.deleted].map(([path, lose]) => ({ path, lose })),
       secrets: [...this.secrets],
       incomplete: this.incomplete,
     }
@@ -145,6 +149,7 @@ class Collector implements Sink {
         if (tool.startsWith('mcp__')) {
           mcpTool(this, tool, input ?? {})
           mcpInputs(this, tool, input ?? {})
+          keyReadMcp(this, tool, input ?? {}, (p) => this.resolve(p))
         }
     }
     secretSends(this, this.findings, this.summary, this.networked)
@@ -270,7 +275,11 @@ class Collector implements Sink {
    * command is a check; this one is a deny).
    */
   worstReading(command: string): void {
-    const { readings, truncated } = worstReadings(command, (n) => programKey(n) in PROGRAMS || hasEffect(n))
+    const found = worstReadings(command, (n) => programKey(n) in PROGRAMS || hasEffect(n))
+    const { truncated } = found
+    // A program computed at run time may be `rm`: at its worst it deletes its literal operands (the loss stage then
+    // weighs what they hold; nothing there, build output or tracked files stay quiet).
+    const readings = this.computedOperands.length && !truncated ? [...found.readings, `rm -rf -- ${this.computedOperands.slice(0, 32).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`] : found.readings
     if (truncated) {
       this.add('unreadable', 'too many commands are hidden in it to read them all at their worst', true)
       return
@@ -288,12 +297,19 @@ class Collector implements Sink {
     }
     const worst = probe.findings.find((f) => f.catastrophic)
     if (worst) this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
+    // What its worst reading would delete is weighed like a plain deletion (preflight-check's loss stage).
+    else if (probe.deleted.size) {
+      for (const [p, lose] of probe.deleted) this.deleted.set(p, lose)
+      const del = probe.findings.find((f) => f.pattern === 'file_delete' || f.pattern === 'git_discard')
+      if (del) this.add(del.pattern, `${oneLine(this.summary || command, 80)} (read at its worst: ${del.detail})`)
+    }
   }
 
   invocation(inv: Invocation, earlier: Invocation[] = []): void {
     const { name, args } = inv
     const cmd = [name, ...args].join(' ')
     if (NETWORK_CLIENTS.has(name)) this.networked = true
+    if (/[$`]/.test(name)) for (const a of args) if (!a.startsWith('-') && !/[$`\n]/.test(a) && a.length < 4096) this.computedOperands.push(a)
     this.commands.push(cmd)
     let base = this.cwd
     for (const d of inv.cwdChanges) base = this.resolve(d, base)

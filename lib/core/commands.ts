@@ -119,6 +119,8 @@ interface LineState {
    * here-document put there, or null when what was written is not visible (`printf 'rm -rf x' > s.sh && sh s.sh`).
    */
   generated: Map<string, string | null>
+  /** Bodies of the shell functions defined in this line ('' when a name is defined twice: not filled in). */
+  bodies: Map<string, string>
   /** Reads script files named in the command; absent, scripts on disk are not read. */
   reader?: ScriptReader
   /** The script being read, if any: its invocations carry it. */
@@ -133,7 +135,7 @@ const MAX_SCRIPT_CHARS = 1024 * 1024
 
 export function readCommandLine(command: string, reader?: ScriptReader): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [], scripts: [] }
-  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map(), reader, budget: { files: 0, bytes: 0 } }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map(), bodies: new Map(), reader, budget: { files: 0, bytes: 0 } }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -157,8 +159,13 @@ function expand(command: string, via: string[], st: LineState, depth: number, pi
   if (parsed.incomplete) st.out.incomplete = true
   for (const u of parsed.unreadable) st.unreadable.add(u === 'a quote is not closed' || u.endsWith('is not closed') || u.includes('end marker') ? `the command could not be parsed completely (${u})` : u)
   for (const f of parsed.functions) st.functions.add(f)
+  for (const [name, body] of parsed.bodies) st.bodies.set(name, st.bodies.has(name) ? '' : body)
+  // A function called here is read at each call with its arguments filled in (`f(){ rm -rf "$1"; }; f x` runs
+  // `rm -rf x`), so its body is not also read where it is defined, where `$1` would be an unknown target.
+  const called = parsed.bodies.size ? calledFunctions(parsed.commands, st) : undefined
   const cwdChanges: string[] = cwd.slice()
   parsed.commands.forEach((simple, i) => {
+    if (simple.fn !== undefined && called?.has(simple.fn)) return
     // Code fed from outside into the first command of `bash -c` (`… | bash -c 'sh'`).
     const s = i === 0 && pipedFrom && !simple.pipedFrom ? { ...simple, pipedFrom } : simple
     for (const v of variants(s, st)) unwrap(v, via, st, depth, cwdChanges)
@@ -361,6 +368,13 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       if (k >= 0 && argComp[k] && /[$`]/.test(args[k])) st.unreadable.add(`the ${name} subcommand is computed at run time (${short(args[k])})`)
     }
 
+    // A function defined in this line, called: its body runs with these arguments (not again inside itself).
+    const body = st.functions.has(name) && !via.includes(`function ${name}`) ? fillPositional(st.bodies.get(name), args, argComp) : undefined
+    if (body !== undefined) {
+      // It runs in this shell: in the folder the line has reached (`cd sub && f notes.txt`).
+      expand(body, [...via, `function ${name}`], st, depth + 1, undefined, cwdChanges)
+      return
+    }
     if (st.aliases.has(name) && !via.includes(`alias ${name}`)) {
       st.unreadable.add(`the alias ${name} is defined and used in the same command`)
       code(`${st.aliases.get(name)} ${args.map(quote).join(' ')}`, `alias ${name}`)
@@ -500,6 +514,10 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       case 'at':
       case 'batch':
       case 'crontab':
+      case 'entr':
+      case 'pm2':
+      case 'forever':
+      case 'expect':
         // Detaching and scheduling programs (lib/core/detach.ts): what they run later is read as if run now.
         push()
         for (const r of detachedRuns(name, args, inputText(simple), (f) => st.generated.get(normPath(f)))) {
@@ -1462,6 +1480,44 @@ function readQuoted(code: string, start: number): [string, number] {
     } else text += code[i++]
   }
   return [text, i + 1]
+}
+
+/**
+ * The functions of `bodies` that commands of this parse call by name (the first word after assignments), every such
+ * call with arguments that can be filled in. A function called in a way that cannot be filled is read where it is
+ * defined as well (its `$1` an unknown target), and the call stays unreadable.
+ */
+function calledFunctions(commands: SimpleCommand[], st: LineState): Set<string> {
+  const out = new Set<string>()
+  const unfilled = new Set<string>()
+  for (const c of commands) {
+    const k = c.argv.findIndex((w) => !isAssignment(w) && !RESERVED.has(w))
+    const first = c.argv[k]
+    if (first === undefined || !st.bodies.get(first)) continue
+    if (fillPositional(st.bodies.get(first), c.argv.slice(k + 1), c.computed.slice(k + 1)) === undefined) unfilled.add(first)
+    else out.add(first)
+  }
+  for (const f of unfilled) out.delete(f)
+  return out
+}
+
+/** A call's argument that reads the same wherever `$1` stands in the body (in quotes or not): plain words only. */
+const PLAIN_ARG = /^[\w@%+=:,./~-]+$/
+
+/**
+ * A function's body with a call's arguments in place of `$1`…, `${N}`, `$@`, `$*`, or undefined when that cannot be
+ * done faithfully: a body that shifts or resets them, counts them or takes defaults (`shift`, `set --`, `getopts`,
+ * `$#`, `${1:-x}`), or an argument that is computed or holds quotes, spaces or expansions. Undefined leaves the
+ * call unreadable (judged by its worst reading).
+ */
+function fillPositional(body: string | undefined, args: string[], argComp: boolean[]): string | undefined {
+  if (!body || body.length > 64 * 1024) return undefined
+  if (/\bshift\b|\bset\s+(--|-\w)|\bgetopts\b|\$#|\$\{#|\$\{[0-9@*]+[^0-9}]|\$0|\$\{0\}/.test(body)) return undefined
+  if (args.some((a, i) => argComp[i] || !PLAIN_ARG.test(a))) return undefined
+  const all = args.join(' ')
+  return body
+    .replace(/"\$(?:\{[@*]\}|[@*])"|\$(?:\{[@*]\}|[@*])/g, all)
+    .replace(/\$\{([1-9][0-9]*)\}|\$([1-9])/g, (_m, braced: string | undefined, digit: string | undefined) => args[Number(braced ?? digit) - 1] ?? '')
 }
 
 /** Quotes a word so that re-reading it as shell gives the same word back. */

@@ -15,6 +15,9 @@ const TMUX_SPAWN = new Set(['new', 'new-session', 'neww', 'new-window', 'splitw'
 const TMUX_SPAWN_VALUES = 'sntcexyFlf'
 const DAEMONIZE_VALUES = 'aceoplE'
 
+/** pm2 and forever options that take a value. */
+const SUPERVISOR_VALUES = new Set(['--name', '-n', '--interpreter', '--cwd', '-i', '--instances', '-o', '--output', '-e', '--error', '-l', '--log', '--max-memory-restart', '--cron', '--cron-restart', '-c', '-p', '--uid', '--sourceDir', '--workingDir', '-m', '--minUptime', '--spinSleepTime'])
+
 /** `-qc` and friends: the value of a short option given in a cluster, or as its own word. */
 export function clusterValue(args: string[], letter: string): string | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -100,6 +103,45 @@ export function detachedRuns(name: string, args: string[], input: string | undef
     case 'daemonize': {
       const words = operands(args, DAEMONIZE_VALUES)
       return words.length ? [{ argv: words }] : []
+    }
+    case 'entr': {
+      // `entr [-acdnprsz] cmd …`: runs cmd whenever a file changes; with -s, cmd is shell text.
+      const words = operands(args, '')
+      return args.some((a) => /^-[a-z]*s/.test(a)) ? words.slice(0, 1).map((code) => ({ code })) : words.length ? [{ argv: words }] : []
+    }
+    case 'pm2':
+    case 'forever': {
+      // `pm2 start 'cmd'` / `pm2 start prog -- args`, `forever start [-c cmd] script args`: a supervised process.
+      const k = args.findIndex((a) => a === 'start' || a === 'restart')
+      if (k < 0) return []
+      const rest = args.slice(k + 1)
+      const dd = rest.indexOf('--')
+      const own = dd >= 0 ? rest.slice(0, dd) : rest
+      const ops: string[] = []
+      let runner: string | undefined
+      for (let i = 0; i < own.length; i++) {
+        if (SUPERVISOR_VALUES.has(own[i])) {
+          if (own[i] === '-c' && name === 'forever') runner = own[i + 1]
+          i++
+        } else if (!own[i].startsWith('-')) ops.push(own[i])
+      }
+      if (!ops.length) return []
+      const [first, ...more] = ops
+      const tail = dd >= 0 ? rest.slice(dd + 1) : more
+      if (first.includes(' ')) return [{ code: [first, ...tail].join(' ') }]
+      return [{ argv: [...(runner ? runner.split(' ').filter(Boolean) : []), first, ...tail] }]
+    }
+    case 'expect': {
+      // `expect -c 'spawn cmd args; …'`: each spawn runs a program (a script file is not read here).
+      const c = clusterValue(args, 'c')
+      if (c === undefined) return args.some((a) => !a.startsWith('-')) ? [{ unreadable: 'expect runs a script file whose spawned commands are not in this command' }] : []
+      const out: DetachedRun[] = []
+      for (const m of c.split(/[;\n]/)) {
+        const t = m.trim()
+        if (t.startsWith('spawn ')) out.push({ code: t.slice(6).replace(/^-\w+\s+/, '') })
+        else if (t.startsWith('exec ')) out.push({ code: t.slice(5) })
+      }
+      return out
     }
     case 'start-stop-daemon': {
       if (!args.some((a) => a === '-S' || a === '--start' || (/^-[a-zA-Z]+$/.test(a) && a.includes('S')))) return []

@@ -29,6 +29,8 @@ export interface SimpleCommand {
   stdin?: string
   /** The command whose output is piped into this one (`a | b`: b's pipedFrom is a). */
   pipedFrom?: SimpleCommand
+  /** Read inside the body of this shell function's definition (it runs when the function is called). */
+  fn?: string
 }
 
 export interface ParseResult {
@@ -39,6 +41,8 @@ export interface ParseResult {
   unreadable: string[]
   /** Names of shell functions defined in the input (`f() { … }`, `function f { … }`). */
   functions: string[]
+  /** The text inside each function's body braces (or parentheses), by name: a call is read as its body with its arguments filled in. */
+  bodies: Map<string, string>
 }
 
 const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-', '<<', '>&', '<&', '<>', ';', '|', '&', '(', ')', '>', '<', '\n']
@@ -47,6 +51,9 @@ const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-'
 export const MAX_DEPTH = 8
 /** More simple commands than this in one input are not read (the rest is unreadable): the work stays bounded. */
 export const MAX_COMMANDS = 1000
+/** Function bodies kept for filling in calls (commands.ts): at most this many per input, of at most this many characters. */
+const MAX_FUNCTIONS = 64
+const MAX_FUNCTION_CHARS = 64 * 1024
 /** Likewise for redirections of one command. */
 export const MAX_REDIRECTS = 100
 
@@ -55,12 +62,17 @@ interface Shared {
   incomplete: boolean
   unreadable: Set<string>
   functions: string[]
+  bodies: Map<string, string>
+  /** The function whose body is being read: its commands are tagged with its name. */
+  inFn?: string
+  /** Function definitions seen so far (their bodies are looked ahead at most MAX_FUNCTIONS times). */
+  defs?: number
 }
 
 export function parseShell(input: string, depth = 0): ParseResult {
-  const shared: Shared = { out: [], incomplete: false, unreadable: new Set(), functions: [] }
+  const shared: Shared = { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() }
   parseInto(input, shared, depth)
-  return { commands: shared.out, incomplete: shared.incomplete, unreadable: [...shared.unreadable], functions: shared.functions }
+  return { commands: shared.out, incomplete: shared.incomplete, unreadable: [...shared.unreadable], functions: shared.functions, bodies: shared.bodies }
 }
 
 function parseInto(input: string, shared: Shared, depth: number, pipedFrom?: SimpleCommand): void {
@@ -76,15 +88,17 @@ const NAME_START = /[A-Za-z_]/
 const SPECIAL_PARAM = /[0-9@*#?$!-]/
 
 class Reader {
-  private i = 0
+  i = 0
   private cur: SimpleCommand
   private pendingHeredocs: { delim: string; strip: boolean; cmd: SimpleCommand; quoted: boolean }[] = []
   /** Whether the word being read holds an expansion. */
   private wc = false
+  /** The bodies of functions being defined here: where each ends, and the function being read before it. */
+  private fnEnds: { until: number; outer?: string }[] = []
 
   constructor(
     private readonly s: string,
-    private readonly shared: Shared,
+    readonly shared: Shared,
     private readonly depth: number,
     pipedFrom?: SimpleCommand,
   ) {
@@ -95,6 +109,7 @@ class Reader {
     const s = this.s
     if (this.shared.out.length >= MAX_COMMANDS) return
     while (this.i < s.length) {
+      while (this.fnEnds.length && this.i >= this.fnEnds[this.fnEnds.length - 1].until) this.shared.inFn = this.fnEnds.pop()!.outer
       const c = s[this.i]
       if (c === ' ' || c === '\t' || c === '\r') {
         this.i++
@@ -129,11 +144,13 @@ class Reader {
       const fn = this.cur.argv.length === 0 ? /^([^\s()$`'"]+)\(\)$/.exec(word) : null
       if (fn) {
         this.shared.functions.push(fn[1])
+        this.functionBody(fn[1])
         continue
       }
       if (this.cur.argv.length === 1 && this.cur.argv[0] === 'function') {
         this.shared.functions.push(word.replace(/\(\)$/, ''))
         this.cur = fresh()
+        this.functionBody(word.replace(/\(\)$/, ''))
         continue
       }
       this.cur.argv.push(word)
@@ -141,6 +158,30 @@ class Reader {
     }
     this.finishCommand()
     if (this.pendingHeredocs.length) this.markIncomplete('a here-document has no end marker')
+  }
+
+  /**
+   * Right after a function's name: finds its body (`{ … }` or `( … )`) without consuming it, so its commands are
+   * still read where they stand, tagged with the function's name, and keeps the text inside for calls to fill in.
+   */
+  private functionBody(name: string): void {
+    const s = this.s
+    let j = this.i
+    while (j < s.length && (s[j] === ' ' || s[j] === '\t' || s[j] === '\n' || s[j] === '\r')) j++
+    const open = s[j]
+    if (open !== '{' && open !== '(') return
+    // Bounded look ahead (a window, a count per input): thousands of unclosed or nested definitions stay linear.
+    if ((this.shared.defs = (this.shared.defs ?? 0) + 1) > MAX_FUNCTIONS) return
+    const probe = new Reader(s.slice(j + 1, j + 1 + MAX_FUNCTION_CHARS), { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() }, this.depth)
+    const inner = probe.readBalanced(open, open === '{' ? '}' : ')')
+    if (probe.shared.incomplete) return
+    const end = j + 1 + probe.i
+    // A later definition of the same name replaces the earlier one for the calls after it; the reader keeps the
+    // first, and commands.ts reads a name defined twice at its worst (both bodies are read where they stand).
+    if (this.shared.bodies.has(name)) this.shared.bodies.set(name, '')
+    else this.shared.bodies.set(name, inner)
+    this.fnEnds.push({ until: end, outer: this.shared.inFn })
+    this.shared.inFn = name
   }
 
   private markIncomplete(why: string): void {
@@ -168,9 +209,11 @@ class Reader {
       case '(': {
         // `f () { … }`: a function definition with a space before the parentheses.
         if (this.cur.argv.length === 1 && /^\s*\)/.test(this.s.slice(this.i, this.i + 64)) && /^[^\s()$`'"]+$/.test(this.cur.argv[0])) {
-          this.shared.functions.push(this.cur.argv[0])
+          const name = this.cur.argv[0]
+          this.shared.functions.push(name)
           this.i = this.s.indexOf(')', this.i) + 1
           this.cur = fresh()
+          this.functionBody(name)
           return
         }
         // Subshell (or `((…))`): its commands run; parse the balanced inside recursively. A subshell
@@ -406,7 +449,7 @@ class Reader {
   }
 
   /** Reads from just after an opening bracket to its balanced closer, honouring quotes. */
-  private readBalanced(open: string, close: string): string {
+  readBalanced(open: string, close: string): string {
     const s = this.s
     const start = this.i
     let level = 1
@@ -491,6 +534,7 @@ class Reader {
   private finishCommand(): SimpleCommand {
     const c = this.cur
     if (c.argv.length || c.redirects.length) {
+      if (this.shared.inFn !== undefined) c.fn = this.shared.inFn
       this.shared.out.push(c)
       if (this.shared.out.length >= MAX_COMMANDS) {
         this.markIncomplete(`more than ${MAX_COMMANDS} commands`)

@@ -96,9 +96,27 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: bool
   return { ...l, rules: merged.rules, problems: [...l.problems, ...merged.problems.map((p) => `${l.file}: ${p}`)] }
 }
 
-/** The rule index a hook matches with: bucket by bucket from the index text (slim), else every rule compiled. */
-export function ruleIndexOf(loaded: LoadedGuardrails): RuleIndex {
-  return loaded.slim && loaded.indexSource ? bucketedRuleIndex(loaded.indexSource, loaded.rules, { origin: 'project' }) : compileRules(loaded.rules)
+/**
+ * The rule index a hook matches with: bucket by bucket from the index (slim), else every rule compiled.
+ * `full` loads every rule: if a bucket cannot be read or parsed (a damaged index whose header still looks
+ * right), matching goes on from all the rules instead, so a broken index costs speed, never a rule and
+ * never a hook error that would deny every call.
+ */
+export function ruleIndexOf(loaded: LoadedGuardrails, full?: () => readonly Guardrail[]): RuleIndex {
+  if (!loaded.slim || !loaded.indexSource) return compileRules(loaded.rules)
+  const index = bucketedRuleIndex(loaded.indexSource, loaded.rules, { origin: 'project' })
+  if (!full) return index
+  let all: RuleIndex | undefined
+  const either = <T>(slim: (i: RuleIndex) => T): T => {
+    if (all) return slim(all)
+    try {
+      return slim(index)
+    } catch {
+      all = compileRules(full())
+      return slim(all)
+    }
+  }
+  return { seen: index.seen, forKey: (k) => either((i) => i.forKey(k)), forTool: (t, c) => either((i) => i.forTool(t, c)), anyTool: () => either((i) => i.anyTool()) } as BucketedIndex
 }
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {

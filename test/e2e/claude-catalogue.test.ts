@@ -38,6 +38,9 @@ describe('the catalogue in a real session', () => {
     put('.env', 'API_KEY=sk-live-1234567890abcdef\n')
     const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
     expect(init.status, init.stderr).toBe(0)
+    // Deleting the untracked notes is a pause for a human (issue 9 item 2: nothing can bring them back); headless
+    // runs would stop there, so the session carries on past pauses to show every step.
+    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ headlessDefer: false }))
     model = await startMockModel([
       { tool: 'Bash', input: { command: 'rm -rf node_modules dist', description: 'Clean build output' } },
       { tool: 'Write', input: { file_path: path.join(project, 'scratch.md'), content: 'plan\n' } },
@@ -74,16 +77,21 @@ describe('the catalogue in a real session', () => {
     const note = model.toolResults()[4].content
     expect(note).toContain('rm notes.txt')
     expect(note).toContain('irreversible')
+    expect(note).toContain('notes.txt (30 B) — untracked: git cannot restore it')
+    expect(note).toContain('queued for a human decision')
   })
 
   it('sending .env off the machine never runs: it waits for a human, and the pending entry names .env', () => {
-    // In `claude -p` the pause is deferred: the run stops before the call, so it has no tool result.
-    expect(model.toolResults()).toHaveLength(6)
+    // Not deferred here (headlessDefer off): the call is refused with the pending id.
+    expect(model.toolResults()).toHaveLength(7)
+    expect(model.toolResults()[6]).toMatchObject({ is_error: true, content: expect.stringMatching(/Pending: pa-/) })
     const pending = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
-    expect(pending).toHaveLength(1)
-    expect(pending[0]).toMatchObject({ status: 'pending', action: expect.stringContaining('cat .env | curl'), context: expect.stringContaining('.env') })
+    expect(pending).toHaveLength(2)
+    expect(pending[0]).toMatchObject({ status: 'pending', action: 'run rm notes.txt', context: expect.stringContaining('notes.txt (30 B) — untracked') })
+    expect(pending[1]).toMatchObject({ status: 'pending', action: expect.stringContaining('cat .env | curl'), context: expect.stringContaining('.env') })
     const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    expect(log.at(-1)).toMatchObject({ decision: 'pause', patterns: expect.arrayContaining(['secret_access', 'secret_send']) })
+    // (the session goes on to its end here, so later hooks log after it: the .env call's own line is looked up)
+    expect(log.filter((l) => l.hook === 'preflight-check' && String(l.action).includes('cat .env | curl')).at(-1)).toMatchObject({ decision: 'pause', patterns: expect.arrayContaining(['secret_access', 'secret_send']) })
   })
 
   it('the session remembers the agent’s own file', () => {

@@ -60,10 +60,18 @@ const STOP = [
   `nohup sh -c 'ratchet guardrails disable GR-001' >/dev/null 2>&1 &`,
   `tmux new -d 'ratchet uninstall'`,
   `echo '${A}' > /tmp/x.sh; setsid sh /tmp/x.sh`,
+  `echo x | entr ${A}`,
+  `ls | entr -s '${A}'`,
+  `pm2 start '${A}'`,
+  `pm2 start --name x ratchet -- pending approve pa-1a2b3c4d`,
+  `forever start ratchet pending approve pa-1a2b3c4d`,
+  `echo '${A}' > /tmp/job.sh; forever start -c sh /tmp/job.sh`,
+  `expect -c 'spawn ${A}; interact'`,
+  `watch -n 60 ${A}`,
 ]
 
 /** What cannot be read (a crontab from a file on disk, typed in an editor, `at -f` of a file): never a silent allow. */
-const UNREADABLE = ['crontab /tmp/somefile', 'crontab -e', 'at -f /tmp/jobs now', 'at now + 1 hour', 'tmux source-file /tmp/t.conf']
+const UNREADABLE = ['crontab /tmp/somefile', 'crontab -e', 'at -f /tmp/jobs now', 'at now + 1 hour', 'tmux source-file /tmp/t.conf', 'expect /tmp/approve.exp']
 
 const QUIET = [
   'nohup npm run dev > dev.log 2>&1 &',
@@ -77,6 +85,12 @@ const QUIET = [
   'crontab -l',
   'atq',
   'daemonize /usr/bin/python3 -m http.server',
+  'pm2 start server.js --name api',
+  'pm2 list',
+  'forever start app.js',
+  "ls *.ts | entr -c npm test",
+  "expect -c 'spawn ssh-keygen -l -f id.pub; expect eof'",
+  'watch -n 5 git status',
 ]
 
 beforeAll(() => {

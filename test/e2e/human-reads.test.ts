@@ -74,6 +74,9 @@ describe("Ratchet's private files", () => {
     () => `python3 -c "print(open(__import__('os').path.expanduser('~/.config/ratchet/telegram.json')).read())"`,
     () => `node -e "console.log(require('fs').readFileSync(process.env.HOME + '/.config/ratchet/telegram-key', 'utf8'))"`,
     () => `echo '{"api_url":"http://127.0.0.1:9"}' > ~/.config/ratchet/telegram.json`,
+    () => ['mcp__filesystem__read_text_file', { path: path.join(K(), 'telegram.json') }],
+    () => ['mcp__filesystem__read_multiple_files', { paths: ['src/app.ts', path.join(K(), 'telegram-key')] }],
+    () => ['mcp__filesystem__search_files', { path: path.join(home, '.config'), pattern: 'token' }],
     // A custom config folder is protected the same way.
     () => ['Read', { file_path: path.join(X(), 'telegram.json') }],
     () => `cat ${X()}/keys/agent_1.json`,
@@ -88,7 +91,7 @@ describe("Ratchet's private files", () => {
     }
   })
 
-  const QUIET: Call[] = ['ls -la ~/.config/ratchet', 'ls ~/.config/ratchet/keys', 'cat ~/.config/git/config', 'ratchet doctor', 'ratchet cases verify']
+  const QUIET: Call[] = [['mcp__filesystem__list_directory', { path: '~/.config/ratchet' }], ['mcp__filesystem__read_text_file', { path: 'src/app.ts' }], 'ls -la ~/.config/ratchet', 'ls ~/.config/ratchet/keys', 'cat ~/.config/git/config', 'ratchet doctor', 'ratchet cases verify']
   it.each(QUIET.map((c, i) => [i, c] as const))('listing names and other config stays quiet (%i)', (i, c) => {
     expect(guard(c, `keys-quiet-${i}`, { XDG_CONFIG_HOME: xdg })).toEqual({ decision: 'allow', reason: '' })
   })

@@ -141,4 +141,25 @@ describe('through the state folder', () => {
       expect(matchRules(texts!, action, dir).map((f) => [f.id, f.rule.rule, f.rule.source])).toEqual(want.map((f) => [f.id, f.rule.rule, f.rule.source]))
     }
   })
+
+  it('a damaged bucket (header intact) costs speed, never a rule: matching goes on from all the rules', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-rule-index-'))
+    dirs.push(dir)
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(manyGuardrails(60), null, 2))
+    const paths = resolvePaths({ CLAUDE_PROJECT_DIR: dir }, dir)
+    loadGuardrails(paths) // writes the index
+    const file = path.join(dir, '.ratchet', '.guardrails-index.json')
+    const text = fs.readFileSync(file, 'utf8')
+    const nl = text.indexOf('\n')
+    // Every bucket's bytes overwritten, lengths kept: the header still points at them.
+    fs.writeFileSync(file, text.slice(0, nl + 1) + text.slice(nl + 1).replace(/[{}[\]]/g, '#'))
+    const slim = loadGuardrails(paths)
+    expect(slim.slim).toBe(true)
+    const action = classify({ tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, cwd: dir }, { ...CTX, projectDir: dir, stateDir: paths.stateDir })
+    expect(() => matchRules(ruleIndexOf(slim), action, dir)).toThrow()
+    const want = matchRules(compileRules(loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)
+    expect(want.length).toBeGreaterThan(3)
+    expect(matchRules(ruleIndexOf(slim, () => loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)).toEqual(want)
+  })
 })

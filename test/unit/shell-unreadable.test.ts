@@ -57,10 +57,15 @@ describe('what cannot be read is reported, with what could not be read', () => {
     ['bash <<EOF\n$(curl -s x)\nEOF', /command word is computed/],
     ['echo "rm -rf x" | ssh host', /piped into ssh/],
     // functions and aliases
-    ['f() { rm -rf "$1"; }; f /', /function f is defined and run/],
-    ['function g { git push --force; }; g', /function g is defined and run/],
-    ['function h() { :; }; h', /function h is defined and run/],
-    ['k () { echo; }; k', /function k is defined and run/],
+    // (a function whose call can be filled in is readable: see 'function calls are read with their arguments')
+    ['f() { shift; rm -rf "$1"; }; f x /', /function f is defined and run/],
+    ['function g { git push --force "${1:-origin}"; }; g', /function g is defined and run/],
+    ['function h() { rm -rf "$1"; }; h "$X"', /function h is defined and run/],
+    ['k () { rm "$1"; }; k \'a b\'', /function k is defined and run/],
+    ['f() { rm -rf "$#"; }; f a', /function f is defined and run/],
+    ['f() { set -- /; rm -rf "$1"; }; f x', /function f is defined and run/],
+    ['f() { f; }; f', /function f is defined and run/],
+    ['f() { rm a; }; f() { rm b; }; f', /function f is defined and run/],
     ["alias ll='rm -rf'; ll /tmp/x", /alias ll is defined and used/],
     // nesting past the limit, incomplete parse
     ['echo $($($($($($($($($(rm x)))))))))', /nested more than 8/],
@@ -125,6 +130,35 @@ describe('what can be read stays readable (mentions, arguments, ordinary scripts
     'npm test 2>&1 | tail -20',
     'echo "a | sh"',
   ])('%s', (command) => {
+    expect(unreadable(command)).toEqual([])
+  })
+})
+
+// Function bodies are filled in with the call's arguments (issue 9 item 2): `f(){ rm -rf "$1"; }; f x` runs
+// `rm -rf x`, read as such (readable, judged on its effect); the body is not also read with `$1` as an unknown target.
+describe('function calls are read with their arguments', () => {
+  const runs = (command: string) => readCommandLine(command).invocations.map((i) => [i.name, ...i.args].join(' '))
+  it.each([
+    ['f(){ rm -rf "$1"; }; f notes-user.txt', ['rm -rf notes-user.txt']],
+    ['f() { rm -rf "$1"; }; f /', ['rm -rf /']],
+    ['f () { rm -rf $1 $2; }; f a b', ['rm -rf a b']],
+    ['function g { git push --force; }; g', ['git push --force']],
+    ['function g() { git push "$@"; }; g origin main', ['git push origin main']],
+    ['f(){ rm -rf "${1}"; }; f ~', ['rm -rf ~']],
+    ['f() ( rm "$1" ); f z', ['rm z']],
+    ['f(){ rm "$1"; }; f a; f b', ['rm a', 'rm b']],
+    ['f(){ local d="$1"; rm -rf "$d"; }; f notes', ['local d=notes', 'rm -rf notes']],
+    // an argument from a variable is filled at the call; the body is also read where it stands (the worst reading)
+    ['X=notes; f(){ rm -rf "$1"; }; f $X', ['rm -rf $1', 'rm -rf notes']],
+    ['k () { echo; }; k', ['echo']],
+    ['f(){ g(){ rm "$1"; }; g "$1"; }; f x', ['rm x']],
+    // defined and never called: the body is read where it stands (it may run later through trap and friends)
+    ['f(){ rm -rf "$1"; }', ['rm -rf $1']],
+    // a command after a definition is read as itself, never as part of the body
+    ['f(){ :; }; rm -rf x; f', ['rm -rf x', ':']],
+    ['f(){ g(){ :; }; }; rm -rf x; f', ['rm -rf x', ':']],
+  ])('%s runs %j', (command, expected) => {
+    expect(runs(command).filter((c) => c !== '}' && c !== '{')).toEqual(expected)
     expect(unreadable(command)).toEqual([])
   })
 })

@@ -1,6 +1,7 @@
 // Deleting files: rm and friends, find -delete / -exec rm, interpreter one-liners. `/`, a system folder
 // or the home folder itself is catastrophic (the seed's P1 class).
 
+import path from 'node:path'
 import { programName, type Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
@@ -40,7 +41,11 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
     c.paths.add(abs)
     if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
-    if (!lost && !recoverableDeletion(c, t, abs, f.earlier)) lost = true
+    if (!recoverableDeletion(c, t, abs, f.earlier)) {
+      lost = true
+      // A named target (no `$`, no `{}` left): its loss can be weighed from the disk.
+      if (!/[$`]/.test(t)) c.deleted.set(abs, 'all')
+    }
   }
   if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
 }
@@ -77,6 +82,22 @@ const DELETES: Record<string, RegExp> = {
   php: /\b(unlink|rmdir)\s*\(/,
 }
 
+/** A deleting call with a literal path: `os.remove('x')`, `shutil.rmtree("x")`, `Path('x').unlink()`, `fs.rmSync('x')`, `unlink "x"`. */
+const LITERAL_TARGET = [
+  /\b(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.rmtree|send2trash(?:\.send2trash)?|rmSync|unlinkSync|rmdirSync|fs\.(?:promises\.)?(?:rm|unlink|rmdir)|rimraf(?:\.sync)?|File\.(?:delete|unlink)|FileUtils\.(?:rm|rm_r|rm_rf|remove|remove_dir|remove_entry)|unlink|rmdir|remove_tree|rmtree)\s*\(?\s*(['"`])([^'"`\n]{1,1024})\1/g,
+  /\bPath\(\s*(['"])([^'"\n]{1,1024})\1\s*\)\.(?:unlink|rmdir)\(/g,
+]
+
 export const scanCode: CodeScanner = (c, s, detail) => {
-  if (DELETES[s.lang]?.test(s.code)) c.add('file_delete', detail)
+  if (!DELETES[s.lang]?.test(s.code)) return
+  c.add('file_delete', detail)
+  // What it names is weighed like `rm` of it (the loss stage); names built at run time stay unknown.
+  for (const re of LITERAL_TARGET)
+    for (const m of s.code.matchAll(re)) {
+      const raw = m[2]
+      if (/[$`{}]/.test(raw)) continue
+      const abs = raw.startsWith('~/') ? c.ctx.homeDir + raw.slice(1) : path.posix.resolve(c.ctx.projectDir, raw)
+      c.paths.add(abs)
+      if (!recoverableDeletion(c, raw, abs)) c.deleted.set(abs, 'all')
+    }
 }

@@ -45,6 +45,7 @@ export function redirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
         c.paths.add(abs)
         if (outsideProject(c.ctx, abs)) c.add('outside_project', `${f.cmd} ${r.op} ${r.target}`)
         overwrite(c, abs, `${f.cmd} ${r.op} ${r.target}`, r.target, !r.op.includes('>>'))
+        if (!r.op.includes('>>')) replacesUnread(c, abs, r.target, f)
       }
     }
   }
@@ -89,13 +90,11 @@ const appends = (args: string[]) => args.some((a) => a === '-a' || a === '--appe
 
 export const programs: Record<string, Detector> = {
   // The size operand (`-s 0`) is not a file; `-s0` is one word.
-  truncate: (c, inv, f) =>
-    writesTo(
-      c,
-      f,
-      inv.args.filter((a, i) => !a.startsWith('-') && !/^(-s|--size|-r|--reference)$/.test(inv.args[i - 1] ?? '')),
-      true,
-    ),
+  truncate: (c, inv, f) => {
+    const files = inv.args.filter((a, i) => !a.startsWith('-') && !/^(-s|--size|-r|--reference)$/.test(inv.args[i - 1] ?? ''))
+    writesTo(c, f, files, true)
+    for (const t of files) replacesUnread(c, f.at(t), t, f)
+  },
   sed: (c, inv, f) => {
     if (!inv.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) return
     // The first operand is the script unless -e/-f gave it.
@@ -136,6 +135,7 @@ export const programs: Record<string, Detector> = {
   // `cp /dev/null f` empties f; other copies onto an existing name may target a folder, so only new names count.
   cp: (c, inv, f) => {
     writesTo(c, f, f.operands.slice(-1), f.operands.length === 2 && f.operands[0] === '/dev/null')
+    if (f.operands.length === 2 && f.operands[0] === '/dev/null') replacesUnread(c, f.at(f.operands[1]), f.operands[1], f)
     if (f.operands.length === 2) {
       replaces(c, inv, f)
       creates(c, f, f.operands.slice(-1))
@@ -180,7 +180,19 @@ function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const abs = f.at(dest)
   if (dest.endsWith('/') || /[*?$`]/.test(dest) || !c.ctx.fileExists(abs) || c.ctx.fs?.isDir(abs) || f.at(ops[0]) === abs) return
   if (protectedPath(c.ctx, abs) || recoverableDeletion(c, dest, abs, f.earlier)) return
+  c.deleted.set(abs, 'all')
   c.add('file_delete', `${f.cmd} (replaces ${dest}, whose content git cannot bring back)`)
+}
+
+/**
+ * `> notes.txt`, `truncate -s0 notes.txt`, `cp /dev/null notes.txt`: the content of a file the agent has not read
+ * is replaced, and unless git (or the agent, who made it) can bring it back it is gone: weighed as a deletion by
+ * preflight-check's loss stage. A file read in this context is being rewritten knowingly (as with Write).
+ */
+function replacesUnread(c: Sink, abs: string, raw: string, f: InvocationFacts): void {
+  if (/^\/(dev|proc|sys)\//.test(abs) || /[$`*?]/.test(raw) || protectedPath(c.ctx, abs)) return
+  if (!c.ctx.fileExists(abs) || abs in c.ctx.session.reads || c.reads.has(abs) || c.created.has(abs) || disposable(c, abs)) return
+  if (!recoverableDeletion(c, raw, abs, f.earlier)) c.deleted.set(abs, 'all')
 }
 
 function disposable(c: Sink, abs: string): boolean {

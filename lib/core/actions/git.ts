@@ -57,7 +57,10 @@ const git: Detector = (c, inv, f) => {
   const dry = rest.includes('--dry-run')
   /** Discarding uncommitted work in these paths, unless git says there is none. */
   const discard = (paths: string[]) => {
-    if (!paths.length || !paths.every((p) => nothingToDiscard(c, at(p)))) c.add('git_discard', f.cmd)
+    const lost = paths.filter((p) => !nothingToDiscard(c, at(p)))
+    if (!paths.length || lost.length) c.add('git_discard', f.cmd)
+    // The named paths whose uncommitted changes would go: weighed with evidence from the disk (loss stage).
+    for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), 'changes')
   }
 
   switch (sub) {
@@ -95,7 +98,10 @@ const git: Detector = (c, inv, f) => {
       if ((flags.includes('f') || rest.includes('--force')) && !flags.includes('n') && !dry) {
         const scope = rest.includes('--') ? rest.slice(rest.indexOf('--') + 1) : ops
         const paths = scope.length ? scope : ['.']
-        if (!paths.every((p) => c.ctx.fileState?.(at(p)) === 'tracked-clean')) c.add('git_discard', f.cmd)
+        const lost = paths.filter((p) => c.ctx.fileState?.(at(p)) !== 'tracked-clean')
+        if (lost.length) c.add('git_discard', f.cmd)
+        // Untracked files under these paths are what `git clean -f` removes (ignored ones too with -x).
+        for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), flags.includes('x') ? 'untracked+ignored' : flags.includes('X') ? 'untracked+ignored' : 'untracked')
       }
       return
     case 'checkout': {

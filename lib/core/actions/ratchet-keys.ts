@@ -106,3 +106,26 @@ export const scanKeyCode: CodeScanner = (c, s, detail) => {
   const dirs = keyDirs(c.ctx)
   if (/\.config\/ratchet\b/.test(s.code) || dirs.some((d) => s.code.includes(d))) note(c, detail, dirs[dirs.length - 1])
 }
+
+const MCP_PATH_KEY = /^(path|paths|file|files|file_?path|filename|dir|directory|source|source_?path|src|from|uri|root)$/i
+/** Tools that only list names or sizes (`list_directory`, `directory_tree`, `get_file_info`): no contents. */
+const MCP_LISTS = /(^|_)(list|tree|info|stat|ls)(_|$)/
+
+/** An MCP tool (a filesystem server's read_file, read_multiple_files, search_files…) given a path into the folder. */
+export function keyReadMcp(c: Sink, tool: string, input: Record<string, unknown>, resolve: (p: string) => string): void {
+  const action = tool.split('__').slice(2).join('__').toLowerCase()
+  if (MCP_LISTS.test(action)) return
+  const found: string[] = []
+  const walk = (v: unknown, key: string, depth: number) => {
+    if (found.length > 50 || depth > 3) return
+    if (typeof v === 'string') {
+      if (MCP_PATH_KEY.test(key) && v.length < 4096) found.push(v.replace(/^file:\/\//, ''))
+    } else if (Array.isArray(v)) v.slice(0, 50).forEach((x) => walk(x, key, depth + 1))
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).slice(0, 50)) walk(x, k, depth + 1)
+  }
+  walk(input, '', 0)
+  for (const p of found) {
+    const hit = reaches(c.ctx, resolve(p.replace(/^~(?=\/|$)/, c.ctx.homeDir)), /search|grep|find|archive|zip|copy/.test(action), (x) => c.ctx.fs?.realpath(x))
+    if (hit) return note(c, `${tool} ${p}`, hit)
+  }
+}

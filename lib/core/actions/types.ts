@@ -32,6 +32,16 @@ export interface SessionFacts {
  */
 export type FileState = 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ignored' | 'missing' | 'outside'
 
+/**
+ * A path a call would delete or overwrite, and what of it goes: `all` (rm, mv over), only uncommitted changes to
+ * tracked files (`git checkout -- p`, `restore`, `reset --hard`), or only untracked files (`git clean -f`; with
+ * `-x` ignored ones too: `untracked+ignored`).
+ */
+export interface Deletion {
+  path: string
+  lose: 'all' | 'changes' | 'untracked' | 'untracked+ignored'
+}
+
 export interface ClassifyContext {
   projectDir: string
   homeDir: string
@@ -73,6 +83,12 @@ export interface Classification {
   reads: string[]
   /** Files this call creates (new files, new folders): the session remembers them as the agent's own. */
   created: string[]
+  /**
+   * What this call would delete or overwrite that the classifier could not call recoverable (not the agent's own,
+   * not tracked and clean, not build output): absolute paths with known names, whose loss preflight-check weighs
+   * with evidence gathered from disk (lib/io/loss-facts.ts). Unknown targets (`rm $X`, `xargs rm`) are not here.
+   */
+  deleted: Deletion[]
   /** Secrets this call reads (paths, or stores such as `env`, `keychain`): the session remembers them. */
   secrets: string[]
   /** Set when the command could not be read completely; callers treat it with suspicion. */
@@ -91,6 +107,8 @@ export interface Sink {
   readonly paths: Set<string>
   readonly reads: Set<string>
   readonly created: Set<string>
+  /** Paths this call would delete or overwrite, not recoverable as far as the classifier knows (see Classification.deleted). */
+  readonly deleted: Map<string, Deletion['lose']>
   readonly secrets: Set<string>
   add(pattern: string, detail: string, catastrophic?: boolean): void
   /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */
