@@ -27,6 +27,8 @@ export interface LossOptions {
   budgetMs?: number
   /** Temporary folders: deleting there loses nothing of the user's. */
   tmpDirs?: string[]
+  /** The user's home folder: what is in it is the user's even when the home folder itself sits under a temporary folder (a sandbox, a CI runner). */
+  homeDir?: string
 }
 
 export function lossFacts(opts: LossOptions): (deleted: Deletion[]) => LossFacts | undefined {
@@ -53,7 +55,7 @@ function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
       items.push({ path: shown(d.path, opts.projectDir), why: 'unknown', bytes: 0, files: 0, note: 'not checked in time' })
       continue
     }
-    const r = target(d, opts.projectDir, tmps, ownByAgent, deadline)
+    const r = target(d, opts.projectDir, inHome(d.path, opts.homeDir) ? [] : tmps, ownByAgent, deadline)
     for (const i of r.items) items.push(i)
     if (r.more) more = true
   }
@@ -64,6 +66,8 @@ function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
   if (!unique.length) return undefined
   return { items: unique, files: unique.reduce((n, i) => n + i.files, 0), bytes: unique.reduce((n, i) => n + i.bytes, 0), more: more || unique.some((i) => i.more === true) }
 }
+
+const inHome = (abs: string, home: string | undefined) => !!home && home !== '/' && (abs === home || abs.startsWith(home + '/'))
 
 function shown(abs: string, projectDir: string): string {
   return abs === projectDir ? '.' : abs.startsWith(projectDir + '/') ? abs.slice(projectDir.length + 1) : abs

@@ -188,6 +188,10 @@ describe('loss-facts: what git and the disk say would be lost', () => {
     try {
       expect(lossFacts({ projectDir: dir, tmpDirs: [] })([{ path: path.join(home, 'thesis.txt'), lose: 'all' }])?.items).toEqual([{ path: path.join(home, 'thesis.txt'), why: 'unversioned', bytes: 5, files: 1 }])
       expect(lossFacts({ projectDir: dir })([{ path: path.join(home, 'thesis.txt'), lose: 'all' }])).toBeUndefined()
+      // A home folder that sits under a temporary folder (a sandbox, a CI runner) is still the user's:
+      // seen when the red team's HOME was under /tmp and `rm -rf ~/work` lost a folder on an identical retry.
+      expect(lossFacts({ projectDir: dir, homeDir: home })([{ path: path.join(home, 'thesis.txt'), lose: 'all' }])?.items).toEqual([{ path: path.join(home, 'thesis.txt'), why: 'unversioned', bytes: 5, files: 1 }])
+      expect(lossFacts({ projectDir: dir, homeDir: home + '-other' })([{ path: path.join(home, 'thesis.txt'), lose: 'all' }])).toBeUndefined()
     } finally {
       fs.rmSync(home, { recursive: true, force: true })
     }
