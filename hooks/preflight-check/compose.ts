@@ -156,6 +156,18 @@ export interface PreflightOutcome {
  */
 export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
   unreadable: { decision: 'check', why: 'Ratchet could not read what this command runs, so it is judged by its worst reading; spell it out plainly if you can' },
+  // Code from the network is unknowable from here: a human decides, unless the user's latest prompt named its source
+  // (then it is the unreadable check; see floorOf).
+  remote_code: { decision: 'pause', why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user' },
+}
+
+/** The floor a finding demands here: code from a source the user named in the latest prompt is only checked. */
+function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts): { decision: RuleDecision; why: string } | undefined {
+  const fl = FLOORS[f.pattern]
+  if (f.pattern !== 'remote_code' || !fl) return fl
+  const host = /fetched from (\S+),/.exec(f.detail)?.[1]
+  const prompt = (facts.session.prompts[facts.session.prompts.length - 1] ?? '').toLowerCase()
+  return host && prompt.includes(host) ? FLOORS.unreadable : fl
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
@@ -377,13 +389,14 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
   if (r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
   let floor: { decision: RuleDecision; why: string; pattern: string } | undefined
   for (const f of r.action.findings) {
-    const fl = FLOORS[f.pattern]
+    const fl = floorOf(f, facts)
     if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
   }
   if (!floor) return r
   // Say exactly what could not be read (the findings' details), so the agent can act on it.
-  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern).map((f) => f.detail))].slice(0, 3)
-  if (details.length && floor.pattern === 'unreadable') floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
+  // (Code from the network also says what the reader could not read: the pipe, the substitution.)
+  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
+  if (details.length && (floor.pattern === 'unreadable' || floor.pattern === 'remote_code')) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
     // A rule already stops it: the note still says what could not be read, so the agent can spell it out.

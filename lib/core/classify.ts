@@ -39,7 +39,7 @@ class Collector implements Sink {
   urls = new Set<string>()
   reads = new Set<string>()
   created = new Set<string>()
-  deleted = new Map<string, Deletion['lose']>()
+  deleted = new Map<string, Omit<Deletion, 'path'>>()
   secrets = new Set<string>()
   incomplete = false
   /** A network client ran in this call (see secretSends). */
@@ -75,7 +75,7 @@ class Collector implements Sink {
       urls: [...this.urls],
       reads: [...this.reads],
       created: [...this.created],
-      deleted: [...this.deleted].map(([path, lose]) => ({ path, lose })),
+      deleted: [...this.deleted].map(([path, d]) => ({ path, ...d })),
       secrets: [...this.secrets],
       incomplete: this.incomplete,
     }
@@ -295,11 +295,15 @@ class Collector implements Sink {
       this.add('ratchet_state_edit', `${oneLine(this.summary || command, 80)} (read at its worst: ${self.detail})`)
       return
     }
+    secretSends(probe, probe.findings, text, probe.networked)
     const worst = probe.findings.find((f) => f.catastrophic)
+    // A secret leaving in a reading is denied outright: spelled out plainly, the evidence shows what would leave and a human decides.
+    const leak = probe.findings.find((f) => f.pattern === 'secret_send')
     if (worst) this.add('unreadable', `read at its worst, it is catastrophic: ${worst.detail}`, true)
+    else if (leak) this.add('unreadable', `read at its worst, it sends a secret off the machine: ${leak.detail}`, true)
     // What its worst reading would delete is weighed like a plain deletion (preflight-check's loss stage).
     else if (probe.deleted.size) {
-      for (const [p, lose] of probe.deleted) this.deleted.set(p, lose)
+      for (const [p, d] of probe.deleted) this.deleted.set(p, d)
       const del = probe.findings.find((f) => f.pattern === 'file_delete' || f.pattern === 'git_discard')
       if (del) this.add(del.pattern, `${oneLine(this.summary || command, 80)} (read at its worst: ${del.detail})`)
     }

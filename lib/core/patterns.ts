@@ -43,6 +43,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   infra_destroy: { class: 'irreversible', description: 'destroying infrastructure (terraform destroy, kubectl delete, cloud delete/terminate, docker prune)' },
   disk_format: { class: 'irreversible', description: 'formatting or overwriting disks (mkfs, dd of=/dev/…, wipefs, fdisk)' },
   unreadable: { class: 'irreversible', description: 'a command whose effect cannot be read (computed command words, eval, code piped into a shell, functions, nesting past the limit): judged by its worst reading' },
+  remote_code: { class: 'irreversible', description: 'running code fetched from the network (curl … | sh, bash <(curl …), a downloaded script run in the same command): it could do anything, so a human decides unless the user named its source' },
   irreversible_mcp: { class: 'irreversible', description: 'an MCP tool that deletes, drops or destroys' },
   stale_write: { class: 'stale_data', description: 'changing an existing file that was not read in the current context' },
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },

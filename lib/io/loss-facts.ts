@@ -15,6 +15,9 @@ import type { LossFacts, LossItem, LossWhy } from '../core/loss'
 /** Build output and caches a build or install brings back (kept in step with lib/core/actions/util.ts), and tool caches in the home folder. */
 const REGENERATED = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo|\.npm|\.pnpm-store|\.yarn\/cache)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
 
+/** Compiler output, untracked or not. */
+const COMPILED = /(^|\/)__pycache__\/|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+
 /** A folder's walk stops after this many entries (its count is then "at least"). */
 const MAX_WALK = 5000
 /** Files listed one by one per target; more are folded into one line for the target. */
@@ -88,14 +91,16 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'a symbolic link: where it leads was not followed' }] }
   }
   const root = repoRoot(abs)
+  const named = d.names ? (name: string) => d.names!.some((g) => globMatch(g, name)) : undefined
   if (!root) {
     if (tmps.some((t) => abs === t || abs.startsWith(t + '/')) || REGENERATED.test(abs)) return { items: [] }
     if (d.lose === 'changes') return { items: [] }
-    const w = walk(abs, st, deadline)
+    const w = walk(abs, st, deadline, MAX_WALK, named)
+    if (!w.files && !w.more) return { items: [] }
     return { items: [{ path: shown(abs, projectDir), why: 'unversioned', bytes: w.bytes, files: w.files, ...(w.more ? { more: true } : {}) }] }
   }
   const rel = path.relative(root, abs) || '.'
-  if (d.lose === 'all' && (root === abs || root.startsWith(abs + '/') || /(^|\/)\.git(\/|$)/.test(rel))) {
+  if (d.lose === 'all' && !named && (root === abs || root.startsWith(abs + '/') || /(^|\/)\.git(\/|$)/.test(rel))) {
     const w = walk(abs, st, deadline)
     return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: w.bytes, files: w.files, more: true, note: 'holds a git repository: its history would go too' }] }
   }
@@ -112,7 +117,8 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     const fileAbs = path.join(root, file)
     if (ownByAgent(fileAbs.replace(/\/$/, ''))) continue
     let why: LossWhy | undefined
-    if (code === '??') why = d.lose === 'changes' ? undefined : 'untracked'
+    // Compiled files are regenerated whether or not git ignores them (`find . -name '*.pyc' -delete`).
+    if (code === '??') why = d.lose === 'changes' || COMPILED.test(file) ? undefined : 'untracked'
     else if (code === '!!') why = (d.lose === 'all' || d.lose === 'untracked+ignored') && !REGENERATED.test(file) ? 'ignored' : undefined
     else if (code[1] === 'D' || code === 'D ') why = undefined // already gone from the work tree
     else why = d.lose === 'untracked' || d.lose === 'untracked+ignored' ? undefined : 'changes'
@@ -130,8 +136,11 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
       s = undefined
     }
     budget--
-    const w = s ? (s.isDirectory() ? walk(f.abs, s, deadline, Math.max(1, budget)) : { files: 1, bytes: s.size, more: false }) : { files: 1, bytes: 0, more: true }
+    // `find -name` deletes only files with those names: a folder git names whole (ignored) is walked for them.
+    if (named && !s?.isDirectory() && !named(path.basename(f.abs))) continue
+    const w = s ? (s.isDirectory() ? walk(f.abs, s, deadline, Math.max(1, budget), named) : { files: 1, bytes: s.size, more: false }) : { files: 1, bytes: 0, more: true }
     if (s?.isDirectory()) budget -= w.files
+    if (named && !w.files && !w.more) continue
     if (w.more) more = true
     items.push({ path: shown(f.abs, projectDir), why: f.why, bytes: w.bytes, files: w.files, ...(w.more ? { more: true } : {}) })
   }
@@ -160,8 +169,8 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
 }
 
 /** Files and bytes under `abs` (lstat only, never following links or opening files), at most `max` entries. */
-function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK): { files: number; bytes: number; more: boolean } {
-  if (!st.isDirectory()) return { files: 1, bytes: st.size, more: false }
+function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK, named?: (name: string) => boolean): { files: number; bytes: number; more: boolean } {
+  if (!st.isDirectory()) return named && !named(path.basename(abs)) ? { files: 0, bytes: 0, more: false } : { files: 1, bytes: st.size, more: false }
   let files = 0
   let bytes = 0
   let seen = 0
@@ -181,7 +190,7 @@ function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK): { fi
       try {
         const s = fs.lstatSync(p)
         if (s.isDirectory()) stack.push(p)
-        else {
+        else if (!named || named(n)) {
           files++
           bytes += s.size
         }
@@ -191,6 +200,50 @@ function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK): { fi
     }
   }
   return { files, bytes, more: false }
+}
+
+/**
+ * A find/shell glob (`*`, `?`, `[…]`) against a file name, case-insensitively (`-iname` too), in linear-times-pattern
+ * time (two pointers, no regex: an agent's glob of many stars cannot backtrack). A class `[…]` matches any one
+ * character: a superset, so nothing that would be deleted is missed.
+ */
+export function globMatch(glob: string, name: string): boolean {
+  const g: string[] = []
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]
+    if (c === '[') {
+      const end = glob.indexOf(']', i + 2)
+      if (end > 0) {
+        g.push('?')
+        i = end
+        continue
+      }
+    }
+    if (c === '\\' && i + 1 < glob.length) {
+      g.push(glob[++i].toLowerCase())
+      continue
+    }
+    g.push(c === '*' || c === '?' ? c : c.toLowerCase())
+  }
+  const s = name.toLowerCase()
+  let gi = 0
+  let si = 0
+  let star = -1
+  let mark = 0
+  while (si < s.length) {
+    if (gi < g.length && (g[gi] === '?' || g[gi] === s[si])) {
+      gi++
+      si++
+    } else if (gi < g.length && g[gi] === '*') {
+      star = gi++
+      mark = si
+    } else if (star >= 0) {
+      gi = star + 1
+      si = ++mark
+    } else return false
+  }
+  while (gi < g.length && g[gi] === '*') gi++
+  return gi === g.length
 }
 
 function repoRoot(abs: string): string | undefined {

@@ -82,6 +82,7 @@ const STOP: { name: string; command: string; survives: string; evidence: RegExp;
   { name: 'discarding uncommitted changes', command: 'git checkout -- src/app.ts', survives: 'src/app.ts', evidence: /src\/app\.ts \(\d+ B\) — uncommitted changes would be lost/ },
   { name: 'git clean -f', command: 'git clean -fq', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
   { name: 'ignored data that is not build output', command: 'rm -rf data', survives: 'data/survey.csv', evidence: /data\/survey\.csv .*ignored by git and not build output/ },
+  { name: 'find -name naming the user file', command: 'find . -name "notes-*" -delete', survives: 'notes-user.txt', evidence: /notes-user\.txt \(23 B\)/ },
   { name: 'asked, but unreadable: the worst reading is weighed', command: '$(echo rm) -f notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/, prompt: 'delete notes-user.txt' },
 ]
 

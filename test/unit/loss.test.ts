@@ -13,13 +13,14 @@ import { withBuiltins } from '../../lib/core/builtins'
 import { compileRules } from '../../lib/core/guardrails'
 import type { Deletion, FileState } from '../../lib/core/actions/types'
 import { lossSummary, type LossFacts, type LossItem } from '../../lib/core/loss'
-import { lossFacts } from '../../lib/io/loss-facts'
+import { globMatch, lossFacts } from '../../lib/io/loss-facts'
 
 const NOW = 1_800_000_000_000
 const P = '/p'
 type World = Record<string, { state: FileState; bytes?: number }>
 
 const WORLD: World = {
+  '/p': { state: 'untracked' }, // the project holds untracked files
   '/p/notes.txt': { state: 'untracked', bytes: 120 },
   '/p/tracked.txt': { state: 'tracked-clean', bytes: 10 },
   '/p/src/app.ts': { state: 'tracked-modified', bytes: 300 },
@@ -35,12 +36,14 @@ function fakeLoss(world: World) {
   return (deleted: Deletion[], created: Record<string, number>): LossFacts | undefined => {
     const items: LossItem[] = []
     for (const d of deleted) {
-      const w = world[d.path]
-      if (!w || d.path in created) continue
-      const rel = d.path.slice(P.length + 1)
-      if (w.state === 'untracked' && d.lose !== 'changes') items.push({ path: rel, why: 'untracked', bytes: w.bytes ?? 0, files: 1 })
-      if (w.state === 'tracked-modified' && (d.lose === 'all' || d.lose === 'changes')) items.push({ path: rel, why: 'changes', bytes: w.bytes ?? 0, files: 1 })
-      if (w.state === 'ignored' && rel === 'data' && d.lose === 'all') items.push({ path: rel, why: 'ignored', bytes: w.bytes ?? 0, files: 3 })
+      for (const [file, w] of Object.entries(world)) {
+        if (file === P || (file !== d.path && !file.startsWith(d.path + '/')) || file in created) continue
+        if (d.names && !d.names.some((g) => globMatch(g, file.slice(file.lastIndexOf('/') + 1)))) continue
+        const rel = file.slice(P.length + 1)
+        if (w.state === 'untracked' && d.lose !== 'changes') items.push({ path: rel, why: 'untracked', bytes: w.bytes ?? 0, files: 1 })
+        if (w.state === 'tracked-modified' && (d.lose === 'all' || d.lose === 'changes')) items.push({ path: rel, why: 'changes', bytes: w.bytes ?? 0, files: 1 })
+        if (w.state === 'ignored' && rel === 'data' && d.lose === 'all') items.push({ path: rel, why: 'ignored', bytes: w.bytes ?? 0, files: 3 })
+      }
     }
     return items.length ? { items, files: items.reduce((n, i) => n + i.files, 0), bytes: items.reduce((n, i) => n + i.bytes, 0), more: false } : undefined
   }
@@ -87,6 +90,7 @@ const TWINS: Twin[] = [
   { name: 'git restore of changes, and restore --staged', stop: { command: 'git restore src/app.ts', evidence: /uncommitted changes/ }, quiet: { command: 'git restore --staged src/app.ts' } },
   { name: 'rm of a modified tracked file, and of a clean one', stop: { command: 'rm src/app.ts', evidence: /src\/app\.ts .*uncommitted changes/ }, quiet: { command: 'rm src/ok.ts' } },
   { name: 'find -delete over user data, and over build output', stop: { command: 'find data -delete', evidence: /data/ }, quiet: { command: 'find dist -name "*.map" -delete' } },
+  { name: 'find -name over user files passes the names on', stop: { command: 'find . -name "notes*" -delete', evidence: /notes\.txt/ }, quiet: { command: 'find dist -name "*.js" -delete' } },
 ]
 
 describe('loss: a deletion of user data nothing can restore pauses, first call and retry; its twin stays quiet', () => {
@@ -116,6 +120,12 @@ describe('loss: a deletion of user data nothing can restore pauses, first call a
     const approved = { id: 'pa-1', action: 'run rm -f notes.txt', trigger: 't', context: 'c', severity: 'destructive' as const, requested_at: '', status: 'approved' as const, timeout: null, fingerprint: 'fp', decided_at: '', decided_by: 'cli', reply: null, notified: false, session_id: 's' }
     const out = decidePreToolUse(call('rm -f notes.txt'), { ...f, queue: { approved, undelivered: [] } })
     expect(out.verdict).toBe('approved_by_human')
+  })
+
+  it('find . -name "*.pyc" over a project holding untracked files loses nothing: no pause (still the generic check git alone gave)', () => {
+    const out = decidePreToolUse(call('find . -name "*.pyc" -delete'), facts())
+    expect(out.verdict).toBe('check')
+    expect(reasonOf(out.decision)).not.toMatch(/would lose/)
   })
 
   it('a deletion whose targets are unknown stays what it was (a check), not a pause', () => {
@@ -195,6 +205,25 @@ describe('loss-facts: what git and the disk say would be lost', () => {
     } finally {
       fs.rmSync(home, { recursive: true, force: true })
     }
+  })
+  it('find -name deletes only what matches: the globs filter what would be lost (ignored folders walked for them)', () => {
+    fs.writeFileSync(at('x.pyc'), 'c')
+    fs.mkdirSync(at('logs'), { recursive: true })
+    fs.writeFileSync(at('logs/run.txt'), 'log')
+    try {
+      expect(lossFacts({ projectDir: dir })([{ path: dir, lose: 'all', names: ['*.pyc'] }])).toBeUndefined()
+      expect(lossFacts({ projectDir: dir })([{ path: dir, lose: 'all', names: ['notes.*'] }])?.items).toEqual([{ path: 'notes.txt', why: 'untracked', bytes: 1500, files: 1 }])
+      expect(lossFacts({ projectDir: dir })([{ path: dir, lose: 'all', names: ['RUN.TXT'] }])?.items).toEqual([{ path: 'logs/run.txt', why: 'ignored', bytes: 3, files: 1 }])
+    } finally {
+      fs.rmSync(at('x.pyc'))
+      fs.rmSync(at('logs'), { recursive: true })
+    }
+  })
+  it.each([
+    ['*.pyc', 'a.pyc', true], ['*.pyc', 'a.py', false], ['notes-*.txt', 'notes-user.txt', true], ['n?tes', 'notes', true], ['[abc]x', 'bx', true],
+    ['*', '', true], ['a*b*c', 'aXbYc', true], ['a*b*c', 'aXbY', false], [`${'*'.repeat(50)}z`, 'a'.repeat(255), false], ['*.TXT', 'x.txt', true],
+  ])('glob %j matches %j: %s', (g, name, ok) => {
+    expect(globMatch(g, name)).toBe(ok)
   })
   it('a budget spent says what was not checked (the caller treats it as lost)', () => {
     const l = lossFacts({ projectDir: dir, budgetMs: 0 })([del('notes.txt')])

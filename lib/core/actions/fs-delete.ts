@@ -30,7 +30,7 @@ export function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
  * ignored build output is not flagged; anything else, unknown targets (`xargs rm`, `$VAR`) and catastrophic
  * targets are.
  */
-export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean): void {
+export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean, names?: string[]): void {
   let catastrophic = inv.args.includes('--no-preserve-root')
   let lost = targets.length === 0
   // `{}` is filled in at run time (`find root -exec … rm {} +`, `parallel rm {} ::: …`): the target is
@@ -44,7 +44,7 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
     if (!recoverableDeletion(c, t, abs, f.earlier)) {
       lost = true
       // A named target (no `$`, no `{}` left): its loss can be weighed from the disk.
-      if (!/[$`]/.test(t)) c.deleted.set(abs, 'all')
+      if (!/[$`]/.test(t)) c.deleted.set(abs, names ? { lose: 'all', names } : { lose: 'all' })
     }
   }
   if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
@@ -70,8 +70,23 @@ export const programs: Record<string, Detector> = {
       if (a.startsWith('-') || a === '(' || a === '!') break
       roots.push(a)
     }
-    deletion(c, inv, f, roots.length ? roots : ['.'], true)
+    deletion(c, inv, f, roots.length ? roots : ['.'], true, findNames(inv.args))
   },
+}
+
+/**
+ * The `-name`/`-iname` globs of a find that deletes, when they are all that selects what goes (a superset of what is
+ * deleted: other tests only narrow it). Undefined when anything else could select other names (`-path`, `-regex`,
+ * `!`/`-not`, `-o`): then everything under the roots is weighed.
+ */
+function findNames(args: string[]): string[] | undefined {
+  const names: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (/^-(?:i?path|i?wholename|i?regex|not|o|or)$/.test(a) || a === '!' || a === ',') return undefined
+    if ((a === '-name' || a === '-iname') && args[i + 1] !== undefined) names.push(a === '-iname' ? args[++i].toLowerCase() : args[++i])
+  }
+  return names.length ? names : undefined
 }
 
 const DELETES: Record<string, RegExp> = {
@@ -98,6 +113,6 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       if (/[$`{}]/.test(raw)) continue
       const abs = raw.startsWith('~/') ? c.ctx.homeDir + raw.slice(1) : path.posix.resolve(c.ctx.projectDir, raw)
       c.paths.add(abs)
-      if (!recoverableDeletion(c, raw, abs)) c.deleted.set(abs, 'all')
+      if (!recoverableDeletion(c, raw, abs)) c.deleted.set(abs, { lose: 'all' })
     }
 }

@@ -180,7 +180,7 @@ function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const abs = f.at(dest)
   if (dest.endsWith('/') || /[*?$`]/.test(dest) || !c.ctx.fileExists(abs) || c.ctx.fs?.isDir(abs) || f.at(ops[0]) === abs) return
   if (protectedPath(c.ctx, abs) || recoverableDeletion(c, dest, abs, f.earlier)) return
-  c.deleted.set(abs, 'all')
+  c.deleted.set(abs, { lose: 'all' })
   c.add('file_delete', `${f.cmd} (replaces ${dest}, whose content git cannot bring back)`)
 }
 
@@ -192,7 +192,7 @@ function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
 function replacesUnread(c: Sink, abs: string, raw: string, f: InvocationFacts): void {
   if (/^\/(dev|proc|sys)\//.test(abs) || /[$`*?]/.test(raw) || protectedPath(c.ctx, abs)) return
   if (!c.ctx.fileExists(abs) || abs in c.ctx.session.reads || c.reads.has(abs) || c.created.has(abs) || disposable(c, abs)) return
-  if (!recoverableDeletion(c, raw, abs, f.earlier)) c.deleted.set(abs, 'all')
+  if (!recoverableDeletion(c, raw, abs, f.earlier)) c.deleted.set(abs, { lose: 'all' })
 }
 
 function disposable(c: Sink, abs: string): boolean {

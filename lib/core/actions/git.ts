@@ -60,7 +60,7 @@ const git: Detector = (c, inv, f) => {
     const lost = paths.filter((p) => !nothingToDiscard(c, at(p)))
     if (!paths.length || lost.length) c.add('git_discard', f.cmd)
     // The named paths whose uncommitted changes would go: weighed with evidence from the disk (loss stage).
-    for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), 'changes')
+    for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), { lose: 'changes' })
   }
 
   switch (sub) {
@@ -101,7 +101,7 @@ const git: Detector = (c, inv, f) => {
         const lost = paths.filter((p) => c.ctx.fileState?.(at(p)) !== 'tracked-clean')
         if (lost.length) c.add('git_discard', f.cmd)
         // Untracked files under these paths are what `git clean -f` removes (ignored ones too with -x).
-        for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), flags.includes('x') ? 'untracked+ignored' : flags.includes('X') ? 'untracked+ignored' : 'untracked')
+        for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), { lose: flags.includes('x') || flags.includes('X') ? 'untracked+ignored' : 'untracked' })
       }
       return
     case 'checkout': {

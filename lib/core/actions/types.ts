@@ -40,6 +40,8 @@ export type FileState = 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ig
 export interface Deletion {
   path: string
   lose: 'all' | 'changes' | 'untracked' | 'untracked+ignored'
+  /** Only files whose name matches one of these globs go (`find dir -name '*.pyc' -delete`). */
+  names?: string[]
 }
 
 export interface ClassifyContext {
@@ -108,7 +110,7 @@ export interface Sink {
   readonly reads: Set<string>
   readonly created: Set<string>
   /** Paths this call would delete or overwrite, not recoverable as far as the classifier knows (see Classification.deleted). */
-  readonly deleted: Map<string, Deletion['lose']>
+  readonly deleted: Map<string, Omit<Deletion, 'path'>>
   readonly secrets: Set<string>
   add(pattern: string, detail: string, catastrophic?: boolean): void
   /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */
