@@ -341,7 +341,8 @@ class Collector implements Sink {
     // The code scanners look for kinds of calls anywhere in a snippet (any deletion, any write near a mention of
     // `.ratchet`): right for a one-liner the agent typed, noise over a whole committed build script. There only
     // the catastrophic ones count; the shell commands it runs (below) are judged in full either way.
-    if (s.origin && !this.agentsScript(s.origin.abs)) this.findings.splice(before, this.findings.length - before, ...this.findings.slice(before).filter((f) => f.catastrophic))
+    // (Asked only when a scanner found something: the answer costs a git run.)
+    if (s.origin && this.findings.slice(before).some((f) => !f.catastrophic) && !this.agentsScript(s.origin.abs)) this.findings.splice(before, this.findings.length - before, ...this.findings.slice(before).filter((f) => f.catastrophic))
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.

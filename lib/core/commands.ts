@@ -844,13 +844,20 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
           push()
           return
         }
+        // `eval "$(cat x.sh)"`: the file's text is the code.
+        if (args.length === 1 && argComp[0] && catOf(args[0]) && fromDisk(catOf(args[0])!, 'shell', [], st, via, depth, cwdChanges)) {
+          push()
+          return
+        }
         if (argComp.some(Boolean)) st.unreadable.add(`eval of a computed string (${short(text)})`)
         code(text, 'eval')
         return
       }
       case 'source':
       case '.':
-        if (args[0] && (/^[<>]\(/.test(args[0]) || args[0] === '/dev/stdin' || (args[0] === '-' && simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(args[0])})`)
+        if (args[0] && catOf(args[0]) && fromDisk(catOf(args[0])!, 'shell', [], st, via, depth, cwdChanges)) {
+          // `source <(cat x.sh)`: the file on disk is the code.
+        } else if (args[0] && (/^[<>]\(/.test(args[0]) || args[0] === '/dev/stdin' || (args[0] === '-' && simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(args[0])})`)
         else if (args[0] && !runGenerated(args[0], st, (text) => code(text, `${name} ${args[0]}`))) fromDisk(args[0], 'shell', args.slice(1), st, via, depth, cwdChanges)
         push()
         return
@@ -868,6 +875,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       }
       if (args[k] === '--') k++
       if (cIndex >= 0 && args[k] !== undefined) {
+        // `bash -c "$(cat x.sh)"`: the file on disk is the code.
+        if (argComp[k] && catOf(args[k]) && fromDisk(catOf(args[k])!, 'shell', args.slice(k + 2), st, via, depth, cwdChanges)) {
+          push()
+          return
+        }
         code(args[k], `${name} -c`, simple.pipedFrom)
         return
       }
@@ -907,6 +919,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       const fi = args.findIndex((a) => interp.flags.includes(a) || ((interp.lang === 'perl' || interp.lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(a)))
       if (fi >= 0 && args[fi + 1] !== undefined) {
         const snippet = args[fi + 1]
+        // `python3 -c "$(cat x.py)"`: the file on disk is the code.
+        if (argComp[fi + 1] && catOf(snippet) && fromDisk(catOf(snippet)!, interp.lang as ScriptLang, [], st, via, depth, cwdChanges)) {
+          push()
+          return
+        }
         if (argComp[fi + 1] && /^\s*[$`]/.test(snippet)) st.unreadable.add(`${name} ${args[fi]} of a computed string (${short(snippet)})`)
         out.snippets.push({ lang: interp.lang, code: snippet, via: [...via, `${name} ${args[fi]}`], cwdChanges: cwdChanges.slice() })
       } else if (name.startsWith('python') && args[0] === '-m') {
@@ -972,6 +989,12 @@ function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], st: Lin
     } else st.out.snippets.push({ lang, code: run.text!, via: [...via, `${lang} ${file}`], cwdChanges: cwdChanges.slice(), origin })
   })
   return true
+}
+
+/** The file in `$(cat f)`, `$(< f)`, `` `cat f` `` or `<(cat f)`: code that is that file's text. */
+function catOf(word: string): string | undefined {
+  const m = /^(?:\$\(|<\(|`)[ \t]*(?:cat[ \t]+|<[ \t]*)([\w./~+-]+)[ \t]*[)`]$/.exec(word)
+  return m?.[1]
 }
 
 /** The file a command's standard input comes from: `< file`, or `cat file |` (one literal file). */

@@ -23,7 +23,7 @@
 // - A README that mentions API_KEY without a real-looking value is quiet.
 
 import path from 'node:path'
-import { readCommandLine, type Invocation } from './commands'
+import { readCommandLine, shellCallsIn, type Invocation, type ScriptReader } from './commands'
 import { splitWords } from './shell'
 
 // ---- limits --------------------------------------------------------------------------------------
@@ -107,8 +107,9 @@ export interface EvidencePlan {
  * Reads a Bash command into the things whose contents would leave or be staged. `cwd` is the directory
  * the command starts in (absolute); `home` resolves `~`.
  */
-export function planEvidence(command: string, cwd: string, home = '/'): EvidencePlan {
-  const line = readCommandLine(command)
+export function planEvidence(command: string, cwd: string, home = '/', reader?: ScriptReader): EvidencePlan {
+  // With a reader, a push inside a script on disk (`sh release.sh`, `npm run release`) is planned like a typed one.
+  const line = readCommandLine(command, reader)
   const targets: EvidenceTarget[] = []
   const gitByDir = new Map<string, Extract<EvidenceTarget, { kind: 'git' }>>()
   const invs = line.invocations
@@ -143,7 +144,8 @@ export function planEvidence(command: string, cwd: string, home = '/'): Evidence
   targets.push(...carriedSecrets(command, invs, cwd, home), ...snippetSends(line.snippets, cwd, home, command))
   if (/\bGIT_(DIR|WORK_TREE)=/.test(command)) for (const t of gitByDir.values()) t.uncertain = true
   // A push Ratchet cannot read (inside an interpreter one-liner, an unreadable line): its worst reading.
-  const hidden = !targets.some((t) => t.kind === 'git' && t.push) && (line.snippets.some((sn) => /\bgit\b[\s\S]*\bpush\b|["']push["']/.test(sn.code)) || (line.incomplete && /\bgit\b[\s\S]*\bpush\b/.test(command)))
+  // (A script read from disk counts by the shell commands it runs, not by every mention of `git push` in its text.)
+  const hidden = !targets.some((t) => t.kind === 'git' && t.push) && (line.snippets.some((sn) => /\bgit\b[\s\S]*\bpush\b|["']push["']/.test(sn.origin ? shellCallsIn(sn.code, sn.lang).join('\n') : sn.code)) || (line.incomplete && /\bgit\b[\s\S]*\bpush\b/.test(command)))
   if (hidden) targets.push(worstCasePush(cwd, command))
   // A commit alone stages nothing new and sends nothing: no evidence to gather for it.
   return { targets: targets.filter((t) => t.kind !== 'git' || t.stages.length || t.push), incomplete: line.incomplete }

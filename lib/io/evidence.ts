@@ -8,6 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
+import { readScript } from './script-facts'
 import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
 import { shellCommandsOf } from '../core/actions/mcp'
 
@@ -651,7 +652,16 @@ function oneLine(s: string, max = 100): string {
 export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions = {}): Promise<EvidenceFacts | undefined> {
   const commands = shellCommandsOf(call.tool_name, call.tool_input)
   if (!commands.length) return undefined
-  const plan = planEvidence(commands.join('\n'), call.cwd || projectDir, home)
+  // Scripts on disk the command runs are read (bounded, regular files only) so a push inside one is gathered too.
+  const start = call.cwd || projectDir
+  const reader = (file: string, cwdChanges: string[]) => {
+    let dir = start
+    for (const d of cwdChanges) dir = path.resolve(dir, d.replace(/^~(?=\/|$)/, home))
+    const abs = path.resolve(dir, file.replace(/^~(?=\/|$)/, home))
+    const got = readScript(abs)
+    return got && { abs, ...got }
+  }
+  const plan = planEvidence(commands.join('\n'), start, home, reader)
   if (!plan.targets.length) return undefined
   return assessEvidence(await gatherEvidence(plan, opts))
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { preToolUse, runBin, tempProject } from '../support/fixtures'
+import { FAKE } from '../support/fake-secrets'
 
 let base: string
 let dir: string
@@ -118,5 +119,48 @@ describe('quiet twins: an ordinary script, merge, pull, pick, stash or setting p
       const r = guard('Bash', { command }, `quiet-${i}`)
       expect(r, command).toEqual({ decision: 'allow', reason: '' })
     })
+  })
+})
+
+// INC-003 through a script: the agent's release script stages everything and pushes. The push inside the script
+// carries the same evidence as a typed one: `.env` would leave, so a human decides, on the first call and the
+// identical retry. The twin script pushes only clean commits the user asked for, and passes.
+describe('a push inside a script carries its evidence', () => {
+  const prompt = (session: string, text: string) => runBin('preflight-check', { session_id: session, transcript_path: '', cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: text }, { cwd: dir, env })
+
+  beforeAll(() => {
+    fs.writeFileSync(path.join(dir, '.env'), `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
+    fs.writeFileSync(path.join(dir, 'release.sh'), '#!/bin/sh\nset -e\ngit add -A\ngit commit -qm release\ngit push origin main\n')
+    fs.writeFileSync(path.join(dir, 'push.sh'), '#!/bin/sh\nset -e\ngit push origin main\n')
+    sh('echo more >> src/a.txt && git add src/a.txt && git commit -qm more')
+  })
+
+  /**
+   * The first answer for a fresh session. Evidence has a 1.5 s deadline; when the full suite loads the machine it
+   * can run out, and the hook then fails closed ("gathering did not finish"): that answer is asked again in a new
+   * session (at most 5 times), and what is asserted is unchanged.
+   */
+  const settled = (command: string, session: string, text: string) => {
+    let last = { decision: '', reason: '' }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      prompt(`${session}-${attempt}`, text)
+      last = guard('Bash', { command }, `${session}-${attempt}`)
+      if (!/gathering did not finish within/.test(last.reason)) return { first: last, session: `${session}-${attempt}` }
+    }
+    return { first: last, session: `${session}-4` }
+  }
+
+  it('sh release.sh: .env would leave, so a human decides, first call and identical retry', () => {
+    const { first, session } = settled('sh release.sh', 'rel', 'commit the typo fix and push it to origin')
+    expect(first.decision, first.reason).toBe('deny')
+    expect(first.reason).toMatch(/\.env/)
+    expect(first.reason).toMatch(/queued for a human decision/)
+    expect(first.reason).not.toContain(FAKE.awsSecret)
+    const retry = guard('Bash', { command: 'sh release.sh' }, session)
+    expect(retry.decision, retry.reason).toBe('deny')
+  })
+
+  it('sh push.sh: clean commits the user asked to push pass', () => {
+    expect(settled('sh push.sh', 'push', 'push main to origin').first).toEqual({ decision: 'allow', reason: '' })
   })
 })
