@@ -71,6 +71,11 @@ const STOP: [string, string][] = [
   ['git brings a tree', 'git revert --no-edit evil'],
   ['git brings a tree', 'git stash pop'],
   ['git brings a tree', 'git stash apply stash@{0}'],
+  // a stash made in the same line moves the evil one down a place
+  ['git brings a tree', 'git stash && git stash pop stash@{1}'],
+  // at its worst (nothing to stash) the line pops the evil stash already there; with no stash there it is quiet
+  // (the red team's everyday `git stash && git stash pop`, family 7)
+  ['git brings a tree', 'git stash && git stash pop'],
   ['git brings a tree', 'git worktree add ../wt evil'],
   ['git brings a tree', 'git update-ref refs/heads/main evil && git reset --hard'],
   ['git brings a tree', 'git reset --soft evil && git reset --hard'],

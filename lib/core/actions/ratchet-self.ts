@@ -796,7 +796,7 @@ on(['git'], (e) => {
    * files it would change, asked of git without running it. When git cannot say and Ratchet's files are tracked,
    * the worst reading is that it changes them (a commit named at run time, an unknown ref): a check, not a deny.
    */
-  const brings = (op: 'merge' | 'pick' | 'stash', ref: string) => {
+  const brings = (op: 'merge' | 'pick' | 'stash', ref: string, missingIsQuiet = false) => {
     const ask = [...roots(e.ctx).dirs, ...roots(e.ctx).claude]
     const changes = e.ctx.fs?.gitOpChanges
     if (!changes || !ask.length) return
@@ -804,6 +804,7 @@ on(['git'], (e) => {
     const protectedHit = (x: string) => lexical(e.ctx, x) || (r.claude.some((c) => inside(x, c)) && /\/settings[^/]*\.json$/.test(x))
     const changed = /[$`]/.test(ref) ? undefined : changes(dir, op, ref, ask)
     if (changed === undefined) {
+      if (missingIsQuiet) return
       const tracked = e.ctx.fs?.gitTreeChanges?.(dir, null, ask)
       if (tracked === undefined || tracked.some(protectedHit)) e.c.add('unreadable', `${e.f.cmd} (git cannot say what ${ref} would bring into Ratchet's tracked files; name a commit git knows)`)
       return
@@ -910,8 +911,16 @@ on(['git'], (e) => {
       const verb = pathspecs(rest)[0] ?? 'push'
       if (verb === 'pop' || verb === 'apply' || verb === 'branch') {
         const ops = pathspecs(rest).slice(verb === 'branch' ? 2 : 1)
-        const ref = ops[0] ?? 'stash@{0}'
-        return brings('stash', /^\d+$/.test(ref) ? `stash@{${ref}}` : ref)
+        const given = ops[0] ?? 'stash@{0}'
+        const ref = /^\d+$/.test(given) ? `stash@{${given}}` : given
+        // `git stash && git stash pop`: the stash popped is the one this line just made, and making it was judged
+        // above (stashing Ratchet's changed files is a change to them); it brings back only what it took. Older
+        // stashes moved one place down: stash@{1} is today's stash@{0}.
+        const made = (e.f.earlier ?? []).filter(stashPush).length
+        const n = /^stash@\{(\d+)\}$/.exec(ref)
+        // (If nothing was there to stash, the line pops an older stash after all: that one, if it exists, is judged.)
+        if (made && n) return Number(n[1]) < made ? brings('stash', ref, true) : brings('stash', `stash@{${Number(n[1]) - made}}`)
+        return brings('stash', ref)
       }
       if (verb !== 'push' && verb !== 'save' && !(rest.length && rest[0].startsWith('-'))) return
       const all = rest.includes('-a') || rest.includes('--all')
@@ -930,6 +939,15 @@ on(['git'], (e) => {
     }
   }
 })
+
+/** `git [global options] stash [push|save] …`: an invocation that makes a new stash@{0}. */
+function stashPush(inv: Invocation): boolean {
+  if (inv.name !== 'git') return false
+  const i = inv.args.indexOf('stash')
+  if (i < 0) return false
+  const verb = inv.args.slice(i + 1).find((a) => !a.startsWith('-'))
+  return verb === undefined || verb === 'push' || verb === 'save'
+}
 
 /** Where earlier commands in the same line moved HEAD to (`git update-ref HEAD c`, `branch -f <b> c`, `symbolic-ref HEAD refs/heads/b`). */
 function movedHead(earlier: Invocation[]): string[] {
