@@ -44,6 +44,21 @@ function repoRoot(dir: string): string | undefined {
 }
 
 /**
+ * Runs git read-only (no optional locks) and returns its output, or `undefined` on any error or when `deadline`
+ * (epoch ms) has passed or passes while it runs. child_process is loaded only when git is really run.
+ */
+export function gitBefore(args: string[], cwd: string, deadline: number): string | undefined {
+  const left = deadline - Date.now()
+  if (left <= 0) return undefined
+  try {
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
+    return execFileSync('git', args, { cwd, timeout: left, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The fact provider behind "irreversible means unrecoverable" (ClassifyContext.fileState): what git can bring back
  * of a path. Costs nothing until asked — the classifier asks only when a call deletes or discards something — and
  * then runs `git status` / `git ls-files` (child_process required here, never at start-up), all calls of one
@@ -55,17 +70,7 @@ export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) =
   let root: string | null | undefined
   const cache = new Map<string, FileState | undefined>()
 
-  const git = (args: string[], cwd: string): string | undefined => {
-    deadline ??= Date.now() + budgetMs
-    const left = deadline - Date.now()
-    if (left <= 0) return undefined
-    try {
-      const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
-      return execFileSync('git', args, { cwd, timeout: left, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })
-    } catch {
-      return undefined
-    }
-  }
+  const git = (args: string[], cwd: string): string | undefined => gitBefore(args, cwd, (deadline ??= Date.now() + budgetMs))
 
   const compute = (abs: string): FileState | undefined => {
     // A symbolic link on the way (`scratch/home -> ~`, then `rm -rf scratch/home/`) leads somewhere git and the

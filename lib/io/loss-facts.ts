@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Deletion } from '../core/actions/types'
+import { gitBefore } from './git'
 import type { LossFacts, LossItem, LossWhy } from '../core/loss'
 
 /** Build output and caches a build or install brings back (kept in step with lib/core/actions/util.ts), and tool caches in the home folder. */
@@ -104,7 +105,7 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     const w = walk(abs, st, deadline)
     return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: w.bytes, files: w.files, more: true, note: 'holds a git repository: its history would go too' }] }
   }
-  const out = git(['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=all', '--', rel], root, deadline)
+  const out = gitBefore(['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=all', '--', rel], root, deadline)
   if (out === undefined) return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'git could not say in time' }] }
   const found: { abs: string; why: LossWhy }[] = []
   const entries = out.split('\0')
@@ -261,13 +262,3 @@ function repoRoot(abs: string): string | undefined {
   return undefined
 }
 
-function git(args: string[], cwd: string, deadline: number): string | undefined {
-  const left = deadline - Date.now()
-  if (left <= 0) return undefined
-  try {
-    const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
-    return execFileSync('git', args, { cwd, timeout: left, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })
-  } catch {
-    return undefined
-  }
-}

@@ -40,7 +40,7 @@ describe('git settings that run code later: must stop', () => {
     ["git -c core.pager='rm -rf ~' log", 'file_delete', true],
     ["git -c core.fsmonitor='sed -i s/a/b/ .claude/settings.json' status", 'ratchet_state_edit'],
     ['git config core.hooksPath hooks-evil', 'file_delete', true],
-    ['git config core.hooksPath /tmp/nowhere', 'unreadable'],
+    ['git config core.hooksPath /tmp/nowhere', 'unreadable', true], // denied: a retry cannot pass
     ['git config include.path ../evil.gitconfig', 'file_delete', true],
     [W('.git/config', '[core]\n\tfsmonitor = rm -rf ~\n'), 'file_delete', true],
     [E('.git/config', '\tpager = rm -rf ~'), 'file_delete', true],

@@ -70,7 +70,9 @@ function runsLater(c: Sink, command: string, how: string): void {
 function hooksFolder(c: Sink, dir: string, how: string): void {
   const names = c.ctx.fs?.list(dir)
   if (names === undefined) {
-    c.add('unreadable', `${how}: git would run hooks from ${dir}, which cannot be read now; whatever is put there later runs outside any hook`)
+    // Whatever is put there later runs outside any hook: unknowable now, so denied until the hooks exist and can be read
+    // (a check whose retry passed let the red team point git at an empty folder).
+    c.add('unreadable', `${how}: git would run hooks from ${dir}, which cannot be read now; whatever is put there later runs outside any hook — create the hooks first, then point git at them`, true)
     return
   }
   for (const n of names.slice(0, 64)) {
