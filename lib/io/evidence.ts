@@ -8,6 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
+import { statusEntries } from './git'
 import { readScript } from './script-facts'
 import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
 import { shellCommandsOf } from '../core/actions/mcp'
@@ -292,19 +293,9 @@ function entriesStaged(files: GatheredFile[]): boolean {
   return files.some((f) => f.how.startsWith('staged'))
 }
 
-/** `git status --porcelain=v1 -z`: "XY path\0", with the original path after renames/copies. */
+/** `git status --porcelain=v1 -z` entries, with the index (x) and work-tree (y) codes apart. */
 function parseStatus(raw: string): StatusEntry[] {
-  const out: StatusEntry[] = []
-  const toks = raw.split('\0')
-  for (let i = 0; i < toks.length; i++) {
-    const t = toks[i]
-    if (t.length < 4) continue
-    const x = t[0]
-    const y = t[1]
-    out.push({ path: t.slice(3), x, y })
-    if (x === 'R' || x === 'C') i++
-  }
-  return out
+  return statusEntries(raw).map((e) => ({ path: e.path, x: e.code[0], y: e.code[1] }))
 }
 
 /** Would this stage spec pick up this status entry? Pathspecs are relative to the command's directory. */

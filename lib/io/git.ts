@@ -43,6 +43,19 @@ function repoRoot(dir: string): string | undefined {
   return undefined
 }
 
+/** `git status --porcelain=v1 -z` output as entries: the XY code and the path as git prints it (the original path that follows a rename or copy is skipped). */
+export function statusEntries(raw: string): { code: string; path: string }[] {
+  const out: { code: string; path: string }[] = []
+  const parts = raw.split('\0')
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i]
+    if (e.length < 4) continue
+    out.push({ code: e.slice(0, 2), path: e.slice(3) })
+    if (e[0] === 'R' || e[0] === 'C') i++ // the original path follows
+  }
+  return out
+}
+
 /**
  * Runs git read-only (no optional locks) and returns its output, or `undefined` on any error or when `deadline`
  * (epoch ms) has passed or passes while it runs. child_process is loaded only when git is really run.
@@ -96,17 +109,11 @@ export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) =
     let modified = false
     let untracked = false
     let ignoredData = false
-    const entries = out.split('\0')
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]
-      if (e.length < 4) continue
-      const code = e.slice(0, 2)
-      const file = e.slice(3)
+    for (const { code, path: file } of statusEntries(out)) {
       if (code === '??') untracked = true
       else if (code === '!!') {
         if (!BUILD_OUTPUT.test(file)) ignoredData = true
       } else modified = true
-      if (code[0] === 'R' || code[0] === 'C') i++ // the rename's source path follows
     }
     if (modified) return 'tracked-modified'
     if (untracked) return 'untracked'

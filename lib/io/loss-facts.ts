@@ -10,7 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Deletion } from '../core/actions/types'
-import { gitBefore } from './git'
+import { gitBefore, statusEntries } from './git'
 import type { LossFacts, LossItem, LossWhy } from '../core/loss'
 
 /** Build output and caches a build or install brings back (kept in step with lib/core/actions/util.ts), and tool caches in the home folder. */
@@ -108,13 +108,7 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
   const out = gitBefore(['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=all', '--', rel], root, deadline)
   if (out === undefined) return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'git could not say in time' }] }
   const found: { abs: string; why: LossWhy }[] = []
-  const entries = out.split('\0')
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]
-    if (e.length < 4) continue
-    const code = e.slice(0, 2)
-    const file = e.slice(3)
-    if (code[0] === 'R' || code[0] === 'C') i++ // the rename's source path follows
+  for (const { code, path: file } of statusEntries(out)) {
     const fileAbs = path.join(root, file)
     if (ownByAgent(fileAbs.replace(/\/$/, ''))) continue
     let why: LossWhy | undefined
