@@ -19,7 +19,7 @@ import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
 import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
-import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { capReason, custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
@@ -65,6 +65,23 @@ function launchReview(paths: Paths, session: string, launch: Launch, extra: stri
 
 const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
 
+const COST_UNREADABLE = 'cost-file-unreadable'
+/**
+ * Once per session, when a review was due and the cost file cannot be read: one line for the user (the file,
+ * and that reviews are off as at the cap). Not for the agent: nothing it can do about it.
+ */
+function costNotice(paths: Paths, session: string, cfg: CustodietConfig, now: Date): string | undefined {
+  if (cfg.reviewer.kind === 'none') return undefined
+  const why = capReason(paths, cfg, now)
+  if (!why || !('unreadable' in why)) return undefined
+  const told = updateState(paths, session, (s) => (s.reported.includes(COST_UNREADABLE) ? { next: s, result: true } : { next: { ...s, reported: [...s.reported, COST_UNREADABLE].slice(-100) }, result: false }))
+  if (told) return undefined
+  logError(paths, 'custodiet', why.unreadable)
+  return `custodiet: ${why.unreadable} — reviews are off as if today's cost cap were reached (the deterministic checks go on); fix or remove the file (ratchet doctor)`
+}
+
+const withNotice = (d: Decision, notice: string | undefined): Decision => (notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d)
+
 function startBackground(paths: Paths, session: string, launch: Launch, cfg: CustodietConfig, now: Date): void {
   if (!canReview(paths, cfg, now)) return
   const pid = launchReview(paths, session, launch)
@@ -97,7 +114,7 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       })
       if (r.launch) startBackground(paths, session, r.launch, cfg, now)
       for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
-      return r.decision
+      return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
     }
     case 'Stop': {
       const active = payload.stop_hook_active === true
@@ -110,9 +127,9 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       if (r.decision.kind !== 'allow' || !r.launch || active) {
         if (r.launch && !active) startBackground(paths, session, r.launch, cfg, now)
-        return r.decision
+        return r.launch && !active ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
       }
-      if (!canReview(paths, cfg, now)) return r.decision
+      if (!canReview(paths, cfg, now)) return withNotice(r.decision, costNotice(paths, session, cfg, now))
       // The turn's review, within a budget: an answer in time keeps the turn going with the warning; a
       // late one is recorded by the reviewer and delivered with the user's next prompt.
       await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
@@ -138,10 +155,10 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       })
       const f = r.state.findings[r.state.findings.length - 1]
       if (r.state.findings.length > before && f) logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
-      return r.decision
+      return state.envelope && open.length && cfg.todoBudgetMs > 0 ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
     }
     case 'SubagentStop': {
-      if (!canReview(paths, cfg, now)) return { kind: 'allow' }
+      if (!canReview(paths, cfg, now)) return withNotice({ kind: 'allow' }, costNotice(paths, session, cfg, now))
       const extra = ['--transcript', payload.agent_transcript_path ?? '', '--message', (payload.last_assistant_message ?? '').slice(0, 2000)]
       launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
       return { kind: 'allow' }

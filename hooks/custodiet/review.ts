@@ -74,7 +74,13 @@ function record(paths: Paths, session: string, r: CustodietState['reviews'][numb
     },
     result: undefined,
   }))
-  if (paid) addDailyCost(paths, r.at.slice(0, 10), { calls: 1, input_tokens: r.input_tokens ?? 0, output_tokens: r.output_tokens ?? 0, usd: r.usd ?? estimateUsd(r, cfg) })
+  if (!paid) return
+  try {
+    addDailyCost(paths, r.at.slice(0, 10), { calls: 1, input_tokens: r.input_tokens ?? 0, output_tokens: r.output_tokens ?? 0, usd: r.usd ?? estimateUsd(r, cfg) })
+  } catch (e) {
+    // A cost file damaged while this review ran is not reset (its policy is 'fail'): the next review is refused as at the cap.
+    logError(paths, 'custodiet', e)
+  }
 }
 
 /**

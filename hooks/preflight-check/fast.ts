@@ -260,10 +260,10 @@ export function fastPaths(env: NodeJS.ProcessEnv, cwd: string, session: string) 
 }
 
 /** JSON from a regular file; undefined when it does not exist; throws on anything else (the caller hands over). */
-function readJsonIfAny(file: string): unknown {
+function readJsonIfAny(file: string, opts: { noFollow?: boolean } = {}): unknown {
   let text: string
   try {
-    text = readRegularFile(file)
+    text = readRegularFile(file, opts)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw e
@@ -358,7 +358,8 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
     const recorded = withLock(
       p.session,
       () => {
-        const s = plainSession(readJsonIfAny(p.session))
+        // A link planted at the session file is not followed (a clean copy elsewhere would erase what it read).
+        const s = plainSession(readJsonIfAny(p.session, { noFollow: true }))
         if (!s) return false
         writeFileAtomic(p.session, JSON.stringify(withReads(s, fc.reads, now), null, 2) + '\n')
         return true

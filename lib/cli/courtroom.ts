@@ -9,7 +9,7 @@ import { cohensKappa, JURORS, JUROR_LABEL, tally, type Charge } from '../core/co
 import { findOffense } from '../core/courtroom/offenses'
 import { describeProbation } from '../core/courtroom/probation'
 import { logActivity, resolvePaths } from '../io/state'
-import { ACKNOWLEDGMENTS, REQUIRED_ACKS, courtroomConfig, enabledPacks, loadPacks, readConsent, writeConsent, type Ack, type Consent } from '../io/courtroom/consent'
+import { ACKNOWLEDGMENTS, REQUIRED_ACKS, consentInForce, courtroomConfig, enabledPacks, loadPacks, readConsent, writeConsent, type Ack, type Consent } from '../io/courtroom/consent'
 import { courtroomFiles, keyFile } from '../io/courtroom/files'
 import { digest, generateKey, newAgentId, readKeyStore, writeKeyStore } from '../io/courtroom/keys'
 import { appendEntry, readLines } from '../io/courtroom/ledger'
@@ -21,21 +21,22 @@ const out = (s: string): void => void process.stdout.write(s + '\n')
 
 export async function status(o: { json?: boolean }): Promise<void> {
   const paths = resolvePaths()
-  const consent = readConsent(paths)
+  const consent = consentInForce(paths)
   const cfg = courtroomConfig(paths)
   const { packs, problems } = loadPacks()
   const probation = readProbation(paths)
   const { costsToday } = await import('../io/courtroom/hearing')
   const costs = costsToday(paths, new Date())
   const recent = readLines(courtroomFiles(paths).hearings).slice(-5).map((l) => JSON.parse(l))
-  const capped = costs.usd >= cfg.dailyCostCapUsd
+  const capped = costs.usd >= cfg.dailyCostCapUsd || !!costs.unreadable
   if (o.json) return out(JSON.stringify({ consent, packs: packs.map((p) => ({ pack: p.pack, label: p.label, entertainment: p.entertainment, enabled: enabledPacks(packs, consent).includes(p) })), problems, probation, costs: { ...costs, cap_usd: cfg.dailyCostCapUsd, capped }, threshold: cfg.threshold, recent }, null, 2))
   if (!consent) out('The courtroom is off (never enabled). `ratchet courtroom enable` explains what it does and asks for consent.')
   else if (consent.revoked_at) out(`The courtroom was revoked on ${consent.revoked_at}; its key is gone and the ledger is closed. Enabling again starts a new agent id and ledger.`)
   else out(`The courtroom is ${consent.enabled ? 'ON' : 'off (disabled)'} for ${consent.agent} (key ${consent.keyid.slice(0, 12)}…). Hearings open at confidence ≥ ${cfg.threshold}.`)
+  if (consent?.derived) out(`  consent: ${consent.derived}`)
   for (const p of packs) out(`  pack ${p.pack}: ${enabledPacks(packs, consent).includes(p) ? 'enabled' : 'off'} — ${p.label}`)
   for (const p of problems) out(`  problem: ${p}`)
-  out(`  Cost today: $${costs.usd.toFixed(4)} of $${cfg.dailyCostCapUsd.toFixed(2)} (${costs.hearings} hearings${costs.refused ? `, ${costs.refused} refused` : ''})${capped ? ' — daily cost cap reached: no new hearings until tomorrow' : ''}`)
+  out(`  Cost today: $${costs.usd.toFixed(4)} of $${cfg.dailyCostCapUsd.toFixed(2)} (${costs.hearings} hearings${costs.refused ? `, ${costs.refused} refused` : ''})${costs.unreadable ? ` — ${costs.unreadable}: read as the cap reached, no new hearings until the file is fixed or removed` : capped ? ' — daily cost cap reached: no new hearings until tomorrow' : ''}`)
   const lines = describeProbation(probation, Date.now())
   out(lines.length ? `Probation (${lines.length}):\n${lines.join('\n')}` : 'No probation in force.')
   if (recent.length) {
@@ -111,7 +112,7 @@ export async function enable(o: EnableOptions): Promise<void> {
 export function disable(): void {
   humanOnly('ratchet courtroom disable')
   const paths = resolvePaths()
-  const c = readConsent(paths)
+  const c = consentInForce(paths)
   if (!c || !c.enabled) return out('The courtroom is already off.')
   writeConsent(paths, { ...c, enabled: false, disabled_at: new Date().toISOString() })
   const lifted = readProbation(paths).length
@@ -122,7 +123,7 @@ export function disable(): void {
 export function revoke(): void {
   humanOnly('ratchet courtroom revoke')
   const paths = resolvePaths()
-  const c = readConsent(paths)
+  const c = consentInForce(paths)
   if (!c || c.revoked_at) throw new RatchetError('conflict', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
   const store = readKeyStore(c.agent)
   const now = new Date().toISOString()

@@ -3,7 +3,7 @@
 
 import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
-import { dailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
+import { readDailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
 import { resolvePaths } from '../io/state'
 import { hold, release as releaseHolds } from '../core/custodiet'
 import { custodietConfig } from '../io/custodiet-config'
@@ -19,20 +19,22 @@ export function status(o: { session?: string; json?: boolean }): void {
   const sessions = o.session ? [safe(o.session)] : all
   const rows = sessions.map((id) => ({ session: id, ...readState(paths, id) }))
   const cfg = custodietConfig(paths)
-  const days = dailyCosts(paths)
+  const costs = readDailyCosts(paths)
+  const days = costs.ok ? costs.days : {}
   const today = new Date().toISOString().slice(0, 10)
   const holds = rows.flatMap((r) => {
     const h = hold(r)
     return h ? [{ session: r.session, finding: h }] : []
   })
-  if (o.json) return out(JSON.stringify({ sessions: rows, holds, cost: { days, cap: cfg.dailyCap } }, null, 2))
+  if (o.json) return out(JSON.stringify({ sessions: rows, holds, cost: { days, cap: cfg.dailyCap, ...(costs.ok ? {} : { unreadable: costs.problem }) } }, null, 2))
   if (!rows.length) return out('custodiet has not seen a session yet (is it registered? ratchet doctor)')
   if (holds.length) {
     out('Active holds (the agent’s actions need the user — or are blocked — until lifted):')
     for (const h of holds) out(`  ${h.session}: level ${h.finding.level} since ${h.finding.at} — ${h.finding.verdict.issue}\n    lift: reply to the agent, or run \`ratchet custodiet release --session ${h.session}\``)
   } else out('No active holds.')
   const t = days[today] ?? { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 }
-  out(`Reviewer today: ${t.calls} calls, ${t.input_tokens} in / ${t.output_tokens} out tokens, ${usd(t.usd)} (daily cap ${usd(cfg.dailyCap.usd)} or ${cfg.dailyCap.calls} calls${t.usd >= cfg.dailyCap.usd || t.calls >= cfg.dailyCap.calls ? ' — REACHED: reviews are off until tomorrow, deterministic checks go on' : ''})`)
+  if (!costs.ok) out(`Reviewer today: unknown — ${costs.problem}: reviews are off as if the daily cap were reached, deterministic checks go on (fix or remove the file)`)
+  else out(`Reviewer today: ${t.calls} calls, ${t.input_tokens} in / ${t.output_tokens} out tokens, ${usd(t.usd)} (daily cap ${usd(cfg.dailyCap.usd)} or ${cfg.dailyCap.calls} calls${t.usd >= cfg.dailyCap.usd || t.calls >= cfg.dailyCap.calls ? ' — REACHED: reviews are off until tomorrow, deterministic checks go on' : ''})`)
   const recent = Object.keys(days).sort().slice(-7)
   if (recent.length > 1) out(`  Last days: ${recent.map((d) => `${d} ${days[d].calls} calls ${usd(days[d].usd)}`).join(' · ')}`)
   out('')

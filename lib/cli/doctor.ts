@@ -86,8 +86,16 @@ function stateFiles(paths: Paths): Check[] {
     if (r.ok) continue
     // Machine state is moved aside and started afresh at its next write; the rest waits for you.
     const reset = s.onCorrupt !== 'fail'
-    out.push({ name: s.name, ok: false, warn: reset, detail: `${r.error.message}${reset ? ' (moved aside and started afresh when next written)' : ''}` })
+    out.push({ name: s.name, ok: false, warn: reset, detail: `${r.error.message}${reset ? ' (moved aside and started afresh when next written)' : ''}${s.whenUnreadable ? `: meanwhile ${s.whenUnreadable}` : ''}` })
   }
+  // Session records found damaged were kept aside; those sessions count as having read a secret from then on.
+  let aside: string[] = []
+  try {
+    aside = fs.readdirSync(paths.sessions).filter((f) => f.includes('.json.corrupt-'))
+  } catch {
+    /* no sessions yet */
+  }
+  if (aside.length) out.push({ name: 'sessions/', ok: false, warn: true, detail: `${aside.length} damaged session record${aside.length > 1 ? 's' : ''} kept aside (${aside.slice(0, 2).join(', ')}${aside.length > 2 ? ', …' : ''}): ${aside.length > 1 ? 'those sessions count' : 'that session counts'} as having read a secret from then on; remove them once looked at` })
   return out
 }
 

@@ -3,7 +3,7 @@
 // enforces custodiet's holds).
 
 import { DEFAULT_POLICY, type Policy } from '../core/custodiet'
-import { dailyCost } from './custodiet-state'
+import { readDailyCosts } from './custodiet-state'
 import type { ReviewerConfig } from './reviewer'
 import { readConfig, type Paths } from './state'
 
@@ -46,8 +46,20 @@ export function custodietConfig(paths: Paths): CustodietConfig {
   }
 }
 
-/** Reviews are off for today once the daily cap is reached (the deterministic checks go on). */
+/**
+ * Why reviews are off today, if they are: the daily cap reached, or the cost file unreadable. Unreadable counts
+ * as the cap reached (no review is spent, none is reset): an agent that damages custodiet/cost-daily.json gets
+ * neither unlimited reviews on the user's account nor a fresh cap. What custodiet does without a review is
+ * what it does at the cap: the deterministic checks, findings and holds go on.
+ */
+export function capReason(paths: Paths, cfg: CustodietConfig, now: Date): { reached: true } | { unreadable: string } | undefined {
+  const all = readDailyCosts(paths)
+  if (!all.ok) return { unreadable: all.problem }
+  const d = all.days[now.toISOString().slice(0, 10)]
+  return d && (d.usd >= cfg.dailyCap.usd || d.calls >= cfg.dailyCap.calls) ? { reached: true } : undefined
+}
+
+/** Reviews are off for today once the daily cap is reached, or its file cannot be read (the deterministic checks go on). */
 export function overCap(paths: Paths, cfg: CustodietConfig, now: Date): boolean {
-  const d = dailyCost(paths, now.toISOString().slice(0, 10))
-  return d.usd >= cfg.dailyCap.usd || d.calls >= cfg.dailyCap.calls
+  return capReason(paths, cfg, now) !== undefined
 }

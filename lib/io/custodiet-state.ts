@@ -3,10 +3,10 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { emptyState, hold, type CustodietState } from '../core/custodiet'
+import { emptyState, hold, type CustodietState, type Finding } from '../core/custodiet'
 import { maskDeep } from '../core/secrets'
 import { fileOf, type DayCost } from './registry'
-import { readState as readStateFile, readStateOr, removeState, updateState as updateStateFile, writeState } from './store'
+import { readRegularFile, readState as readStateFile, readStateOr, removeState, updateState as updateStateFile, writeState } from './store'
 import type { Paths } from './state'
 
 export type { DayCost }
@@ -15,7 +15,8 @@ export const holdFile = (paths: Paths, session: string) => fileOf(paths, 'custod
 
 export function readState(paths: Paths, session: string): CustodietState {
   const r = readStateFile(paths, 'custodietState', session)
-  return r.ok ? r.value : emptyState()
+  // Unreadable: what the next update will start from (a hold in force is carried), not a clean record.
+  return r.ok ? r.value : heldOver(paths, session)
 }
 
 export function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }): R {
@@ -29,8 +30,27 @@ export function updateState<R>(paths: Paths, session: string, change: (s: Custod
       syncHold(paths, session, next)
       return { next, result: r.result }
     },
-    { id: session },
+    { id: session, afterReset: () => heldOver(paths, session) },
   )
+}
+
+/**
+ * A damaged record starts afresh, but not free: the hold file (kept in step with the record) says whether a
+ * hold was in force, and that hold is carried into the new record, so syncHold does not lift it. A hold file
+ * that exists but cannot be read is carried as the strictest hold (as preflight-check reads it).
+ */
+function heldOver(paths: Paths, session: string): CustodietState {
+  const file = holdFile(paths, session)
+  if (!fs.existsSync(file)) return emptyState()
+  let f: Finding | undefined
+  try {
+    const raw = JSON.parse(readRegularFile(file, { noFollow: true })) as Finding
+    if (raw && typeof raw === 'object' && typeof raw.level === 'number' && raw.level >= 3 && typeof raw.verdict?.issue === 'string') f = { ...raw, lifted: false }
+  } catch {
+    /* read as the strictest below */
+  }
+  f ??= { id: 'unreadable-record', at: new Date().toISOString(), trigger: 'periodic', category: 'drift', level: 4, source: 'deterministic', delivered: true, verdict: { status: 'ATTENTION', issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`, correction: 'Read as the strictest hold until the user replies or runs `ratchet custodiet release`.' } } as Finding
+  return { ...emptyState(), findings: [f] }
 }
 
 /** Keeps the hold file in step with the state (called under the state's lock). */
@@ -69,15 +89,20 @@ export function cachePut(paths: Paths, key: string, text: string, ttlMs: number,
 
 const zero = (): DayCost => ({ calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 })
 
-export function dailyCosts(paths: Paths): Record<string, DayCost> {
-  return readStateOr(paths, 'reviewCost')
+/**
+ * The reviewer's cost per day, or why the file cannot be read. An unreadable file is never read as "nothing
+ * spent" (an agent that damages it would get reviews without limit on the user's account): the caller
+ * treats it as today's cap reached (lib/io/custodiet-config.ts capReason).
+ */
+export function readDailyCosts(paths: Paths): { ok: true; days: Record<string, DayCost> } | { ok: false; problem: string } {
+  const r = readStateFile(paths, 'reviewCost')
+  return r.ok ? { ok: true, days: r.value } : { ok: false, problem: r.error.message }
 }
 
-export function dailyCost(paths: Paths, day: string): DayCost {
-  return { ...zero(), ...(dailyCosts(paths)[day] ?? {}) }
-}
-
-/** Adds one review's cost to its day; keeps the last 60 days. */
+/**
+ * Adds one review's cost to its day; keeps the last 60 days. The file's policy is 'fail': a damaged one is
+ * never reset to zero (which would give a fresh cap); the write fails and the file waits for the user.
+ */
 export function addDailyCost(paths: Paths, day: string, c: DayCost): void {
   updateStateFile(paths, 'reviewCost', (all) => {
     const d = { ...zero(), ...(all[day] ?? {}) }

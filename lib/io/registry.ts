@@ -50,6 +50,8 @@ export interface StateFileSpec<T = unknown> {
   schema?: () => Check<T>
   /** JSON files: the value of an absent file. */
   empty?: () => T
+  /** What Ratchet does while the file cannot be read, when that is not just the policy (shown by `ratchet doctor`). */
+  whenUnreadable?: string
 }
 
 export { DIR_MODE, FILE_MODE }
@@ -155,14 +157,14 @@ export const STATE = {
   custodietState: f<CustodietState>('custodiet/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "one session's custodiet record", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as CustodietState).toolCount === 'number' && Array.isArray((raw as CustodietState).findings) ? normalizeState(raw as CustodietState) : 'toolCount and findings: expected a custodiet state')), empty: emptyState }),
   custodietHold: f('custodiet/{id}.hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a hold preflight-check honours (its existence is the fast check)' }),
   reviewCache: f<ReviewCacheEntry[]>('custodiet/review-cache.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'identical review windows are not bought twice', schema: zod(() => z.array(z.looseObject({ key: z.string(), at: z.number(), text: z.string() }))), empty: () => [] }),
-  reviewCost: f<Record<string, DayCost>>('custodiet/cost-daily.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "the reviewer's cost per day", schema: zod(() => z.record(z.string(), z.looseObject({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), usd: z.number() }))), empty: () => ({}) }),
+  reviewCost: f<Record<string, DayCost>>('custodiet/cost-daily.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', whenUnreadable: "custodiet's reviews are off as if today's cost cap were reached (the deterministic checks go on) until the file is fixed or removed", what: "the reviewer's cost per day", schema: zod(() => z.record(z.string(), z.looseObject({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), usd: z.number() }))), empty: () => ({}) }),
   courtroom: f('courtroom/', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'courtroom ledgers, consent and probation' }),
-  consent: f('courtroom/consent.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the user's consent to hearings", schema: hand((raw: unknown) => (raw === null || (obj(raw) && typeof (raw as { agent?: unknown }).agent === 'string') ? raw : 'agent: expected a consent record')), empty: () => null }),
+  consent: f('courtroom/consent.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', whenUnreadable: "hearings go on, on the default packs, for the agent whose ledger and live signing key show consent (ratchet courtroom status)", what: "the user's consent to hearings", schema: hand((raw: unknown) => (raw === null || (obj(raw) && typeof (raw as { agent?: unknown }).agent === 'string') ? raw : 'agent: expected a consent record')), empty: () => null }),
   probation: f<ProbationFile>('courtroom/probation.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'probations in force (absent unless on probation)', schema: hand((raw: unknown) => (obj(raw) && Array.isArray((raw as ProbationFile).probations) ? (raw as ProbationFile) : 'probations: expected an array')), empty: () => ({ v: 1, probations: [] }) }),
   hearings: f('courtroom/hearings.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one line per hearing' }),
   docket: f('courtroom/docket/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a charge waiting for its hearing (read once, then removed)' }),
   courtroomCache: f('courtroom/cache.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'verdicts already bought', schema: hand((raw: unknown) => (Array.isArray(raw) ? raw : 'expected an array')), empty: () => [] }),
-  courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
+  courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', whenUnreadable: "no new hearings, as if today's cost cap were reached, until the file is fixed or removed", what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
   ledger: f('courtroom/ledger/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signed case ledger (append-only)" }),
   telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
   telegramKey: f('telegram-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key that seals Telegram buttons (HMAC), outside every project' }),

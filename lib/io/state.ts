@@ -504,9 +504,23 @@ export function sessionFile(paths: Paths, sessionId: string): string {
   return fileOf(paths, 'session', sessionId)
 }
 
+/**
+ * What an unreadable session file (bad JSON, wrong shape, a folder, a FIFO, mode 000, a link) is read as: a
+ * session that may have read a secret, with no earlier check issued (no identical retry passes on its
+ * strength), nothing read and nothing created by the agent. Its secrets entry names the file, so a later send
+ * off the machine is judged, and said, as after a secret read (lib/core/actions/secrets.ts secretSends).
+ * Ordinary reads and edits stay as quiet as in a session that did read a secret.
+ */
+export function damagedSession(paths: Paths, sessionId: string, now: number): SessionState {
+  return { ...emptySession(), secrets: { [damagedMark(paths, sessionId)]: now } }
+}
+
+/** The secrets entry of a damaged session: what it may have read, named by the file that lost it. */
+export const damagedMark = (paths: Paths, sessionId: string): string => `whatever it read before its record ${path.relative(paths.projectDir, sessionFile(paths, sessionId)) || sessionFile(paths, sessionId)} became unreadable`
+
 export function readSession(paths: Paths, sessionId: string): SessionState {
   const r = readState(paths, 'session', sessionId)
-  return r.ok ? r.value : emptySession()
+  return r.ok ? r.value : damagedSession(paths, sessionId, Date.now())
 }
 
 export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
@@ -518,7 +532,15 @@ export function updateSession<R = void>(paths: Paths, sessionId: string, change:
       const r = change(s)
       return r.next === s ? r : { next: maskDeep(r.next), result: r.result }
     },
-    { id: sessionId },
+    {
+      id: sessionId,
+      // The damaged copy is kept aside (by the store) and the new record carries the mark forward: what the
+      // session may have read is never forgotten by starting afresh.
+      afterReset: (error, aside) => {
+        logError(paths, 'ratchet', `${error.message}; kept as ${aside}; the session now counts as having read a secret`)
+        return damagedSession(paths, sessionId, Date.now())
+      },
+    },
   )
 }
 

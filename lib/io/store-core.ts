@@ -161,13 +161,28 @@ export function writeFileAtomic(file: string, text: string): void {
 
 const KIND = (st: fs.Stats) => (st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'not a regular file')
 
+export interface ReadOptions {
+  /**
+   * Refuse a symbolic link at the file itself (O_NOFOLLOW). Ratchet writes its machine state by rename, which
+   * never leaves a link: one found there was planted, and what it points at (a clean copy elsewhere, or
+   * nothing) must not be read as the state.
+   */
+  noFollow?: boolean
+}
+
 /**
  * Opens a file for reading only if it is a regular file. Opened non-blocking, so a FIFO planted where
  * a state file (or .git/HEAD) should be cannot hang the hook: it is refused with a clear error, as are
  * devices, sockets and folders. ENOENT and other open errors are thrown as they are.
  */
-export function openRegular(file: string): number {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+export function openRegular(file: string, opts: ReadOptions = {}): number {
+  let fd: number
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (opts.noFollow ? fs.constants.O_NOFOLLOW : 0))
+  } catch (e) {
+    if (opts.noFollow && (e as NodeJS.ErrnoException).code === 'ELOOP') throw new RatchetError('state_unreadable', `${file} is a symbolic link, not a regular file: refusing to read it (remove it)`, { file })
+    throw e
+  }
   let st: fs.Stats
   try {
     st = fs.fstatSync(fd)
@@ -183,8 +198,8 @@ export function openRegular(file: string): number {
 }
 
 /** Reads a regular file (see `openRegular`): never blocks on a FIFO or device. */
-export function readRegularFile(file: string): string {
-  const fd = openRegular(file)
+export function readRegularFile(file: string, opts: ReadOptions = {}): string {
+  const fd = openRegular(file, opts)
   try {
     return fs.readFileSync(fd, 'utf8')
   } finally {
@@ -196,10 +211,10 @@ export function readRegularFile(file: string): string {
 export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: RatchetError }
 
 /** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
-export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void): ReadResult<T> {
+export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void, opts: ReadOptions = {}): ReadResult<T> {
   let text: string
   try {
-    text = readRegularFile(file)
+    text = readRegularFile(file, opts)
     onText?.(text)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
@@ -227,6 +242,13 @@ export interface UpdateOptions<T> {
    * (kept for inspection) and reset; human-edited files are never rewritten: the update fails.
    */
   onCorrupt: 'reset' | 'fail'
+  /**
+   * With 'reset': the value to start from instead of `fallback()` (a damaged session starts as one that may
+   * have read a secret, so what the damaged copy knew is not forgotten; `aside` is where it was moved).
+   */
+  afterReset?: (error: RatchetError, aside: string) => T
+  /** See ReadOptions. */
+  noFollow?: boolean
   indent?: number
   /** Runs after a write, still holding the lock. */
   afterWrite?: () => void
@@ -235,7 +257,7 @@ export interface UpdateOptions<T> {
 /** Locked read-modify-write. `change` is pure: it gets the current value and returns the next. */
 export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, change: (current: T) => { next: T; result: R }): R {
   return withLock(file, () => {
-    const read = readJson(file, opts.validate, opts.fallback)
+    const read = readJson(file, opts.validate, opts.fallback, undefined, { noFollow: opts.noFollow })
     let current: T
     if (read.ok) current = read.value
     else if (opts.onCorrupt === 'reset') {
@@ -246,7 +268,7 @@ export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, ch
         /* already gone */
       }
       process.emitWarning(`${read.error.message}; moved aside to ${aside} and started afresh`)
-      current = opts.fallback()
+      current = opts.afterReset ? opts.afterReset(read.error, aside) : opts.fallback()
     } else throw read.error
     const { next, result } = change(current)
     if (next !== current || !read.ok || !read.exists) {

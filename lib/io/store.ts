@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { DIR_MODE, FILE_MODE } from './modes'
 import { STATE, fileOf, stateGitignore, type FileKey, type Paths, type StateFileSpec, type ValueOf } from './registry'
+import type { RatchetError } from '../core/errors'
 import { appendJsonl, mkdirFor, readJson, readRegularFile, setStateRoot as setRoot, updateJson, writeFileAtomic, type ReadResult } from './store-core'
 
 // The primitives (lock, atomic write, append, FIFO-safe reads, locked update) live in store-core.ts, which
@@ -31,9 +32,16 @@ function checkOf<K extends FileKey>(key: K): (raw: unknown) => ValueOf<K> | stri
 }
 const emptyOf = <K extends FileKey>(key: K) => (STATE[key] as StateFileSpec<ValueOf<K>>).empty ?? ((): ValueOf<K> => null as ValueOf<K>)
 
+/**
+ * Machine-written files are only ever replaced by a rename, which leaves no link: a symbolic link at one was
+ * planted (by an agent that can reach the folder), and is read as damaged, never followed. A human's file
+ * (guardrails.json, config.json) may be a link to where the user keeps it.
+ */
+const noFollow = (key: FileKey): boolean => (STATE[key] as StateFileSpec).owner === 'machine'
+
 /** Reads a registry file: its value, the registry's empty value when absent, or an error naming file and field. */
 export function readState<K extends FileKey>(paths: Where, key: K, id?: string): ReadResult<ValueOf<K>> {
-  return readJson(fileOf(paths, key, id), checkOf(key), emptyOf(key))
+  return readJson(fileOf(paths, key, id), checkOf(key), emptyOf(key), undefined, { noFollow: noFollow(key) })
 }
 
 /** The value, or the empty value when the file is absent or bad (for files whose policy lets a reader go on). */
@@ -42,10 +50,13 @@ export function readStateOr<K extends FileKey>(paths: Where, key: K, id?: string
   return r.ok ? r.value : emptyOf(key)()
 }
 
-/** Locked read-modify-write of a registry file, with its corrupt-file policy ('ignore' files reset). */
-export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void } = {}): R {
+/**
+ * Locked read-modify-write of a registry file, with its corrupt-file policy ('ignore' files reset).
+ * `afterReset`: what a damaged file that was moved aside is read as (default: the empty value).
+ */
+export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void; afterReset?: (error: RatchetError, aside: string) => ValueOf<K> } = {}): R {
   const s: StateFileSpec = STATE[key]
-  return updateJson(fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', indent: opts.indent, afterWrite: opts.afterWrite }, change)
+  return updateJson(fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', noFollow: noFollow(key), indent: opts.indent, afterWrite: opts.afterWrite, afterReset: opts.afterReset }, change)
 }
 
 /** Replaces a registry file whole (atomically); JSON values are written as one line unless `indent`. */

@@ -8,7 +8,9 @@ import type { Prices } from '../../core/courtroom/hearing'
 import type { JurorRole } from '../../core/courtroom/hearing'
 import type { ReviewerConfig } from '../reviewer'
 import { PACKAGE_ROOT, readConfig, type Paths } from '../state'
-import { readJson, readState, writeState } from '../store'
+import { readJson, readRegularFile, readState, writeState } from '../store'
+import { courtroomFiles, keyFile } from './files'
+import { RatchetError } from '../../core/errors'
 
 /** The seed's six acknowledgments, pointed at Ratchet. */
 export const ACKNOWLEDGMENTS = {
@@ -33,13 +35,66 @@ export interface Consent {
   revoked_at?: string
 }
 
+/** The consent file as written (null when absent or unreadable): what the CLI's enable starts from. */
 export function readConsent(paths: Paths): Consent | null {
   const r = readState(paths, 'consent')
   return r.ok ? (r.value as Consent | null) : null
 }
 
-export function writeConsent(paths: Paths, c: Consent): void {
-  writeState(paths, 'consent', c, { indent: 2 })
+/**
+ * The consent in force, for hearings and for disable/revoke. consent.json lives in the project's state folder,
+ * which the agent can reach, so it is not the only witness: consent made a signing key, kept outside the
+ * project (keys/<agent>.json in the config home, which the agent may not read or write), and a ledger in this
+ * project. When consent.json cannot be read (bad JSON, wrong shape, a folder, a FIFO, a link) — or is gone
+ * while this project's ledger and its agent's live key are still there (revoke keeps the file and deletes the
+ * key) — the courtroom is read as enabled on the default packs for that agent: the agent cannot escape
+ * hearings by damaging a file, and a user who never enabled the courtroom here has no key and no ledger, so
+ * nothing starts. `derived` says why, in one line naming the file.
+ */
+export function consentInForce(paths: Paths): (Consent & { derived?: string }) | null {
+  const r = readState(paths, 'consent')
+  if (r.ok && r.value) return r.value as Consent
+  const standing = standingAgent(paths)
+  if (!standing) return null
+  const why = r.ok ? `${paths.consent} is missing, but this project's ledger and its live signing key show the courtroom was enabled` : r.error.message
+  const packs = loadPacks().packs.filter((p) => p.default_enabled).map((p) => p.pack)
+  return { enabled: true, agent: standing.agent, keyid: standing.keyid, acknowledgments: {}, packs, enabled_at: standing.at, derived: `${why}: read as enabled on the default packs (${packs.join(', ')}) until \`ratchet courtroom enable\` or \`disable\` writes it again` }
+}
+
+/** The agent of this project's newest ledger whose signing key is still live (not revoked), if any. */
+function standingAgent(paths: Paths): { agent: string; keyid: string; at: string } | undefined {
+  const dir = courtroomFiles(paths).ledgerDir
+  let found: { agent: string; keyid: string; at: string; mtime: number } | undefined
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'))
+  } catch {
+    return undefined
+  }
+  for (const n of names) {
+    const agent = n.slice(0, -'.jsonl'.length)
+    try {
+      const store = JSON.parse(readRegularFile(keyFile(agent))) as { current?: { keyid?: string } | null }
+      const keyid = store?.current?.keyid
+      if (typeof keyid !== 'string') continue
+      const st = fs.statSync(path.join(dir, n))
+      if (!found || st.mtimeMs > found.mtime) found = { agent, keyid, at: st.mtime.toISOString(), mtime: st.mtimeMs }
+    } catch {
+      /* no key (never enabled here with this agent, or revoked): no standing consent */
+    }
+  }
+  return found && { agent: found.agent, keyid: found.keyid, at: found.at }
+}
+
+export function writeConsent(paths: Paths, c: Consent & { derived?: string }): void {
+  const { derived: _derived, ...written } = c
+  try {
+    writeState(paths, 'consent', written, { indent: 2 })
+  } catch (e) {
+    // A folder planted at the file cannot be replaced by a rename: one line saying what to do, not a stack.
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new RatchetError('state_unreadable', `${paths.consent} is a folder, not a regular file: remove it (rm -r), then run this again`, { file: paths.consent })
+    throw e
+  }
 }
 
 // ---- config ----------------------------------------------------------------------------------

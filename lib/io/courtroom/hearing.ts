@@ -26,9 +26,9 @@ import {
 import { findOffense, offenseForSignal, type Offense, type OffensePack } from '../../core/courtroom/offenses'
 import type { Probation } from '../../core/courtroom/probation'
 import { runReviewer, type ReviewOutput, type ReviewerConfig } from '../reviewer'
-import { logActivity, type Paths } from '../state'
+import { logActivity, logError, type Paths } from '../state'
 import { appendJsonl, readJson, readRegularFile, removeFile, updateJson } from '../store'
-import { courtroomConfig, enabledPacks, loadPacks, readConsent, type CourtroomConfig } from './consent'
+import { consentInForce, courtroomConfig, enabledPacks, loadPacks, type CourtroomConfig } from './consent'
 import { courtroomFiles } from './files'
 import { digest, readKeyStore } from './keys'
 import { appendEntry, readLines } from './ledger'
@@ -95,16 +95,23 @@ interface Costs {
 const validCosts = (raw: unknown): Costs | string => (raw && typeof raw === 'object' && typeof (raw as Costs).usd === 'number' ? (raw as Costs) : 'not a costs file')
 const today = (d: Date) => d.toISOString().slice(0, 10)
 
-export function costsToday(paths: Paths, now: Date): Costs {
-  const r = readJson(courtroomFiles(paths).costs, validCosts, () => ({ day: today(now), usd: 0, hearings: 0, refused: 0 }))
-  return r.ok && r.value.day === today(now) ? r.value : { day: today(now), usd: 0, hearings: 0, refused: 0 }
+/** Today's costs; `unreadable` (naming the file) when the file cannot be read: the caller reads that as the cap reached. */
+export function costsToday(paths: Paths, now: Date): Costs & { unreadable?: string } {
+  const r = readJson(courtroomFiles(paths).costs, validCosts, () => ({ day: today(now), usd: 0, hearings: 0, refused: 0 }), undefined, { noFollow: true })
+  if (!r.ok) return { day: today(now), usd: 0, hearings: 0, refused: 0, unreadable: r.error.message }
+  return r.value.day === today(now) ? r.value : { day: today(now), usd: 0, hearings: 0, refused: 0 }
 }
 
+/** Never resets a damaged file (that would be a fresh cap): the write fails, is logged, and the file waits for the user. */
 function addCost(paths: Paths, now: Date, change: Partial<Costs>): void {
-  updateJson(courtroomFiles(paths).costs, { validate: validCosts, fallback: () => ({ day: today(now), usd: 0, hearings: 0, refused: 0 }), onCorrupt: 'reset' }, (c) => {
-    const base = c.day === today(now) ? c : { day: today(now), usd: 0, hearings: 0, refused: 0 }
-    return { next: { ...base, usd: base.usd + (change.usd ?? 0), hearings: base.hearings + (change.hearings ?? 0), refused: base.refused + (change.refused ?? 0) }, result: undefined }
-  })
+  try {
+    updateJson(courtroomFiles(paths).costs, { validate: validCosts, fallback: () => ({ day: today(now), usd: 0, hearings: 0, refused: 0 }), onCorrupt: 'fail', noFollow: true }, (c) => {
+      const base = c.day === today(now) ? c : { day: today(now), usd: 0, hearings: 0, refused: 0 }
+      return { next: { ...base, usd: base.usd + (change.usd ?? 0), hearings: base.hearings + (change.hearings ?? 0), refused: base.refused + (change.refused ?? 0) }, result: undefined }
+    })
+  } catch (e) {
+    logError(paths, 'courtroom', e)
+  }
 }
 
 // ---- the hearing -------------------------------------------------------------------------------
@@ -169,13 +176,14 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
   const run = o.run ?? ((cfg, system, prompt) => runReviewer(cfg, system, prompt, o.env))
   const files = courtroomFiles(paths)
   const cfg = courtroomConfig(paths)
-  const consent = readConsent(paths)
+  const consent = consentInForce(paths)
   const log = (r: HearingResult) => {
     appendJsonl(files.hearings, { at: now().toISOString(), status: r.status, note: r.note, offense: c.offense_id, pack: c.pack, source: c.source, confidence: c.confidence, session: c.session, ...(r.record ? { case_id: r.record.case_id, verdict: r.record.verdict, vote: r.record.vote } : {}), ...(r.votes ? { votes: r.votes } : {}), ...(r.costUsd !== undefined ? { cost_usd: Number(r.costUsd.toFixed(6)) } : {}) })
     logActivity(paths, { time: now().toISOString(), hook: 'courtroom', event: 'hearing', session: c.session, decision: r.status === 'held' ? (r.record!.verdict === 'GUILTY' ? 'guilty' : 'not_guilty') : r.status, note: r.note })
     return r
   }
   if (!consent?.enabled) return log({ status: 'disabled', note: 'the courtroom is not enabled (ratchet courtroom enable)' })
+  if (consent.derived) logError(paths, 'courtroom', consent.derived)
   if (c.confidence < cfg.threshold) return log({ status: 'below_threshold', note: `confidence ${c.confidence} is below the threshold ${cfg.threshold}` })
   const { packs } = loadPacks()
   const active = enabledPacks(packs, consent)
@@ -190,6 +198,8 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
   if (hit) return log({ status: 'cached', note: `identical evidence was heard ${Math.round((now().getTime() - hit.at) / 1000)} s ago (case ${hit.case_id}, ${hit.verdict} ${hit.vote}): no new hearing` })
 
   const spent = costsToday(paths, now())
+  // An unreadable costs file is today's cap reached, never a fresh one: no hearing is bought on a file the agent can damage.
+  if (spent.unreadable) return log({ status: 'cost_cap', note: `${spent.unreadable}: read as today's cost cap reached — no new hearings until the file is fixed or removed` })
   if (spent.usd >= cfg.dailyCostCapUsd) {
     addCost(paths, now(), { refused: 1 })
     return log({ status: 'cost_cap', note: `daily cost cap reached ($${spent.usd.toFixed(4)} of $${cfg.dailyCostCapUsd.toFixed(2)} today): no new hearings until tomorrow (courtroom.dailyCostCapUsd in .ratchet/config.json)` })

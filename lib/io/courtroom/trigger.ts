@@ -2,11 +2,13 @@
 // (it runs inside hooks): one existsSync when the courtroom is off; when it is on and the finding is
 // confident enough, a docket file and a detached `ratchet courtroom hearing`. Never throws.
 
+import fs from 'node:fs'
+import path from 'node:path'
 import type { Charge } from '../../core/courtroom/hearing'
 import { logError, readConfig, type Paths } from '../state'
 import { spawnDetached } from '../spawn'
 import { fileOf } from '../registry'
-import { readStateOr, writeState } from '../store'
+import { readState, writeState } from '../store'
 
 export interface Finding {
   source: Charge['source']
@@ -25,9 +27,12 @@ export interface Finding {
 /** Returns the docket id when a hearing was opened. */
 export function openHearing(paths: Paths, f: Finding): string | undefined {
   try {
-    // Absent (the usual case), unreadable or not a consent record: no hearing.
-    const consent = readStateOr(paths, 'consent') as { enabled?: boolean } | null
-    if (!consent?.enabled) return undefined
+    // Absent with no ledger here (the usual case: never enabled) or written off: no hearing. Unreadable, or gone
+    // while a ledger is here: the hearing process decides from the ledger and the key outside the project
+    // (consent.ts consentInForce), so damaging consent.json does not end hearings.
+    const r = readState(paths, 'consent')
+    const consent = r.ok ? (r.value as { enabled?: boolean } | null) : undefined
+    if (consent ? !consent.enabled : r.ok && !fs.existsSync(path.dirname(fileOf(paths, 'ledger', 'x')))) return undefined
     const threshold = ((readConfig(paths).config as { courtroom?: { threshold?: unknown } }).courtroom?.threshold as number | undefined) ?? 0.6
     if (!(f.confidence >= threshold)) return undefined
     const id = `d${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
