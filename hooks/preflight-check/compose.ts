@@ -68,12 +68,6 @@ export interface PreflightFacts {
   homeDir: string
   stateDir: string
   rules: RuleIndex
-  /**
-   * Only when `rules` came from the slim index (no rule texts): the rules with the full entries of the rules
-   * that fired (`fired`, their ids), loaded on demand. Only a call that fires a rule pays for it (the note
-   * shows the rule's words).
-   */
-  fullRules?: (fired: string[]) => RuleIndex
   /** One line per problem with the rules or config file; shown to the user on every call until fixed. */
   problems: string[]
   /** The project's rules could not be used and the packaged ones stand in. */
@@ -182,7 +176,6 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   const ctx = classifyContext(facts)
   // 1. the rules stage
   let result = decide(call, ctx, facts.rules, opts)
-  if (result.fired.length && facts.fullRules) result = decide(call, ctx, facts.fullRules(result.fired.map((f) => f.id)), opts)
   // 1b. the user's request: a generic built-in check on exactly what the latest prompt asked for stays quiet.
   //     The floors and the evidence below still apply (a secret leaving is a human's call, asked or not).
   result = applyRequest(result, facts)

@@ -6,7 +6,6 @@ import { secretFileFacts } from '../../lib/io/secret-files'
 import fs from 'node:fs'
 import path from 'node:path'
 import { readRegularFile } from '../../lib/io/store'
-import { compileRules } from '../../lib/core/guardrails'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { PayloadOf } from '../../lib/core/payloads'
@@ -18,7 +17,7 @@ import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
-import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, withRuleTexts, type Paths } from '../../lib/io/state'
+import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
@@ -41,9 +40,6 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     homeDir: homeDir(),
     stateDir: paths.stateDir,
     rules,
-    // The slim index has no rule texts; the note needs them. Only calls that fire a rule pay for this, and
-    // only for the entries that fired (their spans in the file); the whole file if they cannot be found.
-    fullRules: loaded.slim ? (fired) => withRuleTexts(paths, loaded, rules, new Set(fired)) ?? compileRules(loadGuardrails(paths, { full: true, fold: false }).rules) : undefined,
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
     fallback: loaded.origin === 'packaged-fallback',
     session: readSession(paths, payload.session_id),

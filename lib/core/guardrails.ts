@@ -275,10 +275,11 @@ function programWords(command: string[] | undefined): Set<string> | null {
 // `.guardrails-index.json` (written by lib/io/state.ts from rules it validated) holds each rule under every
 // bucket compileRules would file it under. Its first line is a header: the stamp, the tunings of built-ins,
 // and a directory of the buckets (name → byte offset and length, counted from the second line); then one
-// bucket per line, each a JSON array of [order, slim rule]:
+// bucket per line, each a JSON array of [order, rule]. A rule is as written (its words and source, which a
+// note shows when it fires) but for its counters, with its decision and its globs' literals worked out:
 //
-//   {"v":3,"key":…,"hash":…,"tunings":[…],"dir":{"k\u0000git_push":[0,912],…}
-//   ,"k\u0000git_push":[[order,{slim rule}],…]          rules keyed by a pattern or class
+//   {"v":4,"key":…,"hash":…,"tunings":[…],"dir":{"k\u0000git_push":[0,912],…}
+//   ,"k\u0000git_push":[[order,{rule}],…]               rules keyed by a pattern or class
 //   ,"w\u0000Bash\u0000deploy-tool":[…]                 by tool and program word (`deploy-tool *`)
 //   ,"p\u0000Bash\u0000release-":[…]                    by tool and the start of the word (`release-*`)
 //   ,"r\u0000Bash":[…]                                  by tool, any command (`*deploy*`, or no command globs)
@@ -288,17 +289,22 @@ function programWords(command: string[] | undefined): Set<string> | null {
 // One JSON document (a human or a test can read it whole), but the hook reads the header and then only the
 // bytes of the buckets a call names: reading 1,000 rules (430 KB) cost a fresh process ~1 ms before any
 // parsing, and parsing and compiling them ~5 ms and a garbage collection; a call needs a few dozen at most.
+// (v4: rules keep their words. v3 left them out and a fire read them from guardrails.json afterwards: 380 KB
+// read and every rule matched twice, ~2 ms of every call that fired a rule.)
 
 const SEP = '\u0000'
 const bucketName = (...parts: string[]) => parts.join(SEP)
 
-/** The header line of the bucketed index. `dir`: bucket name → [byte offset from the second line, byte length]. */
+/** The header line of the bucketed index, with its directory: bucket name → [byte offset from the second line, byte length]. */
 export interface IndexHead {
-  v: 3
+  v: 4
   key: string
   hash: string
   tunings: Guardrail[]
-  dir: Record<string, [number, number]>
+  /** Where a bucket is, or undefined when there is no such bucket. */
+  locate(name: string): [number, number] | undefined
+  /** Every bucket's name (a rare full read). */
+  names(): string[]
 }
 
 /** Where a RuleIndex reads its buckets: the header, and the JSON text of one bucket (undefined: no such bucket). */
@@ -365,7 +371,7 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
     body.push(prefix + value + '\n')
     at = start + length + 1
   }
-  return JSON.stringify({ v: 3, key: stamp.key, hash: stamp.hash, tunings, dir }).slice(0, -1) + '\n' + body.join('') + '}\n'
+  return JSON.stringify({ v: 4, key: stamp.key, hash: stamp.hash, tunings, dir }).slice(0, -1) + '\n' + body.join('') + '}\n'
 }
 
 /** UTF-8 byte length without Buffer (this module is pure and runs in tests as well as bundles). */
@@ -383,11 +389,32 @@ function utf8Length(s: string): number {
   return n
 }
 
-/** The header of an index, from its first line; null when it is not one. */
+/**
+ * The header of an index, from its first line; null when it is not one. The directory (some 700 names at
+ * 1,000 rules, the last member of the line) is searched, not parsed: parsing it cost every cold hook ~0.6 ms.
+ * A directory entry is found by its key, `,"name":[` or `{"name":[`: inside a JSON string a quote is always
+ * escaped, so that text can only be the start of a key, and the values are pairs of numbers.
+ */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
-  const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
-  if (!head || head.v !== 3 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !head.dir || typeof head.dir !== 'object') return null
-  return head as IndexHead
+  const DIR = ',"dir":'
+  const at = firstLine.lastIndexOf(DIR + '{')
+  if (at < 0 || !firstLine.endsWith('}')) return null
+  const head = JSON.parse(firstLine.slice(0, at) + '}') as Partial<IndexHead> | null
+  if (!head || head.v !== 4 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings)) return null
+  const dir = firstLine.slice(at + DIR.length)
+  const locate = (name: string): [number, number] | undefined => {
+    const needle = JSON.stringify(name) + ':['
+    let i = dir.indexOf(needle)
+    while (i > 0 && dir[i - 1] !== '{' && dir[i - 1] !== ',') i = dir.indexOf(needle, i + 1)
+    if (i <= 0) return undefined
+    const from = i + needle.length
+    const pair = dir.slice(from, dir.indexOf(']', from)).split(',')
+    const start = Number(pair[0])
+    const length = Number(pair[1])
+    return pair.length === 2 && Number.isSafeInteger(start) && Number.isSafeInteger(length) && start >= 0 && length >= 0 ? [start, length] : undefined
+  }
+  const names = () => Object.keys(JSON.parse(dir) as Record<string, unknown>)
+  return { v: 4, key: head.key, hash: head.hash, tunings: head.tunings, locate, names }
 }
 
 /** An index source over the whole text (tests, and the rare paths that read every rule). */
@@ -400,7 +427,7 @@ export function indexSourceOfText(text: string): IndexSource | null {
   return {
     head,
     bucket(name) {
-      const at = Object.prototype.hasOwnProperty.call(head.dir, name) ? head.dir[name] : undefined
+      const at = head.locate(name)
       return at ? decoder.decode(bodyBytes.subarray(at[0], at[0] + at[1])) : undefined
     },
   }
@@ -416,27 +443,31 @@ export function restampedIndexText(text: string, key: string): string {
 /** Every project rule of an index, in order (a rare full read: re-deriving the fast index, re-keying). */
 export function bucketedRules(src: IndexSource): Guardrail[] {
   const all = new Map<number, Guardrail>()
-  for (const name of Object.keys(src.head.dir)) for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
+  for (const name of src.head.names()) for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
   return [...all.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r)
 }
 
 export interface BucketedIndex extends RuleIndex {
-  /** The project rules read so far, by id (what fired, to find its full entry in guardrails.json). */
+  /** The project rules read so far, by id (which buckets a call cost: tests). */
   readonly seen: ReadonlyMap<string, Guardrail>
 }
 
 /**
  * A RuleIndex over an index: the built-ins (as tuned) compiled up front, the project's rules read and parsed
- * one bucket at a time when a call asks for it. `full` replaces slim entries by id (the texts of fired rules);
- * `origin` is set on each project rule, as withBuiltins sets it. Matching is exactly compileRules' over
+ * one bucket at a time when a call asks for it. `origin` is set on each project rule, as withBuiltins sets it. Matching is exactly compileRules' over
  * [...builtins, ...own]: the same placement, the same order.
  */
-export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail[], extra: { origin?: string; full?: ReadonlyMap<string, Guardrail> } = {}): BucketedIndex {
+export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail[], extra: { origin?: string } = {}): BucketedIndex {
   const base = compileRules(builtins)
   const offset = builtins.length
   const cache = new Map<string, readonly CompiledRule[]>()
   const seen = new Map<string, Guardrail>()
-  const has = (name: string) => Object.prototype.hasOwnProperty.call(src.head.dir, name)
+  const located = new Map<string, boolean>()
+  const has = (name: string) => {
+    let yes = located.get(name)
+    if (yes === undefined) located.set(name, (yes = src.head.locate(name) !== undefined))
+    return yes
+  }
   const bucket = (name: string): readonly CompiledRule[] => {
     let list = cache.get(name)
     if (list) return list
@@ -444,9 +475,9 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
     list =
       text === undefined
         ? NONE
-        : (JSON.parse(text) as [number, Guardrail][]).map(([o, slim]) => {
-            seen.set(slim.id, slim)
-            const rule = { ...(extra.full?.get(slim.id) ?? slim), ...(extra.origin ? { origin: extra.origin } : {}) } as Guardrail
+        : (JSON.parse(text) as [number, Guardrail][]).map(([o, entry]) => {
+            seen.set(entry.id, entry)
+            const rule = (extra.origin ? { ...entry, origin: extra.origin } : entry) as Guardrail
             return { rule, decision: decisionOf(rule), byPattern: name.startsWith('k' + SEP), order: offset + o }
           })
     cache.set(name, list)

@@ -54,12 +54,10 @@ export interface LoadedGuardrails {
   file: string
   origin: 'project' | 'packaged' | 'packaged-fallback'
   /**
-   * True when the project's rules come from the derived index (what matching needs: ids, patterns,
-   * decisions and globs, without rule texts). Load again with `full` before showing a rule.
+   * True when the project's rules come from the derived index (each rule as written but for its counters,
+   * read bucket by bucket). Load again with `full` for the file as written.
    */
   slim?: boolean
-  /** With `slim`: the stat key of guardrails.json the index was trusted at (see `withRuleTexts`). */
-  indexKey?: string
   /** With `slim`: the index, whose header is read and whose buckets are read on demand (lib/core/guardrails.ts). */
   indexSource?: IndexSource
 }
@@ -121,7 +119,7 @@ export function ruleIndexOf(loaded: LoadedGuardrails, full?: () => readonly Guar
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
-  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexKey: trusted.key, indexSource: trusted.source } : {}) }
+  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexSource: trusted.source } : {}) }
   const before = statKey(paths.guardrails)
   let text = ''
   const own = readJson(
@@ -209,19 +207,28 @@ function openIndexSource(file: string): IndexSource | null {
     return null
   }
   const body = nl + 1
-  return { head, bucket: (name) => (Object.prototype.hasOwnProperty.call(head.dir, name) ? readAt(head.dir[name][1], body + head.dir[name][0]).toString('utf8') : undefined) }
+  return {
+    head,
+    bucket(name) {
+      const at = head.locate(name)
+      return at ? readAt(at[1], body + at[0]).toString('utf8') : undefined
+    },
+  }
 }
 
 function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[]): void {
   const hash = fnv64(text)
-  // Where each rule's own text sits in the file: a call that fires a rule reads only those (withRuleTexts).
-  const spans = elementSpans(text)
-  const at = spans?.length === rules.length ? spans : undefined
-  // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled).
+  // Entries naming a built-in are tunings: kept as written (a disabled one must stay disabled). The others
+  // keep what matching and a note use (words, source, own check), not their counters (folding counts must
+  // not make the index stale) nor what only a human reads (trigger, added): every call that names a bucket
+  // parses all of it.
   const slim = rules
-    .map((r, i) => [r, at?.[i]] as const)
-    .filter(([r]) => r.enabled !== false || BUILTIN_IDS.has(r.id))
-    .map(([r, span]) => (BUILTIN_IDS.has(r.id) ? r : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: '', ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}), ...(span ? { at: span } : {}) })) as Guardrail[]
+    .filter((r) => r.enabled !== false || BUILTIN_IDS.has(r.id))
+    .map((r) =>
+      BUILTIN_IDS.has(r.id)
+        ? r
+        : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: r.rule, ...(r.source != null ? { source: r.source } : {}), ...(r.check !== undefined ? { check: r.check } : {}), ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) },
+    ) as Guardrail[]
   writeIndexText(
     paths,
     bucketedIndexText(
@@ -237,77 +244,6 @@ function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[])
 function writeFast(paths: Paths, key: string, hash: string, rules: Guardrail[]): void {
   const merged = withBuiltins(rules)
   writeFastIndex(paths.stateDir, fastIndexOf(merged.rules, merged.problems.length, key, hash))
-}
-
-/**
- * The [start, end) offsets of each element of the top-level JSON array in `text`, or null when the root is
- * not an array. A linear scan that only tracks strings and nesting (the text already parsed as JSON).
- */
-function elementSpans(text: string): [number, number][] | null {
-  let i = 0
-  while (i < text.length && /\s/.test(text[i])) i++
-  if (text[i] !== '[') return null
-  const spans: [number, number][] = []
-  let depth = 0
-  let start = -1
-  let inString = false
-  for (i++; i < text.length; i++) {
-    const c = text[i]
-    if (inString) {
-      if (c === '\\') i++
-      else if (c === '"') inString = false
-      continue
-    }
-    if (c === '"') {
-      inString = true
-      if (start < 0) start = i
-    } else if (c === '{' || c === '[') {
-      if (depth === 0 && start < 0) start = i
-      depth++
-    } else if (c === '}' || c === ']') {
-      if (depth === 0) {
-        if (start >= 0) spans.push([start, trimEnd(text, i)])
-        return spans
-      }
-      depth--
-    } else if (c === ',' && depth === 0) {
-      spans.push([start, trimEnd(text, i)])
-      start = -1
-    } else if (start < 0 && !/\s/.test(c)) start = i
-  }
-  return null
-}
-
-const trimEnd = (text: string, end: number) => {
-  while (end > 0 && /\s/.test(text[end - 1])) end--
-  return end
-}
-
-/**
- * The index of a slim load with the full entries (texts, sources) of the given ids read from guardrails.json,
- * parsing only those entries: a call that fires a rule needs its words for the note, not all 1,000 rules.
- * `index` is the slim load's (ruleIndexOf), which has read the fired rules and knows where they sit.
- * Null when the file is no longer the one the index was trusted at, or an entry is not where the index says:
- * then the caller loads everything.
- */
-export function withRuleTexts(paths: Paths, loaded: LoadedGuardrails, index: RuleIndex, ids: ReadonlySet<string>): RuleIndex | null {
-  if (!loaded.slim || !loaded.indexKey || !loaded.indexSource || !('seen' in index)) return null
-  try {
-    const text = readRegularFile(paths.guardrails)
-    if (statKey(paths.guardrails) !== loaded.indexKey) return null
-    const full = new Map<string, Guardrail>()
-    for (const id of ids) {
-      if (BUILTIN_IDS.has(id)) continue
-      const at = ((index as BucketedIndex).seen.get(id) as { at?: unknown } | undefined)?.at
-      if (!Array.isArray(at) || typeof at[0] !== 'number' || typeof at[1] !== 'number') return null
-      const entry = JSON.parse(text.slice(at[0], at[1])) as Guardrail
-      if (!entry || entry.id !== id) return null
-      full.set(id, entry)
-    }
-    return bucketedRuleIndex(loaded.indexSource, loaded.rules, { origin: 'project', full })
-  } catch {
-    return null
-  }
 }
 
 /** The index as it is on disk (any stamp), or null when there is none or it is not one. */
@@ -446,15 +382,8 @@ export function foldFires(paths: Paths, now = Date.now()): number {
       // Counters changed, matching did not: re-key the index to the file just written.
       const key = validAtKey ? statKey(paths.guardrails) : null
       if (key && validAtKey) {
-        // Rules unchanged, texts moved: the spans are taken afresh from the file just written.
-        const spans = Array.isArray(raw) ? elementSpans(text) : null
-        const byId = new Map<string, [number, number]>()
-        if (spans?.length === counts.length) counts.forEach((g, i) => byId.set(String((g as { id?: unknown })?.id), spans[i]))
-        const own = bucketedRules(validAtKey).map((r) => {
-          const { at: _old, ...rest } = r as Guardrail & { at?: unknown }
-          const span = byId.get(r.id)
-          return (span ? { ...rest, at: span } : rest) as Guardrail
-        })
+        // Rules unchanged but for their counters, which the index does not hold: the same entries, re-keyed.
+        const own = bucketedRules(validAtKey)
         const hash = fnv64(text)
         writeIndexText(paths, bucketedIndexText({ key, hash }, validAtKey.head.tunings, own))
         writeFast(paths, key, hash, [...validAtKey.head.tunings, ...own])

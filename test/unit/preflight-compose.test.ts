@@ -88,17 +88,6 @@ describe('decidePreToolUse: details', () => {
     expect(out.decision).toEqual({ kind: 'allow', notice: 'Ratchet: guardrails.json: [0].severity: bad — using the packaged default rules until it is fixed' })
   })
 
-  it('rule texts are loaded only when a rule fires', () => {
-    let loads = 0
-    const slim = rules(CHECK_PUSH.map((r) => ({ ...r, rule: '' })))
-    const fullRules = () => (loads++, rules(CHECK_PUSH))
-    decidePreToolUse(bash('ls'), facts({ rules: slim, fullRules }))
-    expect(loads).toBe(0)
-    const out = decidePreToolUse(bash('git push'), facts({ rules: slim, fullRules }))
-    expect(loads).toBe(1)
-    expect((out.decision as { reason: string }).reason).toContain('Rule: C: check pushes')
-  })
-
   it('a floor raises a quiet call to a check, and never weakens a stronger decision', () => {
     FLOORS.git_push = { decision: 'check', why: 'test floor' }
     try {

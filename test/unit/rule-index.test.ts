@@ -12,7 +12,7 @@ import { readCorpus } from '../../bench/classifier-corpus'
 import { withBuiltins } from '../../lib/core/builtins'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
 import { bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, indexSourceOfText, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
-import { loadGuardrails, resolvePaths, ruleIndexOf, withRuleTexts } from '../../lib/io/state'
+import { loadGuardrails, resolvePaths, ruleIndexOf } from '../../lib/io/state'
 
 const PROJECT = '/home/dev/project'
 const CTX: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/dev', stateDir: `${PROJECT}/.ratchet`, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main' }
@@ -22,7 +22,8 @@ const rule = (id: string, extra: Partial<Guardrail>): Guardrail => ({ id, patter
 /** Rules that stress the placement: every shape compileRules files differently. */
 const AWKWARD: Guardrail[] = [
   { id: 'RG-IRREVERSIBLE', decision: 'warn' } as Guardrail,
-  { id: 'RG-SCOPE', enabled: false } as Guardrail,
+  // Extra members a human may write, spelled like the header's own directory (which is searched, not parsed).
+  { id: 'RG-SCOPE', enabled: false, dir: { 'k\u0000git_push': [0, 1] }, note: ',"dir":{"a":[0,1]}' } as unknown as Guardrail,
   { id: 'RG-CATASTROPHIC', decision: 'warn' } as Guardrail, // a tuning that cannot apply: a problem, the built-in stands
   rule('A1', { pattern: 'git_push', severity: 'hard' }),
   rule('A2', { pattern: 'file_delete', match: { paths: ['build/**'] } }),
@@ -40,11 +41,12 @@ const AWKWARD: Guardrail[] = [
   rule('A14', { match: { tools: ['WebFetch'], urls: ['*example.com*'] } }),
   rule('A15', { match: { tools: ['Bash'], command: ['ls -la', 'cat *'] } }),
   rule('A16', { rule: 'Ne déployez pas 🚀 sans revue.', match: { tools: ['Bash'], command: ['déploie *', 'ünïcode-*'] } }),
+  rule('A17', { match: { tools: ['Bash'], command: [',"dir":{ *', 'ai *', 'i *', '"i":[ *'] } }),
 ]
 
 const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
   ...readCorpus().map((l) => (l.cmd !== undefined ? { tool_name: 'Bash', tool_input: { command: l.cmd } } : { tool_name: l.tool!, tool_input: l.input ?? {} })),
-  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'release-70 x', 'release-7', 'ls docs/a.md', 'déploie prod', 'ünïcode-x y'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
+  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'release-70 x', 'release-7', 'ls docs/a.md', 'déploie prod', 'ünïcode-x y', ',"dir":{ x', 'i x', 'ai x', '"i":[ x'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
   { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/config/service-2/a.yml`, content: 'x' } },
   { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/docs/secret-5.env`, old_string: 'a', new_string: 'b' } },
   { tool_name: 'WebFetch', tool_input: { url: 'https://www.example.com/a', prompt: 'read' } },
@@ -95,11 +97,11 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
   it('is one JSON document whose rules, header and re-stamp round-trip', () => {
     const { text } = both(AWKWARD)
     const doc = JSON.parse(text)
-    expect(doc).toMatchObject({ v: 3, key: 'k', hash: 'h' })
+    expect(doc).toMatchObject({ v: 4, key: 'k', hash: 'h' })
     const src = indexSourceOfText(text)!
     expect(src.head.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
     // The directory's byte offsets find each bucket (a rule text with non-ASCII characters included).
-    for (const name of Object.keys(src.head.dir)) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
+    for (const name of src.head.names()) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
     // Every placed rule once, in order (disabled and awareness-only rules are in no bucket).
     expect(bucketedRules(src).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
     const again = restampedIndexText(text, 'k2')
@@ -114,7 +116,7 @@ describe('through the state folder', () => {
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true })
   })
 
-  it('a slim load matches like a full one, and a fire reads only the fired entries’ texts', () => {
+  it('a slim load matches like a full one, and a rule that fires carries its words and source', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-rule-index-'))
     dirs.push(dir)
     fs.mkdirSync(path.join(dir, '.ratchet'))
@@ -135,11 +137,10 @@ describe('through the state folder', () => {
       const want = matchRules(full, action, dir)
       const got = matchRules(index, action, dir)
       expect(got.map((f) => [f.id, f.decision, f.because])).toEqual(want.map((f) => [f.id, f.decision, f.because]))
-      const texts = withRuleTexts(paths, slim, index, new Set(got.map((f) => f.id)))
-      expect(texts).not.toBeNull()
-      // With the texts: the same rules as the full load, words and sources included.
-      expect(matchRules(texts!, action, dir).map((f) => [f.id, f.rule.rule, f.rule.source])).toEqual(want.map((f) => [f.id, f.rule.rule, f.rule.source]))
+      // What a note shows: the same words and sources as the full load (non-ASCII words included).
+      expect(got.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check])).toEqual(want.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check]))
     }
+    expect(matchRules(index, classify({ tool_name: 'Bash', tool_input: { command: 'déploie prod' }, cwd: dir }, ctx), dir).map((f) => f.rule.rule)).toContain('Ne déployez pas 🚀 sans revue.')
   })
 
   it('a damaged bucket (header intact) costs speed, never a rule: matching goes on from all the rules', () => {
