@@ -53,8 +53,28 @@ exports.run = function run(name, ...args) {
     return Promise.resolve()
   }
   const done = Promise.resolve(loaded.exports.main(...args))
-  done.finally(loaded.refresh)
+  done.finally(() => {
+    loaded.refresh()
+    for (const c of Object.values(chunks)) c.refresh()
+  })
   return done
+}
+
+/** Chunks loaded so far, by name. */
+const chunks = Object.create(null)
+
+/**
+ * A library the bundles import but a call seldom runs (scripts/build.mjs CHUNKS: zod, minimatch) is its own
+ * file, dist/<name>.cjs, loaded through its code cache on first use. The bundle gets this stand-in: each of
+ * `names` is a getter that loads the chunk when first read, so a hook that never validates a file with zod
+ * never reads it. A missing chunk is an incomplete install: the error carries the file, and the hook's own
+ * failure policy decides (a PreToolUse call that could not be checked is denied).
+ */
+exports.chunk = function chunk(name, names) {
+  const get = () => (chunks[name] ??= load(name)).exports
+  const stand = {}
+  for (const n of names) Object.defineProperty(stand, n, { enumerable: true, get: () => get()[n] })
+  return stand
 }
 
 /**
