@@ -19,7 +19,11 @@ const PASSWORD_OPTIONS: [string, string][] = [
   ['smbclient|rpcclient|smbmap', '-U'],
 ]
 
-const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
+type Rule = [RegExp, (m: string, ...g: string[]) => string]
+// Built on first use: constructing a dozen regexes from strings cost every hook's start-up ~0.2 ms, and most
+// text never reaches the rules (MAY_HOLD_SECRET).
+let rules: Rule[] | undefined
+const RULES = (): Rule[] => (rules ??= [
   // PEM blocks (keys, certificates): the whole body (bounded: a lazy scan from every BEGIN to the end is
   // quadratic on text with many openers and no END — redos test).
   [/-----BEGIN ([A-Z0-9 ]{1,40})-----[\s\S]{0,16384}?-----END \1-----/g, (_m, label) => `[${label} masked]`],
@@ -31,7 +35,7 @@ const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
   // `zip -P x`, `ldapsearch -w x`, `sqlcmd -P x`, `smbclient -U user%x`), quoted or not, attached or not. Only
   // that program's option, after its name in the same simple command: `ssh -p 2222`, `mkdir -p`, `docker run
   // -p 8080:80` and `zip -a` stay as they are.
-  ...PASSWORD_OPTIONS.map(([programs, opts]): [RegExp, (m: string, ...g: string[]) => string] => [
+  ...PASSWORD_OPTIONS.map(([programs, opts]): Rule => [
     new RegExp(String.raw`\b(${programs})\b([^\n|;&]{0,400}?\s)(${opts})(\s*)(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"]+))`, 'g'),
     maskOptionValue as (m: string, ...g: string[]) => string,
   ]),
@@ -58,7 +62,7 @@ const RULES: [RegExp, (m: string, ...g: string[]) => string][] = [
   // Credentials in URLs: scheme://user:password@host → the password only; a bare long token as the user too.
   [/(\b[a-z][a-z0-9+.-]{0,20}:\/\/[^\s:/@]{1,200}:)([^\s@/]{3,})@/gi, (_m, pre) => `${pre}****@`],
   [/(\b[a-z][a-z0-9+.-]{0,20}:\/\/)([^\s:/@]{20,})@/gi, (_m, pre, v) => `${pre}${mask(v)}@`],
-]
+])
 
 /** `-p 'x'`, `-pX`, `-U user%pass`: the value masked, its quotes and the option kept. */
 function maskOptionValue(whole: string, cmd: string, mid: string, opt: string, sep: string, sq?: string, dq?: string, bare?: string): string {
@@ -96,7 +100,7 @@ export function maskSecrets(text: string): string {
 /** Every rule, without the pre-check (what maskSecrets must always equal). */
 export function maskByRules(text: string): string {
   let out = text
-  for (const [re, fn] of RULES) out = out.replace(re, fn as (m: string, ...g: string[]) => string)
+  for (const [re, fn] of RULES()) out = out.replace(re, fn as (m: string, ...g: string[]) => string)
   return out
 }
 
