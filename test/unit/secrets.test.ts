@@ -123,3 +123,26 @@ describe('secret masking', () => {
     }
   })
 })
+
+describe('secret file names: the cheap pre-check never hides a name the rules take', () => {
+  const SECRET = ['.env', '.env.local', 'prod.env', 'id_rsa', 'id_ed25519_sk', 'deploy_rsa', 'server.key', 'SERVER.PEM', 'cert.P12', 'store.jks', 'app.keystore', 'putty.ppk', 'credentials.json', 'Service-Account-1.yaml', 'service_account.yml', 'CLIENT_SECRETS.JSON', 'secret.toml', 'Secrets.yml', '.htpasswd', '.npmrc']
+  const NOT = ['README.md', 'index.ts', 'package.json', '.env.example', '.env.sample', 'sample.example.env', 'id_rsa.pub', 'key.pub.pem', 'public-key.pem', 'pub.key', 'environment.ts', 'rsa.md', 'services.json', 'my-secret-notes.txt', 'keys', 'Makefile']
+  it.each(SECRET)('%s holds a secret', async (name) => {
+    const { secretFileName } = await import('../../lib/core/actions/secrets')
+    expect(secretFileName(name)).toBe(true)
+  })
+  it.each(NOT)('%s does not', async (name) => {
+    const { secretFileName } = await import('../../lib/core/actions/secrets')
+    expect(secretFileName(name)).toBe(false)
+  })
+  it('agrees with the rules on every name in the corpus and on generated spellings', async () => {
+    const { secretFileName, secretFileNameByRules } = await import('../../lib/core/actions/secrets')
+    const names = new Set<string>([...SECRET, ...NOT])
+    for (const l of readCorpus()) for (const w of (l.cmd ?? JSON.stringify(l.input ?? {})).split(/[\s"'=:,{}]+/)) if (w) names.add(w.split('/').pop()!)
+    const stems = ['', 'a', 'id', 'x_', 'prod', 'client_secret', 'service-account', 'credentials', 'secrets']
+    const ends = ['', '.env', '_rsa', '_dsa', '_ecdsa', '_ed25519', '.pem', '.KEY', '.p12', '.pfx', '.jks', '.keystore', '.ppk', '.json', '.yaml', '.toml', '.htpasswd', '.npmrc']
+    for (const a of stems) for (const b of ends) for (const c of [a + b, (a + b).toUpperCase(), '.' + a + b, 'id_' + a + b]) names.add(c)
+    expect(names.size).toBeGreaterThan(300)
+    for (const n of names) expect([n, secretFileName(n)]).toEqual([n, secretFileNameByRules(n)])
+  })
+})
