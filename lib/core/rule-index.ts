@@ -38,7 +38,11 @@ const WILD = '*?'
  * A plain loop: a regex split here costs milliseconds in a cold process with many rules.
  */
 export function longestLiteral(glob: string, isPath: boolean): string {
-  const PATH_WILD = '*?[]{}()!+@'
+  // A path glob's `\` escapes the next character (`a\*b` matches `a*b`), so a segment holding one is not
+  // literal. A leading `!` negates the whole glob (`!docs/api` matches `src/a.ts`), and `..` cancels the
+  // segment before it (`config/../x` matches `x`): such globs promise no literal at all.
+  const PATH_WILD = '*?[]{}()!+@\\'
+  if (isPath && (glob.startsWith('!') || glob.split('/').some((seg) => seg === '..' || seg === '.'))) return ''
   let best = ''
   let start = 0
   let clean = true

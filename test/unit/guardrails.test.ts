@@ -100,8 +100,41 @@ describe('matching', () => {
     ['**/secret.env', true, 'secret.env'],
     ['config/service-*/**', true, 'config'],
     ['{a,b}/*.ts', true, ''],
+    // No literal where a match need not contain one: negation, `..`, `.`, and escapes.
+    ['!docs/api', true, ''],
+    ['config/../x', true, ''],
+    ['./config/**', true, ''],
+    ['a\\*b/c.txt', true, 'c.txt'],
   ])('literal prefilter of %s', (glob, isPath, lit) => {
     expect(longestLiteral(glob, isPath)).toBe(lit)
+  })
+
+  // The prefilter may only ever skip what minimatch would not match: a user's rule that silently never
+  // fires is a protection switched off (`!docs/api` and `config/../x` did, before).
+  const PATH_CASES: [string, string][] = [
+    ['!docs/api', 'src/a.ts'],
+    ['!docs/api', 'docs/api'],
+    ['!**/*.md', 'src/a.ts'],
+    ['config/../x', 'x'],
+    ['a\\*b', 'a*b'],
+    ['a\\*b/c.txt', 'a*b/c.txt'],
+    ['config/service-*/**', 'config/service-2/a.yml'],
+    ['config/service-*/**', 'other/service-2/a.yml'],
+    ['**/secret.env', 'deep/er/secret.env'],
+    ['secret.env', 'a/secret.env'],
+    ['/etc/**', '/etc/hosts'],
+    ['[a]bc/d', 'abc/d'],
+    ['a//b', 'a/b'],
+    ['src/**/x.ts', 'src/x.ts'],
+  ]
+  it.each(PATH_CASES)('a path rule on %s fires on %s exactly when minimatch matches', async (glob, rel) => {
+    const { Minimatch } = await import('minimatch')
+    const want = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(rel.startsWith('/') ? rel : rel)
+    const file = rel.startsWith('/') ? rel : `${PROJECT}/${rel}`
+    const rules = [{ id: 'W', pattern: 'custom_paths', rule: 'r', severity: 'soft', match: { tools: ['Write'], paths: [glob] } }]
+    // Relative globs are tried on the project-relative path and the absolute one (pathHit).
+    const abs = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(file)
+    expect(fire(rules, 'Write', { file_path: file, content: 'x' })).toEqual(want || (!glob.startsWith('/') && abs) ? ['W'] : [])
   })
 })
 
