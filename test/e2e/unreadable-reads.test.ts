@@ -275,3 +275,22 @@ describe("a damaged custodiet record does not lift the hold it held", () => {
     expect(guard('Bash', { command: 'touch notes2.txt' }, 'h1')).toEqual({ decision: 'allow', reason: '' })
   })
 })
+
+// ---- 5. planting a folder where a state file will be written (the agent's way to the damage above) --
+
+describe('planting a folder where a state file goes is refused, in any spelling', () => {
+  const STOP = [
+    'mkdir -p .ratchet/custodiet/cost-daily.json',
+    'mkdir .ratchet/sessions/s9.json',
+    'cd .ratchet/courtroom && mkdir consent.json',
+    `python3 -c "import os; os.makedirs('.ratchet/courtroom/consent.json')"`,
+    `python3 -c "import pathlib; pathlib.Path('.ratchet/sessions/s8.json').mkdir(parents=True)"`,
+    `node -e "require('fs').mkdirSync('.ratchet/custodiet/cost-daily.json', {recursive: true})"`,
+  ]
+  it.each(STOP)('%s (first call and identical retry)', (command) => {
+    for (const attempt of [1, 2]) expect(guard('Bash', { command }, 'm1').decision, `attempt ${attempt}`).toBe('deny')
+  })
+  it.each(['mkdir -p build', 'mkdir -p .claude/agents', 'mkdir -p src/components/new', `python3 -c "import os; os.makedirs('out/data', exist_ok=True)"`])('stays quiet: %s', (command) => {
+    expect(guard('Bash', { command }, 'm2')).toEqual({ decision: 'allow', reason: '' })
+  })
+})

@@ -377,8 +377,9 @@ on(['tee', 'sponge', 'touch', 'chattr', 'setfacl', 'setfattr', 'shred'], (e) => 
   if (e.inv.name === 'shred' && /u/.test(shortFlags(e.inv.args))) for (const o of ops) e.remove(o)
 })
 // A FIFO, socket or device node planted where a state file is hangs every later reader (issue 9, red team):
-// making one under the state folder or .claude is an edit of it.
-on(['mkfifo', 'mknod'], (e) => {
+// making one under the state folder or .claude is an edit of it. So is a folder planted where a state file
+// will be written (`mkdir -p .ratchet/custodiet/cost-daily.json` turns the reviewer's cost cap into "cap reached").
+on(['mkfifo', 'mknod', 'mkdir'], (e) => {
   const ops = operandsAfter(e.inv.args, ['-m', '--mode', '--context'])
   for (const o of e.inv.name === 'mknod' ? ops.slice(0, 1) : ops) e.write(o)
 })
@@ -1055,7 +1056,7 @@ export const programs: Record<string, Detector> = {}
 // Interpreter code.
 
 /** Calls that write, move or remove files, in the languages the snippets come in (qualified, so `list.remove(x)` is not one). */
-const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link|symlink|truncate|chmod|chown|mkfifo|mknod)|POSIX::mkfifo|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|fs\.(?:promises\.)?(?:writeFile|appendFile|rm|rmdir|unlink|rename|copyFile|cp|symlink|link|truncate|chmod|open)|writeFileSync|appendFileSync|createWriteStream|copyFileSync|cpSync|renameSync|unlinkSync|rmSync|rmdirSync|symlinkSync|linkSync|truncateSync|chmodSync|openSync|open|fopen|file_put_contents|unlink|rmdir|rename|File\.(?:write|open|delete|unlink|rename|symlink)|IO\.write|FileUtils\.\w+)|\.(write_text|write_bytes|unlink|touch|rename|symlink_to|hardlink_to|rmdir))\s*\(/g
+const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link|symlink|truncate|chmod|chown|mkfifo|mknod|mkdir|makedirs)|POSIX::mkfifo|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|fs\.(?:promises\.)?(?:writeFile|appendFile|rm|rmdir|unlink|rename|copyFile|cp|symlink|link|truncate|chmod|open|mkdir)|mkdirSync|writeFileSync|appendFileSync|createWriteStream|copyFileSync|cpSync|renameSync|unlinkSync|rmSync|rmdirSync|symlinkSync|linkSync|truncateSync|chmodSync|openSync|open|fopen|file_put_contents|unlink|rmdir|rename|File\.(?:write|open|delete|unlink|rename|symlink)|IO\.write|FileUtils\.\w+)|\.(write_text|write_bytes|unlink|touch|mkdir|rename|symlink_to|hardlink_to|rmdir))\s*\(/g
 
 /** Ways code hides a path: character codes, decoding, reversing, escapes, eval. */
 const OBSCURED = /\bchr\s*\(|fromCharCode|b64decode|\batob\s*\(|['"]base64['"]|unhexlify|fromhex|codecs\.decode|rot_?13|\[::-1\]|\.reverse\(\)|\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}|\beval\s*\(|\bexec\s*\(|__import__|getattr\s*\(|\.pack\(|\bsprintf\s*\(\s*['"]%c/
@@ -1070,7 +1071,7 @@ export function joinLiterals(code: string): string {
     .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
 }
 
-const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete|mkfifo|mknod)\b|['"][+]?>{1,2}/
+const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete|mkfifo|mknod|mkdir|makedirs)\b|['"][+]?>{1,2}/
 
 const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
 
