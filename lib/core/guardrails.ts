@@ -147,7 +147,7 @@ export interface RuleIndex {
    * rules whose command globs all start with a literal word are found under each such word (a Bash call
    * with 1,000 rules tests only the rules for the programs it runs), the others are always candidates.
    */
-  forTool(tool: string, commands: readonly string[]): readonly CompiledRule[]
+  forTool(tool: string, commands: readonly string[], paths?: readonly string[]): readonly CompiledRule[]
   /** Glob-only rules with no tool list or a wildcard in it: tested on every call. */
   anyTool(): readonly CompiledRule[]
 }
@@ -274,43 +274,92 @@ function programWords(command: string[] | undefined): Set<string> | null {
 // ---- the bucketed index ----------------------------------------------------------------------
 // `.guardrails-index.json` (written by lib/io/state.ts from rules it validated) holds each rule under every
 // bucket compileRules would file it under. Its first line is a header: the stamp, the tunings of built-ins,
-// and a directory of the buckets (name → byte offset and length, counted from the second line); then one
-// bucket per line, each a JSON array of [order, rule]. A rule is as written (its words and source, which a
-// note shows when it fires) but for its counters, with its decision and its globs' literals worked out:
+// and where each shard of the directory is (byte offset and length, counted from the second line); then one
+// bucket per line, each a JSON array of [order, rule]; then the directory's shards, each an object of bucket
+// name → [offset, length], a name in shard fnv1a(name) mod shards. A rule is as written (its words and
+// source, which a note shows when it fires) but for its counters, with its decision and its globs' literals:
 //
-//   {"v":4,"key":…,"hash":…,"tunings":[…],"dir":{"k\u0000git_push":[0,912],…}
+//   {"v":5,"key":…,"hash":…,"tunings":[…],"shards":[[91002,1210],…]
 //   ,"k\u0000git_push":[[order,{rule}],…]               rules keyed by a pattern or class
 //   ,"w\u0000Bash\u0000deploy-tool":[…]                 by tool and program word (`deploy-tool *`)
 //   ,"p\u0000Bash\u0000release-":[…]                    by tool and the start of the word (`release-*`)
+//   ,"s\u0000Write\u0000service-5":[…]                   by tool and a folder or file name every match holds
+//                                                      (path globs, no command globs: `config/service-5/**`)
 //   ,"r\u0000Bash":[…]                                  by tool, any command (`*deploy*`, or no command globs)
 //   ,"a":[…]                                            tested on every call
+//   ,"d\u00000":{"k\u0000git_push":[0,912],…}            a shard of the directory (~32 names)
 //   }
 //
 // One JSON document (a human or a test can read it whole), but the hook reads the header and then only the
 // bytes of the buckets a call names: reading 1,000 rules (430 KB) cost a fresh process ~1 ms before any
 // parsing, and parsing and compiling them ~5 ms and a garbage collection; a call needs a few dozen at most.
 // (v4: rules keep their words. v3 left them out and a fire read them from guardrails.json afterwards: 380 KB
-// read and every rule matched twice, ~2 ms of every call that fired a rule.)
+// read and every rule matched twice, ~2 ms of every call that fired a rule. v5: path rules are filed by
+// name, and the directory is sharded: a call reads the few shards its names fall in, where parsing, or even
+// searching, one directory of every bucket cost each call up to a millisecond at 1,000 rules.)
 
 const SEP = '\u0000'
 const bucketName = (...parts: string[]) => parts.join(SEP)
 
-/** The header line of the bucketed index, with its directory: bucket name → [byte offset from the second line, byte length]. */
+/** The header line of the bucketed index: the stamp, the tunings, and where each shard of the directory is. */
 export interface IndexHead {
-  v: 4
+  v: 5
   key: string
   hash: string
   tunings: Guardrail[]
-  /** Where a bucket is, or undefined when there is no such bucket. */
+  /** [byte offset from the second line, byte length] of each shard of the directory. */
+  shards: [number, number][]
+}
+
+/** Where a RuleIndex reads its buckets. */
+export interface IndexSource {
+  head: IndexHead
+  /** Where a bucket is ([byte offset from the second line, byte length]), or undefined when there is none. */
   locate(name: string): [number, number] | undefined
   /** Every bucket's name (a rare full read). */
   names(): string[]
+  /** The JSON text of one bucket, or undefined when there is no such bucket. */
+  bucket(name: string): string | undefined
 }
 
-/** Where a RuleIndex reads its buckets: the header, and the JSON text of one bucket (undefined: no such bucket). */
-export interface IndexSource {
-  head: IndexHead
-  bucket(name: string): string | undefined
+/** The directory shard a bucket name is in: FNV-1a over its UTF-16 code units. */
+function shardOf(name: string, shards: number): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % shards
+}
+
+const pairOf = (v: unknown): [number, number] | undefined => (Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n) && n >= 0) ? (v as [number, number]) : undefined)
+
+/**
+ * An index source over its header and a reader of the body (`read(offset, length)`: that span as text).
+ * Shards are read and parsed when a name in them is first asked for; a damaged shard throws (the caller
+ * then matches from all the rules: ruleIndexOf).
+ */
+export function indexSource(head: IndexHead, read: (offset: number, length: number) => string): IndexSource {
+  const parsed = new Map<number, Record<string, unknown>>()
+  const shard = (i: number) => {
+    let dir = parsed.get(i)
+    if (!dir) {
+      const got = JSON.parse(read(head.shards[i][0], head.shards[i][1])) as unknown
+      if (!got || typeof got !== 'object' || Array.isArray(got)) throw new Error(`shard ${i} of the rule index is not a directory`)
+      parsed.set(i, (dir = got as Record<string, unknown>))
+    }
+    return dir
+  }
+  const locate = (name: string) => {
+    const dir = shard(shardOf(name, head.shards.length))
+    return Object.prototype.hasOwnProperty.call(dir, name) ? pairOf(dir[name]) : undefined
+  }
+  return {
+    head,
+    locate,
+    names: () => head.shards.flatMap((_, i) => Object.keys(shard(i))),
+    bucket(name) {
+      const at = locate(name)
+      return at ? read(at[0], at[1]) : undefined
+    },
+  }
 }
 
 /**
@@ -335,6 +384,30 @@ function commandKeys(command: string[] | undefined): { words: Set<string>; prefi
   return { words, prefixes }
 }
 
+/**
+ * The names a rule's path globs need in a matching path: each glob's longest literal segment (a folder or file
+ * name every path it matches holds whole: literals are whole segments, and a glob without a slash matches the
+ * base name). Null when a glob promises none (`**\/*.md`, `!docs/**`): the rule is then a candidate for every
+ * call of its tools. A rule with path globs matches only a call with a path one of them matches (matchRules).
+ */
+function pathSegments(paths: string[] | undefined): Set<string> | null {
+  if (!paths?.length) return null
+  const out = new Set<string>()
+  for (const g of paths) {
+    const lit = longestLiteral(g, true)
+    if (!lit || lit.includes('/')) return null
+    out.add(lit)
+  }
+  return out
+}
+
+/** The folder and file names of the paths of a call, each once (what `s` buckets are looked up by). */
+function namesOf(paths: readonly string[]): Set<string> {
+  const out = new Set<string>()
+  for (const p of paths) for (const s of p.split('/')) if (s) out.add(s)
+  return out
+}
+
 /** The index text for these rules (tunings of built-ins apart, kept as written), stamped with `stamp`. */
 export function bucketedIndexText(stamp: { key: string; hash: string }, tunings: readonly Guardrail[], own: readonly Guardrail[]): string {
   const buckets = new Map<string, string[]>()
@@ -352,26 +425,31 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
     else
       for (const t of place) {
         const keys = commandKeys(rule.match?.command)
-        if (!keys) add(bucketName('r', t), entry)
+        const segments = keys ? null : pathSegments(rule.match?.paths)
+        if (segments) for (const s of segments) add(bucketName('s', t, s), entry)
+        else if (!keys) add(bucketName('r', t), entry)
         else {
           for (const w of keys.words) add(bucketName('w', t, w), entry)
           for (const p of keys.prefixes) add(bucketName('p', t, p), entry)
         }
       }
   })
-  const dir: Record<string, [number, number]> = Object.create(null)
   const body: string[] = []
   let at = 0
-  for (const [name, entries] of buckets) {
+  const line = (name: string, value: string): [number, number] => {
     const prefix = `,${JSON.stringify(name)}:`
-    const value = `[${entries.join(',')}]`
     const start = at + utf8Length(prefix)
     const length = utf8Length(value)
-    dir[name] = [start, length]
     body.push(prefix + value + '\n')
     at = start + length + 1
+    return [start, length]
   }
-  return JSON.stringify({ v: 4, key: stamp.key, hash: stamp.hash, tunings, dir }).slice(0, -1) + '\n' + body.join('') + '}\n'
+  // About 32 names a shard: a call reads two or three small shards, whatever the number of rules.
+  const count = Math.max(1, Math.ceil(buckets.size / 32))
+  const dirs: Record<string, [number, number]>[] = Array.from({ length: count }, () => Object.create(null) as Record<string, [number, number]>)
+  for (const [name, entries] of buckets) dirs[shardOf(name, count)][name] = line(name, `[${entries.join(',')}]`)
+  const shards = dirs.map((d, i) => line(`d${SEP}${i}`, JSON.stringify(d)))
+  return JSON.stringify({ v: 5, key: stamp.key, hash: stamp.hash, tunings, shards }).slice(0, -1) + '\n' + body.join('') + '}\n'
 }
 
 /** UTF-8 byte length without Buffer (this module is pure and runs in tests as well as bundles). */
@@ -389,32 +467,11 @@ function utf8Length(s: string): number {
   return n
 }
 
-/**
- * The header of an index, from its first line; null when it is not one. The directory (some 700 names at
- * 1,000 rules, the last member of the line) is searched, not parsed: parsing it cost every cold hook ~0.6 ms.
- * A directory entry is found by its key, `,"name":[` or `{"name":[`: inside a JSON string a quote is always
- * escaped, so that text can only be the start of a key, and the values are pairs of numbers.
- */
+/** The header of an index, from its first line; null when it is not one. */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
-  const DIR = ',"dir":'
-  const at = firstLine.lastIndexOf(DIR + '{')
-  if (at < 0 || !firstLine.endsWith('}')) return null
-  const head = JSON.parse(firstLine.slice(0, at) + '}') as Partial<IndexHead> | null
-  if (!head || head.v !== 4 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings)) return null
-  const dir = firstLine.slice(at + DIR.length)
-  const locate = (name: string): [number, number] | undefined => {
-    const needle = JSON.stringify(name) + ':['
-    let i = dir.indexOf(needle)
-    while (i > 0 && dir[i - 1] !== '{' && dir[i - 1] !== ',') i = dir.indexOf(needle, i + 1)
-    if (i <= 0) return undefined
-    const from = i + needle.length
-    const pair = dir.slice(from, dir.indexOf(']', from)).split(',')
-    const start = Number(pair[0])
-    const length = Number(pair[1])
-    return pair.length === 2 && Number.isSafeInteger(start) && Number.isSafeInteger(length) && start >= 0 && length >= 0 ? [start, length] : undefined
-  }
-  const names = () => Object.keys(JSON.parse(dir) as Record<string, unknown>)
-  return { v: 4, key: head.key, hash: head.hash, tunings: head.tunings, locate, names }
+  const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
+  if (!head || head.v !== 5 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  return head as IndexHead
 }
 
 /** An index source over the whole text (tests, and the rare paths that read every rule). */
@@ -424,13 +481,7 @@ export function indexSourceOfText(text: string): IndexSource | null {
   if (!head) return null
   const bodyBytes = new TextEncoder().encode(text.slice(nl + 1))
   const decoder = new TextDecoder()
-  return {
-    head,
-    bucket(name) {
-      const at = head.locate(name)
-      return at ? decoder.decode(bodyBytes.subarray(at[0], at[0] + at[1])) : undefined
-    },
-  }
+  return indexSource(head, (offset, length) => decoder.decode(bodyBytes.subarray(offset, offset + length)))
 }
 
 /** The index text with another stat key (same content: a touch, a checkout). Offsets count from the body. */
@@ -443,7 +494,7 @@ export function restampedIndexText(text: string, key: string): string {
 /** Every project rule of an index, in order (a rare full read: re-deriving the fast index, re-keying). */
 export function bucketedRules(src: IndexSource): Guardrail[] {
   const all = new Map<number, Guardrail>()
-  for (const name of src.head.names()) for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
+  for (const name of src.names()) for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
   return [...all.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r)
 }
 
@@ -465,7 +516,7 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
   const located = new Map<string, boolean>()
   const has = (name: string) => {
     let yes = located.get(name)
-    if (yes === undefined) located.set(name, (yes = src.head.locate(name) !== undefined))
+    if (yes === undefined) located.set(name, (yes = src.locate(name) !== undefined))
     return yes
   }
   const bucket = (name: string): readonly CompiledRule[] => {
@@ -486,8 +537,9 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
   return {
     seen,
     forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
-    forTool(tool, commands) {
+    forTool(tool, commands, paths = []) {
       const lists = [bucket(bucketName('r', tool))]
+      for (const name of namesOf(paths)) lists.push(bucket(bucketName('s', tool, name)))
       for (const w of new Set(commands.map(wordOf))) {
         lists.push(bucket(bucketName('w', tool, w)))
         // Every start of the word that has a bucket (`release-*` for release-7).
@@ -563,7 +615,7 @@ export function matchRules(index: RuleIndex, action: Classification, projectDir:
     for (const c of index.forKey(key))
       if (!c.rule.match || globsMatch(c, action, rels, false))
         fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [`pattern ${key}: ${detail}`, ...describe(c, action, rels)] })
-  for (const c of index.forTool(action.tool, action.commands)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.forTool(action.tool, action.commands, action.paths)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   for (const c of index.anyTool()) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   return fired
 }

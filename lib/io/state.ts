@@ -10,7 +10,7 @@ import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
-import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, indexSourceOfText, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type IndexSource, type Problem, type RuleIndex } from '../core/guardrails'
+import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, indexSource, indexSourceOfText, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type IndexSource, type Problem, type RuleIndex } from '../core/guardrails'
 import { fastIndexStamped, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -114,7 +114,7 @@ export function ruleIndexOf(loaded: LoadedGuardrails, full?: () => readonly Guar
       return slim(all)
     }
   }
-  return { seen: index.seen, forKey: (k) => either((i) => i.forKey(k)), forTool: (t, c) => either((i) => i.forTool(t, c)), anyTool: () => either((i) => i.anyTool()) } as BucketedIndex
+  return { seen: index.seen, forKey: (k) => either((i) => i.forKey(k)), forTool: (t, c, p) => either((i) => i.forTool(t, c, p)), anyTool: () => either((i) => i.anyTool()) } as BucketedIndex
 }
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
@@ -207,13 +207,7 @@ function openIndexSource(file: string): IndexSource | null {
     return null
   }
   const body = nl + 1
-  return {
-    head,
-    bucket(name) {
-      const at = head.locate(name)
-      return at ? readAt(at[1], body + at[0]).toString('utf8') : undefined
-    },
-  }
+  return indexSource(head, (offset, length) => readAt(length, body + offset).toString('utf8'))
 }
 
 function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[]): void {

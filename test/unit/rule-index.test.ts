@@ -42,6 +42,14 @@ const AWKWARD: Guardrail[] = [
   rule('A15', { match: { tools: ['Bash'], command: ['ls -la', 'cat *'] } }),
   rule('A16', { rule: 'Ne déployez pas 🚀 sans revue.', match: { tools: ['Bash'], command: ['déploie *', 'ünïcode-*'] } }),
   rule('A17', { match: { tools: ['Bash'], command: [',"dir":{ *', 'ai *', 'i *', '"i":[ *'] } }),
+  // Path rules, filed by a folder or file name each glob needs (or by tool alone when one needs none).
+  rule('A18', { match: { tools: ['Write', 'Edit'], paths: ['config/service-*/**', 'secret.env'] } }),
+  rule('A19', { match: { tools: ['Edit'], paths: ['/etc/**'] } }),
+  rule('A20', { match: { tools: ['Write'], paths: ['!docs/api'] } }),
+  rule('A21', { match: { tools: ['Bash'], paths: ['build/**'] } }),
+  rule('A22', { match: { tools: ['Write'], paths: ['src/**/x.ts', 'lib/y.ts'] } }),
+  rule('A23', { match: { tools: ['Write'], paths: ['config/../notes.md', 'a\\.b'] } }),
+  rule('A24', { match: { tools: ['Write', 'Edit'], paths: ['**/__proto__/**', 'constructor'] } }),
 ]
 
 const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
@@ -50,6 +58,13 @@ const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
   { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/config/service-2/a.yml`, content: 'x' } },
   { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/docs/secret-5.env`, old_string: 'a', new_string: 'b' } },
   { tool_name: 'WebFetch', tool_input: { url: 'https://www.example.com/a', prompt: 'read' } },
+  ...['config/service-1/a.yml', 'config/x.yml', 'secret.env', 'a/secret.env', 'docs/api', 'docs/other', 'src/deep/x.ts', 'src/x.ts', 'lib/y.ts', 'notes.md', 'a.b', 'a/__proto__/b', 'constructor', 'x/constructor'].flatMap((rel) => [
+    { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/${rel}`, content: 'x' } },
+    { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/${rel}`, old_string: 'a', new_string: 'b' } },
+  ]),
+  { tool_name: 'Edit', tool_input: { file_path: '/etc/hosts', old_string: 'a', new_string: 'b' } },
+  { tool_name: 'Write', tool_input: { file_path: '/tmp/elsewhere/secret.env', content: 'x' } },
+  ...['rm -rf build/x', 'cp a build/b', 'ls build'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
   { tool_name: 'mcp__x"y', tool_input: { command: 'anything' } },
 ]
 
@@ -97,11 +112,11 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
   it('is one JSON document whose rules, header and re-stamp round-trip', () => {
     const { text } = both(AWKWARD)
     const doc = JSON.parse(text)
-    expect(doc).toMatchObject({ v: 4, key: 'k', hash: 'h' })
+    expect(doc).toMatchObject({ v: 5, key: 'k', hash: 'h' })
     const src = indexSourceOfText(text)!
     expect(src.head.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
     // The directory's byte offsets find each bucket (a rule text with non-ASCII characters included).
-    for (const name of src.head.names()) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
+    for (const name of src.names()) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
     // Every placed rule once, in order (disabled and awareness-only rules are in no bucket).
     expect(bucketedRules(src).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
     const again = restampedIndexText(text, 'k2')
