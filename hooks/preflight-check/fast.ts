@@ -255,6 +255,7 @@ export function fastPaths(env: NodeJS.ProcessEnv, cwd: string, session: string) 
     config: path.join(stateDir, 'config.json'),
     session: path.join(stateDir, 'sessions', safe + '.json'),
     hold: path.join(stateDir, 'custodiet', `${safe}.hold.json`),
+    custodietRecord: path.join(stateDir, 'custodiet', `${safe}.json`),
     probation: path.join(stateDir, 'courtroom', 'probation.json'),
   }
 }
@@ -359,7 +360,10 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
       p.session,
       () => {
         // A link planted at the session file is not followed (a clean copy elsewhere would erase what it read).
-        const s = plainSession(readJsonIfAny(p.session, { noFollow: true }))
+        const raw = readJsonIfAny(p.session, { noFollow: true })
+        // Absent although custodiet has a record of the session: perhaps removed, which the full engine tells and reads as damaged.
+        if (raw === undefined && fs.existsSync(p.custodietRecord)) return false
+        const s = plainSession(raw)
         if (!s) return false
         writeFileAtomic(p.session, JSON.stringify(withReads(s, fc.reads, now), null, 2) + '\n')
         return true

@@ -52,11 +52,12 @@ export function readStateOr<K extends FileKey>(paths: Where, key: K, id?: string
 
 /**
  * Locked read-modify-write of a registry file, with its corrupt-file policy ('ignore' files reset).
- * `afterReset`: what a damaged file that was moved aside is read as (default: the empty value).
+ * `afterReset`: what a damaged file that was moved aside is read as; `fallback`: what an absent one is read as
+ * (both default to the empty value).
  */
-export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void; afterReset?: (error: RatchetError, aside: string) => ValueOf<K> } = {}): R {
+export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void; afterReset?: (error: RatchetError, aside: string) => ValueOf<K>; fallback?: () => ValueOf<K> } = {}): R {
   const s: StateFileSpec = STATE[key]
-  return updateJson(fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', noFollow: noFollow(key), indent: opts.indent, afterWrite: opts.afterWrite, afterReset: opts.afterReset }, change)
+  return updateJson(fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: opts.fallback ?? emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', noFollow: noFollow(key), indent: opts.indent, afterWrite: opts.afterWrite, afterReset: opts.afterReset }, change)
 }
 
 /** Replaces a registry file whole (atomically); JSON values are written as one line unless `indent`. */

