@@ -170,6 +170,9 @@ const RUN_ID = `${process.pid}-${Date.now().toString(36)}`
 let fireCalls = 0
 const LS_1000 = 'preflight-check, 1,000 rules, ls -la (fast path)'
 const NOFIRE_FULL = 'preflight-check, 1,000 rules, npm test (full engine)'
+const EDIT_FULL = 'preflight-check, 1,000 rules, Edit of a read file'
+const FIRE_ONE = 'preflight-check, 1,000 rules, one rule fires'
+const FIRE_MANY = 'preflight-check, 1,000 rules, rm -rf fires 96'
 
 function hookCases(): Case[] {
   const small = project('default')
@@ -182,6 +185,10 @@ function hookCases(): Case[] {
   // fires nothing either but needs the full engine: both are measured, so neither hides the other.
   const silent = (out: string) => out === ''
   const fired = (out: string) => out.includes('[PRE-FLIGHT]') && out.includes('"deny"')
+  // The commonest write: an Edit of a file the session has read (else the stale-data check fires). 333 of the
+  // 1,000 rules are path rules of Write and Edit; none matches README.md.
+  const readFirst = spawnSync(bin, [], { input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }, 'bench-edit'), env: { ...CLEAN, ...env(large) } })
+  if (readFirst.status !== 0) throw new Error(`the Edit case's Read failed: ${readFirst.stderr}`)
   return [
     { label: 'preflight-check, default rules, ls -la', bin, input: payload(small, bash('ls -la')), env: env(small), expect: silent },
     { label: LS_1000, bin, input: payload(large, bash('ls -la')), env: env(large), expect: silent },
@@ -191,7 +198,10 @@ function hookCases(): Case[] {
     // and the file_delete rules among the 1,000) and pays for recording it and for the fired rules' texts.
     // (Numbered per call, not per round: the second table below would otherwise repeat sessions, and an
     // identical retry in a session is let through, which measured a cheaper path under the fire label.)
-    { label: 'preflight-check, 1,000 rules, a rule fires', bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+    { label: EDIT_FULL, bin, input: payload(large, { tool_name: 'Edit', tool_input: { file_path: path.join(large, 'README.md'), old_string: '# bench', new_string: '# Bench' } }, 'bench-edit'), env: env(large), expect: silent },
+    // One project rule (a command glob) fires, in a fresh session per call.
+    { label: FIRE_ONE, bin, input: () => payload(large, bash('deploy-tool-1 prod'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+    { label: FIRE_MANY, bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
     { label: 'session-start, default rules', bin: path.join(ROOT, 'bin', 'session-start'), input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }), env: env(small) },
     ...custodietCases(),
   ]
@@ -261,8 +271,10 @@ async function main() {
     return `  target ${what} ≤ ${max}× bare node: wall ${w.toFixed(2)}× ${w <= max ? 'met' : 'NOT met'}, CPU ${c.toFixed(2)}× ${c <= max ? 'met' : 'NOT met'}`
   }
   out.push(target('with 1,000 guardrails, a call that fires nothing (a read-only command: fast path)', get(LS_1000), 1.25))
-  out.push(target('with 1,000 guardrails, a call that fires nothing (through the full engine)', get(NOFIRE_FULL), 1.25))
-  out.push(target('with 1,000 guardrails, a call that fires a rule', get('preflight-check, 1,000 rules, a rule fires'), 1.5))
+  out.push(target('with 1,000 guardrails, a call that fires nothing (through the full engine: npm test)', get(NOFIRE_FULL), 1.25))
+  out.push(target('with 1,000 guardrails, a call that fires nothing (through the full engine: Edit)', get(EDIT_FULL), 1.25))
+  out.push(target('with 1,000 guardrails, a call that fires a rule (one rule)', get(FIRE_ONE), 1.5))
+  out.push(target('with 1,000 guardrails, a call that fires a rule (worst case: a delete, 96 rules, loss evidence)', get(FIRE_MANY), 1.5))
   out.push(target("custodiet's PostToolUse, the launching call included", get('custodiet PostToolUse, launches a review'), 1.3))
   const rssWorst = Math.max(...rows.filter((r) => r.label.startsWith('preflight-check')).map((r) => median(r.s.rss) / median(r.s.bareRss)))
   out.push(`  target peak RSS ≤ 1.3× bare node (preflight-check, worst case): ${rssWorst.toFixed(2)}× ${rssWorst <= 1.3 ? 'met' : 'NOT met'}`)

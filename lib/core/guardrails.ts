@@ -625,12 +625,19 @@ const anyHit = (globs: Glob[], values: string[]): string | undefined => {
   return undefined
 }
 
-/** Relative globs match the project-relative path or the absolute one; absolute globs only the latter. */
+/**
+ * Relative globs match the project-relative path or the absolute one; absolute globs only the latter. A
+ * negated glob (`!src/**`: anything outside src/) is tried on one path only, the project-relative one when
+ * there is one: tried on both, it matched every path, since an absolute path is never under a relative `src/`.
+ */
 function pathHit(globs: Glob[], paths: string[], rels: (string | null)[]): string | undefined {
   for (let i = 0; i < paths.length; i++) {
     const abs = paths[i]
     const rel = rels[i]
-    for (const g of globs) if (g.source.startsWith('/') ? g.test(abs) : (rel !== null && g.test(rel)) || g.test(abs)) return abs
+    for (const g of globs) {
+      const hit = g.source.startsWith('/') ? g.test(abs) : g.source.startsWith('!') ? g.test(rel ?? abs) : (rel !== null && g.test(rel)) || g.test(abs)
+      if (hit) return abs
+    }
   }
   return undefined
 }

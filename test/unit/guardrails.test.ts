@@ -114,6 +114,9 @@ describe('matching', () => {
   const PATH_CASES: [string, string][] = [
     ['!docs/api', 'src/a.ts'],
     ['!docs/api', 'docs/api'],
+    ['!src/**', 'src/new.js'],
+    ['!src/**', 'notes/todo.md'],
+    ['!src/**', '/elsewhere/x.js'],
     ['!**/*.md', 'src/a.ts'],
     ['config/../x', 'x'],
     ['a\\*b', 'a*b'],
@@ -134,7 +137,9 @@ describe('matching', () => {
     const rules = [{ id: 'W', pattern: 'custom_paths', rule: 'r', severity: 'soft', match: { tools: ['Write'], paths: [glob] } }]
     // Relative globs are tried on the project-relative path and the absolute one (pathHit).
     const abs = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(file)
-    expect(fire(rules, 'Write', { file_path: file, content: 'x' })).toEqual(want || (!glob.startsWith('/') && abs) ? ['W'] : [])
+    // A negated glob is one test on the project-relative path (`!src/**` must not match every absolute path).
+    const fires = glob.startsWith('!') ? want : want || (!glob.startsWith('/') && abs)
+    expect(fire(rules, 'Write', { file_path: file, content: 'x' })).toEqual(fires ? ['W'] : [])
   })
 })
 
