@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
-const { EXECUTABLES, launcherSource } = manifest.exports
+const { CHUNKS: CHUNK_NAMES, EXECUTABLES, launcherSource } = manifest.exports
 // A hook's fast path is its own small bundle, <name>.fast.cjs (see the manifest's `fast`).
 export const entries = Object.fromEntries(EXECUTABLES.flatMap((e) => [[e.name, e.entry], ...(e.fast ? [[`${e.name}.fast`, e.fast]] : [])]))
 
@@ -61,7 +61,8 @@ const zodNames = () => {
   for (const d of ['lib', 'hooks']) walk(d)
   return [...used].filter((n) => typeof zod[n] === 'function').sort()
 }
-const CHUNKS = { 'zod/mini': { name: 'zod-mini', names: zodNames() }, minimatch: { name: 'minimatch', names: ['Minimatch'] } }
+const CHUNKS = { 'zod/mini': { name: CHUNK_NAMES['zod/mini'], names: zodNames() }, minimatch: { name: CHUNK_NAMES.minimatch, names: ['Minimatch'] } }
+if (Object.keys(CHUNKS).join() !== Object.keys(CHUNK_NAMES).join()) throw new Error('scripts/build.mjs builds other chunks than lib/core/manifest.ts CHUNKS lists')
 const lazyChunks = {
   name: 'lazy-chunks',
   setup(b) {

@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
+import { distFiles } from '../core/manifest'
 import { activeSummary } from './guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths, type Paths } from '../io/state'
 import { probeWritable, readRegularFile, readState } from '../io/store'
@@ -27,7 +28,9 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push({ name: 'node', ok: major >= 20, detail: `v${process.versions.node}${major >= 20 ? '' : ' (Ratchet needs Node 20 or newer)'}` })
 
   const bundle = path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs')
-  checks.push({ name: 'build', ok: fs.existsSync(bundle), detail: fs.existsSync(bundle) ? `${PACKAGE_ROOT}/dist` : `missing ${bundle}: run npm install in ${PACKAGE_ROOT}` })
+  // Every file a launcher or a bundle loads: one missing makes the calls that need it fail (closed, but failing).
+  const missing = distFiles().filter((f) => !fs.existsSync(path.join(PACKAGE_ROOT, 'dist', f)))
+  checks.push({ name: 'build', ok: !missing.length, detail: !missing.length ? `${PACKAGE_ROOT}/dist` : `missing ${missing.map((f) => path.join(PACKAGE_ROOT, 'dist', f)).join(', ')}: reinstall ratchet (or run npm install in ${PACKAGE_ROOT})` })
 
   const files = [path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json'), path.join(homeDir(), '.claude', 'settings.json')]
   const found: ({ file: string } & ReturnType<typeof registeredRatchetHooks>[number])[] = []

@@ -68,6 +68,8 @@ export const fail = (code: ErrorCode, message: string, opts: { file?: string } =
 export function oneLine(e: unknown): { line: string; exitCode: number; internal: boolean } {
   if (e instanceof RatchetError) return { line: flat(e.message), exitCode: e.exitCode, internal: false }
   const msg = e instanceof Error ? e.message : String(e)
+  // A file of the install missing (lib/runtime/loader.cjs): said as it is, with what to do.
+  if (e instanceof Error && (e as { incompleteInstall?: unknown }).incompleteInstall) return { line: flat(msg), exitCode: EXIT_CODES.internal, internal: false }
   return { line: `internal error: ${flat(msg)}`, exitCode: EXIT_CODES.internal, internal: true }
 }
 

@@ -108,6 +108,20 @@ export const EXECUTABLES = [
   { name: 'pattern-detect', entry: 'lib/cli/pattern-detect.ts', kind: 'cli', bin: true, registrations: [] },
 ] as const satisfies readonly Executable[]
 
+/**
+ * Libraries the bundles import but a call seldom runs, each built as its own file, dist/<name>.cjs, and
+ * loaded on first use (scripts/build.mjs, lib/runtime/loader.cjs `chunk`): zod validates a state file only
+ * when its hand check cannot, minimatch compiles a path glob only when a rule's literal is in the path.
+ */
+export const CHUNKS = { 'zod/mini': 'zod-mini', minimatch: 'minimatch' } as const
+
+/** Every file under dist/ an install needs: each executable's bundle, the fast paths, the loader, the chunks. */
+export function distFiles(): string[] {
+  const out = ['loader.cjs']
+  for (const e of EXECUTABLES as readonly Executable[]) out.push(`${e.name}.cjs`, ...(e.fast ? [`${e.name}.fast.cjs`] : []))
+  return [...out, ...Object.values(CHUNKS).map((c) => `${c}.cjs`)]
+}
+
 export type ExecutableName = (typeof EXECUTABLES)[number]['name']
 export type HookName = Extract<(typeof EXECUTABLES)[number], { kind: 'hook' }>['name']
 /** Names with a bin/ launcher: what a settings entry of ours can point at, now or in an older install. */

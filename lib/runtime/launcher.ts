@@ -1,9 +1,9 @@
 // The bin/ launchers, written by scripts/build.mjs from the manifest (lib/core/manifest.ts) and
 // checked against it by test/unit/manifest.test.ts.
 
-import { EXECUTABLES, type Executable } from '../core/manifest'
+import { CHUNKS, EXECUTABLES, type Executable } from '../core/manifest'
 
-export { EXECUTABLES }
+export { CHUNKS, EXECUTABLES }
 
 /**
  * The bin/ launcher of an executable: tiny, so a hook starts close to bare node. When dist/ is missing

@@ -71,7 +71,20 @@ const chunks = Object.create(null)
  * failure policy decides (a PreToolUse call that could not be checked is denied).
  */
 exports.chunk = function chunk(name, names) {
-  const get = () => (chunks[name] ??= load(name)).exports
+  const get = () => {
+    if (!chunks[name]) {
+      try {
+        chunks[name] = load(name)
+      } catch (e) {
+        if (!e || !e.incompleteInstall) throw e
+        // Not an internal error: the person reading it has something to do (the hook still fails closed).
+        const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall ratchet`)
+        err.incompleteInstall = e.incompleteInstall
+        throw err
+      }
+    }
+    return chunks[name].exports
+  }
   const stand = {}
   for (const n of names) Object.defineProperty(stand, n, { enumerable: true, get: () => get()[n] })
   return stand

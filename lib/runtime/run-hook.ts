@@ -82,7 +82,8 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
     }
     finish(outcome)
   } catch (e) {
-    finish(failed(`internal error: ${oneLine((e as Error)?.message ?? String(e))} (details in the state folder's errors.log)`, e))
+    const missing = !!(e as { incompleteInstall?: unknown })?.incompleteInstall
+    finish(failed(missing ? oneLine((e as Error).message) : `internal error: ${oneLine((e as Error)?.message ?? String(e))} (details in the state folder's errors.log)`, e))
   }
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
+import { distFiles } from '../../lib/core/manifest'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 /** The quick start's second command (README). */
@@ -66,8 +67,7 @@ describe('installed from the packed tarball', () => {
   })
 
   it('the tarball carries the built bundles, so nothing is built at install; no sources or tests', () => {
-    for (const f of ['dist/loader.cjs', 'dist/preflight-check.cjs', 'dist/custodiet.cjs', 'dist/custodiet-review.cjs', 'dist/session-start.cjs', 'dist/ratchet.cjs', 'bin/preflight-check', 'bin/ratchet', 'guardrails.json', 'agents/custodiet.md'])
-      expect(files, f).toContain(f)
+    for (const f of [...distFiles().map((d) => `dist/${d}`), 'bin/preflight-check', 'bin/ratchet', 'guardrails.json', 'agents/custodiet.md']) expect(files, f).toContain(f)
     expect(files.filter((f) => /^(lib|hooks|test|scripts|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([])
   })
 
@@ -155,6 +155,34 @@ describe('installed from the packed tarball', () => {
     } finally {
       if (fs.existsSync(dist + '.away')) fs.renameSync(dist + '.away', dist)
     }
+  }, 180_000)
+
+  it('with a library chunk gone, a call that needs it is blocked with one line, and doctor names the file', async () => {
+    const chunk = path.join(project, 'node_modules', 'ratchet', 'dist', 'zod-mini.cjs')
+    // A session file with a key the hand check leaves to the schema: this call needs zod.
+    const sessions = path.join(project, '.ratchet', 'sessions')
+    fs.mkdirSync(sessions, { recursive: true })
+    fs.writeFileSync(path.join(sessions, 'chunk-gone.json'), JSON.stringify({ reads: {}, prompts: [], checks: {}, future: 1 }))
+    const call = JSON.stringify({ session_id: 'chunk-gone', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'touch x.txt' } })
+    const hook = path.join(project, 'node_modules', '.bin', 'preflight-check')
+    fs.renameSync(chunk, chunk + '.away')
+    try {
+      const r = await exec(hook, [], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: project }, input: call })
+      const out = JSON.parse(r.stdout).hookSpecificOutput
+      expect(out.permissionDecision).toBe('deny')
+      expect(out.permissionDecisionReason).toContain('the install is incomplete')
+      expect(out.permissionDecisionReason).toContain('zod-mini.cjs')
+      expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /)
+      const doctor = await exec(path.join(project, 'node_modules', '.bin', 'ratchet'), ['doctor'], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: project } })
+      // doctor reads state through zod too: it says the same one line, naming the file.
+      expect(doctor.stdout + doctor.stderr).toMatch(/the install is incomplete \(ENOENT .*zod-mini\.cjs\): reinstall ratchet/)
+      expect(doctor.stdout + doctor.stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      if (fs.existsSync(chunk + '.away')) fs.renameSync(chunk + '.away', chunk)
+    }
+    // Back in place: the same call is decided again (an ordinary command, quiet).
+    const again = await exec(hook, [], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: project }, input: call })
+    expect(again.stdout).toBe('')
   }, 180_000)
 
   it('installed globally, init --user registers the bin on PATH, and it runs', async () => {
