@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { createRequire } from 'node:module'
 
 // What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
-const compiled = await build({ entryPoints: ['lib/runtime/launcher.ts'], bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
+const compiled = await build({ stdin: { contents: "export { CHUNKS, EXECUTABLES } from './lib/core/manifest'; export { launcherSource } from './lib/runtime/launcher'", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
 const { CHUNKS: CHUNK_NAMES, EXECUTABLES, launcherSource } = manifest.exports
@@ -74,37 +74,12 @@ const lazyChunks = {
   },
 }
 
+// What every bundle shares: node 20, minified, CommonJS; ESM builds of dependencies preferred, as they
+// tree-shake (zod/mini: 15 KB instead of 450 KB).
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, legalComments: 'none', logLevel: 'warning', mainFields: ['module', 'main'], conditions: ['import'] }
 for (const [lib, c] of Object.entries(CHUNKS))
-  await build({
-    stdin: { contents: `export { ${c.names.join(', ')} } from ${JSON.stringify(lib)}`, resolveDir: process.cwd(), sourcefile: `${c.name}.chunk.js` },
-    outfile: join('dist', `${c.name}.cjs`),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    mainFields: ['module', 'main'],
-    conditions: ['import'],
-  })
-await build({
-  plugins: [sharedBuiltins, lazyChunks],
-  external: ['./loader.cjs'],
-  entryPoints: entries,
-  outdir: 'dist',
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-  // Prefer ESM builds of dependencies: they tree-shake (zod/mini: 15 KB instead of 450 KB).
-  mainFields: ['module', 'main'],
-  conditions: ['import'],
-})
+  await build({ ...common, stdin: { contents: `export { ${c.names.join(', ')} } from ${JSON.stringify(lib)}`, resolveDir: process.cwd(), sourcefile: `${c.name}.chunk.js` }, outfile: join('dist', `${c.name}.cjs`) })
+await build({ ...common, plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs'], entryPoints: entries, outdir: 'dist', outExtension: { '.js': '.cjs' } })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
 // A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.
 for (const e of EXECUTABLES.filter((x) => x.fast)) {

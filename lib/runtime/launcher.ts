@@ -1,9 +1,7 @@
 // The bin/ launchers, written by scripts/build.mjs from the manifest (lib/core/manifest.ts) and
 // checked against it by test/unit/manifest.test.ts.
 
-import { CHUNKS, EXECUTABLES, type Executable } from '../core/manifest'
-
-export { CHUNKS, EXECUTABLES }
+import { EXECUTABLES, type Executable } from '../core/manifest'
 
 /**
  * The bin/ launcher of an executable: tiny, so a hook starts close to bare node. When dist/ is missing
