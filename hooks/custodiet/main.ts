@@ -12,8 +12,9 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
-import { PACKAGE_ROOT, logActivity, logError, resolvePaths, type Paths } from '../../lib/io/state'
-import { readState, updateState } from '../../lib/io/custodiet-state'
+import { PACKAGE_ROOT, logActivity, logError, readSession, resolvePaths, type Paths } from '../../lib/io/state'
+import { readState, updateState as updateRecord } from '../../lib/io/custodiet-state'
+import { extractEnvelope } from '../../lib/core/envelope'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
@@ -61,6 +62,20 @@ function launchReview(paths: Paths, session: string, launch: Launch, extra: stri
     logError(paths, 'custodiet', e)
     return undefined
   }
+}
+
+/**
+ * Every write of the session's record. A damaged record starts afresh (its hold carried, lib/io/custodiet-state.ts),
+ * and what the user asked for is rebuilt from the session file's prompts (masked), so the scope checks go on
+ * before the user speaks again.
+ */
+function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }): R {
+  return updateRecord(paths, session, change, {
+    afterReset: (s) => {
+      const envelope = readSession(paths, session).prompts.reduce<CustodietState['envelope']>((e, p) => extractEnvelope(p, e), undefined)
+      return envelope ? { ...s, envelope } : s
+    },
+  })
 }
 
 const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)

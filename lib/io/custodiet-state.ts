@@ -19,7 +19,8 @@ export function readState(paths: Paths, session: string): CustodietState {
   return r.ok ? r.value : heldOver(paths, session)
 }
 
-export function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }): R {
+/** `afterReset`: what the hook adds to a record that was damaged and started afresh (custodiet rebuilds the envelope). */
+export function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }, opts: { afterReset?: (s: CustodietState) => CustodietState } = {}): R {
   return updateStateFile(
     paths,
     'custodietState',
@@ -30,7 +31,7 @@ export function updateState<R>(paths: Paths, session: string, change: (s: Custod
       syncHold(paths, session, next)
       return { next, result: r.result }
     },
-    { id: session, afterReset: () => heldOver(paths, session) },
+    { id: session, afterReset: () => (opts.afterReset ?? ((x: CustodietState) => x))(heldOver(paths, session)) },
   )
 }
 
@@ -41,7 +42,8 @@ export function updateState<R>(paths: Paths, session: string, change: (s: Custod
  */
 function heldOver(paths: Paths, session: string): CustodietState {
   const file = holdFile(paths, session)
-  if (!fs.existsSync(file)) return emptyState()
+  const base = emptyState()
+  if (!fs.existsSync(file)) return base
   let f: Finding | undefined
   try {
     const raw = JSON.parse(readRegularFile(file, { noFollow: true })) as Finding
@@ -50,7 +52,7 @@ function heldOver(paths: Paths, session: string): CustodietState {
     /* read as the strictest below */
   }
   f ??= { id: 'unreadable-record', at: new Date().toISOString(), trigger: 'periodic', category: 'drift', level: 4, source: 'deterministic', delivered: true, verdict: { status: 'ATTENTION', issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`, correction: 'Read as the strictest hold until the user replies or runs `ratchet custodiet release`.' } } as Finding
-  return { ...emptyState(), findings: [f] }
+  return { ...base, findings: [f] }
 }
 
 /** Keeps the hold file in step with the state (called under the state's lock). */

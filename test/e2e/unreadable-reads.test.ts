@@ -326,3 +326,18 @@ describe('a session record removed after the session began is read as damaged', 
     expect(lastActivity().patterns).not.toContain('secret_send')
   })
 })
+
+describe("a damaged custodiet record does not forget what the user asked for", () => {
+  const hookC = (payload: Record<string, unknown>) => runBinAsync('custodiet', { session_id: 'e1', transcript_path: path.join(dir, 't.jsonl'), cwd: dir, ...payload }, { cwd: dir, env })
+  const record = () => path.join(dir, '.ratchet', 'custodiet', 'e1.json')
+  beforeEach(() => fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } })))
+
+  it.each(damages)('%s: the envelope is rebuilt from the session\'s prompts at the next write', async (_what, damage) => {
+    await Promise.all(['preflight-check', 'custodiet'].map((h) => runBinAsync(h, { session_id: 'e1', transcript_path: path.join(dir, 't.jsonl'), cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo in README.md, do not touch anything else' }, { cwd: dir, env })))
+    const before = JSON.parse(fs.readFileSync(record(), 'utf8')).envelope
+    expect(before).toBeDefined()
+    damage(record())
+    await hookC({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: path.join(dir, 'README.md') }, tool_response: {}, tool_use_id: 't' })
+    expect(JSON.parse(fs.readFileSync(record(), 'utf8')).envelope).toEqual(before)
+  })
+})
