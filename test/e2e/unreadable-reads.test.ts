@@ -50,8 +50,9 @@ beforeEach(() => {
   env = { ...process.env, NODE_ENV: undefined, CLAUDECODE: undefined, HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
 })
 afterEach(() => {
-  fs.rmSync(dir, { recursive: true, force: true })
-  fs.rmSync(home, { recursive: true, force: true })
+  // A hearing the hook started in the background may still be writing its files: retry, never fail on cleanup.
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+  fs.rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
 })
 
 // ---- 1. the session record ----------------------------------------------------------------------
