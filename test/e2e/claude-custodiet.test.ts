@@ -102,7 +102,7 @@ const OK = { text: '## Compliance Check: OK\nNo issues detected. Continue curren
 // is covered above and by the Type A test.
 const HTTP_REVIEWER = { kind: 'http', timeoutSeconds: 60 }
 
-async function session(prompt: string, steps: Parameters<typeof startMockModel>[0], reviewer: (text: string) => { text: string }, config: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}, waitBefore?: (req: { messages: { role: string; content: unknown }[] }, findings: () => unknown[]) => Promise<void>) {
+async function session(prompt: string, steps: Parameters<typeof startMockModel>[0], reviewer: (text: string) => { text: string }, config: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}, waitBefore?: (req: { messages: { role: string; content: unknown }[] }, findings: () => unknown[], project: string) => Promise<void>) {
   const project = tempProject('ratchet-claude-custodiet-')
   const home = tempProject('ratchet-home-')
   expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
@@ -124,7 +124,7 @@ async function session(prompt: string, steps: Parameters<typeof startMockModel>[
         reviews.push(text)
         return reviewer(text)
       }
-      if (req.tools?.length && waitBefore) await waitBefore(req, findings)
+      if (req.tools?.length && waitBefore) await waitBefore(req, findings, project)
       return undefined
     },
   })
@@ -173,6 +173,23 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       ],
       (text) => (text.includes('finished a turn') && text.includes('LICENSE') ? attention('The agent added a LICENSE file nobody asked for.') : OK),
       { every: 0, reviewer: HTTP_REVIEWER },
+      {},
+      // The turn's calls reach custodiet through async PostToolUse hooks; a real model's last answer takes far
+      // longer than they do, the mock's takes milliseconds. Before that answer, let both calls be recorded (a full
+      // CI run once ended the turn before the Write's record landed, and Stop saw nothing to review).
+      async (req, _findings, project) => {
+        const turns = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_use')).length
+        if (turns !== 2) return
+        const recorded = () => {
+          try {
+            const dir = path.join(project, '.ratchet', 'custodiet')
+            return fs.readdirSync(dir).filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f)).reduce((n, f) => Math.max(n, Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).toolCount) || 0), 0)
+          } catch {
+            return 0
+          }
+        }
+        for (let i = 0; i < 300 && recorded() < 2; i++) await new Promise((r) => setTimeout(r, 100))
+      },
     )
     expect(s.result.status, s.result.stderr).toBe(0)
     expect(s.reviews.some((r) => r.includes('The calls in this turn'))).toBe(true)
