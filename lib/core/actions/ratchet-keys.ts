@@ -8,6 +8,7 @@
 import path from 'node:path'
 import type { Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, InvocationFacts, Sink } from './types'
+import { mcpInputPaths } from './util'
 
 const inside = (abs: string, dir: string) => abs === dir || abs.startsWith(dir + '/')
 const above = (abs: string, dir: string) => dir.startsWith(abs.endsWith('/') ? abs : abs + '/')
@@ -115,16 +116,7 @@ const MCP_LISTS = /(^|_)(list|tree|info|stat|ls)(_|$)/
 export function keyReadMcp(c: Sink, tool: string, input: Record<string, unknown>, resolve: (p: string) => string): void {
   const action = tool.split('__').slice(2).join('__').toLowerCase()
   if (MCP_LISTS.test(action)) return
-  const found: string[] = []
-  const walk = (v: unknown, key: string, depth: number) => {
-    if (found.length > 50 || depth > 3) return
-    if (typeof v === 'string') {
-      if (MCP_PATH_KEY.test(key) && v.length < 4096) found.push(v.replace(/^file:\/\//, ''))
-    } else if (Array.isArray(v)) v.slice(0, 50).forEach((x) => walk(x, key, depth + 1))
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).slice(0, 50)) walk(x, k, depth + 1)
-  }
-  walk(input, '', 0)
-  for (const p of found) {
+  for (const p of mcpInputPaths(input, MCP_PATH_KEY)) {
     const hit = reaches(c.ctx, resolve(p.replace(/^~(?=\/|$)/, c.ctx.homeDir)), /search|grep|find|archive|zip|copy/.test(action), (x) => c.ctx.fs?.realpath(x))
     if (hit) return note(c, `${tool} ${p}`, hit)
   }

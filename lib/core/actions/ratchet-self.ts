@@ -16,7 +16,7 @@ import path from 'node:path'
 import { gitFileWrite } from './git-config'
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { chmodWords, operandsAfter } from './util'
+import { chmodWords, mcpInputPaths, operandsAfter } from './util'
 
 export type { FsFacts } from './types'
 
@@ -1204,16 +1204,7 @@ export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>)
   const action = tool.split('__').slice(2).join('__').toLowerCase()
   if (MCP_READS.test(action) && !MCP_REMOVES.test(action) && !/write|edit|create|put|set|update|append|save|copy|patch|upload/.test(action)) return
   const removal = MCP_REMOVES.test(action)
-  const found: string[] = []
-  const walk = (v: unknown, key: string, depth: number) => {
-    if (found.length > 50 || depth > 3) return
-    if (typeof v === 'string') {
-      if (PATH_KEY.test(key) && v.length < 4096) found.push(v.replace(/^file:\/\//, ''))
-    } else if (Array.isArray(v)) v.slice(0, 50).forEach((x) => walk(x, key, depth + 1))
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).slice(0, 50)) walk(x, k, depth + 1)
-  }
-  walk(input, '', 0)
-  for (const p of found) {
+  for (const p of mcpInputPaths(input, PATH_KEY)) {
     const abs = path.posix.resolve(c.ctx.projectDir, p.replace(/^~(?=\/|$)/, c.ctx.homeDir))
     if (removal ? protectedRemoval(c.ctx, abs) : protectedPath(c.ctx, abs)) {
       c.add('ratchet_state_edit', `${tool} ${p}`)

@@ -22,6 +22,23 @@ export function outsideProject(ctx: ClassifyContext, abs: string): boolean {
 }
 
 /** `s` without its trailing slashes. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes followed by anything else. */
+/**
+ * The paths an MCP tool's input names: string values under keys that `pathKey` takes, anywhere in the input
+ * (bounded: 50 values, 50 entries a level, 3 levels, 4 KB a value), a `file://` scheme dropped.
+ */
+export function mcpInputPaths(input: Record<string, unknown>, pathKey: RegExp): string[] {
+  const found: string[] = []
+  const walk = (v: unknown, key: string, depth: number) => {
+    if (found.length > 50 || depth > 3) return
+    if (typeof v === 'string') {
+      if (pathKey.test(key) && v.length < 4096) found.push(v.replace(/^file:\/\//, ''))
+    } else if (Array.isArray(v)) v.slice(0, 50).forEach((x) => walk(x, key, depth + 1))
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).slice(0, 50)) walk(x, k, depth + 1)
+  }
+  walk(input, '', 0)
+  return found
+}
+
 export function trimTrailingSlashes(s: string): string {
   let end = s.length
   while (end > 0 && s.charCodeAt(end - 1) === 47) end--
