@@ -63,30 +63,15 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
   const base = { action, fired, classes }
 
   const self = action.findings.find((f) => f.class === 'self_protection')
-  if (self?.pattern === 'ratchet_key_read') {
-    return {
-      ...base,
-      builtin: 'self-protection',
-      verdict: 'deny',
-      decision: {
-        kind: 'deny',
-        reason: `[RATCHET] Denied: ${self.detail}. Ratchet's token and keys are the user's alone: with them a pause could be approved or a case signed without a human. Nothing there is needed for the task; if you think it is, tell the user.`,
-      },
-    }
-  }
   if (self) {
-    return {
-      ...base,
-      builtin: 'self-protection',
-      verdict: 'deny',
-      decision: {
-        kind: 'deny',
-        reason:
-          `[RATCHET] Denied: ${self.detail} would change Ratchet's own rules, approvals, log or hook registrations. ` +
+    // A read of Ratchet's keys, or a change to its files: denied either way, each said as what it is.
+    const reason =
+      self.pattern === 'ratchet_key_read'
+        ? `[RATCHET] Denied: ${self.detail}. Ratchet's token and keys are the user's alone: with them a pause could be approved or a case signed without a human. Nothing there is needed for the task; if you think it is, tell the user.`
+        : `[RATCHET] Denied: ${self.detail} would change Ratchet's own rules, approvals, log or hook registrations. ` +
           `The agent may read them but never change them. If a rule is wrong, tell the user which one and why; ` +
-          `they can edit it themselves or run \`ratchet guardrails explain\`.`,
-      },
-    }
+          `they can edit it themselves or run \`ratchet guardrails explain\`.`
+    return { ...base, builtin: 'self-protection', verdict: 'deny', decision: { kind: 'deny', reason } }
   }
 
   const catastrophic = action.findings.find((f) => f.catastrophic)
