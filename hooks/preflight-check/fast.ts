@@ -24,6 +24,7 @@ import type { ClassifyContext } from '../../lib/core/actions/types'
 import { oneLine } from '../../lib/core/actions/util'
 import { fingerprint } from '../../lib/core/fingerprint'
 import { mayMatch } from '../../lib/core/rule-index'
+import { plainConfig, plainSession as shapedSession, type SessionShape } from '../../lib/core/state-shapes'
 import { maskDeep, maskSecrets } from '../../lib/core/secrets'
 import { readFastIndex } from '../../lib/io/fast-index'
 import { secretFileFacts } from '../../lib/io/secret-files'
@@ -275,40 +276,16 @@ function readJsonIfAny(file: string, opts: { noFollow?: boolean } = {}): unknown
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 const opt = (v: unknown, type: string) => v === undefined || typeof v === type
 
-/** config.json as readConfig would accept it without a problem (a problem is a notice on every call). */
-function plainConfig(raw: unknown): boolean {
-  if (raw === undefined) return true
-  if (!isObject(raw) || !opt(raw.checkWindowSeconds, 'number') || !opt(raw.firstUsePause, 'boolean') || !opt(raw.headlessDefer, 'boolean')) return false
-  const t = raw.telegram
-  return t === undefined || (isObject(t) && opt(t.token, 'string') && opt(t.api_url, 'string') && (t.chat_id === undefined || typeof t.chat_id === 'string' || typeof t.chat_id === 'number'))
-}
-
-const numRecord = (v: unknown) => isObject(v) && Object.values(v).every((x) => typeof x === 'number')
-const strList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
-const SESSION_KEYS = new Set(['reads', 'prompts', 'checks', 'blocked', 'compactions', 'updated', 'created', 'secrets'])
-const BLOCK_KEYS = ['at', 'fingerprint', 'patterns', 'paths', 'summary']
-
-type Session = Record<string, unknown> & { reads: Record<string, number>; checks: Record<string, number> }
+type Session = SessionShape
 
 /**
  * A session file exactly in the shape lib/io/state.ts's schema writes (no unknown key, every type right),
- * so the update below gives what updateSession would; anything else goes to the full engine.
+ * so the update below gives what updateSession would; anything else goes to the full engine. No file: an
+ * empty session.
  */
 export function plainSession(raw: unknown): Session | null {
   if (raw === undefined) return { reads: {}, prompts: [], checks: {} }
-  if (!isObject(raw) || Object.keys(raw).some((k) => !SESSION_KEYS.has(k))) return null
-  if (!numRecord(raw.reads) || !strList(raw.prompts) || !numRecord(raw.checks)) return null
-  if (!opt(raw.compactions, 'number') || !opt(raw.updated, 'number')) return null
-  if (raw.created !== undefined && !numRecord(raw.created)) return null
-  if (raw.secrets !== undefined && !numRecord(raw.secrets)) return null
-  if (raw.blocked !== undefined) {
-    if (!Array.isArray(raw.blocked)) return null
-    for (const b of raw.blocked) {
-      if (!isObject(b) || Object.keys(b).some((k) => !BLOCK_KEYS.includes(k))) return null
-      if (typeof b.at !== 'number' || typeof b.fingerprint !== 'string' || !strList(b.patterns) || !strList(b.paths) || typeof b.summary !== 'string') return null
-    }
-  }
-  return raw as Session
+  return shapedSession(raw) ?? null
 }
 
 /** The session after recording `reads`, as apply.ts's 'session' effect writes it. */
@@ -347,7 +324,9 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   const index = readFastIndex(p.stateDir, p.guardrails)
   if (!index || index.problems || mayMatch(index, call.tool_name, fc.commands)) return false
   if (fs.existsSync(p.hold) || fs.existsSync(p.probation)) return false
-  if (!plainConfig(readJsonIfAny(p.config))) return false
+  // config.json as readConfig takes it without a problem (a problem is a notice on every call), or none.
+  const config = readJsonIfAny(p.config)
+  if (config !== undefined && !plainConfig(config)) return false
   const queue = readJsonIfAny(p.pending)
   if (queue !== undefined) {
     if (!Array.isArray(queue)) return false

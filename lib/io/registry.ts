@@ -20,6 +20,7 @@ import { validateGuardrails } from '../core/guardrails'
 import { emptyState, normalizeState, type CustodietState } from '../core/custodiet'
 import type { ProbationFile } from '../core/courtroom/probation'
 import { DIR_MODE, FILE_MODE } from './modes'
+import { plainConfig, plainSession } from '../core/state-shapes'
 
 export type Owner = 'human' | 'machine'
 /**
@@ -78,32 +79,9 @@ function handThenZod<T>(plain: (raw: unknown) => T | undefined, build: () => z.Z
   const schema = zod(build)
   return () => (raw) => plain(raw) ?? schema()(raw)
 }
-/** A JSON object as JSON.parse makes it (an own `__proto__` key is left to the schema). */
-const plainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.prototype.hasOwnProperty.call(v, '__proto__')
-const numbers = (v: unknown) => plainObject(v) && Object.values(v).every((x) => typeof x === 'number')
-const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
-const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v)
-const isNumber = (v: unknown) => typeof v === 'number'
-const isBoolean = (v: unknown) => typeof v === 'boolean'
-const isString = (v: unknown) => typeof v === 'string'
-
-const SESSION_KEYS: ReadonlySet<string> = new Set(['reads', 'prompts', 'checks', 'blocked', 'compactions', 'updated', 'created', 'secrets'])
-const BLOCKED_KEYS: ReadonlySet<string> = new Set(['at', 'fingerprint', 'patterns', 'paths', 'summary'])
-/** sessionSchema's acceptance for a session with no keys it would strip (z.object drops unknown keys). */
-function plainSession(raw: unknown): SessionState | undefined {
-  if (!plainObject(raw) || Object.keys(raw).some((k) => !SESSION_KEYS.has(k))) return undefined
-  if (!numbers(raw.reads) || !strings(raw.prompts) || !numbers(raw.checks)) return undefined
-  if (!optional(raw.compactions, isNumber) || !optional(raw.updated, isNumber) || !optional(raw.created, numbers) || !optional(raw.secrets, numbers)) return undefined
-  const blocked = (b: unknown) => plainObject(b) && Object.keys(b).every((k) => BLOCKED_KEYS.has(k)) && isNumber(b.at) && isString(b.fingerprint) && strings(b.patterns) && strings(b.paths) && isString(b.summary)
-  if (!optional(raw.blocked, (v) => Array.isArray(v) && v.every(blocked))) return undefined
-  return raw as SessionState
-}
-/** configSchema's acceptance (looseObject: other keys pass through). */
-function plainConfig(raw: unknown): Config | undefined {
-  if (!plainObject(raw) || !optional(raw.checkWindowSeconds, isNumber) || !optional(raw.firstUsePause, isBoolean) || !optional(raw.headlessDefer, isBoolean)) return undefined
-  const telegram = (t: unknown) => plainObject(t) && optional(t.token, isString) && optional(t.chat_id, (c) => isString(c) || isNumber(c)) && optional(t.api_url, isString)
-  return optional(raw.telegram, telegram) ? (raw as Config) : undefined
-}
+/** The hand checks as Checks: the value itself when they take it. */
+const handSession = (raw: unknown) => plainSession(raw) as SessionState | undefined
+const handConfig = (raw: unknown) => (plainConfig(raw) ? (raw as Config) : undefined)
 
 export const sessionSchema = () =>
   z.object({
@@ -169,7 +147,7 @@ const obj = (raw: unknown) => !!raw && typeof raw === 'object' && !Array.isArray
 export const STATE = {
   guardrails: f('guardrails.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (fire_count/last_fired are folded in only by the CLI and the heartbeat)', schema: hand((raw: unknown) => { const v = validateGuardrails(raw); return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : raw }) }),
   incidents: f<Incident[]>('incidents.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the incident log', schema: hand(validateIncidents), empty: () => [] }),
-  config: f<Config>('config.json', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)', schema: handThenZod(plainConfig, configSchema), empty: () => ({}) }),
+  config: f<Config>('config.json', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)', schema: handThenZod(handConfig, configSchema), empty: () => ({}) }),
   gitignore: f('.gitignore', { owner: 'machine', tracked: true, onCorrupt: 'ignore', what: 'keeps machine state out of git' }),
   pending: f<PendingEntry[]>('pending-actions.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the approval queue (masked text and fingerprints)', schema: hand(validatePendingList), empty: () => [] }),
   activity: f('activity.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one masked line per decision' }),
@@ -188,7 +166,7 @@ export const STATE = {
   heartbeatLog: f('heartbeat.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the cron heartbeat output' }),
   errors: f('errors.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' }),
   sessions: f('sessions/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session facts' }),
-  session: f<SessionState>('sessions/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'one session: masked prompts, files read, checks', schema: handThenZod(plainSession, sessionSchema), empty: () => ({ reads: {}, prompts: [], checks: {} }) }),
+  session: f<SessionState>('sessions/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'one session: masked prompts, files read, checks', schema: handThenZod(handSession, sessionSchema), empty: () => ({ reads: {}, prompts: [], checks: {} }) }),
   custodiet: f('custodiet/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'custodiet records, holds and the review cache' }),
   custodietState: f<CustodietState>('custodiet/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "one session's custodiet record", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as CustodietState).toolCount === 'number' && Array.isArray((raw as CustodietState).findings) ? normalizeState(raw as CustodietState) : 'toolCount and findings: expected a custodiet state')), empty: emptyState }),
   custodietHold: f('custodiet/{id}.hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a hold preflight-check honours (its existence is the fast check)' }),
