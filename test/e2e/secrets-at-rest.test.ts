@@ -18,7 +18,8 @@ describe('secrets are masked before anything is written', () => {
     const dir = tempProject()
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } })
     git('init', '-q')
-    const env = { ...process.env, HOME: dir, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
+    // HOME outside the project: what other programs keep there is not the project's to commit.
+    const env = { ...process.env, HOME: tempProject('ratchet-home-'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
     const hook = (bin: string, payload: unknown) => exec(BIN(bin), [], { cwd: dir, env, input: JSON.stringify(payload) })
     // No `ratchet init`: the hooks create the state folder themselves, and it must come out safe.
     await hook('preflight-check', { ...preToolUse(dir, 'Bash', { command: 'echo hi' }), session_id: 's1' })
