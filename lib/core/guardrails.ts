@@ -309,6 +309,12 @@ export interface IndexHead {
   tunings: Guardrail[]
   /** [byte offset from the second line, byte length] of each shard of the directory. */
   shards: [number, number][]
+  /**
+   * Per tool, the lengths of the word starts that have a `p` bucket (`release-*` → 8): a call looks up only
+   * those starts of its program word, where trying every start cost a shard each (~0.5 ms for a 13-letter
+   * word). Absent in an index written before it: every start is tried.
+   */
+  starts?: Record<string, number[]>
 }
 
 /** Where a RuleIndex reads its buckets. */
@@ -411,6 +417,7 @@ function namesOf(paths: readonly string[]): Set<string> {
 /** The index text for these rules (tunings of built-ins apart, kept as written), stamped with `stamp`. */
 export function bucketedIndexText(stamp: { key: string; hash: string }, tunings: readonly Guardrail[], own: readonly Guardrail[]): string {
   const buckets = new Map<string, string[]>()
+  const starts: Record<string, number[]> = Object.create(null)
   const add = (name: string, entry: string) => {
     const list = buckets.get(name)
     if (list) list.push(entry)
@@ -430,7 +437,10 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
         else if (!keys) add(bucketName('r', t), entry)
         else {
           for (const w of keys.words) add(bucketName('w', t, w), entry)
-          for (const p of keys.prefixes) add(bucketName('p', t, p), entry)
+          for (const p of keys.prefixes) {
+            add(bucketName('p', t, p), entry)
+            if (!(starts[t] ??= []).includes(p.length)) starts[t].push(p.length)
+          }
         }
       }
   })
@@ -449,7 +459,8 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
   const dirs: Record<string, [number, number]>[] = Array.from({ length: count }, () => Object.create(null) as Record<string, [number, number]>)
   for (const [name, entries] of buckets) dirs[shardOf(name, count)][name] = line(name, `[${entries.join(',')}]`)
   const shards = dirs.map((d, i) => line(`d${SEP}${i}`, JSON.stringify(d)))
-  return JSON.stringify({ v: 5, key: stamp.key, hash: stamp.hash, tunings, shards }).slice(0, -1) + '\n' + body.join('') + '}\n'
+  for (const t in starts) starts[t].sort((a, b) => a - b)
+  return JSON.stringify({ v: 5, key: stamp.key, hash: stamp.hash, tunings, shards, starts }).slice(0, -1) + '\n' + body.join('') + '}\n'
 }
 
 /** UTF-8 byte length without Buffer (this module is pure and runs in tests as well as bundles). */
@@ -471,8 +482,12 @@ function utf8Length(s: string): number {
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
   const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
   if (!head || head.v !== 5 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  if (head.starts !== undefined && !validStarts(head.starts)) return null
   return head as IndexHead
 }
+
+const validStarts = (v: unknown): boolean =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((l) => Array.isArray(l) && l.every((n) => Number.isSafeInteger(n) && n > 0))
 
 /** An index source over the whole text (tests, and the rare paths that read every rule). */
 export function indexSourceOfText(text: string): IndexSource | null {
@@ -538,12 +553,14 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
     seen,
     forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
     forTool(tool, commands, paths = []) {
+      const known = src.head.starts && (Object.prototype.hasOwnProperty.call(src.head.starts, tool) ? src.head.starts[tool] : [])
+      const startLengths = (n: number) => (known ? known.filter((k) => k <= n) : Array.from({ length: n }, (_, i) => i + 1))
       const lists = [bucket(bucketName('r', tool))]
       for (const name of namesOf(paths)) lists.push(bucket(bucketName('s', tool, name)))
       for (const w of new Set(commands.map(wordOf))) {
         lists.push(bucket(bucketName('w', tool, w)))
         // Every start of the word that has a bucket (`release-*` for release-7).
-        for (let k = 1; k <= w.length; k++) if (has(bucketName('p', tool, w.slice(0, k)))) lists.push(bucket(bucketName('p', tool, w.slice(0, k))))
+        for (const k of startLengths(w.length)) if (has(bucketName('p', tool, w.slice(0, k)))) lists.push(bucket(bucketName('p', tool, w.slice(0, k))))
       }
       return inOrder(base.forTool(tool, commands), lists)
     },

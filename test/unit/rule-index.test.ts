@@ -11,7 +11,7 @@ import { manyGuardrails } from '../../bench/run'
 import { readCorpus } from '../../bench/classifier-corpus'
 import { withBuiltins } from '../../lib/core/builtins'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
-import { bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, indexSourceOfText, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
+import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, indexSource, indexSourceOfText, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
 import { loadGuardrails, resolvePaths, ruleIndexOf } from '../../lib/io/state'
 
 const PROJECT = '/home/dev/project'
@@ -107,6 +107,35 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
     // A word start (`release-7*`) is found under its start: only the rules whose starts the word has.
     matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'release-70 x' }, cwd: PROJECT }, CTX), PROJECT)
     expect([...lazy.seen.keys()].sort()).toEqual(['GR-0005', 'GR-0008', 'GR-0071'])
+  })
+
+  it('tries only the word starts that have a bucket; an index written without that list tries every start', () => {
+    const { text } = both([...AWKWARD, ...manyGuardrails()])
+    const nl = text.indexOf('\n')
+    const head = bucketedIndexHead(text.slice(0, nl))!
+    // `ünïcode-*` (8), `release-1*` … `release-997*` (9 to 11): the only starts Bash rules are filed under.
+    expect(head.starts).toEqual({ Bash: [8, 9, 10, 11] })
+    const body = new TextEncoder().encode(text.slice(nl + 1))
+    const counted = (h: typeof head) => {
+      let reads = 0
+      const src = indexSource(h, (offset, length) => (reads++, new TextDecoder().decode(body.subarray(offset, offset + length))))
+      return { index: bucketedRuleIndex(src, withBuiltins([]).rules, { origin: 'project' }), reads: () => reads }
+    }
+    // Each call in a fresh process, as a hook makes it: the index (and the shards it has read) is new.
+    let readsWith = 0
+    let readsWithout = 0
+    for (const command of ['deploy-tool-1 prod', 'release-70 x', 'ünïcode-x y', 'a-very-long-program-name --flag']) {
+      const call = classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, CTX)
+      const withList = counted(head)
+      const without = counted({ ...head, starts: undefined })
+      expect(matchRules(withList.index, call, PROJECT), command).toEqual(matchRules(without.index, call, PROJECT))
+      readsWith += withList.reads()
+      readsWithout += without.reads()
+    }
+    expect(readsWith).toBeLessThan(readsWithout * 0.6) // 37 against 70 when written
+    // A list that is not one is a damaged header: the index is not used (matching goes on from all the rules).
+    expect(bucketedIndexHead(JSON.stringify({ ...head, starts: { Bash: [0] } }).slice(0, -1))).toBeNull()
+    expect(bucketedIndexHead(JSON.stringify({ ...head, starts: ['8'] }).slice(0, -1))).toBeNull()
   })
 
   it('is one JSON document whose rules, header and re-stamp round-trip', () => {
