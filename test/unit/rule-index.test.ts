@@ -206,5 +206,13 @@ describe('through the state folder', () => {
     const want = matchRules(compileRules(loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)
     expect(want.length).toBeGreaterThan(3)
     expect(matchRules(ruleIndexOf(slim, () => loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)).toEqual(want)
+    // Only the directory damaged, its names intact (a name is found by searching a shard's text): a location
+    // that is not one is damage too, never "no such bucket".
+    const lines = text.split('\n')
+    fs.writeFileSync(file, lines.map((l) => (l.startsWith(',"d\\u0000') ? l.replace(/:\[\d/g, ':[x') : l)).join('\n'))
+    expect(lines.some((l) => l.startsWith(',"d\\u0000'))).toBe(true)
+    const damagedDir = loadGuardrails(paths)
+    expect(() => matchRules(ruleIndexOf(damagedDir), action, dir)).toThrow(/not a location/)
+    expect(matchRules(ruleIndexOf(damagedDir, () => loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)).toEqual(want)
   })
 })
