@@ -30,6 +30,20 @@ export const meta: FamilyMeta = {
 
 // Ratchet's executables (lib/core/manifest.ts); a launcher of one in the project's node_modules/.bin is protected.
 const RATCHET_BINS = new Set(['ratchet', 'preflight-check', 'session-start', 'pause-and-ask', 'custodiet', 'pattern-detect'])
+/**
+ * The executables Claude Code runs with a hook payload on stdin. Run by hand, one writes the session's record
+ * as if Claude Code had sent the payload (a prompt the user never typed widens what the agent was asked for;
+ * a read or a check it never made), and it writes the code cache in the installed package.
+ */
+const HOOK_BINS = new Set(['preflight-check', 'session-start', 'custodiet'])
+const hookOf = (word: string) => {
+  const base = path.posix.basename(word).replace(/\.(c|m)?js$/, '')
+  return HOOK_BINS.has(base) ? base : undefined
+}
+const HELP = new Set(['--help', '-h'])
+/** A path to one of the hooks' launchers or bundles: in the installed package, a node_modules folder, or the project's .bin. */
+const launcherOf = (raw: string, abs: string, ctx: ClassifyContext) =>
+  !raw.startsWith('-') && !!hookOf(raw) && (/(^|\/)node_modules\//.test(abs) || (!!ctx.packageDir && inside(abs, ctx.packageDir)))
 /** Names that only Ratchet's state or Claude Code's settings have: a path to one through an unknown variable is judged as protected. */
 const STATE_NAMES = /^(guardrails\.json|\.guardrails-index\.json|pending-actions\.json|activity\.jsonl|settings\.json|settings\.local\.json)$/
 
@@ -266,8 +280,18 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   const ops = f.operands
   const rule = EFFECTS[name]
   if (rule) rule({ c, inv, f, write, remove, into, links, ctx })
+  const byHand = (hook: string, rest: string[]) => {
+    if (!rest.some((a) => HELP.has(a))) hits.push(`${f.cmd} (runs Ratchet's ${hook} hook by hand: it would record a payload Claude Code never sent, such as a prompt the user never typed)`)
+  }
   if (isRatchetCli(inv, ctx)) ratchetCli(c, inv, f, hits)
-  else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name)) {
+  else if (HOOK_BINS.has(name)) byHand(name, args)
+  // `yarn preflight-check`, `bunx custodiet` (npx, npm exec and pnpm exec name the program itself).
+  else if (/^(yarn|bunx|bun)$/.test(name) && HOOK_BINS.has(args.find((a) => !a.startsWith('-') && !/^(run|x|exec)$/.test(a)) ?? '')) byHand(args.find((a) => HOOK_BINS.has(a))!, args)
+  else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name) && args.some((a) => launcherOf(a, f.at(a), ctx))) {
+    // `node node_modules/ratchet/bin/preflight-check`, `node -r ./x.js …/dist/custodiet.cjs`: a hook's launcher or bundle.
+    const at = args.findIndex((a) => launcherOf(a, f.at(a), ctx))
+    byHand(hookOf(args[at])!, args.slice(at + 1))
+  } else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name)) {
     // `node <path>/bin/ratchet pending approve`, `node dist/ratchet.cjs uninstall`, `tsx lib/cli/main.ts …`
     const i = args.findIndex((a) => !a.startsWith('-') && a !== 'run')
     if (i >= 0 && isRatchetScript(args[i], f.at(args[i]), ctx)) ratchetCli(c, { ...inv, name: 'ratchet', args: args.slice(i + 1) }, f, hits)
