@@ -322,7 +322,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   }
 
   const index = readFastIndex(p.stateDir, p.guardrails)
-  if (!index || index.problems || mayMatch(index, call.tool_name, fc.commands)) return false
+  if (!index || index.problems || mayMatch(index, call.tool_name, fc.commands, fc.paths)) return false
   if (fs.existsSync(p.hold) || fs.existsSync(p.probation)) return false
   // config.json as readConfig takes it without a problem (a problem is a notice on every call), or none.
   const config = readJsonIfAny(p.config)

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { issueMessage } from './payloads'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
-import { addCommandGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
+import { addCommandGlobs, addPathGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
 export type RuleDecision = (typeof DECISIONS)[number]
@@ -605,11 +605,22 @@ function placement(rule: Guardrail): 'key' | 'any' | string[] | null {
  */
 export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: string, hash: string): FastIndex {
   // Null-prototype maps: a tool or program named like an Object.prototype key is a key like any other.
-  const index: FastIndex = { v: 1, key, hash, problems, tools: Object.create(null), wild: [] }
+  const index: FastIndex = { v: 2, key, hash, problems, tools: Object.create(null), wild: [] }
   for (const rule of rules) {
     const place = placement(rule)
-    // Pattern-keyed rules fire only with a finding; path and URL globs need a path or URL (see matchRules).
-    if (!place || place === 'key' || rule.match!.paths || rule.match!.urls) continue
+    // Pattern-keyed rules fire only with a finding; URL globs need a URL; path globs need a path, which of
+    // the calls the fast path settles only a Read or NotebookRead names (the file it reads: see matchRules).
+    if (!place || place === 'key' || rule.match!.urls) continue
+    if (rule.match!.paths) {
+      if (rule.match!.command) continue
+      const tools = READ_PATH_TOOLS.filter((r) => (rule.match!.tools ?? ['*']).some((g) => wildcard(g).test(r)))
+      if (place === 'any' && tools.length) {
+        const p: FastIndex['wild'][number] = { t: tools }
+        addPathGlobs(p, rule.match!.paths)
+        index.wild.push(p)
+      } else if (place !== 'any') for (const t of place) if (READ_PATH_TOOLS.includes(t)) addPathGlobs((index.tools[t] ??= Object.create(null) as ToolProbe), rule.match!.paths)
+      continue
+    }
     const add = (p: ToolProbe) => {
       if (rule.match!.command) addCommandGlobs(p, rule.match!.command.map((g) => g.trim()))
       else p.all = true
@@ -631,7 +642,14 @@ export interface FiredRule {
   because: string[]
 }
 
-export function matchRules(index: RuleIndex, action: Classification, projectDir: string): FiredRule[] {
+/**
+ * Tools whose path globs match the file they read. Other calls match by the paths they change (written,
+ * moved, deleted): a Bash rule on `build/**` is about `rm -rf build`, not `cat build/log`.
+ */
+const READ_PATH_TOOLS = ['Read', 'NotebookRead']
+
+export function matchRules(index: RuleIndex, called: Classification, projectDir: string): FiredRule[] {
+  const action = READ_PATH_TOOLS.includes(called.tool) && !called.paths.length ? { ...called, paths: called.reads } : called
   const fired: FiredRule[] = []
   const keys = new Map<string, string>() // key → first detail that produced it
   for (const f of action.findings) {

@@ -4,7 +4,8 @@
 //
 // The fast path only settles calls with no finding, no path and no URL in the classification: reads and
 // simple read-only commands. For those, a rule keyed by a pattern or class can never fire, nor can a rule
-// with path or URL globs; what remains are rules on the tool alone and rules on the command. Anything that
+// with URL globs; a rule with path globs only on a Read or NotebookRead (it matches the file read), so it
+// marks those tools `all`. What remains are rules on the tool alone and rules on the command. Anything that
 // could match sends the call to the full engine (which matches exactly); a "maybe" is always safe.
 
 /** What matching a call of one tool could need: the union over the rules that name it. */
@@ -15,10 +16,15 @@ export interface ToolProbe {
   words?: Record<string, 1>
   /** For command globs whose first word has a wildcard: the literal every match must contain ('' = any). */
   lits?: string[]
+  /** Path globs (on Read and NotebookRead): a folder or file name each match holds, one of which the path must have. */
+  names?: Record<string, 1>
+  /** A path glob that promises no name (`**\/*.md`, `!docs/**`): any call that names a path. */
+  anyPath?: true
 }
 
 export interface FastIndex {
-  v: 1
+  /** 2: path rules on Read and NotebookRead are in it (a v1 index left them out, and is not read). */
+  v: 2
   /** statKey of guardrails.json (size:mtime:inode) the index was derived at, and its content hash. */
   key: string
   hash: string
@@ -85,8 +91,10 @@ export function addCommandGlobs(p: ToolProbe, globs: string[]): void {
   }
 }
 
-function probeHits(p: ToolProbe, commands: readonly string[]): boolean {
+function probeHits(p: ToolProbe, commands: readonly string[], paths: readonly string[]): boolean {
   if (p.all) return true
+  if (p.anyPath && paths.length) return true
+  if (p.names) for (const f of paths) for (const seg of f.split('/')) if (has(p.names, seg)) return true
   for (const c of commands) {
     if (has(p.words, wordOf(c))) return true
     if (p.lits) for (const l of p.lits) if (c.includes(l)) return true
@@ -98,8 +106,17 @@ function probeHits(p: ToolProbe, commands: readonly string[]): boolean {
  * Could any rule match a call of `tool` whose classification has these commands and no finding, path or
  * URL? False only when no rule can; true means "ask the full engine".
  */
-export function mayMatch(index: FastIndex, tool: string, commands: readonly string[]): boolean {
-  if (has(index.tools, tool) && probeHits(index.tools[tool], commands)) return true
-  for (const p of index.wild) if ((p.t === null || p.t.some((g) => wildcard(g).test(tool))) && probeHits(p, commands)) return true
+export function mayMatch(index: FastIndex, tool: string, commands: readonly string[], paths: readonly string[] = []): boolean {
+  if (has(index.tools, tool) && probeHits(index.tools[tool], commands, paths)) return true
+  for (const p of index.wild) if ((p.t === null || p.t.some((g) => wildcard(g).test(tool))) && probeHits(p, commands, paths)) return true
   return false
+}
+
+/** Adds one rule's path globs to a probe: the name each must hold (longestLiteral), or any path when one promises none. */
+export function addPathGlobs(p: ToolProbe, globs: string[]): void {
+  for (const g of globs) {
+    const lit = longestLiteral(g, true)
+    if (!lit) p.anyPath = true
+    else (p.names ??= Object.create(null) as Record<string, 1>)[lit] = 1
+  }
 }

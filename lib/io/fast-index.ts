@@ -29,7 +29,7 @@ export function readFastIndex(stateDir: string, guardrailsFile: string): FastInd
   if (!key) return null
   try {
     const index = JSON.parse(readRegularFile(fastIndexFile(stateDir))) as FastIndex
-    if (!index || index.v !== 1 || index.key !== key || typeof index.problems !== 'number' || !index.tools || typeof index.tools !== 'object' || !Array.isArray(index.wild)) return null
+    if (!index || index.v !== 2 || index.key !== key || typeof index.problems !== 'number' || !index.tools || typeof index.tools !== 'object' || !Array.isArray(index.wild)) return null
     return index
   } catch {
     return null
@@ -42,7 +42,7 @@ export function readFastIndex(stateDir: string, guardrailsFile: string): FastInd
  */
 export function fastIndexStamped(stateDir: string, key: string, hash: string): boolean {
   try {
-    return readRegularFile(fastIndexFile(stateDir)).startsWith(JSON.stringify({ v: 1, key, hash }).slice(0, -1) + ',')
+    return readRegularFile(fastIndexFile(stateDir)).startsWith(JSON.stringify({ v: 2, key, hash }).slice(0, -1) + ',')
   } catch {
     return false
   }

@@ -177,6 +177,23 @@ describe('the fast path on a real disk', () => {
       expect(JSON.parse(fs.readFileSync(index, 'utf8'))).toEqual(real)
     })
 
+    it('a user rule on the files a Read names: a Read under its folder goes to the full engine, which fires it; other Reads stay fast', async () => {
+      const rules = path.join(dir, '.ratchet', 'guardrails.json')
+      const list = JSON.parse(fs.readFileSync(rules, 'utf8'))
+      fs.writeFileSync(rules, JSON.stringify([...list, { id: 'GR-SECRETS', pattern: 'custom_secrets', rule: 'Do not read the secrets folder.', severity: 'hard', match: { tools: ['Read'], paths: ['secrets/**'] } }], null, 2))
+      fs.mkdirSync(path.join(dir, 'secrets'), { recursive: true })
+      fs.writeFileSync(path.join(dir, 'secrets', 'a.txt'), 'x\n')
+      const r = await runBin('preflight-check', JSON.parse(call('Read', { file_path: path.join(dir, 'secrets', 'a.txt') }, 'sess-read')), { cwd: dir, env: envOf(dir, true) })
+      expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('GR-SECRETS') })
+      // Must stay quiet: another file, and a command (the fast path still settles `ls`).
+      const quiet = await runBin('preflight-check', JSON.parse(call('Read', { file_path: path.join(dir, 'README.md') }, 'sess-read')), { cwd: dir, env: envOf(dir, true) })
+      expect(quiet.stdout).toBe('')
+      expect(fast(call('Read', { file_path: path.join(dir, 'README.md') }))).toBe(true)
+      expect(fast(call('Read', { file_path: path.join(dir, 'secrets', 'a.txt') }))).toBe(false)
+      expect(fast(call('Bash', { command: 'ls' }))).toBe(true)
+      fs.writeFileSync(rules, JSON.stringify(list, null, 2))
+    })
+
     it('the agent cannot write the fast index (the state folder is protected)', async () => {
       for (const input of [
         { tool: 'Write', input: { file_path: path.join(dir, '.ratchet', '.guardrails-fast.json'), content: '{}' } },

@@ -226,7 +226,7 @@ function expectSameAsFull(c: Call) {
   const what = `${c.tool_name} ${JSON.stringify(c.tool_input)}`
   expect(full.decision, what).toEqual({ kind: 'allow' })
   expect(full.verdict, what).toBe('allow')
-  expect(mayMatch(INDEX, c.tool_name, fc.commands), what).toBe(false)
+  expect(mayMatch(INDEX, c.tool_name, fc.commands, fc.paths), what).toBe(false)
   expect(full.result.fired, what).toEqual([])
   expect(full.result.action.findings, what).toEqual([])
   // The fast index assumes no path and no URL in the classification (rules on them cannot match).
@@ -267,6 +267,8 @@ describe('the fast path settles only what the full engine allows silently, with 
     const wildTool: Guardrail = { id: 'U-WILD', pattern: 'custom_wild', rule: 'All tools.', severity: 'soft', match: { tools: ['*'] } }
     const globFirst: Guardrail = { id: 'U-GLOB', pattern: 'custom_glob', rule: 'Anything --force.', severity: 'soft', match: { command: ['* --stat*'] } }
     const tuned: Guardrail = { id: 'RG-SCOPE', decision: 'warn', match: { tools: ['Grep'] } } as Guardrail
+    const readPath: Guardrail = { id: 'U-RPATH', pattern: 'custom_rpath', rule: 'Not the secrets folder.', severity: 'soft', match: { tools: ['Read'], paths: ['secrets/**'] } }
+    const anyPathRead: Guardrail = { id: 'U-MD', pattern: 'custom_md', rule: 'Docs are read on the site.', severity: 'soft', match: { paths: ['**/*.md'] } }
     const idx = (r: Guardrail) => fastIndexOf(withBuiltins([r]).rules, 0, 'k', 'h')
     expect(mayMatch(idx(cat), 'Bash', ['cat README.md'])).toBe(true)
     expect(mayMatch(idx(cat), 'Bash', ['ls -la'])).toBe(false)
@@ -277,8 +279,14 @@ describe('the fast path settles only what the full engine allows silently, with 
     expect(mayMatch(idx(globFirst), 'Bash', ['git diff'])).toBe(false)
     // A built-in keyed by its pattern fires only with a finding, whatever its match says; none here.
     expect(mayMatch(idx(tuned), 'Grep', [])).toBe(false)
+    // A path rule on reads: a Read whose path holds the glob's name, or any Read when the glob promises none.
+    expect(mayMatch(idx(readPath), 'Read', [], [`${PROJECT}/secrets/a.txt`])).toBe(true)
+    expect(mayMatch(idx(readPath), 'Read', [], [`${PROJECT}/README.md`])).toBe(false)
+    expect(mayMatch(idx(readPath), 'Bash', ['cat secrets/a.txt'], [`${PROJECT}/secrets/a.txt`])).toBe(false)
+    expect(mayMatch(idx(anyPathRead), 'Read', [], [`${PROJECT}/src/app.ts`])).toBe(true)
+    expect(mayMatch(idx(anyPathRead), 'Grep', [], [`${PROJECT}/src`])).toBe(false)
     // …and the full engine agrees for each: the rule fires exactly when mayMatch said it could.
-    for (const [r, c] of [[cat, bash('cat README.md')], [anyRead, read(`${PROJECT}/README.md`)], [wildTool, { tool_name: 'Glob', tool_input: { pattern: '*.ts' } }], [globFirst, bash('git diff --stat main')]] as const) {
+    for (const [r, c] of [[cat, bash('cat README.md')], [anyRead, read(`${PROJECT}/README.md`)], [wildTool, { tool_name: 'Glob', tool_input: { pattern: '*.ts' } }], [globFirst, bash('git diff --stat main')], [readPath, read(`${PROJECT}/secrets/a.txt`)], [anyPathRead, read(`${PROJECT}/docs/x.md`)]] as const) {
       const out = decidePreToolUse({ ...c, session_id: 's', cwd: PROJECT }, { ...facts(c), rules: compileRules(withBuiltins([r]).rules) })
       expect(out.result.fired.map((f) => f.id), r.id).toEqual([r.id])
     }

@@ -232,3 +232,38 @@ describe('built-ins are always on', () => {
     expect(isPublicRemote(urls, setting)).toBe(expected)
   })
 })
+
+// ---- a path rule on Read fires on the file read --------------------------------------------------
+describe('path rules on reads', () => {
+  const rules = [
+    { id: 'R1', pattern: 'custom_r1', rule: 'Do not read the secrets folder.', severity: 'hard', match: { tools: ['Read', 'NotebookRead'], paths: ['secrets/**'] } },
+    { id: 'R2', pattern: 'custom_r2', rule: 'Private notes stay private.', severity: 'soft', match: { paths: ['private/*.txt'] } },
+    { id: 'R3', pattern: 'custom_r3', rule: 'Build output is not deleted by hand.', severity: 'soft', match: { tools: ['Bash'], paths: ['build/**'] } },
+  ]
+  const fired = (tool: string, input: Record<string, unknown>) => verdictWith(rules, tool, input).result.fired.map((f) => f.id)
+  it.each([
+    ['Read', { file_path: `${PROJECT}/secrets/a.txt` }, ['R1']],
+    ['Read', { file_path: 'secrets/deep/b.json' }, ['R1']],
+    ['NotebookRead', { notebook_path: `${PROJECT}/secrets/n.ipynb` }, ['R1']],
+    // No tool list: a read names the path as much as a write does.
+    ['Read', { file_path: `${PROJECT}/private/x.txt` }, ['R2']],
+    ['Write', { file_path: `${PROJECT}/private/x.txt`, content: 'x' }, ['R2']],
+  ])('must stop: %s %j', (tool, input, want) => {
+    expect(fired(tool, input)).toEqual(want)
+  })
+  it.each([
+    ['Read', { file_path: `${PROJECT}/README.md` }],
+    ['Read', { file_path: `${PROJECT}/src/secrets.ts` }],
+    // A Read rule is about reading: writing the folder is another rule's business.
+    ['Write', { file_path: `${PROJECT}/secrets/a.txt`, content: 'x' }],
+    // Other calls match by what they change: a Bash rule on build/** is about deleting it, not reading a log.
+    ['Bash', { command: 'cat build/log.txt' }],
+    ['Bash', { command: 'cat secrets/a.txt' }],
+    ['Read', { file_path: `${PROJECT}/private/deep/x.txt` }],
+  ])('must stay quiet: %s %j', (tool, input) => {
+    expect(fired(tool, input)).toEqual([])
+  })
+  it('and the Bash rule still fires on what it is about', () => {
+    expect(fired('Bash', { command: 'rm -rf build/out' })).toContain('R3')
+  })
+})
