@@ -8,7 +8,7 @@ import path from 'node:path'
 import { issueMessage } from './payloads'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
-import { addCommandGlobs, addPathGlobs, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
+import { addCommandGlobs, addPathGlobs, commandGlob, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
 export type RuleDecision = (typeof DECISIONS)[number]
@@ -200,7 +200,7 @@ export function ruleLiterals(match: Guardrail['match']): Partial<Record<GlobFiel
     const list = match?.[f]
     if (!list) continue
     out[f] = list.map((g) => {
-      const lit = longestLiteral(f === 'command' ? g.trim() : g, KIND[f] === 'path')
+      const lit = longestLiteral(f === 'command' ? commandGlob(g) : g, KIND[f] === 'path')
       return KIND[f] === 'caseless' ? lit.toLowerCase() : lit
     })
   }
@@ -208,7 +208,7 @@ export function ruleLiterals(match: Guardrail['match']): Partial<Record<GlobFiel
 }
 
 const globs = (rule: Guardrail & { literals?: Partial<Record<GlobField, string[]>> }, f: GlobField) =>
-  rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? g.trim() : g, KIND[f], rule.literals?.[f]?.[i]))
+  rule.match?.[f]?.map((g, i) => new Glob(f === 'command' ? commandGlob(g) : g, KIND[f], rule.literals?.[f]?.[i]))
 
 export function compileRules(rules: readonly Guardrail[]): RuleIndex {
   const byKey = new Map<string, CompiledRule[]>()
@@ -264,7 +264,7 @@ function programWords(command: string[] | undefined): Set<string> | null {
   if (!command?.length) return null
   const words = new Set<string>()
   for (const g of command) {
-    const w = wordOf(g.trim())
+    const w = wordOf(commandGlob(g))
     if (!w || /[*?]/.test(w)) return null
     words.add(w)
   }
@@ -279,7 +279,7 @@ function programWords(command: string[] | undefined): Set<string> | null {
 // name → [offset, length], a name in shard fnv1a(name) mod shards. A rule is as written (its words and
 // source, which a note shows when it fires) but for its counters, with its decision and its globs' literals:
 //
-//   {"v":5,"key":…,"hash":…,"tunings":[…],"shards":[[91002,1210],…]
+//   {"v":6,"key":…,"hash":…,"tunings":[…],"shards":[[91002,1210],…]
 //   ,"k\u0000git_push":[[order,{rule}],…]               rules keyed by a pattern or class
 //   ,"w\u0000Bash\u0000deploy-tool":[…]                 by tool and program word (`deploy-tool *`)
 //   ,"p\u0000Bash\u0000release-":[…]                    by tool and the start of the word (`release-*`)
@@ -296,14 +296,15 @@ function programWords(command: string[] | undefined): Set<string> | null {
 // (v4: rules keep their words. v3 left them out and a fire read them from guardrails.json afterwards: 380 KB
 // read and every rule matched twice, ~2 ms of every call that fired a rule. v5: path rules are filed by
 // name, and the directory is sharded: a call reads the few shards its names fall in, where parsing, or even
-// searching, one directory of every bucket cost each call up to a millisecond at 1,000 rules.)
+// searching, one directory of every bucket cost each call up to a millisecond at 1,000 rules. v6: command
+// globs are filed by their program's name, not the path it was typed with: `./deploy.sh *` under deploy.sh.)
 
 const SEP = '\u0000'
 const bucketName = (...parts: string[]) => parts.join(SEP)
 
 /** The header line of the bucketed index: the stamp, the tunings, and where each shard of the directory is. */
 export interface IndexHead {
-  v: 5
+  v: 6
   key: string
   hash: string
   tunings: Guardrail[]
@@ -394,7 +395,7 @@ function commandKeys(command: string[] | undefined): { words: Set<string>; prefi
   const words = new Set<string>()
   const prefixes = new Set<string>()
   for (const g of command) {
-    const w = wordOf(g.trim())
+    const w = wordOf(commandGlob(g))
     const wild = w.search(/[*?]/)
     if (wild < 0) {
       if (!w) return null
@@ -476,7 +477,7 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
   for (const [name, entries] of buckets) dirs[shardOf(name, count)][name] = line(name, `[${entries.join(',')}]`)
   const shards = dirs.map((d, i) => line(`d${SEP}${i}`, JSON.stringify(d)))
   for (const t in starts) starts[t].sort((a, b) => a - b)
-  return JSON.stringify({ v: 5, key: stamp.key, hash: stamp.hash, tunings, shards, starts }).slice(0, -1) + '\n' + body.join('') + '}\n'
+  return JSON.stringify({ v: 6, key: stamp.key, hash: stamp.hash, tunings, shards, starts }).slice(0, -1) + '\n' + body.join('') + '}\n'
 }
 
 /** UTF-8 byte length without Buffer (this module is pure and runs in tests as well as bundles). */
@@ -497,7 +498,7 @@ function utf8Length(s: string): number {
 /** The header of an index, from its first line; null when it is not one. */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
   const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
-  if (!head || head.v !== 5 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  if (!head || head.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
   if (head.starts !== undefined && !validStarts(head.starts)) return null
   return head as IndexHead
 }
@@ -622,7 +623,7 @@ export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: 
       continue
     }
     const add = (p: ToolProbe) => {
-      if (rule.match!.command) addCommandGlobs(p, rule.match!.command.map((g) => g.trim()))
+      if (rule.match!.command) addCommandGlobs(p, rule.match!.command.map(commandGlob))
       else p.all = true
     }
     if (place === 'any') {

@@ -82,7 +82,19 @@ const wordOf = (command: string) => {
   return i < 0 ? command : command.slice(0, i)
 }
 
-/** Adds one rule's command globs (already trimmed) to a probe. */
+/**
+ * A command glob as the classifier's commands read: trimmed, and its program word without the folder it was
+ * typed with (`./deploy.sh *` → `deploy.sh *`), since a call lists its program by name (`./deploy.sh prod` is
+ * `deploy.sh prod`). Written with the path, the glob never matched anything.
+ */
+export function commandGlob(glob: string): string {
+  const g = glob.trim()
+  const space = g.indexOf(' ')
+  const slash = g.lastIndexOf('/', space < 0 ? g.length : space)
+  return slash < 0 ? g : g.slice(slash + 1)
+}
+
+/** Adds one rule's command globs (as commandGlob reads them) to a probe. */
 export function addCommandGlobs(p: ToolProbe, globs: string[]): void {
   for (const g of globs) {
     const w = wordOf(g)

@@ -267,3 +267,26 @@ describe('path rules on reads', () => {
     expect(fired('Bash', { command: 'rm -rf build/out' })).toContain('R3')
   })
 })
+
+// ---- a command glob typed with the program's path --------------------------------------------------
+describe('command globs name the program as typed', () => {
+  const rules = [
+    { id: 'D1', pattern: 'custom_d1', rule: 'Deploys go through CI.', severity: 'hard', match: { tools: ['Bash'], command: ['./deploy.sh*'] } },
+    { id: 'D2', pattern: 'custom_d2', rule: 'Releases are tagged by CI.', severity: 'soft', match: { tools: ['Bash'], command: ['scripts/release.sh *'] } },
+    { id: 'D3', pattern: 'custom_d3', rule: 'No pushes of feature branches.', severity: 'soft', match: { tools: ['Bash'], command: ['git push origin feature/*'] } },
+  ]
+  const fired = (command: string) => verdictWith(rules, 'Bash', { command }).result.fired.map((f) => f.id).filter((id) => id.startsWith('D'))
+  it.each([
+    ['./deploy.sh prod', ['D1']],
+    ['deploy.sh prod', ['D1']],
+    ['/home/u/project/deploy.sh', ['D1']],
+    ['scripts/release.sh 1.2.0', ['D2']],
+    ['cd scripts && ./release.sh 1.2.0', ['D2']],
+    ['git push origin feature/login', ['D3']],
+  ])('must stop: %s', (command, want) => {
+    expect(fired(command)).toEqual(want)
+  })
+  it.each(['./build.sh prod', 'cat deploy.sh', 'git push origin main', 'release 1.2.0', 'echo ./deploy.sh'])('must stay quiet: %s', (command) => {
+    expect(fired(command)).toEqual([])
+  })
+})

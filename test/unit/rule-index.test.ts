@@ -141,7 +141,7 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
   it('is one JSON document whose rules, header and re-stamp round-trip', () => {
     const { text } = both(AWKWARD)
     const doc = JSON.parse(text)
-    expect(doc).toMatchObject({ v: 5, key: 'k', hash: 'h' })
+    expect(doc).toMatchObject({ v: 6, key: 'k', hash: 'h' })
     const src = indexSourceOfText(text)!
     expect(src.head.tunings.map((t) => t.id)).toEqual(['RG-IRREVERSIBLE', 'RG-SCOPE', 'RG-CATASTROPHIC'])
     // The directory's byte offsets find each bucket (a rule text with non-ASCII characters included).
