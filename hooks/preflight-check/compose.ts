@@ -71,7 +71,8 @@ export interface PreflightFacts {
   /** One line per problem with the rules or config file; shown to the user on every call until fixed. */
   problems: string[]
   /** The project's rules could not be used and the packaged ones stand in. */
-  fallback: boolean
+  /** guardrails.json is broken: the last rules that validated are in force, or (none) the built-ins alone. */
+  fallback: false | 'last-good' | 'packaged'
   session: SessionFacts
   queue: QueueFacts
   /** custodiet's standing hold on this session (level 3–4 finding), if any. */
@@ -290,7 +291,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
 
   if (facts.problems.length) {
     const p = facts.problems
-    const notice = `Ratchet: ${p[0]}${p.length > 1 ? ` (+${p.length - 1} more)` : ''}${facts.fallback ? ' — using the packaged default rules until it is fixed' : ''}`
+    const notice = `Ratchet: ${p[0]}${p.length > 1 ? ` (+${p.length - 1} more)` : ''}${facts.fallback === 'last-good' ? ' — the last rules that were valid stay in force until it is fixed' : facts.fallback ? ' — using the packaged default rules until it is fixed' : ''}`
     decision = { ...decision, notice: decision.notice ? `${notice}\n${decision.notice}` : notice }
   }
 

@@ -41,7 +41,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     stateDir: paths.stateDir,
     rules,
     problems: [...loaded.problems, ...(problem ? [problem] : [])],
-    fallback: loaded.origin === 'packaged-fallback',
+    fallback: loaded.origin === 'packaged-fallback' ? 'packaged' : loaded.origin === 'last-good' ? 'last-good' : false,
     session: readSession(paths, payload.session_id),
     queue: queueFacts(queueEntries(paths), fp, payload.session_id),
     hold: readHold(paths, payload.session_id),

@@ -20,7 +20,7 @@ export function activeSummary(loaded: LoadedGuardrails): string {
   const off = builtins.filter((r) => r.enabled === false).map((r) => `${r.id} off`)
   const tuned = builtins.filter((r) => r.enabled !== false && r.tuned?.length).map((r) => `${r.id} → ${decisionOf(r)}`)
   const own = loaded.rules.filter((r) => r.origin !== 'built-in')
-  const from = loaded.origin === 'project' ? loaded.file : 'no project file'
+  const from = loaded.origin === 'project' ? loaded.file : loaded.origin === 'last-good' ? `the last valid version of ${loaded.file}` : 'no project file'
   return `${on.length} of ${builtins.length} built-in${tuned.length || off.length ? ` (${[...tuned, ...off].join(', ')})` : ''} + ${own.length} from the project (${from})`
 }
 
@@ -33,7 +33,7 @@ export function list(o: { json?: boolean }): void {
     out(JSON.stringify({ file: loaded.file, origin: loaded.origin, summary: activeSummary(loaded), problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
     return
   }
-  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (no project file yet: built-ins only; run `ratchet init`)' : ' (the project file is broken: built-ins only until it is fixed)'}`)
+  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (no project file yet: built-ins only; run `ratchet init`)' : loaded.origin === 'last-good' ? ' (the project file is broken: its last valid rules stay in force until it is fixed)' : ' (the project file is broken: built-ins only until it is fixed)'}`)
   out(`In force: ${activeSummary(loaded)}`)
   out('Built-ins are always on; tune or turn one off by naming its id in guardrails.json, e.g. {"id":"RG-IRREVERSIBLE","decision":"warn"}.')
   for (const p of loaded.problems) out(`  ! ${p}`)

@@ -52,7 +52,11 @@ export interface LoadedGuardrails {
   problems: string[]
   /** Which file the rules came from. */
   file: string
-  origin: 'project' | 'packaged' | 'packaged-fallback'
+  /**
+   * project: guardrails.json; last-good: it cannot be read or is not a list of rules, and the rules of the
+   * last version that validated (the derived index) stay in force; packaged(-fallback): built-ins only.
+   */
+  origin: 'project' | 'last-good' | 'packaged' | 'packaged-fallback'
   /**
    * True when the project's rules come from the derived index (each rule as written but for its counters,
    * read bucket by bucket). Load again with `full` for the file as written.
@@ -134,10 +138,30 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
       if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, text, v.rules)
       return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
     }
-    return { ...packaged(paths), problems: v.problems.map((p) => fmt(paths.guardrails, p)), origin: 'packaged-fallback' }
+    return brokenFile(paths, v.problems.map((p) => fmt(paths.guardrails, p)), !!opts.full)
   }
-  if (!own.ok) return { ...packaged(paths), problems: [own.error.message], origin: 'packaged-fallback' }
+  if (!own.ok) return brokenFile(paths, [own.error.message], !!opts.full)
   return packaged(paths)
+}
+
+/**
+ * guardrails.json exists but cannot be read, or is not a list of rules (half an edit, a FIFO, a folder, a
+ * bad byte): the rules of the last version that validated stay in force, from the derived index, and every
+ * call says so. Dropping them until the file is fixed let any action the project's own rules stop run in
+ * the meantime. With no index (it never validated), the built-ins alone, as before. A removed file is not
+ * broken: its rules are gone by the user's hand.
+ */
+function brokenFile(paths: Paths, problems: string[], full: boolean): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
+  try {
+    const src = full ? readIndexHead(paths) : openIndexSource(indexFile(paths))
+    if (src) {
+      const base = { problems, file: paths.guardrails, origin: 'last-good' as const }
+      return full ? { ...base, rules: [...src.head.tunings, ...bucketedRules(src)] } : { ...base, rules: src.head.tunings, slim: true, indexSource: src }
+    }
+  } catch {
+    /* no index to fall back on */
+  }
+  return { ...packaged(paths), problems, origin: 'packaged-fallback' }
 }
 
 const indexFile = (paths: Paths) => paths.ruleIndex

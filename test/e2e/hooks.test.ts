@@ -133,6 +133,33 @@ describe('preflight-check', () => {
     expect(fs.readFileSync(state('guardrails.json'), 'utf8')).toBe('[{"id": "X", ')
   })
 
+  it('a guardrails.json broken after its rules were in force: those rules stay in force, and every call says so', () => {
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const rules = [{ id: 'GR-DEPLOY', pattern: 'custom_deploy', rule: 'Deploys go through CI.', severity: 'hard', match: { tools: ['Bash'], command: ['deploy-tool *'] } }]
+    fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
+    const deny = (command: string) => JSON.parse(guard(preToolUse(dir, 'Bash', { command })).stdout || '{}')
+    expect(deny('deploy-tool prod').hookSpecificOutput.permissionDecisionReason).toContain('GR-DEPLOY')
+    for (const [how, breakIt] of [
+      ['half an edit', () => fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules).slice(0, 40))],
+      ['not a list of rules', () => fs.writeFileSync(state('guardrails.json'), '{"rules": 1}')],
+      ['a folder', () => (fs.rmSync(state('guardrails.json')), fs.mkdirSync(state('guardrails.json')))],
+    ] as const) {
+      breakIt()
+      const out = deny('deploy-tool prod')
+      expect([how, out.hookSpecificOutput?.permissionDecision]).toEqual([how, 'deny'])
+      expect(out.hookSpecificOutput.permissionDecisionReason).toContain('GR-DEPLOY: Deploys go through CI.')
+      expect(out.systemMessage).toContain('the last rules that were valid stay in force until it is fixed')
+      // Must stay quiet: what the rule does not name.
+      expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls -la src' })).stdout || '{}').hookSpecificOutput).toBeUndefined()
+      fs.rmSync(state('guardrails.json'), { recursive: true })
+      fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
+      expect(deny('deploy-tool prod').systemMessage).toBeUndefined()
+    }
+    // Removed by the user: its rules go with it.
+    fs.rmSync(state('guardrails.json'))
+    expect(deny('deploy-tool prod').hookSpecificOutput).toBeUndefined()
+  })
+
   it('one invalid rule is reported by index and field; the others still fire', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'))
     fs.writeFileSync(state('guardrails.json'), JSON.stringify([{ id: 'OK', pattern: 'git_push', rule: 'r', severity: 'hard' }, { id: 'BAD', pattern: 'x', rule: 'r', severity: 'sometimes' }]))

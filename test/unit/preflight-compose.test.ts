@@ -84,8 +84,10 @@ describe('decidePreToolUse: details', () => {
   })
 
   it('a rules or config problem reaches the user on every call', () => {
-    const out = decidePreToolUse(bash('ls'), facts({ problems: ['guardrails.json: [0].severity: bad'], fallback: true }))
+    const out = decidePreToolUse(bash('ls'), facts({ problems: ['guardrails.json: [0].severity: bad'], fallback: 'packaged' }))
     expect(out.decision).toEqual({ kind: 'allow', notice: 'Ratchet: guardrails.json: [0].severity: bad — using the packaged default rules until it is fixed' })
+    const kept = decidePreToolUse(bash('ls'), facts({ problems: ['guardrails.json: not valid JSON'], fallback: 'last-good' }))
+    expect(kept.decision).toEqual({ kind: 'allow', notice: 'Ratchet: guardrails.json: not valid JSON — the last rules that were valid stay in force until it is fixed' })
   })
 
   it('a floor raises a quiet call to a check, and never weakens a stronger decision', () => {
