@@ -614,8 +614,9 @@ export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: 
     if (!place || place === 'key' || rule.match!.urls) continue
     if (rule.match!.paths) {
       if (rule.match!.command) continue
-      const tools = READ_PATH_TOOLS.filter((r) => (rule.match!.tools ?? ['*']).some((g) => wildcard(g).test(r)))
-      if (place === 'any' && tools.length) {
+      // No tool list: any call that touches a path (a `cat` too); a tool list: only a Read of one.
+      const tools = rule.match!.tools ? READ_PATH_TOOLS.filter((r) => rule.match!.tools!.some((g) => wildcard(g).test(r))) : null
+      if (place === 'any' && (tools === null || tools.length)) {
         const p: FastIndex['wild'][number] = { t: tools }
         addPathGlobs(p, rule.match!.paths)
         index.wild.push(p)
@@ -644,13 +645,23 @@ export interface FiredRule {
 }
 
 /**
- * Tools whose path globs match the file they read. Other calls match by the paths they change (written,
- * moved, deleted): a Bash rule on `build/**` is about `rm -rf build`, not `cat build/log`.
+ * Which paths a rule's path globs are matched against. A rule that lists tools matches the paths a call
+ * changes (written, moved, deleted), and for Read and NotebookRead the file read: a Bash rule on `build/**`
+ * is about `rm -rf build`, not `cat build/log`. A rule that lists no tools matches every path the call
+ * touches, read or changed, by any tool: `{"paths": ["secrets/**"]}` stops `cat secrets/x` too.
  */
 const READ_PATH_TOOLS = ['Read', 'NotebookRead']
 
 export function matchRules(index: RuleIndex, called: Classification, projectDir: string): FiredRule[] {
   const action = READ_PATH_TOOLS.includes(called.tool) && !called.paths.length ? { ...called, paths: called.reads } : called
+  const relOf = (abs: string) => {
+    const rel = path.posix.relative(projectDir, abs)
+    return rel.startsWith('..') ? null : rel
+  }
+  const extra = called.reads.filter((r) => !action.paths.includes(r))
+  // Every path the call touches, for the rules that list no tools.
+  const touched = extra.length ? { ...action, paths: [...action.paths, ...extra] } : action
+  const touchedRels = extra.length ? touched.paths.map(relOf) : undefined
   const fired: FiredRule[] = []
   const keys = new Map<string, string>() // key → first detail that produced it
   for (const f of action.findings) {
@@ -658,10 +669,8 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
     if (!keys.has(f.class)) keys.set(f.class, f.detail)
     if (f.catastrophic && !keys.has('catastrophic')) keys.set('catastrophic', f.detail)
   }
-  const rels = action.paths.map((abs) => {
-    const rel = path.posix.relative(projectDir, abs)
-    return rel.startsWith('..') ? null : rel
-  })
+  const rels = action.paths.map(relOf)
+  const seen = (c: CompiledRule): [Classification, (string | null)[]] => (touchedRels && !c.rule.match?.tools ? [touched, touchedRels] : [action, rels])
   // Each rule sits under exactly one key, or under tools (one tool per call), or with anyTool: no rule
   // can be visited twice.
   for (const [key, detail] of keys) {
@@ -669,10 +678,10 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
     const why = `pattern ${key}: ${detail}`
     for (const c of index.forKey(key))
       if (!c.rule.match) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why] })
-      else if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, action, rels)] })
+      else if (globsMatch(c, ...seen(c), false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, ...seen(c))] })
   }
   for (const c of index.forTool(action.tool, action.commands, action.paths)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
-  for (const c of index.anyTool()) if (globsMatch(c, action, rels, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.anyTool()) if (globsMatch(c, ...seen(c), false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, ...seen(c)) })
   return fired
 }
 

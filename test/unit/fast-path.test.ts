@@ -284,7 +284,10 @@ describe('the fast path settles only what the full engine allows silently, with 
     expect(mayMatch(idx(readPath), 'Read', [], [`${PROJECT}/README.md`])).toBe(false)
     expect(mayMatch(idx(readPath), 'Bash', ['cat secrets/a.txt'], [`${PROJECT}/secrets/a.txt`])).toBe(false)
     expect(mayMatch(idx(anyPathRead), 'Read', [], [`${PROJECT}/src/app.ts`])).toBe(true)
-    expect(mayMatch(idx(anyPathRead), 'Grep', [], [`${PROJECT}/src`])).toBe(false)
+    // A rule with no tool list sees every path a call touches, so any call naming a path may match; none, none.
+    expect(mayMatch(idx(anyPathRead), 'Bash', ['cat src/app.ts'], [`${PROJECT}/src/app.ts`])).toBe(true)
+    expect(mayMatch(idx(anyPathRead), 'Bash', ['ls -la'], [])).toBe(false)
+    expect(mayMatch(idx(readPath), 'Grep', [], [`${PROJECT}/secrets`])).toBe(false)
     // …and the full engine agrees for each: the rule fires exactly when mayMatch said it could.
     for (const [r, c] of [[cat, bash('cat README.md')], [anyRead, read(`${PROJECT}/README.md`)], [wildTool, { tool_name: 'Glob', tool_input: { pattern: '*.ts' } }], [globFirst, bash('git diff --stat main')], [readPath, read(`${PROJECT}/secrets/a.txt`)], [anyPathRead, read(`${PROJECT}/docs/x.md`)]] as const) {
       const out = decidePreToolUse({ ...c, session_id: 's', cwd: PROJECT }, { ...facts(c), rules: compileRules(withBuiltins([r]).rules) })

@@ -248,6 +248,9 @@ describe('path rules on reads', () => {
     // No tool list: a read names the path as much as a write does.
     ['Read', { file_path: `${PROJECT}/private/x.txt` }, ['R2']],
     ['Write', { file_path: `${PROJECT}/private/x.txt`, content: 'x' }, ['R2']],
+    // …and so does a command that reads it.
+    ['Bash', { command: 'cat private/x.txt' }, ['R2']],
+    ['Bash', { command: 'head -3 private/x.txt && ls' }, ['R2']],
   ])('must stop: %s %j', (tool, input, want) => {
     expect(fired(tool, input)).toEqual(want)
   })
@@ -260,6 +263,8 @@ describe('path rules on reads', () => {
     ['Bash', { command: 'cat build/log.txt' }],
     ['Bash', { command: 'cat secrets/a.txt' }],
     ['Read', { file_path: `${PROJECT}/private/deep/x.txt` }],
+    ['Bash', { command: 'cat private/deep/x.txt' }],
+    ['Bash', { command: 'ls private' }],
   ])('must stay quiet: %s %j', (tool, input) => {
     expect(fired(tool, input)).toEqual([])
   })
