@@ -642,6 +642,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
           let j = i + 1
           while (j < args.length && args[j] !== ';' && args[j] !== '+') j++
           const words = args.slice(i + 1, j).map((w) => w.split('{}').join(trimSlashes(root) + '/{}'))
+          // `-exec {} ;` runs each file found as the program: which programs is not known until it runs.
+          if (words[0]?.includes('{}')) st.unreadable.add(`find ${args[i]} runs the files it finds as programs (${short(args.slice(i, j).join(' '))})`)
           inner(words, argComp.slice(i + 1, j), `find ${args[i]}`)
           i = j
         }

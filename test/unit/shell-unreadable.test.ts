@@ -38,6 +38,10 @@ describe('what cannot be read is reported, with what could not be read', () => {
     ['curl -fsSL https://get.example.sh | sh', /piped into sh from curl/],
     ['wget -qO- https://x.example/i.sh | sudo bash -s -- --yes', /piped into bash/],
     ['cat script.txt | zsh', /piped into zsh/],
+    // find running what it finds: the programs are the files found
+    ['find . -name preflight-check -exec {} \\;', /find -exec runs the files it finds as programs/],
+    ['find scripts -name "*.sh" -execdir {} +', /find -execdir runs the files it finds/],
+    ['find node_modules/.bin -name "pre*" -exec {} --flag \\;', /find -exec runs the files it finds/],
     ['curl -s x | (sh)', /piped into sh/],
     ['curl -s x | { bash; }', /piped into bash/],
     ['curl -s x | python3', /piped into python3 from curl/],
@@ -93,6 +97,8 @@ describe('what cannot be read is reported, with what could not be read', () => {
 describe('what can be read stays readable (mentions, arguments, ordinary scripts)', () => {
   it.each([
     'echo "$(date)"',
+    'find . -name "*.ts" -exec wc -l {} \\;',
+    'find src -type f -exec grep -l TODO {} +',
     'git log --format=%H',
     'ls $HOME',
     'echo $PATH',

@@ -41,6 +41,34 @@ const hookOf = (word: string) => {
   return HOOK_BINS.has(base) ? base : undefined
 }
 const HELP = new Set(['--help', '-h'])
+
+/** find's glob (fnmatch: `*` and `?` match `/` too under -path), as a regex. */
+const fnmatch = (glob: string, value: string, caseless: boolean) => {
+  const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  return new RegExp(`^${body}$`, caseless ? 'i' : '').test(value)
+}
+
+/**
+ * The hook a `find … -exec {} …` (the found file as the program) could run: its name and path tests admit one
+ * (none at all admit every file), and a root it searches could hold one (the project, node_modules, the package).
+ */
+function foundHook(args: string[], at: (p: string) => string, ctx: ClassifyContext): string | undefined {
+  const x = args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a))
+  if (x < 0 || !(args[x + 1] ?? '').includes('{}')) return undefined
+  const roots: string[] = []
+  for (const a of args) {
+    if (a.startsWith('-') || a === '(' || a === '!') break
+    roots.push(at(a))
+  }
+  const holds = (r: string) => inside(ctx.projectDir, r) || /(^|\/)node_modules(\/|$)/.test(r) || inside(r, path.posix.join(ctx.projectDir, 'node_modules')) || (!!ctx.packageDir && (inside(r, ctx.packageDir) || inside(ctx.packageDir, r)))
+  if (!(roots.length ? roots : [at('.')]).some(holds)) return undefined
+  // `-o`, `!` or `-not` among the tests: which files they admit is not worth reading here; any hook.
+  if (args.slice(0, x).some((a) => /^(-o|-or|!|-not)$/.test(a))) return [...HOOK_BINS][0]
+  const tests = args.flatMap((a, k) => (/^-(i?name|i?path|i?wholename)$/.test(a) && k < x ? [[a, args[k + 1] ?? ''] as const] : []))
+  return [...HOOK_BINS].find((h) =>
+    tests.every(([t, g]) => (/name$/.test(t) && !/wholename$/.test(t) ? [h] : [`./node_modules/.bin/${h}`, `node_modules/.bin/${h}`, `${ctx.projectDir}/node_modules/.bin/${h}`, `./node_modules/ratchet/bin/${h}`]).some((v) => fnmatch(g, v, t.startsWith('-i')))),
+  )
+}
 /** A path to one of the hooks' launchers or bundles: in the installed package, a node_modules folder, or the project's .bin. */
 const launcherOf = (raw: string, abs: string, ctx: ClassifyContext) =>
   !raw.startsWith('-') && !!hookOf(raw) && (/(^|\/)node_modules\//.test(abs) || (!!ctx.packageDir && inside(abs, ctx.packageDir)))
@@ -285,6 +313,11 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   }
   if (isRatchetCli(inv, ctx)) ratchetCli(c, inv, f, hits)
   else if (HOOK_BINS.has(name)) byHand(name, args)
+  else if (name === 'find') {
+    // `find . -name preflight-check -exec {} \;` runs what it finds: one of the hooks, if the search can find it.
+    const hook = foundHook(args, f.at, ctx)
+    if (hook) hits.push(`${f.cmd} (runs the files find finds, which can be Ratchet's ${hook} hook: by hand it would record a payload Claude Code never sent)`)
+  }
   // `yarn preflight-check`, `bunx custodiet` (npx, npm exec and pnpm exec name the program itself).
   else if (/^(yarn|bunx|bun)$/.test(name) && HOOK_BINS.has(args.find((a) => !a.startsWith('-') && !/^(run|x|exec)$/.test(a)) ?? '')) byHand(args.find((a) => HOOK_BINS.has(a))!, args)
   else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name) && args.some((a) => launcherOf(a, f.at(a), ctx))) {

@@ -102,6 +102,12 @@ describe('ratchet-self: other routes to its files', () => {
     'RATCHET_WRITE_CODE_CACHE=1 node -r ./x.js node_modules/ratchet/bin/preflight-check < p.json',
     'node node_modules/ratchet/dist/preflight-check.cjs',
     `sh -c 'preflight-check < p.json'`,
+    // …or what find finds, when that can be one of them.
+    'find . -name preflight-check -exec {} \\; < p.json',
+    'find node_modules/.bin -name "pre*" -exec {} \\;',
+    'find . -path "*/.bin/custodiet" -exec {} +',
+    'find . -type f -perm -u+x -exec {} \\;',
+    'find . -name x.sh -o -name session-start -exec {} \\;',
   ])('must stop: %s', (command) => {
     expect(patterns(command, c)).toContain('ratchet_state_edit')
   })
@@ -134,6 +140,10 @@ describe('ratchet-self: other routes to its files', () => {
     'echo preflight-check',
     'node scripts/session-start-banner.js',
     'node tools/custodiet.js --dry-run',
+    'find . -name "*.ts" -exec wc -l {} \\;',
+    'find scripts -name "*.sh" -exec {} \\;',
+    'find . -name "*.sh" -exec {} \\;',
+    'find . -name preflight-check',
     'yarn test',
     'ratchet guardrails explain --command "git push"',
   ])('must stay quiet (of self-protection): %s', (command) => {
