@@ -2,11 +2,13 @@
 // word instead of evaluated one by one. Pure, with no imports, so preflight-check's fast path
 // (hooks/preflight-check/fast.ts) can ask it without loading the rule engine (zod, minimatch).
 //
-// The fast path only settles calls with no finding, no path and no URL in the classification: reads and
-// simple read-only commands. For those, a rule keyed by a pattern or class can never fire, nor can a rule
-// with URL globs; a rule with path globs only on a Read or NotebookRead (it matches the file read), so it
-// marks those tools `all`. What remains are rules on the tool alone and rules on the command. Anything that
-// could match sends the call to the full engine (which matches exactly); a "maybe" is always safe.
+// The fast path only settles calls with no finding, no changed path and no URL in the classification: reads
+// and simple read-only commands. For those, a rule keyed by a pattern or class can never fire, nor can a rule
+// with URL globs. A rule with path globs can, by the paths such a call reads: a Read or NotebookRead's file
+// for a rule that lists those tools, any path the call names for a rule that lists no tools (matchRules); it
+// is probed by the folder or file name its globs need. The rest are rules on the tool alone and rules on the
+// command. Anything that could match sends the call to the full engine (which matches exactly); a "maybe" is
+// always safe.
 
 /** What matching a call of one tool could need: the union over the rules that name it. */
 export interface ToolProbe {
@@ -16,7 +18,7 @@ export interface ToolProbe {
   words?: Record<string, 1>
   /** For command globs whose first word has a wildcard: the literal every match must contain ('' = any). */
   lits?: string[]
-  /** Path globs (on Read and NotebookRead): a folder or file name each match holds, one of which the path must have. */
+  /** Path globs: a folder or file name each match holds, one of which a path the call names must have. */
   names?: Record<string, 1>
   /** A path glob that promises no name (`**\/*.md`, `!docs/**`): any call that names a path. */
   anyPath?: true
@@ -115,8 +117,8 @@ function probeHits(p: ToolProbe, commands: readonly string[], paths: readonly st
 }
 
 /**
- * Could any rule match a call of `tool` whose classification has these commands and no finding, path or
- * URL? False only when no rule can; true means "ask the full engine".
+ * Could any rule match a call of `tool` with these commands and these paths named (read, not changed), and no
+ * finding, changed path or URL? False only when no rule can; true means "ask the full engine".
  */
 export function mayMatch(index: FastIndex, tool: string, commands: readonly string[], paths: readonly string[] = []): boolean {
   if (has(index.tools, tool) && probeHits(index.tools[tool], commands, paths)) return true
