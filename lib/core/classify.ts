@@ -34,6 +34,7 @@ export function classify(call: ToolCall, ctx: ClassifyContext): Classification {
 
 class Collector implements Sink {
   findings: Finding[] = []
+  undoable: Finding[] = []
   commands: string[] = []
   paths = new Set<string>()
   urls = new Set<string>()
@@ -78,7 +79,13 @@ class Collector implements Sink {
       deleted: [...this.deleted].map(([path, d]) => ({ path, ...d })),
       secrets: [...this.secrets],
       incomplete: this.incomplete,
+      ...(this.undoable.length ? { restorable: this.undoable.filter((f) => !findings.some((g) => g.pattern === f.pattern)) } : {}),
     }
+  }
+
+  restorable(pattern: string, detail: string): void {
+    const info = PATTERNS[pattern]
+    if (!this.undoable.some((f) => f.pattern === pattern && f.detail === detail)) this.undoable.push({ class: info.class, pattern, detail })
   }
 
   add(pattern: string, detail: string, catastrophic = false): void {

@@ -669,6 +669,8 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
     if (!keys.has(f.class)) keys.set(f.class, f.detail)
     if (f.catastrophic && !keys.has('catastrophic')) keys.set('catastrophic', f.detail)
   }
+  // An effect that can be undone keys only the rules that name its pattern, never its class's.
+  for (const f of action.restorable ?? []) if (!keys.has(f.pattern)) keys.set(f.pattern, f.detail)
   const rels = action.paths.map(relOf)
   const seen = (c: CompiledRule): [Classification, (string | null)[]] => (touchedRels && !c.rule.match?.tools ? [touched, touchedRels] : [action, rels])
   // Each rule sits under exactly one key, or under tools (one tool per call), or with anyTool: no rule
@@ -700,7 +702,8 @@ function pathHit(globs: Glob[], paths: string[], rels: (string | null)[]): strin
     const abs = paths[i]
     const rel = rels[i]
     for (const g of globs) {
-      const hit = g.source.startsWith('/') ? g.test(abs) : g.source.startsWith('!') ? g.test(rel ?? abs) : (rel !== null && g.test(rel)) || g.test(abs)
+      // A folder stands for what is in it (`rm -rf data` deletes `data/**`): it is also tried as `data/`.
+      const hit = g.source.startsWith('/') ? g.test(abs) || g.test(abs + '/') : g.source.startsWith('!') ? g.test(rel ?? abs) : (rel !== null && (g.test(rel) || g.test(rel + '/'))) || g.test(abs) || g.test(abs + '/')
       if (hit) return abs
     }
   }

@@ -295,3 +295,32 @@ describe('command globs name the program as typed', () => {
     expect(fired(command)).toEqual([])
   })
 })
+
+// ---- a rule on a pattern hears of every such call, undoable ones too --------------------------------
+describe('a rule naming file_delete fires on deletes git can undo', () => {
+  const clean = { fileState: () => 'tracked-clean' as const, fileExists: () => true }
+  const data = { id: 'U-DATA', pattern: 'file_delete', rule: 'Data files are never deleted by the agent.', severity: 'hard', match: { paths: ['data/**'] } }
+  const everyDelete = { id: 'U-ALL', pattern: 'file_delete', rule: 'Say when you delete.', severity: 'soft', decision: 'warn' }
+  const byClass = { id: 'U-IRR', pattern: 'irreversible', rule: 'Unrecoverable things wait.', severity: 'soft', decision: 'pause' }
+  const run = (rules: unknown[], command: string) => verdictWith(rules, 'Bash', { command }, clean)
+  it.each([
+    [[data], 'rm data/a.csv', ['U-DATA'], 'deny'],
+    [[data], 'rm -rf data', ['U-DATA'], 'deny'],
+    [[everyDelete], 'rm src/old.js', ['U-ALL'], 'warn'],
+  ])('must stop: %j %s', (rules, command, ids, verdict) => {
+    const out = run(rules, command)
+    expect(out.result.fired.map((f) => f.id)).toEqual(ids)
+    expect(out.verdict).toBe(verdict)
+  })
+  it.each([
+    [[data], 'rm build/out.js'],
+    // The built-ins and a rule on the class stay quiet: git brings the file back.
+    [[], 'rm data/a.csv'],
+    [[byClass], 'rm data/a.csv'],
+    [[data], 'cat data/a.csv'],
+  ])('must stay quiet: %j %s', (rules, command) => {
+    const out = run(rules, command)
+    expect(out.result.fired).toEqual([])
+    expect(out.verdict).toBe('allow')
+  })
+})

@@ -48,6 +48,8 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
     }
   }
   if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
+  // Every target restorable: quiet for the built-ins, but a rule on file_delete itself still hears of it.
+  else c.restorable('file_delete', f.cmd)
 }
 
 export const programs: Record<string, Detector> = {

@@ -95,6 +95,12 @@ export interface Classification {
   secrets: string[]
   /** Set when the command could not be read completely; callers treat it with suspicion. */
   incomplete: boolean
+  /**
+   * What the call does that the built-ins leave alone because it can be undone (deleting a tracked, clean file
+   * git restores): no class, not in `findings`. Only a rule that names the pattern itself (`"pattern":
+   * "file_delete"`) sees it, since that is the user asking to hear about every such call.
+   */
+  restorable?: Finding[]
 }
 
 export interface ToolCall {
@@ -115,6 +121,8 @@ export interface Sink {
   /** What was found so far in this call (read-only: findings are added through `add`). */
   readonly findings: readonly Finding[]
   add(pattern: string, detail: string, catastrophic?: boolean): void
+  /** Records an effect that can be undone (see Classification.restorable). */
+  restorable(pattern: string, detail: string): void
   /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */
   shell(command: string): void
 }
