@@ -324,3 +324,19 @@ describe('a rule naming file_delete fires on deletes git can undo', () => {
     expect(out.verdict).toBe('allow')
   })
 })
+
+describe('git rm is a delete', () => {
+  const data = { id: 'U-DATA', pattern: 'file_delete', rule: 'Data files are never deleted by the agent.', severity: 'hard', match: { paths: ['data/**'] } }
+  const fired = (command: string, state: 'tracked-clean' | 'modified' = 'tracked-clean', rules: unknown[] = [data]) =>
+    verdictWith(rules, 'Bash', { command }, { fileState: () => state, fileExists: () => true }).result.fired.map((f) => f.id)
+  it.each(['git rm data/a.csv', 'git rm -r -q data', 'git -C . rm data/a.csv', 'git rm -rf data'])('must stop: %s', (command) => {
+    expect(fired(command)).toContain('U-DATA')
+  })
+  it.each(['git rm --cached data/a.csv', 'git rm -n data/a.csv', 'git rm src/old.js', 'git mv data/a.csv data/b.csv'])('must stay quiet: %s', (command) => {
+    expect(fired(command)).toEqual([])
+  })
+  it('the built-ins stay quiet on what git holds, and weigh a forced delete of changes', () => {
+    expect(fired('git rm data/a.csv', 'tracked-clean', [])).toEqual([])
+    expect(verdictWith([], 'Bash', { command: 'git rm -f data/a.csv' }, { fileState: () => 'modified', fileExists: () => true }).result.action.findings.map((f) => f.pattern)).toContain('file_delete')
+  })
+})

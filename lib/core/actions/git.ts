@@ -2,6 +2,7 @@
 
 import path from 'node:path'
 import { gitConfigArgs } from './git-config'
+import { deletion } from './fs-delete'
 import { protectedPath } from './ratchet-self'
 import type { Detector, FamilyMeta } from './types'
 import { splitWords } from '../shell'
@@ -156,6 +157,17 @@ const git: Detector = (c, inv, f) => {
       if (flags.includes('d')) c.add('git_ref_delete', f.cmd)
       return
     case 'rm':
+      if (touchesProtected) c.add('ratchet_state_edit', f.cmd)
+      // `git rm` deletes the files from the work tree too (not with --cached). Without -f git refuses a file whose
+      // content HEAD does not hold, so what it deletes can be restored: quiet for the built-ins, but a rule on
+      // file_delete hears of it. With -f it is weighed as rm's is (uncommitted changes are lost).
+      if (rest.includes('--cached') || dry || flags.includes('n')) return
+      if (flags.includes('f') || rest.includes('--force')) deletion(c, inv, { ...f, at }, ops, flags.includes('r'))
+      else if (ops.length) {
+        for (const o of ops) c.paths.add(at(o))
+        c.restorable('file_delete', f.cmd)
+      }
+      return
     case 'mv':
     case 'apply':
     case 'am':
