@@ -327,7 +327,7 @@ describe('a rule naming file_delete fires on deletes git can undo', () => {
 
 describe('git rm is a delete', () => {
   const data = { id: 'U-DATA', pattern: 'file_delete', rule: 'Data files are never deleted by the agent.', severity: 'hard', match: { paths: ['data/**'] } }
-  const fired = (command: string, state: 'tracked-clean' | 'modified' = 'tracked-clean', rules: unknown[] = [data]) =>
+  const fired = (command: string, state: 'tracked-clean' | 'tracked-modified' = 'tracked-clean', rules: unknown[] = [data]) =>
     verdictWith(rules, 'Bash', { command }, { fileState: () => state, fileExists: () => true }).result.fired.map((f) => f.id)
   it.each(['git rm data/a.csv', 'git rm -r -q data', 'git -C . rm data/a.csv', 'git rm -rf data'])('must stop: %s', (command) => {
     expect(fired(command)).toContain('U-DATA')
@@ -337,6 +337,6 @@ describe('git rm is a delete', () => {
   })
   it('the built-ins stay quiet on what git holds, and weigh a forced delete of changes', () => {
     expect(fired('git rm data/a.csv', 'tracked-clean', [])).toEqual([])
-    expect(verdictWith([], 'Bash', { command: 'git rm -f data/a.csv' }, { fileState: () => 'modified', fileExists: () => true }).result.action.findings.map((f) => f.pattern)).toContain('file_delete')
+    expect(verdictWith([], 'Bash', { command: 'git rm -f data/a.csv' }, { fileState: () => 'tracked-modified' as const, fileExists: () => true }).result.action.findings.map((f) => f.pattern)).toContain('file_delete')
   })
 })
