@@ -8,7 +8,7 @@ import path from 'node:path'
 import { issueMessage } from './payloads'
 import { isKnownPattern } from './patterns'
 import type { Classification } from './classify'
-import { addCommandGlobs, addPathGlobs, commandGlob, longestLiteral, wildcard, type FastIndex, type ToolProbe } from './rule-index'
+import { addCommandGlobs, addPathGlobs, commandGlob, longestLiteral, pathNames, wildcard, type FastIndex, type ToolProbe } from './rule-index'
 
 export const DECISIONS = ['warn', 'check', 'ask', 'pause', 'deny'] as const
 export type RuleDecision = (typeof DECISIONS)[number]
@@ -407,23 +407,6 @@ function commandKeys(command: string[] | undefined): { words: Set<string>; prefi
   return { words, prefixes }
 }
 
-/**
- * The names a rule's path globs need in a matching path: each glob's longest literal segment (a folder or file
- * name every path it matches holds whole: literals are whole segments, and a glob without a slash matches the
- * base name). Null when a glob promises none (`**\/*.md`, `!docs/**`): the rule is then a candidate for every
- * call of its tools. A rule with path globs matches only a call with a path one of them matches (matchRules).
- */
-function pathSegments(paths: string[] | undefined): Set<string> | null {
-  if (!paths?.length) return null
-  const out = new Set<string>()
-  for (const g of paths) {
-    const lit = longestLiteral(g, true)
-    if (!lit || lit.includes('/')) return null
-    out.add(lit)
-  }
-  return out
-}
-
 /** The folder and file names of the paths of a call, each once (what `s` buckets are looked up by). */
 function namesOf(paths: readonly string[]): Set<string> {
   const out = new Set<string>()
@@ -449,7 +432,8 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
     else
       for (const t of place) {
         const keys = commandKeys(rule.match?.command)
-        const segments = keys ? null : pathSegments(rule.match?.paths)
+        // Path globs and no command globs: under each name the globs need (a candidate only for a path holding one).
+        const segments = keys ? null : pathNames(rule.match?.paths)
         if (segments) for (const s of segments) add(bucketName('s', t, s), entry)
         else if (!keys) add(bucketName('r', t), entry)
         else {
@@ -661,7 +645,7 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
   const extra = called.reads.filter((r) => !action.paths.includes(r))
   // Every path the call touches, for the rules that list no tools.
   const touched = extra.length ? { ...action, paths: [...action.paths, ...extra] } : action
-  const touchedRels = extra.length ? touched.paths.map(relOf) : undefined
+
   const fired: FiredRule[] = []
   const keys = new Map<string, string>() // key → first detail that produced it
   for (const f of action.findings) {
@@ -672,7 +656,8 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
   // An effect that can be undone keys only the rules that name its pattern, never its class's.
   for (const f of action.restorable ?? []) if (!keys.has(f.pattern)) keys.set(f.pattern, f.detail)
   const rels = action.paths.map(relOf)
-  const seen = (c: CompiledRule): [Classification, (string | null)[]] => (touchedRels && !c.rule.match?.tools ? [touched, touchedRels] : [action, rels])
+  const touchedRels = extra.length ? [...rels, ...extra.map(relOf)] : rels
+  const pathsFor = (c: CompiledRule): [Classification, (string | null)[]] => (c.rule.match?.tools ? [action, rels] : [touched, touchedRels])
   // Each rule sits under exactly one key, or under tools (one tool per call), or with anyTool: no rule
   // can be visited twice.
   for (const [key, detail] of keys) {
@@ -680,10 +665,16 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
     const why = `pattern ${key}: ${detail}`
     for (const c of index.forKey(key))
       if (!c.rule.match) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why] })
-      else if (globsMatch(c, ...seen(c), false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, ...seen(c))] })
+      else {
+        const [a, r] = pathsFor(c)
+        if (globsMatch(c, a, r, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, a, r)] })
+      }
   }
   for (const c of index.forTool(action.tool, action.commands, action.paths)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
-  for (const c of index.anyTool()) if (globsMatch(c, ...seen(c), false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, ...seen(c)) })
+  for (const c of index.anyTool()) {
+    const [a, r] = pathsFor(c)
+    if (globsMatch(c, a, r, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, a, r) })
+  }
   return fired
 }
 

@@ -126,11 +126,26 @@ export function mayMatch(index: FastIndex, tool: string, commands: readonly stri
   return false
 }
 
-/** Adds one rule's path globs to a probe: the name each must hold (longestLiteral), or any path when one promises none. */
-export function addPathGlobs(p: ToolProbe, globs: string[]): void {
+/**
+ * The names a rule's path globs need in a matching path: each glob's longest literal segment (a folder or file
+ * name every path it matches holds whole: literals are whole segments, and a glob without a slash matches the
+ * base name). Null when there are none, or a glob promises none (`**\/*.md`, `!docs/**`): the rule is then a
+ * candidate for every path. Both indexes file path rules by these names.
+ */
+export function pathNames(globs: readonly string[] | undefined): Set<string> | null {
+  if (!globs?.length) return null
+  const out = new Set<string>()
   for (const g of globs) {
     const lit = longestLiteral(g, true)
-    if (!lit) p.anyPath = true
-    else (p.names ??= Object.create(null) as Record<string, 1>)[lit] = 1
+    if (!lit) return null
+    out.add(lit)
   }
+  return out
+}
+
+/** Adds one rule's path globs to a probe: the names they need (pathNames), or any path when one promises none. */
+export function addPathGlobs(p: ToolProbe, globs: string[]): void {
+  const names = pathNames(globs)
+  if (!names) p.anyPath = true
+  else for (const n of names) (p.names ??= Object.create(null) as Record<string, 1>)[n] = 1
 }

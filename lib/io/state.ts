@@ -153,7 +153,7 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
  */
 function brokenFile(paths: Paths, problems: string[], full: boolean): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   try {
-    const src = full ? readIndexHead(paths) : openIndexSource(indexFile(paths))
+    const src = indexOnDisk(paths, full)
     if (src) {
       const base = { problems, file: paths.guardrails, origin: 'last-good' as const }
       return full ? { ...base, rules: [...src.head.tunings, ...bucketedRules(src)] } : { ...base, rules: src.head.tunings, slim: true, indexSource: src }
@@ -174,7 +174,7 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
   try {
     const key = statKey(paths.guardrails)
     if (!key) return null
-    let src = full ? indexSourceOfText(readRegularFile(indexFile(paths))) : openIndexSource(indexFile(paths))
+    let src = indexOnDisk(paths, full)
     if (!src) return null
     if (src.head.key !== key) {
       // Touched, restored by a checkout, or an index that was never built from this file: hash to tell.
@@ -264,10 +264,18 @@ function writeFast(paths: Paths, key: string, hash: string, rules: Guardrail[]):
   writeFastIndex(paths.stateDir, fastIndexOf(merged.rules, merged.problems.length, key, hash))
 }
 
-/** The index as it is on disk (any stamp), or null when there is none or it is not one. */
+/**
+ * The index as it is on disk (any stamp), null when it is not one; throws when it cannot be read. `whole`: read
+ * it all (every rule is wanted), else the header and then the buckets asked for (a hook's call).
+ */
+function indexOnDisk(paths: Paths, whole: boolean): IndexSource | null {
+  return whole ? indexSourceOfText(readRegularFile(indexFile(paths))) : openIndexSource(indexFile(paths))
+}
+
+/** The whole index as it is on disk (any stamp), or null when there is none or it is not one. */
 function readIndexHead(paths: Paths): IndexSource | null {
   try {
-    return indexSourceOfText(readRegularFile(indexFile(paths)))
+    return indexOnDisk(paths, true)
   } catch {
     return null
   }
