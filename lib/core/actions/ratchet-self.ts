@@ -42,10 +42,17 @@ const hookOf = (word: string) => {
 }
 const HELP = new Set(['--help', '-h'])
 
-/** find's glob (fnmatch: `*` and `?` match `/` too under -path), as a regex. */
+/**
+ * find's glob (fnmatch: `*` and `?` match `/` too under -path, `[…]` is a class), as a regex. A pattern that is
+ * not one (an unclosed `[`) is read as admitting anything: its worst reading, never an error of the hook.
+ */
 const fnmatch = (glob: string, value: string, caseless: boolean) => {
   const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
-  return new RegExp(`^${body}$`, caseless ? 'i' : '').test(value)
+  try {
+    return new RegExp(`^${body}$`, caseless ? 'i' : '').test(value)
+  } catch {
+    return true
+  }
 }
 
 /**
