@@ -41,6 +41,8 @@ const hookOf = (word: string) => {
   return HOOK_BINS.has(base) ? base : undefined
 }
 const HELP = new Set(['--help', '-h'])
+/** The program `yarn`/`bunx`/`bun` runs: the first word that is neither an option nor run, x or exec. */
+const runs = (args: string[]) => args.find((a) => !a.startsWith('-') && !/^(run|x|exec)$/.test(a)) ?? ''
 
 /**
  * find's glob (fnmatch: `*` and `?` match `/` too under -path, `[…]` is a class), as a regex. A pattern that is
@@ -326,7 +328,7 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
     if (hook) hits.push(`${f.cmd} (runs the files find finds, which can be Ratchet's ${hook} hook: by hand it would record a payload Claude Code never sent)`)
   }
   // `yarn preflight-check`, `bunx custodiet` (npx, npm exec and pnpm exec name the program itself).
-  else if (/^(yarn|bunx|bun)$/.test(name) && HOOK_BINS.has(args.find((a) => !a.startsWith('-') && !/^(run|x|exec)$/.test(a)) ?? '')) byHand(args.find((a) => HOOK_BINS.has(a))!, args)
+  else if (/^(yarn|bunx|bun)$/.test(name) && HOOK_BINS.has(runs(args))) byHand(runs(args), args)
   else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name) && args.some((a) => launcherOf(a, f.at(a), ctx))) {
     // `node node_modules/ratchet/bin/preflight-check`, `node -r ./x.js …/dist/custodiet.cjs`: a hook's launcher or bundle.
     const at = args.findIndex((a) => launcherOf(a, f.at(a), ctx))
