@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['test/support/yield-between-tests.ts', 'test/support/scripted-reviewer.ts'],
+    setupFiles: ['test/support/yield-between-tests.ts', 'test/support/scripted-reviewer.ts', 'test/support/no-warm.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

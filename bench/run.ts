@@ -5,7 +5,11 @@
 //  - wall time (what the agent waits) beside CPU time and peak RSS, read inside each child;
 //  - a fire case uses a fresh session per call, so every run pays for recording the fire;
 //  - a detached reviewer started by one case finishes before the next baseline runs;
-//  - the decision's in-process time cold (first call in a fresh process) beside warm.
+//  - the decision's in-process time cold (first call in a fresh process) beside warm;
+//  - calls the fast path cannot settle are measured twice: answered by the warm decision process (the default,
+//    lib/runtime/warm.cjs), with that process's CPU time for the call added to the hook's (read from
+//    /proc/<pid>/task/*/schedstat around each call), and decided in the hook's own process (RATCHET_WARM=0: the
+//    first such call of a project, and machines without the warm process).
 //
 //   npm run bench                 all benchmarks
 //   BENCH_RUNS=60 npm run bench   more samples
@@ -51,7 +55,8 @@ function project(name: string, rules?: Guardrail[]): string {
 // Start-up is measured in a clean environment: only PATH and HOME (plus each case's own variables), so
 // neither the baseline nor the hook pays for what the caller's shell happens to export. Variables that
 // change Node's start-up cost are measured separately, below the clean table.
-const CLEAN: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir() }
+const CONFIG_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-config-'))
+const CLEAN: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir(), XDG_CONFIG_HOME: CONFIG_HOME }
 const STARTUP_VARS = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_PATH', 'NODE_COMPILE_CACHE', 'NODE_V8_COVERAGE', 'NODE_DEBUG', 'NODE_PENDING_DEPRECATION', 'UV_THREADPOOL_SIZE']
 const startupVars = (): NodeJS.ProcessEnv => Object.fromEntries(STARTUP_VARS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
 
@@ -71,6 +76,42 @@ interface Case {
   settle?: (round: number) => void
   /** What the hook's stdout must be for the case to measure what it says (checked on every timed run). */
   expect?: (stdout: string) => boolean
+  /** Answered by the warm process of this state folder: its CPU time for each call is the hook's too. */
+  warm?: string
+}
+
+/** The warm process serving `stateDir` (its keys in the bench's config folder), once it is up. */
+function warmPid(stateDir: string, maxMs = 15_000): number {
+  const dir = path.join(CONFIG_HOME, 'ratchet', 'warm')
+  const until = Date.now() + maxMs
+  for (;;) {
+    for (const f of fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => x.endsWith('.json')) : []) {
+      try {
+        const { pid } = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))
+        if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(stateDir)) return pid
+      } catch {}
+    }
+    if (Date.now() > until) throw new Error(`no warm process for ${stateDir}: is /dev/shm there?`)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+  }
+}
+
+/** The resident memory of the warm processes the cases used. */
+function warmRss(cases: Case[]): string {
+  const dirs = [...new Set(cases.map((c) => c.warm).filter((d): d is string => !!d))]
+  return dirs
+    .map((d) => {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${warmPid(d)}/status`, 'utf8'))?.[1])
+      return `${(kb / 1024).toFixed(1)} MB (${path.basename(path.dirname(d))})`
+    })
+    .join(', ')
+}
+
+/** CPU time (ms) of every thread of `pid` so far. */
+function threadCpu(pid: number): number {
+  let ns = 0
+  for (const t of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0])
+  return ns / 1e6
 }
 
 interface Samples {
@@ -107,6 +148,8 @@ function measure(c: Case, extraEnv: NodeJS.ProcessEnv = {}, runs = RUNS): Sample
   const s: Samples = { wall: [], bareWall: [], cpu: [], bareCpu: [], rss: [], bareRss: [] }
   const env = { ...CLEAN, ...extraEnv }
   for (let i = -WARM; i < runs; i++) {
+    // The first calls start the warm process; the timed ones are answered by it.
+    if (i === 0 && c.warm) warmPid(c.warm)
     const bare = wall(process.execPath, ['-e', ''], '', env)
     const hook = wall(c.bin, [], inputOf(c, i + WARM), { ...env, ...c.env }, c.expect && ((out) => c.expect!(out) || (console.error(`case "${c.label}"`), false)))
     c.settle?.(i + WARM)
@@ -114,12 +157,15 @@ function measure(c: Case, extraEnv: NodeJS.ProcessEnv = {}, runs = RUNS): Sample
     s.bareWall.push(bare)
     s.wall.push(hook)
   }
+  const pid = c.warm ? warmPid(c.warm) : 0
   for (let i = 0; i < runs; i++) {
     const bare = probed(['-e', ''], '', env)
+    const before = pid ? threadCpu(pid) : 0
     const hook = probed([c.bin], inputOf(c, runs + WARM + i), { ...env, ...c.env })
+    const warmCpu = pid ? threadCpu(pid) - before : 0
     c.settle?.(runs + WARM + i)
     s.bareCpu.push(bare.cpu)
-    s.cpu.push(hook.cpu)
+    s.cpu.push(hook.cpu + warmCpu)
     s.bareRss.push(bare.rss)
     s.rss.push(hook.rss)
   }
@@ -173,6 +219,8 @@ const NOFIRE_FULL = 'preflight-check, 1,000 rules, npm test (full engine)'
 const EDIT_FULL = 'preflight-check, 1,000 rules, Edit of a read file'
 const FIRE_ONE = 'preflight-check, 1,000 rules, one rule fires'
 const FIRE_MANY = 'preflight-check, 1,000 rules, rm -rf fires 96'
+/** The same call decided in the hook's own process (RATCHET_WARM=0), beside the warm process's answer. */
+const OWN = ' (own process)'
 
 function hookCases(): Case[] {
   const small = project('default')
@@ -193,18 +241,30 @@ function hookCases(): Case[] {
     { label: 'preflight-check, default rules, ls -la', bin, input: payload(small, bash('ls -la')), env: env(small), expect: silent },
     { label: LS_1000, bin, input: payload(large, bash('ls -la')), env: env(large), expect: silent },
     { label: 'preflight-check, 1,000 rules, Read (fast path)', bin, input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }), env: env(large), expect: silent },
-    { label: NOFIRE_FULL, bin, input: payload(large, bash('npm test')), env: env(large), expect: silent },
-    // A fresh session per call: every measured call fires the rules (rm -rf of an existing folder: RG-IRREVERSIBLE
-    // and the file_delete rules among the 1,000) and pays for recording it and for the fired rules' texts.
-    // (Numbered per call, not per round: the second table below would otherwise repeat sessions, and an
-    // identical retry in a session is let through, which measured a cheaper path under the fire label.)
-    { label: EDIT_FULL, bin, input: payload(large, { tool_name: 'Edit', tool_input: { file_path: path.join(large, 'README.md'), old_string: '# bench', new_string: '# Bench' } }, 'bench-edit'), env: env(large), expect: silent },
-    // One project rule (a command glob) fires, in a fresh session per call.
-    { label: FIRE_ONE, bin, input: () => payload(large, bash('deploy-tool-1 prod'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
-    { label: FIRE_MANY, bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+    // Calls the fast path cannot settle: answered by the warm process (its CPU time included), and decided in
+    // the hook's own process.
+    ...fullEngine([
+      { label: NOFIRE_FULL, bin, input: payload(large, bash('npm test')), env: env(large), expect: silent },
+      // A fresh session per call: every measured call fires the rules (rm -rf of an existing folder: RG-IRREVERSIBLE
+      // and the file_delete rules among the 1,000) and pays for recording it and for the fired rules' texts.
+      // (Numbered per call, not per round: the second table below would otherwise repeat sessions, and an
+      // identical retry in a session is let through, which measured a cheaper path under the fire label.)
+      { label: EDIT_FULL, bin, input: payload(large, { tool_name: 'Edit', tool_input: { file_path: path.join(large, 'README.md'), old_string: '# bench', new_string: '# Bench' } }, 'bench-edit'), env: env(large), expect: silent },
+      // One project rule (a command glob) fires, in a fresh session per call.
+      { label: FIRE_ONE, bin, input: () => payload(large, bash('deploy-tool-1 prod'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+      { label: FIRE_MANY, bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+    ]),
     { label: 'session-start, default rules', bin: path.join(ROOT, 'bin', 'session-start'), input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }), env: env(small) },
     ...custodietCases(),
   ]
+}
+
+/** Each case twice: answered by the warm process (the default), and in the hook's own process (RATCHET_WARM=0). */
+function fullEngine(cases: Case[]): Case[] {
+  return cases.flatMap((c) => [
+    { ...c, warm: c.env!.RATCHET_DIR },
+    { ...c, label: c.label + OWN, env: { ...c.env, RATCHET_WARM: '0' } },
+  ])
 }
 
 /** custodiet's PostToolUse path: an ordinary call, and a call that launches a background review. */
@@ -276,8 +336,12 @@ async function main() {
   out.push(target('with 1,000 guardrails, a call that fires a rule (one rule)', get(FIRE_ONE), 1.5))
   out.push(target('with 1,000 guardrails, a call that fires a rule (worst case: a delete, 96 rules, loss evidence)', get(FIRE_MANY), 1.5))
   out.push(target("custodiet's PostToolUse, the launching call included", get('custodiet PostToolUse, launches a review'), 1.3))
+  // The same calls where no warm process answers: the first such call of a project, RATCHET_WARM=0, no /dev/shm.
+  out.push('  without the warm process (decided in the hook\'s own process), for reference:')
+  for (const [label, max] of [[NOFIRE_FULL, 1.25], [EDIT_FULL, 1.25], [FIRE_ONE, 1.5], [FIRE_MANY, 1.5]] as const) out.push('  ' + target(label.replace('preflight-check, 1,000 rules, ', ''), get(label + OWN), max))
   const rssWorst = Math.max(...rows.filter((r) => r.label.startsWith('preflight-check')).map((r) => median(r.s.rss) / median(r.s.bareRss)))
   out.push(`  target peak RSS ≤ 1.3× bare node (preflight-check, worst case): ${rssWorst.toFixed(2)}× ${rssWorst <= 1.3 ? 'met' : 'NOT met'}`)
+  out.push(`  the warm process itself stays resident while calls come (it ends after 10 idle minutes): ${warmRss(cases)}`)
 
   const vars = startupVars()
   if (Object.keys(vars).length) {
@@ -294,6 +358,14 @@ async function main() {
   }
   console.log(out.join('\n'))
   fs.rmSync(PROBE, { force: true })
+  // The warm processes the bench started end with it.
+  const keys = path.join(CONFIG_HOME, 'ratchet', 'warm')
+  for (const f of fs.existsSync(keys) ? fs.readdirSync(keys).filter((x) => x.endsWith('.json')) : []) {
+    try {
+      process.kill(JSON.parse(fs.readFileSync(path.join(keys, f), 'utf8')).pid, 'SIGKILL')
+    } catch {}
+  }
+  fs.rmSync(CONFIG_HOME, { recursive: true, force: true })
 }
 
 if (require.main === module)

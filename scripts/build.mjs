@@ -81,6 +81,7 @@ for (const [lib, c] of Object.entries(CHUNKS))
   await build({ ...common, stdin: { contents: `export { ${c.names.join(', ')} } from ${JSON.stringify(lib)}`, resolveDir: process.cwd(), sourcefile: `${c.name}.chunk.js` }, outfile: join('dist', `${c.name}.cjs`) })
 await build({ ...common, plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs'], entryPoints: entries, outdir: 'dist', outExtension: { '.js': '.cjs' } })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
+copyFileSync('lib/runtime/warm.cjs', 'dist/warm.cjs')
 // A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.
 for (const e of EXECUTABLES.filter((x) => x.fast)) {
   const { SCREEN } = createRequire(import.meta.url)(join(process.cwd(), 'dist', `${e.name}.fast.cjs`))

@@ -99,6 +99,7 @@ export interface PreflightFacts {
   packageDir?: string
   /** Ratchet's per-user config folder (token and keys: not the agent's to read), and the facts searches need. */
   configHome?: string
+  warmDirs?: string[]
   secretFilesUnder?: ClassifyContext['secretFilesUnder']
   fileMentions?: ClassifyContext['fileMentions']
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
@@ -167,7 +168,7 @@ function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts):
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {

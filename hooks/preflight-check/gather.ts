@@ -17,7 +17,7 @@ import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
 import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
-import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, type Paths } from '../../lib/io/state'
+import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, warmSpools, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
@@ -65,6 +65,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,
+    warmDirs: warmSpools(env),
     ...secretFileFacts({ projectDir: paths.projectDir, homeDir: homeDir() }),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)

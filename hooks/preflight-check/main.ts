@@ -10,7 +10,7 @@ import { evidenceForCall } from '../../lib/io/evidence'
 import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
-import { processIO, runHook } from '../../lib/runtime/run-hook'
+import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
 import { READ_ONLY_TOOLS, decidePreToolUse } from './compose'
 import { gatherFacts } from './gather'
@@ -75,11 +75,14 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
   return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`ratchet doctor\` shows what is wrong.` }
 }
 
-/** `pre.stdin`: the payload, when the fast path (fast.ts) read it and could not settle the call. */
-export function main(_argv?: string[], pre?: { stdin?: string }): Promise<void> {
+/**
+ * `pre.stdin`: the payload, when the fast path (fast.ts) read it and could not settle the call. `pre.io`:
+ * the edges the warm process (lib/runtime/warm.cjs) answers through instead of this process's own.
+ */
+export function main(_argv?: string[], pre?: { stdin?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
-    processIO((hook, e) => logError(paths, hook, e), pre?.stdin),
+    { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io },
   )
 }

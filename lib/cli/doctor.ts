@@ -69,6 +69,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
+  checks.push(warmCheck(o.projectDir))
 
   const failed = checks.filter((x) => !x.ok && !x.warn)
   if (o.json) process.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }, null, 2) + '\n')
@@ -100,6 +101,19 @@ function stateFiles(paths: Paths): Check[] {
   }
   if (aside.length) out.push({ name: 'sessions/', ok: false, warn: true, detail: `${aside.length} damaged session record${aside.length > 1 ? 's' : ''} kept aside (${aside.slice(0, 2).join(', ')}${aside.length > 2 ? ', …' : ''}): ${aside.length > 1 ? 'those sessions count' : 'that session counts'} as having read a secret from then on; remove them once looked at` })
   return out
+}
+
+/** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */
+function warmCheck(projectDir: string): Check {
+  let s: { on: boolean; why?: string; running?: boolean; pid?: number; spool?: string }
+  try {
+    s = require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs')).status({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, process.cwd())
+  } catch (e) {
+    return { name: 'warm process', ok: true, warn: true, detail: `cannot be asked (${(e as Error).message}): every call the fast path cannot settle loads the engine itself` }
+  }
+  if (!s.on) return { name: 'warm process', ok: true, detail: `off (${s.why}): every call the fast path cannot settle loads the engine itself` }
+  if (!s.running) return { name: 'warm process', ok: true, detail: 'not running: the next call that needs the full engine starts it (it stops after 10 minutes without a call; RATCHET_WARM=0 in Claude Code\'s environment turns it off)' }
+  return { name: 'warm process', ok: true, detail: `pid ${s.pid}, requests through ${s.spool} (RATCHET_WARM=0 in Claude Code's environment turns it off)` }
 }
 
 function writable(paths: Paths): Check {

@@ -126,5 +126,10 @@ export function uninstall(o: ScopeOptions): void {
     return
   }
   writeJsonFile(file, withoutRatchet(before))
-  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) from ${file}. The state folder was kept.\n`)
+  // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
+  let stopped = false
+  try {
+    stopped = require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs')).stop({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(o.projectDir) }, process.cwd())
+  } catch {}
+  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) from ${file}${stopped ? ' and stopped its warm process' : ''}. The state folder was kept.\n`)
 }

@@ -115,9 +115,9 @@ export const EXECUTABLES = [
  */
 export const CHUNKS = { 'zod/mini': 'zod-mini', minimatch: 'minimatch' } as const
 
-/** Every file under dist/ an install needs: each executable's bundle, the fast paths, the loader, the chunks. */
+/** Every file under dist/ an install needs: each executable's bundle, the fast paths, the loader and warm process, the chunks. */
 export function distFiles(): string[] {
-  const out = ['loader.cjs']
+  const out = ['loader.cjs', 'warm.cjs']
   for (const e of EXECUTABLES as readonly Executable[]) out.push(`${e.name}.cjs`, ...(e.fast ? [`${e.name}.fast.cjs`] : []))
   return [...out, ...Object.values(CHUNKS).map((c) => `${c}.cjs`)]
 }

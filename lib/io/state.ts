@@ -35,6 +35,14 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process
 
 export const homeDir = (): string => process.env.HOME || require('node:os').homedir()
 
+/**
+ * The folders in memory through which hooks hand requests to the warm decision process (as lib/runtime/warm.cjs
+ * spoolFolder chooses them): the agent may neither read nor change them, like the config folder.
+ */
+export function warmSpools(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [...(env.XDG_RUNTIME_DIR ? [path.join(env.XDG_RUNTIME_DIR, 'ratchet-warm')] : []), `/dev/shm/ratchet-warm-${process.getuid?.() ?? 0}`]
+}
+
 /** The per-user folder outside every project: $XDG_CONFIG_HOME/ratchet, else ~/.config/ratchet. */
 export function configHomeOf(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || homeDir(), '.config'), 'ratchet')

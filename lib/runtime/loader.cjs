@@ -7,8 +7,6 @@
 
 const fs = require('fs')
 const path = require('path')
-const vm = require('vm')
-const Module = require('module')
 
 /** Compiles and evaluates dist/<name>.cjs (through its code cache); returns its exports and a cache refresher. */
 function load(name) {
@@ -25,7 +23,9 @@ function load(name) {
   try {
     cachedData = fs.readFileSync(cacheFile)
   } catch {}
-  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData })
+  // Required here, not at the top: a call the warm process answers never compiles a bundle.
+  const vm = require('vm')
+  const script = new vm.Script(require('module').wrap(source), { filename: file, cachedData })
   const mod = { exports: {}, filename: file, id: file, loaded: true }
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, __dirname)
   const refresh = () => {
@@ -63,6 +63,8 @@ function cacheKey() {
   for (const c of kept.join(' ')) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193)
   return (key = '.' + (h >>> 0).toString(36))
 }
+
+exports.load = load
 
 exports.run = function run(name, ...args) {
   let loaded
@@ -137,7 +139,7 @@ exports.chunk = function chunk(name, names) {
  */
 exports.runFast = function runFast(fast, name, argv) {
   const pre = screen(fast, argv)
-  if (pre && pre.skip) return exports.run(name, argv, { stdin: pre.stdin })
+  if (pre && pre.skip) return warmFirst(name, argv, pre.stdin)
   let outcome
   try {
     const loaded = load(fast)
@@ -148,7 +150,43 @@ exports.runFast = function runFast(fast, name, argv) {
   }
   if (outcome && outcome.settled === true) return Promise.resolve()
   const stdin = outcome && typeof outcome.stdin === 'string' ? outcome.stdin : pre ? pre.stdin : undefined
-  return exports.run(name, argv, stdin !== undefined ? { stdin } : undefined)
+  if (stdin === undefined) return exports.run(name, argv)
+  return warmFirst(name, argv, stdin)
+}
+
+/**
+ * The full engine's decision, from the warm process when one answers (lib/runtime/warm.cjs): then this
+ * process never loads the engine. Otherwise decided here, as always; when no warm process exists, one is
+ * started in the background for the next call.
+ */
+function warmFirst(name, argv, stdin) {
+  let asked
+  try {
+    const warm = require('./warm.cjs')
+    asked = warm.ask(argv, stdin)
+    if (asked.answer) {
+      writeAll(1, asked.answer.stdout)
+      writeAll(2, asked.answer.stderr)
+      process.exitCode = asked.answer.code
+      exitWhenIdle()
+      return Promise.resolve()
+    }
+    if (asked.place && asked.absent) warm.start(asked.place, name)
+  } catch {
+    // Anything wrong with the warm process only costs its speed-up (nothing was written yet).
+  }
+  return exports.run(name, argv, { stdin })
+}
+
+function writeAll(fd, text) {
+  const buf = Buffer.from(text)
+  for (let off = 0; off < buf.length; ) {
+    try {
+      off += fs.writeSync(fd, buf, off)
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e
+    }
+  }
 }
 
 /**
@@ -188,3 +226,6 @@ function plainlyOneOf(command, programs) {
   if (!/^[A-Za-z0-9_./-]+$/.test(word)) return true
   return programs.includes(word)
 }
+
+// `node dist/loader.cjs --warm <name>`: the warm decision process (lib/runtime/warm.cjs), started by a hook.
+if (require.main === module && process.argv[2] === '--warm') require('./warm.cjs').serve(load, process.argv[3])

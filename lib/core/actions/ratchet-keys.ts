@@ -18,6 +18,8 @@ const GLOB = /[*?[]/
 export function keyDirs(ctx: ClassifyContext): string[] {
   const dirs = [path.posix.join(ctx.homeDir, '.config', 'ratchet')]
   if (ctx.configHome) dirs.push(ctx.configHome)
+  // Requests to the warm process pass through these (with the hook's environment): as private as the keys.
+  dirs.push(...(ctx.warmDirs ?? []))
   for (const d of [...dirs]) {
     const r = ctx.fs?.realpath(d)
     if (r && r !== d) dirs.push(r)

@@ -38,6 +38,10 @@ const RATCHET_BINS = new Set(['ratchet', 'preflight-check', 'session-start', 'pa
 const HOOK_BINS = new Set(['preflight-check', 'session-start', 'custodiet'])
 const hookOf = (word: string) => {
   const base = path.posix.basename(word).replace(/\.(c|m)?js$/, '')
+  // `node dist/loader.cjs --warm preflight-check` is preflight-check's engine kept warm (lib/runtime/warm.cjs):
+  // started by hand, it would decide calls with whatever the agent preloaded into it. Neither file has another
+  // use as a script.
+  if (base === 'warm' || base === 'loader') return 'preflight-check'
   return HOOK_BINS.has(base) ? base : undefined
 }
 const HELP = new Set(['--help', '-h'])
@@ -96,7 +100,7 @@ interface Roots {
 function rootsOf(ctx: ClassifyContext): Roots {
   const { stateDir, projectDir, homeDir } = ctx
   // The courtroom's signing keys and signed ledger heads live in ~/.config/ratchet (outside the project, by design).
-  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : [])]
+  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
   // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
   if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
   const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]

@@ -61,6 +61,8 @@ export interface ClassifyContext {
   fs?: FsFacts
   /** Ratchet's per-user config folder ($XDG_CONFIG_HOME/ratchet): its token and keys are not the agent's to read (ratchet-keys.ts). */
   configHome?: string
+  /** The folders in memory the warm decision process hands requests through (lib/runtime/warm.cjs): private like configHome. */
+  warmDirs?: string[]
   /** Secret files (secrets.ts secretName) under a folder, bounded; for searches that read every file under it. */
   secretFilesUnder?(dir: string): string[]
   /** Whether a file holds this text (false: certainly not; undefined: could not tell, so assume it does). */

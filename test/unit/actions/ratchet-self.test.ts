@@ -152,3 +152,29 @@ describe('ratchet-self: other routes to its files', () => {
     expect(patterns(command, c)).not.toContain('ratchet_state_edit')
   })
 })
+
+// The warm decision process (lib/runtime/warm.cjs): its requests pass through a folder in memory with the hook's
+// environment and both secrets; reading or changing it is reading Ratchet's keys or changing its state, and
+// starting its engine by hand is running the hook by hand.
+describe('ratchet-self: the warm process and its folder', () => {
+  const SPOOL = '/dev/shm/ratchet-warm-1000'
+  const c = ctx({ warmDirs: ['/run/user/1000/ratchet-warm', SPOOL], packageDir: `${PROJECT}/node_modules/ratchet` })
+  it.each([
+    [`cat ${SPOOL}/abc.123.x.req`, 'ratchet_key_read'],
+    [`cat ${SPOOL}/*.res`, 'ratchet_key_read'],
+    [`tar czf /tmp/x.tgz /dev/shm`, 'ratchet_key_read'],
+    ['grep -r ghp_ /run/user/1000', 'ratchet_key_read'],
+    [`echo '{}' > ${SPOOL}/abc.1.x.res`, 'ratchet_state_edit'],
+    [`rm -rf ${SPOOL}`, 'ratchet_state_edit'],
+    [`ln -s /home/dev/project/out ${SPOOL}`, 'ratchet_state_edit'],
+    ['node node_modules/ratchet/dist/loader.cjs --warm preflight-check /home/dev/project/.ratchet', 'ratchet_state_edit'],
+    ['cd node_modules/ratchet/dist && node loader.cjs --warm preflight-check', 'ratchet_state_edit'],
+    ['node node_modules/ratchet/dist/warm.cjs', 'ratchet_state_edit'],
+    ['NODE_OPTIONS="-r ./x.js" node node_modules/ratchet/dist/loader.cjs --warm preflight-check', 'ratchet_state_edit'],
+  ])('must stop: %s', (command, pattern) => {
+    expect(patterns(command, c)).toContain(pattern)
+  })
+  it.each(['ls /dev/shm', 'df -h /dev/shm', 'cat /dev/shm/other-app.lock', 'pkill -f loader.cjs', 'node scripts/warm.cjs', 'node src/loader.cjs', 'echo x > /dev/shm/mine.txt'])('must stay quiet: %s', (command) => {
+    expect(patterns(command, c)).toEqual([])
+  })
+})

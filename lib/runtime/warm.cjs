@@ -1,0 +1,373 @@
+'use strict'
+// The warm decision process: preflight-check's full engine, loaded once and kept in memory, so a call the
+// fast path cannot settle costs a hand-over instead of loading ~300 KB of engine (~10 ms over bare node on
+// every such call). One per state folder and install, started in the background by the first call that
+// needed the engine, gone after RATCHET_WARM_IDLE_MS (10 minutes) without a call.
+//
+// It must never decide less safely than the hook would in its own process:
+// - Any doubt means the hook decides in its own process, as it always did: no warm process, a busy or
+//   slow one (WAIT_MS), one that is not this install's, an answer not proven to come from it.
+// - Each request carries the calling hook's environment, working folder, parent pid, argv and stdin, and
+//   is decided with exactly those (process.env, process.cwd and process.ppid are the request's for its
+//   duration). One request at a time: one that comes while another waits on a child process is told "busy".
+// - Both sides prove themselves with a secret of their own, from a file only the user can read in the
+//   per-user config folder (where Ratchet keeps the Telegram token: the agent's reads and writes of it are
+//   refused). A request without the client secret is dropped before anything runs (a forged prompt would
+//   otherwise be recorded); an answer without the server secret is ignored.
+// - Requests carry secrets (the environment, the command), so they go through a folder in memory (tmpfs:
+//   $XDG_RUNTIME_DIR, else /dev/shm), owned by the user and closed to everyone else, and each file lives
+//   only until the other side has read it. Where there is no such folder, there is no warm process.
+// - It exits when the install changes under it (an upgrade), when its state folder goes, after an
+//   in-process budget overrun (work it cannot stop may still be running) and after MAX_REQUESTS.
+//
+// The hand-over is files, not a socket: node:net and the stream machinery behind it cost ~2 ms of the
+// client's start-up, more than the hand-over saves. A request is written whole (a temporary name, renamed),
+// noticed through inotify (fs.watch), answered the same way, and waited for by polling.
+// Plain JavaScript, like loader.cjs: the client half runs before any bundle loads.
+
+const fs = require('fs')
+const path = require('path')
+
+const WAIT_MS = 3500 // the engine's own budget is 3 s; past this the hook decides in its own process
+const START_BACKOFF_MS = 60_000
+const MAX_REQUESTS = 20_000
+const MAX_REQUEST = 16 * 1024 * 1024 // bytes of one request or answer file
+const TMPFS = 0x01021994
+const LOADER = path.join(__dirname, 'loader.cjs')
+const idleMs = () => Number(process.env.RATCHET_WARM_IDLE_MS) || 10 * 60_000
+
+/** Where the warm process serving this call's state folder from this install keeps its keys; undefined when off. */
+function placeOf(env, cwd) {
+  // Linux only: the client proves the process is ours through /proc, and requests need a folder in memory.
+  if (env.RATCHET_WARM === '0' || env.RATCHET_WRITE_CODE_CACHE === '1' || process.platform !== 'linux') return undefined
+  // As lib/io/state.ts resolvePaths and configHomeOf.
+  const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
+  const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
+  const home = env.HOME || require('os').homedir()
+  const dir = path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'ratchet', 'warm')
+  let h = 0x811c9dc5
+  for (const c of `${stateDir}\0${__dirname}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193)
+  const id = (h >>> 0).toString(36)
+  return { dir, id, stateDir, keys: path.join(dir, `${id}.json`), lock: path.join(dir, `${id}.lock`) }
+}
+
+/** A folder only this user can enter (not a link, owned by the user, no access for group or others). */
+function privateFolder(dir) {
+  try {
+    const st = fs.lstatSync(dir)
+    return st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o077) === 0
+  } catch {
+    return false
+  }
+}
+
+/** A small regular file, read without ever blocking on a FIFO or device; undefined when it is anything else. */
+function readSmall(file, max = 4096) {
+  let fd
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW)
+    const st = fs.fstatSync(fd)
+    if (!st.isFile() || st.size > max) return undefined
+    return fs.readFileSync(fd, 'utf8')
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/** Removes a file if it is there. (fs.rmSync would load node's rimraf module on the client's start-up path.) */
+function unlink(file) {
+  try {
+    fs.unlinkSync(file)
+  } catch {}
+}
+
+function parse(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function parseKeys(text) {
+  const k = parse(text)
+  return k && typeof k.client === 'string' && k.client.length >= 32 && typeof k.server === 'string' && k.server.length >= 32 && Number.isInteger(k.pid) && typeof k.spool === 'string' ? k : undefined
+}
+
+/** The warm process of this install runs as `pid` (/proc shows its command line: node <our loader> --warm …). */
+function alive(pid) {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    return argv[1] === LOADER && argv[2] === '--warm'
+  } catch {
+    return false
+  }
+}
+
+// ---- client ---------------------------------------------------------------------------------------
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * Asks the warm process to decide this call. `answer` ({stdout, stderr, code}) when it did; otherwise the
+ * hook decides in its own process, and `absent` says no warm process runs for this place (start one).
+ */
+exports.ask = function ask(argv, stdin) {
+  const place = placeOf(process.env, process.cwd())
+  // A payload past what the server reads (a Write of a very large file): decided here, without the round trip.
+  if (!place || stdin.length > MAX_REQUEST / 4) return { place }
+  const keys = parseKeys(readSmall(place.keys))
+  if (!keys || !alive(keys.pid)) return { place, absent: true }
+  // Never write the request anywhere but a private folder in memory (a link or another owner: not ours).
+  if (!privateFolder(keys.spool)) return { place }
+  const base = path.join(keys.spool, `${place.id}.${process.pid}.${Math.random().toString(36).slice(2)}`)
+  const res = `${base}.res`
+  try {
+    fs.writeFileSync(`${base}.tmp`, JSON.stringify({ k: keys.client, argv, env: process.env, cwd: process.cwd(), ppid: process.ppid, stdin }), { mode: 0o600 })
+    fs.renameSync(`${base}.tmp`, `${base}.req`)
+  } catch {
+    unlink(`${base}.tmp`)
+    return { place }
+  }
+  const deadline = Date.now() + WAIT_MS
+  let pause = 0.05
+  let checked = Date.now()
+  for (;;) {
+    if (fs.existsSync(res)) {
+      const r = parse(readSmall(res, MAX_REQUEST))
+      unlink(res)
+      // Only the real process knows the server secret: anything else decides nothing.
+      if (!r || r.k !== keys.server || r.busy || typeof r.code !== 'number') return { place }
+      return { place, answer: { stdout: String(r.stdout || ''), stderr: String(r.stderr || ''), code: r.code } }
+    }
+    const now = Date.now()
+    if (now > deadline || (now - checked > 50 && !alive(keys.pid))) {
+      // Stuck or gone: decide here, and end it so the next call does not wait as well.
+      unlink(`${base}.req`)
+      try {
+        if (alive(keys.pid)) process.kill(keys.pid, 'SIGKILL')
+      } catch {}
+      return { place }
+    }
+    if (now - checked > 50) checked = now
+    Atomics.wait(sleeper, 0, 0, pause)
+    pause = Math.min(pause * 1.5, 1)
+  }
+}
+
+/**
+ * Starts a warm process in the background for the next call, unless one is starting (the lock) or a start
+ * failed less than START_BACKOFF_MS ago (a lock its process left). Never blocks, never throws.
+ */
+exports.start = function start(place, name) {
+  try {
+    fs.mkdirSync(place.dir, { recursive: true, mode: 0o700 })
+    try {
+      fs.closeSync(fs.openSync(place.lock, 'wx', 0o600))
+    } catch (e) {
+      if (e.code !== 'EEXIST' || Date.now() - fs.lstatSync(place.lock).mtimeMs < START_BACKOFF_MS) return
+      unlink(place.lock)
+      return exports.start(place, name)
+    }
+    const { spawn } = require('child_process')
+    // Through the loader (it has the code cache's `load`), which hands over to `serve` below.
+    spawn(process.execPath, [LOADER, '--warm', name, place.stateDir], { detached: true, stdio: 'ignore', cwd: place.dir, env: process.env }).unref()
+  } catch {}
+}
+
+/** For `ratchet doctor` and `ratchet uninstall`: the warm process a hook with this environment would use. */
+exports.status = function status(env, cwd) {
+  const place = placeOf(env, cwd)
+  if (!place) return { on: false, why: process.platform !== 'linux' ? 'Linux only' : 'RATCHET_WARM=0' }
+  const keys = parseKeys(readSmall(place.keys))
+  return keys && alive(keys.pid) ? { on: true, running: true, pid: keys.pid, spool: keys.spool, keys: place.keys } : { on: true, running: false }
+}
+
+/** Ends the warm process a hook with this environment would use (`ratchet uninstall`). */
+exports.stop = function stop(env, cwd) {
+  const s = exports.status(env, cwd)
+  if (!s.running) return false
+  try {
+    process.kill(s.pid, 'SIGKILL')
+    unlink(s.keys)
+  } catch {}
+  return true
+}
+
+// ---- server ---------------------------------------------------------------------------------------
+
+/** The private folder in memory requests go through: $XDG_RUNTIME_DIR/ratchet-warm, else /dev/shm/ratchet-warm-<uid>. */
+function spoolFolder() {
+  const runtime = process.env.XDG_RUNTIME_DIR
+  const candidates = [...(runtime && privateFolder(runtime) ? [path.join(runtime, 'ratchet-warm')] : []), `/dev/shm/ratchet-warm-${process.getuid()}`]
+  for (const dir of candidates) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 })
+    } catch {}
+    try {
+      if (privateFolder(dir) && fs.statfsSync(dir).type === TMPFS) return dir
+    } catch {}
+  }
+  return undefined
+}
+
+/** The warm process itself: `node dist/loader.cjs --warm <name>` (lib/runtime/loader.cjs), with the loader's `load`. */
+exports.serve = function serve(load, name) {
+  const place = placeOf(process.env, process.cwd())
+  const spool = place && spoolFolder()
+  if (!spool) {
+    // Nowhere private in memory: no warm process (the lock stays, so no call tries again for a minute).
+    process.exit(0)
+  }
+  const crypto = require('crypto')
+  const keys = { pid: process.pid, spool, client: crypto.randomBytes(24).toString('hex'), server: crypto.randomBytes(24).toString('hex') }
+  // The files it runs from: when any changes (an upgrade, a rebuild), this process is out of date.
+  const own = [path.join(__dirname, `${name}.cjs`), LOADER, __filename]
+  const stamp = () =>
+    own
+      .map((f) => {
+        try {
+          const s = fs.statSync(f)
+          return `${s.ino}:${s.size}:${s.mtimeMs}`
+        } catch {
+          return 'gone'
+        }
+      })
+      .join('|')
+  const built = stamp()
+  const engine = load(name)
+  const prefix = `${place.id}.`
+  const home = { env: process.env, cwd: process.cwd() }
+  const ppid = Object.getOwnPropertyDescriptor(process, 'ppid')
+  let busy = false
+  let served = 0
+  let idle
+  let current // the answer being built, for warnings
+
+  const quit = () => {
+    // Its keys go only while they are still its own (a newer process may have taken the place).
+    try {
+      if (parseKeys(readSmall(place.keys))?.pid === process.pid) unlink(place.keys)
+    } catch {}
+    process.exit(0)
+  }
+  const touch = () => {
+    clearTimeout(idle)
+    idle = setTimeout(quit, idleMs())
+  }
+  const answer = (base, r) => {
+    fs.writeFileSync(`${base}.rtmp`, JSON.stringify({ k: keys.server, ...r }), { mode: 0o600 })
+    fs.renameSync(`${base}.rtmp`, `${base}.res`)
+    // What tests read to know an answer came from here (RATCHET_WARM_LOG: a file, given when it started).
+    if (home.env.RATCHET_WARM_LOG) fs.appendFileSync(home.env.RATCHET_WARM_LOG, r.busy ? 'busy\n' : 'answered\n')
+  }
+
+  const sweep = () => {
+    let names
+    try {
+      names = fs.readdirSync(spool)
+    } catch {
+      return quit()
+    }
+    for (const f of names) {
+      if (!f.startsWith(prefix)) continue
+      const file = path.join(spool, f)
+      if (!f.endsWith('.req')) {
+        // A client that gave up or died leaves its answer: gone after a minute.
+        try {
+          if (Date.now() - fs.lstatSync(file).mtimeMs > 60_000) unlink(file)
+        } catch {}
+        continue
+      }
+      const base = file.slice(0, -4)
+      const req = parse(readSmall(file, MAX_REQUEST))
+      unlink(file) // read: the secrets in it are not kept a moment longer
+      // Not from a hook of this install: no answer at all (a client would time out and decide itself).
+      if (!req || req.k !== keys.client || !Array.isArray(req.argv) || !req.env || typeof req.env !== 'object' || typeof req.cwd !== 'string') continue
+      if (busy || stamp() !== built) {
+        answer(base, { busy: true })
+        if (!busy) quit()
+        continue
+      }
+      busy = true
+      touch()
+      decide(req).then((r) => {
+        try {
+          answer(base, r)
+        } catch {}
+        busy = false
+        if (r.poisoned || ++served >= MAX_REQUESTS) quit()
+        sweep() // requests that came while it was busy were told so; any since are waiting
+      })
+    }
+  }
+
+  // Warnings (a damaged state file moved aside) belong to the call that caused them, on its stderr.
+  process.removeAllListeners('warning')
+  process.on('warning', (w) => {
+    if (current) current.stderr += `(node:${process.ppid}) ${w.name}: ${w.message}\n`
+  })
+
+  async function decide(req) {
+    const out = { stdout: '', stderr: '', code: 0, poisoned: false }
+    try {
+      process.chdir(req.cwd)
+    } catch {
+      return { busy: true } // its folder is gone: the hook says so in its own process
+    }
+    current = out
+    try {
+      process.env = req.env
+      Object.defineProperty(process, 'ppid', { configurable: true, get: () => req.ppid })
+      process.exitCode = undefined
+      const io = {
+        argv: req.argv.slice(2),
+        stdinIsTTY: false,
+        write: (r) => {
+          out.stdout += r.stdout
+          out.stderr += r.stderr
+          out.code = r.exitCode
+        },
+        // The budget ran out while work is stuck: answer, then end this process (that work may go on).
+        exitNow: () => {
+          out.poisoned = true
+        },
+      }
+      await engine.exports.main(req.argv, { stdin: req.stdin, io })
+    } catch {
+      // Never an answer it is not sure of: the hook decides in its own process.
+      return { busy: true, poisoned: true }
+    } finally {
+      current = undefined
+      process.env = home.env
+      try {
+        process.chdir(home.cwd)
+      } catch {}
+      if (ppid) Object.defineProperty(process, 'ppid', ppid)
+      process.exitCode = undefined
+    }
+    return out
+  }
+
+  try {
+    const tmpKeys = `${place.keys}.${process.pid}`
+    fs.writeFileSync(tmpKeys, JSON.stringify(keys), { mode: 0o600 })
+    fs.watch(spool, { persistent: true }, (_event, file) => {
+      if (!busy && (!file || (String(file).startsWith(prefix) && String(file).endsWith('.req')))) sweep()
+    })
+    fs.renameSync(tmpKeys, place.keys)
+    unlink(place.lock)
+  } catch {
+    process.exit(1)
+  }
+  touch()
+  // Gone with its state folder (a project deleted, a test's scratch folder) or its install.
+  setInterval(() => {
+    if (!fs.existsSync(place.stateDir) || stamp() !== built) quit()
+    sweep()
+  }, 30_000).unref()
+  sweep()
+}
+
