@@ -8,7 +8,7 @@
 import path from 'node:path'
 import type { Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, InvocationFacts, Sink } from './types'
-import { mcpInputPaths } from './util'
+import { joinLiterals, mcpInputPaths } from './util'
 
 const inside = (abs: string, dir: string) => abs === dir || abs.startsWith(dir + '/')
 const above = (abs: string, dir: string) => dir.startsWith(abs.endsWith('/') ? abs : abs + '/')
@@ -104,10 +104,21 @@ export function keyReads(c: Sink, inv: Invocation, f: InvocationFacts): void {
   }
 }
 
-/** Interpreter code that names the folder (`open(os.path.expanduser('~/.config/ratchet/telegram.json'))`). */
+/** A quoted absolute or home path in code, after joining split literals (a glob, such as the spool's files, included). */
+const CODE_PATH = /(['"`])([~/][^'"`\n]{0,1024})\1/g
+
+/**
+ * Interpreter code that names the folder (`open(os.path.expanduser('~/.config/ratchet/telegram.json'))`), also
+ * split into pieces (`'/dev/shm/rat' + 'chet-warm-0'`) or as a glob that could reach it (`glob('~/.config/rat*')`).
+ */
 export const scanKeyCode: CodeScanner = (c, s, detail) => {
   const dirs = keyDirs(c.ctx)
-  if (/\.config\/ratchet\b/.test(s.code) || dirs.some((d) => s.code.includes(d))) note(c, detail, dirs[dirs.length - 1])
+  const code = joinLiterals(s.code)
+  if (/\.config\/ratchet\b|\bratchet-warm\b/.test(code) || dirs.some((d) => code.includes(d))) return note(c, detail, dirs[dirs.length - 1])
+  for (const m of code.matchAll(CODE_PATH)) {
+    const hit = reaches(c.ctx, m[2].replace(/^~(?=\/|$)/, c.ctx.homeDir), false)
+    if (hit) return note(c, detail, hit)
+  }
 }
 
 const MCP_PATH_KEY = /^(path|paths|file|files|file_?path|filename|dir|directory|source|source_?path|src|from|uri|root)$/i

@@ -16,7 +16,7 @@ import path from 'node:path'
 import { gitFileWrite } from './git-config'
 import type { CodeSnippet, Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { chmodWords, mcpInputPaths, operandsAfter } from './util'
+import { chmodWords, joinLiterals, mcpInputPaths, operandsAfter } from './util'
 
 export type { FsFacts } from './types'
 
@@ -1130,16 +1130,6 @@ const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link
 
 /** Ways code hides a path: character codes, decoding, reversing, escapes, eval. */
 const OBSCURED = /\bchr\s*\(|fromCharCode|b64decode|\batob\s*\(|['"]base64['"]|unhexlify|fromhex|codecs\.decode|rot_?13|\[::-1\]|\.reverse\(\)|\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}|\beval\s*\(|\bexec\s*\(|__import__|getattr\s*\(|\.pack\(|\bsprintf\s*\(\s*['"]%c/
-
-/** `'.rat' + 'chet'`, `".rat" "chet"`, `'.rat'.concat('chet')`, `['.rat','chet'].join('')` read as one string. */
-export function joinLiterals(code: string): string {
-  return code
-    .slice(0, 65_536)
-    .replace(/(['"`])\s*\+\s*(['"`])/g, '')
-    .replace(/(['"])[ \t]+(['"])/g, '')
-    .replace(/(['"])\s*(?:\)\s*)?\.concat\(\s*(['"])/g, '')
-    .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
-}
 
 const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete|mkfifo|mknod|mkdir|makedirs)\b|['"][+]?>{1,2}/
 

@@ -168,3 +168,13 @@ export function removesAccess(mode: string): boolean {
     return m[2] === '-' ? m[3].includes('r') : !m[3].includes('r')
   })
 }
+
+/** `'.rat' + 'chet'`, `".rat" "chet"`, `'.rat'.concat('chet')`, `['.rat','chet'].join('')` read as one string. */
+export function joinLiterals(code: string): string {
+  return code
+    .slice(0, 65_536)
+    .replace(/(['"`])\s*\+\s*(['"`])/g, '')
+    .replace(/(['"])[ \t]+(['"])/g, '')
+    .replace(/(['"])\s*(?:\)\s*)?\.concat\(\s*(['"])/g, '')
+    .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
+}

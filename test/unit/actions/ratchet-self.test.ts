@@ -178,3 +178,24 @@ describe('ratchet-self: the warm process and its folder', () => {
     expect(patterns(command, c)).toEqual([])
   })
 })
+
+// Interpreter code that reaches the config folder or the warm spool with a name split in pieces or a glob.
+describe('ratchet-keys: code that reads the private folders however it names them', () => {
+  const c = ctx({ warmDirs: ['/dev/shm/ratchet-warm-1000'], configHome: '/home/dev/.config/ratchet' })
+  it.each([
+    `python3 -c "import glob;print([open(f).read() for f in glob.glob('/dev/shm/rat'+'chet-warm-*/*')])"`,
+    `python3 -c "import glob,os;print(open(glob.glob(os.path.expanduser('~/.config/rat*/telegram.json'))[0]).read())"`,
+    `node -e "const fs=require('fs');for(const f of fs.readdirSync('/dev/shm/ratchet-warm-1000'))console.log(fs.readFileSync('/dev/shm/ratchet-warm-1000/'+f,'utf8'))"`,
+    `node -e "console.log(require('fs').readFileSync('/home/dev/.con'+'fig/ratchet/warm/x.json','utf8'))"`,
+  ])('must stop: %s', (command) => {
+    expect(patterns(command, c)).toContain('ratchet_key_read')
+  })
+  it.each([
+    `python3 -c "import glob;print(glob.glob('/dev/shm/*.lock'))"`,
+    `node -e "console.log(require('fs').readFileSync('/home/dev/project/README.md','utf8'))"`,
+    `python3 -c "print(open('/tmp/out.txt').read())"`,
+    `python3 -c "import os;print(os.path.expanduser('~/.config/nvim/init.lua'))"`,
+  ])('must stay quiet: %s', (command) => {
+    expect(patterns(command, c)).toEqual([])
+  })
+})
