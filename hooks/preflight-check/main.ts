@@ -78,11 +78,12 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
 /**
  * `pre.stdin`: the payload, when the fast path (fast.ts) read it and could not settle the call. `pre.io`:
  * the edges the warm process (lib/runtime/warm.cjs) answers through instead of this process's own.
+ * `pre.failNow`: the warm process took this call and overran: decided by the failure policy, not run again.
  */
-export function main(_argv?: string[], pre?: { stdin?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
+export function main(_argv?: string[], pre?: { stdin?: string; failNow?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
-    { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io },
+    { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io, ...(pre?.failNow ? { failNow: pre.failNow } : {}) },
   )
 }

@@ -172,6 +172,8 @@ function warmFirst(name, argv, stdin) {
       return Promise.resolve()
     }
     if (asked.place && asked.absent) warm.start(asked.place, name)
+    // It took the call and overran its budget: deciding again here would overrun Claude Code's timeout too.
+    if (asked.overran) return exports.run(name, argv, { stdin, failNow: 'it took longer than 3.5 s to check' })
   } catch {
     // Anything wrong with the warm process only costs its speed-up (nothing was written yet).
   }
@@ -228,4 +230,7 @@ function plainlyOneOf(command, programs) {
 }
 
 // `node dist/loader.cjs --warm <name>`: the warm decision process (lib/runtime/warm.cjs), started by a hook.
-if (require.main === module && process.argv[2] === '--warm') require('./warm.cjs').serve(load, process.argv[3])
+if (require.main === module && process.argv[2] === '--warm') {
+  process.on('SIGUSR1', () => {}) // first: no inspector for a signal (see warm.cjs serve)
+  require('./warm.cjs').serve(load, process.argv[3])
+}

@@ -17,6 +17,11 @@ export interface HookIO {
   /** Ends the process now (used only when the budget runs out while work is stuck). */
   exitNow(code: number): void
   logError(hook: string, error: unknown): void
+  /**
+   * Decide by the failure policy without running the handler, for this reason: the call was already tried
+   * elsewhere (the warm process, lib/runtime/warm.cjs) and overran, so running it again would overrun too.
+   */
+  failNow?: string
 }
 
 export interface HookSpec {
@@ -54,6 +59,13 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
     timer.unref?.()
   })
 
+  const failed = (why: string, error?: unknown): Rendered => {
+    if (error !== undefined) io.logError(spec.name, error)
+    if (!payload) return renderBlockingError(`ratchet ${spec.name}: ${why}; blocked to be safe`)
+    const r = render(payload.hook_event_name, spec.onFailure(payload, why))
+    return { ...r, stderr: r.stderr + oneLine(`ratchet ${spec.name}: ${why}`) + '\n' }
+  }
+
   const work = (async (): Promise<Rendered> => {
     const text = await io.readStdin()
     const parsed = parsePayload(text)
@@ -63,15 +75,9 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
     }
     payload = parsed.value
     if (!spec.events.includes(payload.hook_event_name)) return renderNotice(`ratchet ${spec.name}: ignoring ${payload.hook_event_name} (handles ${spec.events.join(', ')})`)
+    if (io.failNow) return failed(io.failNow)
     return render(payload.hook_event_name, await spec.handle(payload))
   })()
-
-  const failed = (why: string, error?: unknown): Rendered => {
-    if (error !== undefined) io.logError(spec.name, error)
-    if (!payload) return renderBlockingError(`ratchet ${spec.name}: ${why}; blocked to be safe`)
-    const r = render(payload.hook_event_name, spec.onFailure(payload, why))
-    return { ...r, stderr: r.stderr + oneLine(`ratchet ${spec.name}: ${why}`) + '\n' }
-  }
 
   try {
     const outcome = await Promise.race([work, budget])

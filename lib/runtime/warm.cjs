@@ -28,7 +28,8 @@
 const fs = require('fs')
 const path = require('path')
 
-const WAIT_MS = 3500 // the engine's own budget is 3 s; past this the hook decides in its own process
+const WAIT_MS = 3500 // the engine's own budget is 3 s: a call taken and not decided by then has overrun
+const PICKUP_MS = 500 // a request not taken by then: the process is stopped or stuck, the hook decides itself
 const START_BACKOFF_MS = 60_000
 const MAX_REQUESTS = 20_000
 const MAX_REQUEST = 16 * 1024 * 1024 // bytes of one request or answer file
@@ -45,8 +46,9 @@ function placeOf(env, cwd) {
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
   const home = env.HOME || require('os').homedir()
   const dir = path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'ratchet', 'warm')
+  // One per state folder, install and config folder (two config folders: two processes that never share a request).
   let h = 0x811c9dc5
-  for (const c of `${stateDir}\0${__dirname}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193)
+  for (const c of `${stateDir}\0${__dirname}\0${dir}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193)
   const id = (h >>> 0).toString(36)
   return { dir, id, stateDir, keys: path.join(dir, `${id}.json`), lock: path.join(dir, `${id}.lock`) }
 }
@@ -96,23 +98,34 @@ function parseKeys(text) {
   return k && typeof k.client === 'string' && k.client.length >= 32 && typeof k.server === 'string' && k.server.length >= 32 && Number.isInteger(k.pid) && typeof k.spool === 'string' ? k : undefined
 }
 
-/** The warm process of this install runs as `pid` (/proc shows its command line: node <our loader> --warm …). */
+/** What a process must not differ in from the hook that asks it: a preload, a library, a module path. */
+const INHERITED = ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_PATH', 'LD_AUDIT']
+
+/**
+ * `pid` is this install's warm process, started as a hook starts it: the same node binary running exactly
+ * `<loader> --warm`, with no preload or library the hook itself does not have (/proc shows its executable,
+ * command line and starting environment). A process the agent started with NODE_OPTIONS=--require=… or
+ * LD_PRELOAD, or through a wrapper, is not it, whatever its keys say.
+ */
 function alive(pid) {
   try {
     const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-    return argv[1] === LOADER && argv[2] === '--warm'
+    if (argv[1] !== LOADER || argv[2] !== '--warm' || fs.readlinkSync(`/proc/${pid}/exe`) !== fs.realpathSync(process.execPath)) return false
+    const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+    return INHERITED.every((k) => (env.find((l) => l.startsWith(k + '=')) ?? '').slice(k.length + 1) === (process.env[k] ?? ''))
   } catch {
     return false
   }
 }
-
 // ---- client ---------------------------------------------------------------------------------------
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 
 /**
- * Asks the warm process to decide this call. `answer` ({stdout, stderr, code}) when it did; otherwise the
- * hook decides in its own process, and `absent` says no warm process runs for this place (start one).
+ * Asks the warm process to decide this call. `answer` ({stdout, stderr, code}) when it did. Otherwise the
+ * hook decides in its own process: `absent` says no warm process runs for this place (start one), and
+ * `overran` that the warm process took the call but did not decide it within WAIT_MS (deciding it again would
+ * overrun as well: the failure policy decides).
  */
 exports.ask = function ask(argv, stdin) {
   const place = placeOf(process.env, process.cwd())
@@ -123,17 +136,19 @@ exports.ask = function ask(argv, stdin) {
   // Never write the request anywhere but a private folder in memory (a link or another owner: not ours).
   if (!privateFolder(keys.spool)) return { place }
   const base = path.join(keys.spool, `${place.id}.${process.pid}.${Math.random().toString(36).slice(2)}`)
+  const req = `${base}.req`
   const res = `${base}.res`
   try {
     fs.writeFileSync(`${base}.tmp`, JSON.stringify({ k: keys.client, argv, env: process.env, cwd: process.cwd(), ppid: process.ppid, stdin }), { mode: 0o600 })
-    fs.renameSync(`${base}.tmp`, `${base}.req`)
+    fs.renameSync(`${base}.tmp`, req)
   } catch {
     unlink(`${base}.tmp`)
     return { place }
   }
-  const deadline = Date.now() + WAIT_MS
+  const started = Date.now()
+  let taken = false // the server removes the request when it reads it
   let pause = 0.05
-  let checked = Date.now()
+  let checked = started
   for (;;) {
     if (fs.existsSync(res)) {
       const r = parse(readSmall(res, MAX_REQUEST))
@@ -143,17 +158,32 @@ exports.ask = function ask(argv, stdin) {
       return { place, answer: { stdout: String(r.stdout || ''), stderr: String(r.stderr || ''), code: r.code } }
     }
     const now = Date.now()
-    if (now > deadline || (now - checked > 50 && !alive(keys.pid))) {
-      // Stuck or gone: decide here, and end it so the next call does not wait as well.
-      unlink(`${base}.req`)
-      try {
-        if (alive(keys.pid)) process.kill(keys.pid, 'SIGKILL')
-      } catch {}
-      return { place }
+    if (now - checked > 50) {
+      checked = now
+      taken = taken || !fs.existsSync(req)
+      // Not taken in time (stopped, or stuck on another call) or gone: decide here, and end it, so the
+      // next call does not wait as well. The request goes first: what was not taken is never decided twice.
+      const late = !taken && now - started > PICKUP_MS
+      if (late || now - started > WAIT_MS || !alive(keys.pid)) {
+        const withdrawn = !taken && tryUnlink(req)
+        try {
+          if (alive(keys.pid)) process.kill(keys.pid, 'SIGKILL')
+        } catch {}
+        return { place, overran: !withdrawn && now - started > WAIT_MS }
+      }
     }
-    if (now - checked > 50) checked = now
     Atomics.wait(sleeper, 0, 0, pause)
     pause = Math.min(pause * 1.5, 1)
+  }
+}
+
+/** Removes a file; whether this call removed it (false: it was gone already, taken by someone else). */
+function tryUnlink(file) {
+  try {
+    fs.unlinkSync(file)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -215,6 +245,10 @@ function spoolFolder() {
 
 /** The warm process itself: `node dist/loader.cjs --warm <name>` (lib/runtime/loader.cjs), with the loader's `load`. */
 exports.serve = function serve(load, name) {
+  // Node opens its inspector (a debugger anyone of this user could drive) on SIGUSR1 unless something listens
+  // for it: loader.cjs listens before anything else runs. If it opened anyway, in that moment, this process
+  // may already be someone else's: it stops.
+  if (require('inspector').url() !== undefined) process.exit(1)
   const place = placeOf(process.env, process.cwd())
   const spool = place && spoolFolder()
   if (!spool) {
@@ -271,14 +305,26 @@ exports.serve = function serve(load, name) {
     } catch {
       return quit()
     }
+    // Another process has its place (a newer start wrote its keys): this one is no longer asked.
+    if (parseKeys(readSmall(place.keys))?.pid !== process.pid) return quit()
     for (const f of names) {
-      if (!f.startsWith(prefix)) continue
       const file = path.join(spool, f)
-      if (!f.endsWith('.req')) {
-        // A client that gave up or died leaves its answer: gone after a minute.
-        try {
-          if (Date.now() - fs.lstatSync(file).mtimeMs > 60_000) unlink(file)
-        } catch {}
+      let age = 0
+      try {
+        age = Date.now() - fs.lstatSync(file).mtimeMs
+      } catch {
+        continue
+      }
+      // What a client or warm process that died left behind, of any project (they all belong to this user):
+      // a request holds the environment, so nothing stays longer than a minute.
+      if (age > 60_000) {
+        unlink(file)
+        continue
+      }
+      if (!f.startsWith(prefix) || !f.endsWith('.req')) continue
+      // A request its client has stopped waiting for is not decided (the client decided it itself).
+      if (age > WAIT_MS) {
+        unlink(file)
         continue
       }
       const base = file.slice(0, -4)

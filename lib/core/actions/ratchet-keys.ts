@@ -94,6 +94,27 @@ export function keyReadTool(c: Sink, tool: string, input: Record<string, unknown
 
 /** A shell invocation: any operand, `x=file`/`@file` value or input redirect that reaches the folder. */
 export function keyReads(c: Sink, inv: Invocation, f: InvocationFacts): void {
+  // A link to the folder reads nothing itself, but anything read through it later in the command reads the folder.
+  if (inv.name === 'ln') {
+    for (const w of inv.args.filter((a) => !a.startsWith('-'))) {
+      const hit = reaches(c.ctx, f.at(w), true, (p) => c.ctx.fs?.realpath(p))
+      if (hit) return note(c, f.cmd, `${hit} (through a link)`)
+    }
+    return
+  }
+  // `find <folder> … -exec cat {} +`: the program it runs reads every file it finds under its roots.
+  if (inv.name === 'find' && inv.args.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a))) {
+    const x = inv.args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a))
+    const program = path.posix.basename(inv.args[x + 1] ?? '')
+    if (!LISTERS.has(program) || program === 'find') {
+      const roots = inv.args.slice(0, inv.args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!')).filter(Boolean)
+      for (const r of roots.length ? roots : ['.']) {
+        const hit = reaches(c.ctx, f.at(r), true, (p) => c.ctx.fs?.realpath(p))
+        if (hit) return note(c, f.cmd, hit)
+      }
+    }
+    return
+  }
   if (LISTERS.has(inv.name)) return
   const tree = TREE_READERS.has(inv.name) || (RECURSIVE_READERS.has(inv.name) && inv.args.some((a) => RECURSIVE.test(a)))
   const words = [...inv.args.map((a) => (a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''))), ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? '')]
@@ -114,7 +135,9 @@ const CODE_PATH = /(['"`])([~/][^'"`\n]{0,1024})\1/g
 export const scanKeyCode: CodeScanner = (c, s, detail) => {
   const dirs = keyDirs(c.ctx)
   const code = joinLiterals(s.code)
-  if (/\.config\/ratchet\b|\bratchet-warm\b/.test(code) || dirs.some((d) => code.includes(d))) return note(c, detail, dirs[dirs.length - 1])
+  if (/\.config\/ratchet\b|\bratchet-warm\b|\bratchet\/warm\b/.test(code) || dirs.some((d) => code.includes(d))) return note(c, detail, dirs[dirs.length - 1])
+  // A path built from the config folder's variable and Ratchet's name, or a glob of it (`XDG_CONFIG_HOME + '/rat*'`).
+  if (/XDG_CONFIG_HOME|XDG_RUNTIME_DIR|\.config\b|\/dev\/shm\b/.test(code) && /(?<![.\w])ratchet\b|\brat[*?[]|\brat\w{0,3}[*?[]/i.test(code)) return note(c, detail, dirs[dirs.length - 1])
   for (const m of code.matchAll(CODE_PATH)) {
     const hit = reaches(c.ctx, m[2].replace(/^~(?=\/|$)/, c.ctx.homeDir), false)
     if (hit) return note(c, detail, hit)

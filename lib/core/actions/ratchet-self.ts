@@ -36,13 +36,19 @@ const RATCHET_BINS = new Set(['ratchet', 'preflight-check', 'session-start', 'pa
  * a read or a check it never made), and it writes the code cache in the installed package.
  */
 const HOOK_BINS = new Set(['preflight-check', 'session-start', 'custodiet'])
+/**
+ * `node dist/loader.cjs --warm preflight-check` is preflight-check's engine kept warm (lib/runtime/warm.cjs):
+ * started by hand, it would decide calls with whatever the agent preloaded into it. Neither file has another use
+ * as a script, so running either is running that hook.
+ */
+const RUNS_HOOK: Record<string, string> = { loader: 'preflight-check', warm: 'preflight-check', ...Object.fromEntries([...HOOK_BINS].map((h) => [h, h])) }
 const hookOf = (word: string) => {
-  const base = path.posix.basename(word).replace(/\.(c|m)?js$/, '')
-  // `node dist/loader.cjs --warm preflight-check` is preflight-check's engine kept warm (lib/runtime/warm.cjs):
-  // started by hand, it would decide calls with whatever the agent preloaded into it. Neither file has another
-  // use as a script.
-  if (base === 'warm' || base === 'loader') return 'preflight-check'
-  return HOOK_BINS.has(base) ? base : undefined
+  const name = path.posix.basename(word)
+  const base = name.replace(/\.(c|m)?js$/, '')
+  if (RUNS_HOOK[base]) return RUNS_HOOK[base]
+  // A glob (`load?r.cjs`, `preflight-che[c]k`) runs whatever it matches: the hook, if it can match one.
+  if (/[*?[]/.test(name)) for (const [file, hook] of Object.entries(RUNS_HOOK)) if (['', '.cjs', '.js'].some((ext) => fnmatch(name, file + ext, false))) return hook
+  return undefined
 }
 const HELP = new Set(['--help', '-h'])
 /** The program `yarn`/`bunx`/`bun` runs: the first word that is neither an option nor run, x or exec. */
@@ -67,7 +73,11 @@ const fnmatch = (glob: string, value: string, caseless: boolean) => {
  */
 function foundHook(args: string[], at: (p: string) => string, ctx: ClassifyContext): string | undefined {
   const x = args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a))
-  if (x < 0 || !(args[x + 1] ?? '').includes('{}')) return undefined
+  if (x < 0) return undefined
+  // The found file as the program, or as the script an interpreter runs (`-exec node {} --warm \;`).
+  const program = args[x + 1] ?? ''
+  const byNode = /^(node|nodejs|bun|deno)$/.test(path.posix.basename(program)) && args.slice(x + 2).some((a) => a.includes('{}') && !a.startsWith('-'))
+  if (!program.includes('{}') && !byNode) return undefined
   const roots: string[] = []
   for (const a of args) {
     if (a.startsWith('-') || a === '(' || a === '!') break
@@ -78,9 +88,11 @@ function foundHook(args: string[], at: (p: string) => string, ctx: ClassifyConte
   // `-o`, `!` or `-not` among the tests: which files they admit is not worth reading here; any hook.
   if (args.slice(0, x).some((a) => /^(-o|-or|!|-not)$/.test(a))) return [...HOOK_BINS][0]
   const tests = args.flatMap((a, k) => (/^-(i?name|i?path|i?wholename)$/.test(a) && k < x ? [[a, args[k + 1] ?? ''] as const] : []))
-  return [...HOOK_BINS].find((h) =>
-    tests.every(([t, g]) => (/name$/.test(t) && !/wholename$/.test(t) ? [h] : [`./node_modules/.bin/${h}`, `node_modules/.bin/${h}`, `${ctx.projectDir}/node_modules/.bin/${h}`, `./node_modules/ratchet/bin/${h}`]).some((v) => fnmatch(g, v, t.startsWith('-i')))),
-  )
+  // What it could find and run: a launcher (node_modules/.bin, the package's bin/), or for node a file of dist/ too.
+  const files = Object.entries(RUNS_HOOK).flatMap(([f, h]) => [...(HOOK_BINS.has(f) ? [[f, h, `bin/${f}`]] : []), ...(byNode ? [[`${f}.cjs`, h, `dist/${f}.cjs`]] : [])])
+  return files.find(([name, , rel]) =>
+    tests.every(([t, g]) => (/name$/.test(t) && !/wholename$/.test(t) ? [name] : [`./node_modules/.bin/${name}`, `node_modules/.bin/${name}`, `${ctx.projectDir}/node_modules/.bin/${name}`, `./node_modules/ratchet/${rel}`]).some((v) => fnmatch(g, v, t.startsWith('-i')))),
+  )?.[1]
 }
 /** A path to one of the hooks' launchers or bundles: in the installed package, a node_modules folder, or the project's .bin. */
 const launcherOf = (raw: string, abs: string, ctx: ClassifyContext) =>
@@ -333,6 +345,8 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   }
   // `yarn preflight-check`, `bunx custodiet` (npx, npm exec and pnpm exec name the program itself).
   else if (/^(yarn|bunx|bun)$/.test(name) && HOOK_BINS.has(runs(args))) byHand(runs(args), args)
+  // `node $x --warm preflight-check`, `xargs node … --warm`: a script it cannot name, given the warm process's flag.
+  else if (/^(node|nodejs|bun|deno|xargs)$/.test(name) && args.includes('--warm') && args.some((a) => !a.startsWith('-') && (/[$`*?[{]/.test(a) || /^(node|nodejs)$/.test(a)))) byHand('preflight-check', args)
   else if (/^(node|nodejs|bun|deno|tsx|ts-node)$/.test(name) && args.some((a) => launcherOf(a, f.at(a), ctx))) {
     // `node node_modules/ratchet/bin/preflight-check`, `node -r ./x.js …/dist/custodiet.cjs`: a hook's launcher or bundle.
     const at = args.findIndex((a) => launcherOf(a, f.at(a), ctx))
@@ -1131,9 +1145,30 @@ const WRITERS = /(?:\b(os\.(?:remove|unlink|rename|replace|rmdir|removedirs|link
 /** Ways code hides a path: character codes, decoding, reversing, escapes, eval. */
 const OBSCURED = /\bchr\s*\(|fromCharCode|b64decode|\batob\s*\(|['"]base64['"]|unhexlify|fromhex|codecs\.decode|rot_?13|\[::-1\]|\.reverse\(\)|\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}|\beval\s*\(|\bexec\s*\(|__import__|getattr\s*\(|\.pack\(|\bsprintf\s*\(\s*['"]%c/
 
+const WRITE_FNS = 'writeFile|writeFileSync|appendFile|appendFileSync|rename|renameSync|unlink|unlinkSync|rm|rmSync|rmdir|rmdirSync|copyFile|copyFileSync|cp|cpSync|symlink|symlinkSync|link|linkSync|truncate|truncateSync|chmod|chmodSync|openSync|mkdir|mkdirSync|createWriteStream'
+const PY_WRITE_FNS = 'remove|unlink|rename|replace|rmdir|removedirs|rmtree|move|copy|copy2|copyfile|copytree|symlink|truncate|chmod'
+/**
+ * The names a write function is taken under (`const { writeFileSync: put } = fs`, `const w = fs.renameSync`,
+ * `import { rmSync as rm } from 'fs'`, `from os import remove as rm`, `from shutil import rmtree`): their calls
+ * are writes that WRITERS cannot see by name.
+ */
+function writerAliases(code: string): string[] {
+  const out: string[] = []
+  const text = code.slice(0, 65_536)
+  for (const m of text.matchAll(new RegExp(`\\b(?:${WRITE_FNS})\\s*(?::|\\bas\\b)\\s*([A-Za-z_$][\\w$]*)`, 'g'))) out.push(m[1])
+  for (const m of text.matchAll(new RegExp(`\\b([A-Za-z_$][\\w$]*)\\s*=\\s*(?:fs|fsp|require\\(\\s*['"](?:node:)?fs(?:/promises)?['"]\\s*\\))(?:\\.promises)?\\.(?:${WRITE_FNS})\\b(?!\\s*\\()`, 'g'))) out.push(m[1])
+  for (const m of text.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*(?:os|shutil)\\.(?:${PY_WRITE_FNS})\\b(?!\\s*\\()`, 'g'))) out.push(m[1])
+  for (const m of text.matchAll(/\bfrom\s+(?:os|shutil)\s+import\s+([^\n;]+)/g))
+    for (const part of m[1].replace(/[()]/g, '').split(',')) {
+      const [fn, , as] = part.trim().split(/\s+/)
+      if (new RegExp(`^(?:${PY_WRITE_FNS})$`).test(fn ?? '')) out.push(as ?? fn)
+    }
+  return [...new Set(out)].filter((n) => !/^(fs|os|shutil|path|require|open|true|false|null|undefined|this|new|function)$/.test(n))
+}
+
 const WRITE_WORDS = /\b(unlink|rename|rmtree|remove_tree|rm_rf|rm_r|truncate|symlink|syswrite|File\.write|write|delete|mkfifo|mknod|mkdir|makedirs)\b|['"][+]?>{1,2}/
 
-const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
+const MENTIONS = /\.ratchet\b|\.config\/ratchet\b|\bratchet\/warm\b|\bratchet-warm\b|--warm\b|\.claude\b|guardrails\.json|pending-actions\.json|\bRATCHET_DIR\b|\bsettings(\.local)?\.json\b/
 
 /** Archive extraction from interpreter code: zipfile/tarfile extractall, shutil.unpack_archive, AdmZip, node-tar. */
 const EXTRACTS = /\b(extractall|extractAllTo|unpack_archive|extract_all)\s*\(|\btar\.(?:x|extract)\s*\(/g
@@ -1154,6 +1189,12 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       c.add('ratchet_state_edit', `${detail} (loads Ratchet's own code, which runs as its CLI: it could decide pauses or remove its hooks)`)
       return
     }
+  }
+  // Starting the warm decision process (`subprocess.Popen(['node', d + '/loader.cjs', '--warm', …])`).
+  const spelled = joinLiterals(code)
+  if (/--warm\b/.test(spelled) && /load|\bdist\b|ratchet/i.test(spelled)) {
+    c.add('ratchet_state_edit', `${detail} (starts Ratchet's warm decision process: it would decide calls with whatever this code gives it)`)
+    return
   }
   // Extracting an archive: its listing when readable, else anything under the folder it extracts into.
   for (const m of code.slice(0, 65_536).matchAll(EXTRACTS)) {
@@ -1178,7 +1219,10 @@ export const scanCode: CodeScanner = (c, s, detail) => {
   }
   const joined = joinLiterals(code)
   const { stateDir, projectDir } = c.ctx
-  const writes = [...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m))
+  const aliases = writerAliases(code)
+  // Calls through a write function's other name count as that function's (their first argument is the target).
+  const aliasCalls = aliases.length ? [...code.slice(0, 65_536).matchAll(new RegExp(`(?<![\\w$.])(${aliases.map((a) => a.replace(/\$/g, '\\$')).join('|')})\\s*\\(`, 'g'))] : []
+  const writes = [...[...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m)), ...aliasCalls.map((m) => Object.assign(m, { 2: undefined }))]
   const names = MENTIONS.test(joined) || joined.includes(stateDir) || (!!projectDir && joined.includes(path.posix.join(projectDir, '.claude'))) || (!!c.ctx.packageDir && joined.includes(path.posix.join(c.ctx.packageDir, 'dist')))
   // perl/ruby/php write without parentheses (`unlink ".ratchet/x"`, `open F, ">f"`): a protected name next to a writing word.
   if (names && (writes.length || WRITE_WORDS.test(code))) {

@@ -199,3 +199,40 @@ describe('ratchet-keys: code that reads the private folders however it names the
     expect(patterns(command, c)).toEqual([])
   })
 })
+
+// The red team's routes to the warm process (issue 9, this round): reading its keys or spool however the path is
+// built, starting it by hand through a glob, find or xargs, and a script that writes through renamed functions.
+describe('ratchet-self: routes to the warm process', () => {
+  const c = ctx({ warmDirs: ['/dev/shm/ratchet-warm-1000'], configHome: '/home/dev/.config/ratchet', packageDir: `${PROJECT}/node_modules/ratchet` })
+  it.each([
+    [`python3 -c "import glob;[print(open(f).read()) for f in glob.glob('/home/dev/.config/ratch*/warm/*')]"`, 'ratchet_key_read'],
+    [`node -e "console.log(require('fs').readFileSync(process.env.XDG_CONFIG_HOME+'/ratchet/warm/a.json','utf8'))"`, 'ratchet_key_read'],
+    [`node -e "const d=(process.env.XDG_CONFIG_HOME||process.env.HOME+'/.config')+'/rat'+'chet/warm';console.log(require('fs').readdirSync(d))"`, 'ratchet_key_read'],
+    ['ln -s /home/dev/.config/ratchet w && cat w/*', 'ratchet_key_read'],
+    ['ln -s /dev/shm spool; cat spool/*/*.req', 'ratchet_key_read'],
+    [`find /dev/shm -name '*.req' -exec cat {} +`, 'ratchet_key_read'],
+    [`find /home/dev/.config -path '*warm*' -exec cat {} \\;`, 'ratchet_key_read'],
+    [`node -e "const fs=require('fs');const {writeFileSync:put,renameSync:swap}=fs;const d='/dev/shm/rat'+'chet-warm-1000';for(const f of fs.readdirSync(d))put(d+'/'+f+'.x','{}')"`, 'ratchet_state_edit'],
+    ['node node_modules/ratchet/dist/load?r.cjs --warm preflight-check', 'ratchet_state_edit'],
+    ['node node_modules/ratchet/dist/load[e]r.cjs --warm preflight-check', 'ratchet_state_edit'],
+    ['node node_modules/.bin/preflight-chec? < p.json', 'ratchet_state_edit'],
+    [`find node_modules/ratchet/dist -name 'load*' -exec node {} --warm preflight-check \\;`, 'ratchet_state_edit'],
+    ['ls node_modules/ratchet/dist/*.cjs | xargs -I{} node {} --warm preflight-check', 'ratchet_state_edit'],
+    ['node $L --warm preflight-check', 'ratchet_state_edit'],
+    [`python3 -c "import subprocess;subprocess.Popen(['node','node_modules/ratchet/dist/load'+'er.cjs','--warm','preflight-check'])"`, 'ratchet_state_edit'],
+  ])('must stop: %s', (command, pattern) => {
+    expect(patterns(command, c)).toContain(pattern)
+  })
+  it.each([
+    'node server.js --warm',
+    `find . -name '*.ts' -exec cat {} +`,
+    'ln -s ../shared lib/shared',
+    `python3 -c "import os;print(os.path.expanduser('~/.config/nvim'))"`,
+    `node -e "const {writeFileSync: w} = require('fs'); w('out.txt', 'x')"`,
+    `python3 -c "from shutil import rmtree; rmtree('build')"`,
+    `node -e "const r = { rename: true }; console.log(r)"`,
+    'find src -name "*.test.ts" -exec node {} \\;',
+  ])('must stay quiet: %s', (command) => {
+    expect(patterns(command, c)).toEqual([])
+  })
+})
