@@ -160,23 +160,23 @@ exports.runFast = function runFast(fast, name, argv) {
  * started in the background for the next call.
  */
 function warmFirst(name, argv, stdin) {
-  let asked
+  let asked = {}
   try {
     const warm = require('./warm.cjs')
     asked = warm.ask(argv, stdin)
-    if (asked.answer) {
-      writeAll(1, asked.answer.stdout)
-      writeAll(2, asked.answer.stderr)
-      process.exitCode = asked.answer.code
-      exitWhenIdle()
-      return Promise.resolve()
-    }
     if (asked.place && asked.absent) warm.start(asked.place, name)
-    // It took the call and overran its budget: deciding again here would overrun Claude Code's timeout too.
-    if (asked.overran) return exports.run(name, argv, { stdin, failNow: 'it took longer than 3.5 s to check' })
   } catch {
-    // Anything wrong with the warm process only costs its speed-up (nothing was written yet).
+    // Anything wrong with the warm process only costs its speed-up: decided here.
   }
+  if (asked.answer) {
+    writeAll(1, asked.answer.stdout)
+    writeAll(2, asked.answer.stderr)
+    process.exitCode = asked.answer.code
+    exitWhenIdle()
+    return Promise.resolve()
+  }
+  // It took the call and overran its budget: deciding again here would overrun Claude Code's timeout too.
+  if (asked.overran) return exports.run(name, argv, { stdin, failNow: 'it took longer than 3.5 s to check' })
   return exports.run(name, argv, { stdin })
 }
 

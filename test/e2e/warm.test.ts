@@ -91,6 +91,13 @@ function hook(input: unknown, dir: string, warm: boolean, extra: NodeJS.ProcessE
   })
 }
 
+/** A project whose warm process is up: the first call that needed the engine started it. */
+async function warmProject(): Promise<{ dir: string; pid: number; file: string }> {
+  const dir = project()
+  await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
+  return { dir, ...(await warmFor(dir)) }
+}
+
 /** The warm process for `dir`, once it is up (the first call that needed the engine started it). */
 async function warmFor(dir: string, timeoutMs = 15_000): Promise<{ pid: number; file: string }> {
   const until = Date.now() + timeoutMs
@@ -178,9 +185,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('drops a request without its client secret: nothing runs, nothing is recorded, nothing is answered', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { file } = await warmFor(dir)
+    const { dir, file } = await warmProject()
     const { spool } = keysIn(file) as unknown as { spool: string }
     const id = path.basename(file, '.json')
     const forged = path.join(spool, `${id}.1.forged.req`)
@@ -195,9 +200,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('requests go only through a private folder in memory: never through a link to somewhere else', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { file } = await warmFor(dir)
+    const { dir, file } = await warmProject()
     const keys = keysIn(file) as unknown as { spool: string }
     expect(keys.spool.startsWith('/dev/shm/') || keys.spool.startsWith(process.env.XDG_RUNTIME_DIR ?? '/run/user/')).toBe(true)
     expect(fs.statSync(keys.spool).mode & 0o077).toBe(0)
@@ -215,9 +218,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('a stranger in its place (its keys naming a process that is not it): the hook decides itself, then starts a real one', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid, file } = await warmFor(dir)
+    const { dir, pid, file } = await warmProject()
     kill(pid)
     const stranger = spawn('sleep', ['60'])
     started.push(stranger)
@@ -230,9 +231,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('stops answering (SIGSTOP): the hook decides itself within its wait, and ends it', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid } = await warmFor(dir)
+    const { dir, pid } = await warmProject()
     kill(pid, 'SIGSTOP')
     const r = await hook(preToolUse(dir, 'Bash', { command: 'rm -rf src' }), dir, true)
     expect(deny(r)).toBe(true)
@@ -242,9 +241,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('killed: the next call decides itself, and a new one starts', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid } = await warmFor(dir)
+    const { dir, pid } = await warmProject()
     kill(pid)
     await new Promise((res) => setTimeout(res, 100))
     const r = await hook(preToolUse(dir, 'Bash', { command: 'rm -rf src' }), dir, true)
@@ -254,9 +251,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('out of date (its install changed): it answers nothing more and exits; the hook decides itself', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid } = await warmFor(dir)
+    const { dir, pid } = await warmProject()
     const bundle = path.join(pkg, 'dist', 'preflight-check.cjs')
     const later = new Date(Date.now() + 5000)
     fs.utimesSync(bundle, later, later)
@@ -270,9 +265,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('parallel calls: each is answered, by it or by the hook itself, and each is logged once', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    await warmFor(dir)
+    const { dir } = await warmProject()
     const rs = await Promise.all(Array.from({ length: 12 }, (_x, i) => hook(preToolUse(dir, 'Bash', { command: 'echo x > .ratchet/guardrails.json' }, `par-${i}`), dir, true)))
     expect(rs.every(deny)).toBe(true)
     const lines = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
@@ -280,9 +273,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('a warm process someone else started with a preload is not trusted, even in its place with its own keys', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid } = await warmFor(dir)
+    const { dir, pid } = await warmProject()
     kill(pid)
     // The preload turns every answer into an allow: what an agent would start it with.
     const evil = path.join(home, 'evil.js')
@@ -307,9 +298,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('SIGUSR1 opens no debugger in it (anyone of the user could drive one), and it goes on answering', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid } = await warmFor(dir)
+    const { dir, pid } = await warmProject()
     kill(pid, 'SIGUSR1')
     await new Promise((res) => setTimeout(res, 300))
     expect(running(pid)).toBe(true)
@@ -322,9 +311,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('took the call and overran (stopped mid-decision): the failure policy decides at once, never a second full check', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { pid, file } = await warmFor(dir)
+    const { dir, pid, file } = await warmProject()
     const { spool } = keysIn(file) as unknown as { spool: string }
     // Stopped the moment it takes the request (its file goes): it has the call and will not answer.
     const watcher = fs.watch(spool, (_e, f) => {
@@ -360,9 +347,7 @@ describe('the warm decision process', () => {
   }, 60_000)
 
   it('leaves nothing in its folder: what a dead client or process left is removed within a minute', async () => {
-    const dir = project()
-    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true)
-    const { file } = await warmFor(dir)
+    const { dir, file } = await warmProject()
     const { spool } = keysIn(file) as unknown as { spool: string }
     const left = path.join(spool, 'zz-other-project.123.abc.req')
     fs.writeFileSync(left, JSON.stringify({ env: { GITHUB_TOKEN: 'ghp_x' } }), { mode: 0o600 })
