@@ -401,8 +401,10 @@ exports.serve = function serve(load, name) {
   try {
     const tmpKeys = `${place.keys}.${process.pid}`
     fs.writeFileSync(tmpKeys, JSON.stringify(keys), { mode: 0o600 })
+    // Busy or not: a request that comes while a call waits on a child process is told "busy" at once (left
+    // untaken, its client would end this process after PICKUP_MS, and the waiting call with it).
     fs.watch(spool, { persistent: true }, (_event, file) => {
-      if (!busy && (!file || (String(file).startsWith(prefix) && String(file).endsWith('.req')))) sweep()
+      if (!file || (String(file).startsWith(prefix) && String(file).endsWith('.req'))) sweep()
     })
     fs.renameSync(tmpKeys, place.keys)
     unlink(place.lock)

@@ -274,6 +274,26 @@ describe('the warm decision process', () => {
     expect(lines.filter((l) => String(l.session).startsWith('par-')).length).toBe(12)
   }, 60_000)
 
+  it('a call that comes while it waits on git for another is told busy at once, and it lives on', async () => {
+    const { dir, pid } = await warmProject()
+    repo(dir)
+    // A git that takes its time: the push's evidence waits on it, and the warm process with it.
+    const slow = path.join(home, 'slow-bin')
+    fs.mkdirSync(slow)
+    const git = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim()
+    fs.writeFileSync(path.join(slow, 'git'), `#!/bin/sh\nsleep 1\nexec ${git} "$@"\n`, { mode: 0o755 })
+    const before = answered()
+    const push = hook(preToolUse(dir, 'Bash', { command: 'git push origin main' }, 'busy-a'), dir, true, { PATH: `${slow}:${process.env.PATH}` })
+    await new Promise((res) => setTimeout(res, 300))
+    const other = await hook(preToolUse(dir, 'Bash', { command: 'echo x > .ratchet/guardrails.json' }, 'busy-b'), dir, true)
+    expect(deny(other)).toBe(true)
+    expect(other.ms).toBeLessThan(1000) // told busy and decided itself, not left waiting
+    const first = await push
+    expect(JSON.parse(first.stdout).hookSpecificOutput.permissionDecision).toBe('deny')
+    expect(running(pid)).toBe(true)
+    expect(answered() - before).toBe(1) // the push, by it
+  }, 60_000)
+
   it('a warm process someone else started with a preload is not trusted, even in its place with its own keys', async () => {
     const { dir, pid } = await warmProject()
     kill(pid)
