@@ -78,11 +78,17 @@ function readSmall(file, max = 4096) {
   }
 }
 
-/** Removes a file if it is there. (fs.rmSync would load node's rimraf module on the client's start-up path.) */
+/**
+ * Removes a file; whether this call removed it (false: it was gone already, taken by someone else). fs.rmSync
+ * would load node's rimraf module on the client's start-up path.
+ */
 function unlink(file) {
   try {
     fs.unlinkSync(file)
-  } catch {}
+    return true
+  } catch {
+    return false
+  }
 }
 
 function parse(text) {
@@ -165,7 +171,7 @@ exports.ask = function ask(argv, stdin) {
       // next call does not wait as well. The request goes first: what was not taken is never decided twice.
       const late = !taken && now - started > PICKUP_MS
       if (late || now - started > WAIT_MS || !alive(keys.pid)) {
-        const withdrawn = !taken && tryUnlink(req)
+        const withdrawn = !taken && unlink(req)
         try {
           if (alive(keys.pid)) process.kill(keys.pid, 'SIGKILL')
         } catch {}
@@ -175,16 +181,6 @@ exports.ask = function ask(argv, stdin) {
     Atomics.wait(sleeper, 0, 0, pause)
     // Short naps: an answer takes ~2 ms, and every nap past it is time the agent waits (each wake costs µs).
     pause = Math.min(pause * 1.5, 0.25)
-  }
-}
-
-/** Removes a file; whether this call removed it (false: it was gone already, taken by someone else). */
-function tryUnlink(file) {
-  try {
-    fs.unlinkSync(file)
-    return true
-  } catch {
-    return false
   }
 }
 
