@@ -102,25 +102,14 @@ export function keyReads(c: Sink, inv: Invocation, f: InvocationFacts): void {
     }
     return
   }
-  // `find <folder> … -exec cat {} +`: the program it runs reads every file it finds under its roots.
-  if (inv.name === 'find' && inv.args.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a))) {
-    const x = inv.args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a))
-    const program = path.posix.basename(inv.args[x + 1] ?? '')
-    if (!LISTERS.has(program) || program === 'find') {
-      const roots = inv.args.slice(0, inv.args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!')).filter(Boolean)
-      for (const r of roots.length ? roots : ['.']) {
-        const hit = reaches(c.ctx, f.at(r), true, (p) => c.ctx.fs?.realpath(p))
-        if (hit) return note(c, f.cmd, hit)
-      }
-    }
-    return
-  }
   if (LISTERS.has(inv.name)) return
   const tree = TREE_READERS.has(inv.name) || (RECURSIVE_READERS.has(inv.name) && inv.args.some((a) => RECURSIVE.test(a)))
   const words = [...inv.args.map((a) => (a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''))), ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? '')]
   for (const w of words) {
     if (!w || /^[a-z][\w+.-]*:\/\//i.test(w)) continue
-    const hit = reaches(c.ctx, f.at(w), tree, (p) => c.ctx.fs?.realpath(p))
+    // `find <folder> … -exec cat {} +` reaches here as `cat <folder>/{}` (commands.ts): any file found under it.
+    const found = w.indexOf('{}')
+    const hit = found >= 0 ? reaches(c.ctx, f.at(w.slice(0, found) || '.'), true, (p) => c.ctx.fs?.realpath(p)) : reaches(c.ctx, f.at(w), tree, (p) => c.ctx.fs?.realpath(p))
     if (hit) return note(c, f.cmd, hit)
   }
 }
