@@ -631,12 +631,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       }
       case 'find': {
         // `find root … -exec cmd {} ;` runs cmd on each file found (-execdir, -ok, -okdir alike).
-        const roots: string[] = []
-        for (const a of args) {
-          if (a.startsWith('-') || a === '(' || a === '!') break
-          roots.push(a)
-        }
-        const root = roots[0] ?? '.'
+        const root = findRoots(args)[0] ?? '.'
         for (let i = 0; i < args.length; i++) {
           if (!/^-(exec|execdir|ok|okdir)$/.test(args[i])) continue
           let j = i + 1
@@ -1542,3 +1537,13 @@ function skipOptions(args: string[], withValue: Set<string>): string[] {
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
 for (const table of [INTERPRETERS, PREFIX_VALUES]) Object.setPrototypeOf(table, null)
+
+/** The folders a `find` searches: its words before the first test, option or `(`/`!` (none: `.`, as find does). */
+export function findRoots(args: string[]): string[] {
+  const roots: string[] = []
+  for (const a of args) {
+    if (a.startsWith('-') || a === '(' || a === '!') break
+    roots.push(a)
+  }
+  return roots
+}

@@ -2,7 +2,7 @@
 // or the home folder itself is catastrophic (the seed's P1 class).
 
 import path from 'node:path'
-import { programName, type Invocation } from '../commands'
+import { findRoots, programName, type Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
@@ -67,11 +67,7 @@ export const programs: Record<string, Detector> = {
   find: (c, inv, f) => {
     const deletes = inv.args.includes('-delete') || inv.args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')))
     if (!deletes) return
-    const roots = []
-    for (const a of inv.args) {
-      if (a.startsWith('-') || a === '(' || a === '!') break
-      roots.push(a)
-    }
+    const roots = findRoots(inv.args)
     deletion(c, inv, f, roots.length ? roots : ['.'], true, findNames(inv.args))
   },
 }

@@ -14,7 +14,7 @@
 
 import path from 'node:path'
 import { gitFileWrite } from './git-config'
-import type { CodeSnippet, Invocation } from '../commands'
+import { findRoots, type CodeSnippet, type Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, joinLiterals, mcpInputPaths, operandsAfter } from './util'
 
@@ -78,11 +78,7 @@ function foundHook(args: string[], at: (p: string) => string, ctx: ClassifyConte
   const program = args[x + 1] ?? ''
   const byNode = /^(node|nodejs|bun|deno)$/.test(path.posix.basename(program)) && args.slice(x + 2).some((a) => a.includes('{}') && !a.startsWith('-'))
   if (!program.includes('{}') && !byNode) return undefined
-  const roots: string[] = []
-  for (const a of args) {
-    if (a.startsWith('-') || a === '(' || a === '!') break
-    roots.push(at(a))
-  }
+  const roots = findRoots(args).map(at)
   const holds = (r: string) => inside(ctx.projectDir, r) || /(^|\/)node_modules(\/|$)/.test(r) || inside(r, path.posix.join(ctx.projectDir, 'node_modules')) || (!!ctx.packageDir && (inside(r, ctx.packageDir) || inside(ctx.packageDir, r)))
   if (!(roots.length ? roots : [at('.')]).some(holds)) return undefined
   // `-o`, `!` or `-not` among the tests: which files they admit is not worth reading here; any hook.
@@ -514,11 +510,7 @@ on(['gio'], (e) => {
 })
 on(['find'], (e) => {
   const a = e.inv.args
-  const rootsArg: string[] = []
-  for (const x of a) {
-    if (x.startsWith('-') || x === '(' || x === '!') break
-    rootsArg.push(x)
-  }
+  const rootsArg = findRoots(a)
   for (let i = 0; i < a.length; i++) if (/^-(fprint|fprint0|fprintf|fls)$/.test(a[i]) && a[i + 1]) e.write(a[i + 1])
   const changes = a.includes('-delete') || a.some((x) => /^-(exec|execdir|ok|okdir)$/.test(x))
   if (!changes) return
