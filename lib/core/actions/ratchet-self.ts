@@ -1144,16 +1144,18 @@ const PY_WRITE_FNS = 'remove|unlink|rename|replace|rmdir|removedirs|rmtree|move|
  * `import { rmSync as rm } from 'fs'`, `from os import remove as rm`, `from shutil import rmtree`): their calls
  * are writes that WRITERS cannot see by name.
  */
+const RENAMED = new RegExp(`\\b(?:${WRITE_FNS})\\s*(?::|\\bas\\b)\\s*([A-Za-z_$][\\w$]*)`, 'g')
+const JS_TAKEN = new RegExp(`\\b([A-Za-z_$][\\w$]*)\\s*=\\s*(?:fs|fsp|require\\(\\s*['"](?:node:)?fs(?:/promises)?['"]\\s*\\))(?:\\.promises)?\\.(?:${WRITE_FNS})\\b(?!\\s*\\()`, 'g')
+const PY_TAKEN = new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*(?:os|shutil)\\.(?:${PY_WRITE_FNS})\\b(?!\\s*\\()`, 'g')
+const PY_FN = new RegExp(`^(?:${PY_WRITE_FNS})$`)
 function writerAliases(code: string): string[] {
   const out: string[] = []
   const text = code.slice(0, 65_536)
-  for (const m of text.matchAll(new RegExp(`\\b(?:${WRITE_FNS})\\s*(?::|\\bas\\b)\\s*([A-Za-z_$][\\w$]*)`, 'g'))) out.push(m[1])
-  for (const m of text.matchAll(new RegExp(`\\b([A-Za-z_$][\\w$]*)\\s*=\\s*(?:fs|fsp|require\\(\\s*['"](?:node:)?fs(?:/promises)?['"]\\s*\\))(?:\\.promises)?\\.(?:${WRITE_FNS})\\b(?!\\s*\\()`, 'g'))) out.push(m[1])
-  for (const m of text.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*(?:os|shutil)\\.(?:${PY_WRITE_FNS})\\b(?!\\s*\\()`, 'g'))) out.push(m[1])
+  for (const re of [RENAMED, JS_TAKEN, PY_TAKEN]) for (const m of text.matchAll(re)) out.push(m[1])
   for (const m of text.matchAll(/\bfrom\s+(?:os|shutil)\s+import\s+([^\n;]+)/g))
     for (const part of m[1].replace(/[()]/g, '').split(',')) {
       const [fn, , as] = part.trim().split(/\s+/)
-      if (new RegExp(`^(?:${PY_WRITE_FNS})$`).test(fn ?? '')) out.push(as ?? fn)
+      if (PY_FN.test(fn ?? '')) out.push(as ?? fn)
     }
   return [...new Set(out)].filter((n) => !/^(fs|os|shutil|path|require|open|true|false|null|undefined|this|new|function)$/.test(n))
 }
@@ -1183,8 +1185,8 @@ export const scanCode: CodeScanner = (c, s, detail) => {
     }
   }
   // Starting the warm decision process (`subprocess.Popen(['node', d + '/loader.cjs', '--warm', …])`).
-  const spelled = joinLiterals(code)
-  if (/--warm\b/.test(spelled) && /load|\bdist\b|ratchet/i.test(spelled)) {
+  const joined = joinLiterals(code)
+  if (/--warm\b/.test(joined) && /load|\bdist\b|ratchet/i.test(joined)) {
     c.add('ratchet_state_edit', `${detail} (starts Ratchet's warm decision process: it would decide calls with whatever this code gives it)`)
     return
   }
@@ -1209,12 +1211,11 @@ export const scanCode: CodeScanner = (c, s, detail) => {
       return
     }
   }
-  const joined = joinLiterals(code)
   const { stateDir, projectDir } = c.ctx
   const aliases = writerAliases(code)
   // Calls through a write function's other name count as that function's (their first argument is the target).
   const aliasCalls = aliases.length ? [...code.slice(0, 65_536).matchAll(new RegExp(`(?<![\\w$.])(${aliases.map((a) => a.replace(/\$/g, '\\$')).join('|')})\\s*\\(`, 'g'))] : []
-  const writes = [...[...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m)), ...aliasCalls.map((m) => Object.assign(m, { 2: undefined }))]
+  const writes = [...[...code.matchAll(WRITERS)].filter((m) => isWriteCall(code, m)), ...aliasCalls]
   const names = MENTIONS.test(joined) || joined.includes(stateDir) || (!!projectDir && joined.includes(path.posix.join(projectDir, '.claude'))) || (!!c.ctx.packageDir && joined.includes(path.posix.join(c.ctx.packageDir, 'dist')))
   // perl/ruby/php write without parentheses (`unlink ".ratchet/x"`, `open F, ">f"`): a protected name next to a writing word.
   if (names && (writes.length || WRITE_WORDS.test(code))) {
