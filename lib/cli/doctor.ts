@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
 import { distFiles } from '../core/manifest'
 import { activeSummary } from './guardrails'
-import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths, type Paths } from '../io/state'
+import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, resolvePaths, warmProcess, type Paths } from '../io/state'
 import { probeWritable, readRegularFile, readState } from '../io/store'
 import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
@@ -105,9 +105,9 @@ function stateFiles(paths: Paths): Check[] {
 
 /** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */
 function warmCheck(projectDir: string): Check {
-  let s: { on: boolean; why?: string; running?: boolean; pid?: number; spool?: string }
+  let s: ReturnType<typeof warmProcess<'status'>>
   try {
-    s = require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs')).status({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, process.cwd())
+    s = warmProcess(projectDir, 'status')
   } catch (e) {
     return { name: 'warm process', ok: true, warn: true, detail: `cannot be asked (${(e as Error).message}): every call the fast path cannot settle loads the engine itself` }
   }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
 import { STATE } from '../io/registry'
-import { PACKAGE_ROOT, homeDir, resolvePaths, writeJsonFile, type Paths } from '../io/state'
+import { PACKAGE_ROOT, homeDir, resolvePaths, warmProcess, writeJsonFile, type Paths } from '../io/state'
 import { createStateFrom, ensureStateDir, updateState } from '../io/store'
 
 interface ScopeOptions {
@@ -129,7 +129,7 @@ export function uninstall(o: ScopeOptions): void {
   // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
   let stopped = false
   try {
-    stopped = require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs')).stop({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(o.projectDir) }, process.cwd())
+    stopped = warmProcess(o.projectDir, 'stop')
   } catch {}
   process.stdout.write(`Removed ${removed} Ratchet hook registration(s) from ${file}${stopped ? ' and stopped its warm process' : ''}. The state folder was kept.\n`)
 }

@@ -43,6 +43,14 @@ export function warmSpools(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...(env.XDG_RUNTIME_DIR ? [path.join(env.XDG_RUNTIME_DIR, 'ratchet-warm')] : []), `/dev/shm/ratchet-warm-${process.getuid?.() ?? 0}`]
 }
 
+/**
+ * Asks the installed dist/warm.cjs about the warm process a hook in `projectDir` would use (`status`), or ends it
+ * (`stop`): for `ratchet doctor` and `ratchet uninstall`. Throws when the install has no warm.cjs.
+ */
+export function warmProcess<A extends 'status' | 'stop'>(projectDir: string, act: A): A extends 'stop' ? boolean : { on: boolean; why?: string; running?: boolean; pid?: number; spool?: string } {
+  return require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs'))[act]({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, process.cwd())
+}
+
 /** The per-user folder outside every project: $XDG_CONFIG_HOME/ratchet, else ~/.config/ratchet. */
 export function configHomeOf(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || homeDir(), '.config'), 'ratchet')
