@@ -290,9 +290,10 @@ exports.serve = function serve(load, name) {
   }
   const answer = (base, r) => {
     fs.writeFileSync(`${base}.rtmp`, JSON.stringify({ k: keys.server, ...r }), { mode: 0o600 })
-    fs.renameSync(`${base}.rtmp`, `${base}.res`)
-    // What tests read to know an answer came from here (RATCHET_WARM_LOG: a file, given when it started).
+    // What tests read to know an answer came from here (RATCHET_WARM_LOG: a file, given when it started); noted
+    // before the answer is out, so a client that has its answer finds it noted.
     if (home.env.RATCHET_WARM_LOG) fs.appendFileSync(home.env.RATCHET_WARM_LOG, r.busy ? 'busy\n' : 'answered\n')
+    fs.renameSync(`${base}.rtmp`, `${base}.res`)
   }
 
   const sweep = () => {
