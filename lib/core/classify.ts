@@ -18,7 +18,7 @@ import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './a
 import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { unrequestedPublish, webAccess } from './actions/scope'
-import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
+import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
@@ -60,13 +60,14 @@ class Collector implements Sink {
   }
 
   result(): Classification {
-    const seen = new Set<string>()
-    const findings = this.findings.filter((f) => {
+    // One finding per pattern and detail; the one that says what it destroys or sends wins.
+    const byKey = new Map<string, Finding>()
+    for (const f of this.findings) {
       const k = `${f.pattern}\u0000${f.detail}`
-      if (seen.has(k)) return false
-      seen.add(k)
-      return true
-    })
+      const had = byKey.get(k)
+      if (!had || (f.lost && !had.lost)) byKey.set(k, had?.catastrophic && !f.catastrophic ? { ...f, catastrophic: true } : f)
+    }
+    const findings = [...byKey.values()]
     return {
       tool: this.call.tool_name,
       summary: this.summary,
@@ -91,6 +92,11 @@ class Collector implements Sink {
   add(pattern: string, detail: string, catastrophic = false): void {
     const info = PATTERNS[pattern]
     this.findings.push({ class: info.class, pattern, detail, ...(catastrophic ? { catastrophic } : {}) })
+  }
+
+  irrevocable(pattern: string, detail: string, lost: Irrevocable): void {
+    const info = PATTERNS[pattern]
+    this.findings.push({ class: info.class, pattern, detail, lost })
   }
 
   resolve(p: string, base = this.cwd): string {

@@ -58,6 +58,8 @@ export interface Invocation {
   cwdChanges: string[]
   /** Set when the invocation comes from a script file on disk that the command runs. */
   origin?: ScriptOrigin
+  /** Variables set for this command alone (`RAILS_ENV=production rails db:drop`, `env DATABASE_URL=… prisma …`). */
+  env?: Record<string, string>
 }
 
 export interface CodeSnippet {
@@ -308,6 +310,12 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
   let argv = simple.argv.slice()
   let comp = simple.computed.slice()
   const via = outerVia.slice()
+  const assigned: Record<string, string> = Object.create(null)
+  /** `A=1 cmd`: A is set for cmd alone (a value computed at run time is not known, so not kept). */
+  const assign = (w: string, computed: boolean | undefined) => {
+    const eq = w.indexOf('=')
+    if (!computed && eq > 0 && !w.includes('[')) assigned[w.slice(0, eq).replace(/\+$/, '')] = w.slice(eq + 1)
+  }
   /** Moves on to a suffix of the current words (keeps `comp` aligned). */
   const to = (rest: string[]) => {
     comp = comp.slice(comp.length - rest.length)
@@ -322,6 +330,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       via: via.slice(),
       cwdChanges: cwdChanges.slice(),
       ...(st.origin ? { origin: st.origin } : {}),
+      ...(Object.keys(assigned).length ? { env: { ...assigned } } : {}),
     })
   }
   const code = (text: string, label: string, pipedFrom?: SimpleCommand) => expand(text, [...via, label], st, depth + 1, pipedFrom)
@@ -333,7 +342,10 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
   recordGenerated(simple, st)
   for (let guard = 0; guard < 24; guard++) {
     let lead = 0
-    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) lead++
+    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) {
+      if (isAssignment(argv[lead])) assign(argv[lead], comp[lead])
+      lead++
+    }
     if (lead) to(argv.slice(lead))
     if (!argv.length) {
       // A redirect alone (`> f`, `{ …; } > f`, `exec 3> f`) still opens its file.
@@ -459,6 +471,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
             nextComp = argComp.slice(i + 1)
             break
           }
+          if (isAssignment(a)) assign(a, argComp[i])
           if (a.startsWith('-') || isAssignment(a)) continue
           next = args.slice(i)
           nextComp = argComp.slice(i)

@@ -45,6 +45,8 @@ export const PATTERNS: Record<string, PatternInfo> = {
   unreadable: { class: 'irreversible', description: 'a command whose effect cannot be read (computed command words, eval, code piped into a shell, functions, nesting past the limit): judged by its worst reading' },
   remote_code: { class: 'irreversible', description: 'running code fetched from the network (curl … | sh, bash <(curl …), a downloaded script run in the same command): it could do anything, so a human decides unless the user named its source' },
   irreversible_mcp: { class: 'irreversible', description: 'an MCP tool that deletes, drops or destroys' },
+  remote_delete: { class: 'irreversible', description: 'deleting on another host through its API (curl -X DELETE, gh api -X DELETE, an MCP DELETE request)' },
+  payment: { class: 'irreversible', description: 'moving money: refunds, charges, payouts and transfers (stripe, payment APIs, payment MCP tools)' },
   stale_write: { class: 'stale_data', description: 'changing an existing file that was not read in the current context' },
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
   unrequested_web: { class: 'scope_beyond_request', description: 'web access the user’s request did not mention' },
