@@ -101,6 +101,8 @@ export interface PreflightFacts {
   configHome?: string
   warmDirs?: string[]
   secretFilesUnder?: ClassifyContext['secretFilesUnder']
+  /** The agent's environment (where a database command connects: PGHOST, DATABASE_URL). */
+  env?: ClassifyContext['env']
   fileMentions?: ClassifyContext['fileMentions']
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
@@ -168,7 +170,7 @@ function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts):
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, env: f.env, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {

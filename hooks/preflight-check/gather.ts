@@ -66,6 +66,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,
     warmDirs: warmSpools(env),
+    env: (name) => env[name],
     ...secretFileFacts({ projectDir: paths.projectDir, homeDir: homeDir() }),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)

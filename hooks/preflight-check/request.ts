@@ -83,13 +83,15 @@ export function askedFor(prompt: string | undefined, lost: Irrevocable): boolean
   if (!prompt) return false
   const verb = UNDO_VERBS[lost.kind]
   let asked = false
-  for (const c of clauses(prompt)) {
+  // A question ("should we delete the prod namespace?") asks nothing to be done.
+  const statements = prompt.slice(0, 8000).split(/(?<=[.!?])\s+|\n+/).filter((sentence) => !sentence.trimEnd().endsWith('?')).join('\n')
+  for (const c of clauses(statements)) {
     const m = verb.exec(c)
     if (!m) continue
     if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length))) return false
     asked = true
   }
-  return asked && lost.names.every((group) => group.some((n) => namesWord(prompt, n)))
+  return asked && lost.names.every((group) => group.some((n) => namesWord(statements, n)))
 }
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.

@@ -62,7 +62,7 @@ export const rows: Record<string, RowTable> = {
       { cmd: ['refunds', 'create'], pattern: 'payment', kind: 'pays', what: pays('a refund'), names: payNames('refund') },
       { cmd: ['charges', 'create'], pattern: 'payment', kind: 'pays', what: pays('a charge'), names: payNames('charge') },
       { cmd: ['charges', 'capture'], pattern: 'payment', kind: 'pays', what: (a) => `the capture of charge ${a.rest[0] ?? ''}${amount(a)} on Stripe${mode(a)}`, names: (a) => [a.rest[0]] },
-      { cmd: ['payment_intents', /^(create|confirm|capture)$/], when: (a) => a.ops[1] !== 'create' || a.has('--confirm') || a.opts('-d', '--data').includes('confirm=true'), pattern: 'payment', kind: 'pays', what: (a) => `a payment${a.rest[0] ? ` (${a.rest[0]})` : ''}${amount(a)} on Stripe${mode(a)}`, names: (a) => (a.rest[0] ? [a.rest[0]] : payNames('payment')(a)) },
+      { cmd: ['payment_intents', /^(create|confirm|capture)$/], when: (a) => a.ops[1] !== 'create' || a.has('--confirm') || a.opts('-d', '--data').includes('confirm=true'), pattern: 'payment', kind: 'pays', what: (a) => `a payment${a.ops[1] !== 'create' && a.rest[0] ? ` (${a.rest[0]})` : ''}${amount(a)} on Stripe${mode(a)}`, names: (a) => (a.ops[1] !== 'create' && a.rest[0] ? [a.rest[0]] : payNames('payment')(a)) },
       { cmd: ['payouts', 'create'], pattern: 'payment', kind: 'pays', what: pays('a payout to the bank account'), names: payNames('payout') },
       { cmd: ['transfers', 'create'], pattern: 'payment', kind: 'pays', what: pays('a transfer'), names: payNames('transfer') },
       { cmd: ['invoices', 'pay'], pattern: 'payment', kind: 'pays', what: (a) => `payment of invoice ${a.rest[0] ?? ''} on Stripe${mode(a)}`, names: (a) => [a.rest[0]] },
