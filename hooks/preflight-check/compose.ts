@@ -416,7 +416,7 @@ function applyIrrevocable(r: PreflightResult, facts: PreflightFacts): PreflightR
 
 /** What the call would lose for good, when it deletes something the classifier could not call recoverable. */
 function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefined {
-  if (!facts.loss || !r.action.deleted.length || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return undefined
+  if (!facts.loss || !r.action.deleted.length || r.builtin === 'catastrophic') return undefined
   const l = facts.loss(r.action.deleted, facts.session.created ?? {})
   return lossIrrecoverable(l) ? l : undefined
 }
@@ -430,6 +430,11 @@ function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefine
  */
 function applyLoss(r: PreflightResult, facts: PreflightFacts, loss: LossFacts | undefined): PreflightResult {
   if (!loss) return r
+  // Denied for touching Ratchet's files: the note leads with the user's data it would destroy, which is what matters.
+  if (r.builtin === 'self-protection' && 'reason' in r.decision && r.decision.reason) {
+    const head = `[RATCHET] Denied: ${r.action.summary} would destroy ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back (below), and it would change Ratchet's own files too.`
+    return { ...r, decision: { ...r.decision, reason: withLoss(`${head}\n${r.decision.reason.replace(/^\[RATCHET\] Denied: /, 'Also: ')}`, loss) } }
+  }
   const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
   if (r.requested && !unreadable) return r
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict

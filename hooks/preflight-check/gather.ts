@@ -61,7 +61,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileState: fileStates(paths.projectDir),
     // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
-    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir() })(deleted),
+    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir(), stateDir: paths.stateDir })(deleted),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,
