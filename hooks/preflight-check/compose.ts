@@ -187,6 +187,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   result = applyFloors(result, facts)
   // 2·. what cannot be undone (a namespace, a table, a mail, a refund) waits for a human, named
   result = applyIrrevocable(result, facts)
+  // 2·. the user's words that rule a change out are quoted in the note
+  result = applyScopeWords(result)
   // 2a. loss: deleting what nothing can bring back is a human's call, with the evidence of what would go
   const loss = lossOf(result, facts)
   result = applyLoss(result, facts, loss)
@@ -412,6 +414,20 @@ function applyIrrevocable(r: PreflightResult, facts: PreflightFacts): PreflightR
     .replace(/^Trigger: /m, "Trigger: it cannot be undone; the user's latest message asked for it + ")
     .replace(/^Check: .*$/m, ASKED_CHECK)
   return { ...r, verdict: 'check', requested: undefined, decision: { kind: 'deny', reason: beforeProceed(note, lines) } }
+}
+
+const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_change'])
+
+/**
+ * A change the user's words rule out (after a question, against "don't touch X", outside the project) is the
+ * scope check RG-SCOPE gives; its note quotes those words, so the agent can act on them (stop, or ask).
+ */
+function applyScopeWords(r: PreflightResult): PreflightResult {
+  const lines = [...new Set(r.action.findings.filter((f) => SCOPE_WORDS.has(f.pattern)).map((f) => `Scope: ${f.detail}`))].slice(0, 3)
+  if (!lines.length || !('reason' in r.decision) || !r.decision.reason) return r
+  const onlyScope = r.classes.every((c) => c === 'scope_beyond_request' || c === 'local_change' || c === 'secret_access')
+  const reason = beforeProceed(onlyScope ? r.decision.reason.replace(/^Check: .*$/m, "Check: The user's words below rule this out. Do what they asked; if this change is needed, ask them first.") : r.decision.reason, lines)
+  return { ...r, decision: { ...r.decision, reason } }
 }
 
 /** What the call would lose for good, when it deletes something the classifier could not call recoverable. */

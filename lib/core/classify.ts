@@ -17,8 +17,8 @@ import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { unrequestedPublish, webAccess } from './actions/scope'
-import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, Sink, ToolCall } from './actions/types'
+import { recordChange, requestScope, unrequestedPublish, webAccess, type Change, type ScopeSink } from './actions/scope'
+import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
@@ -32,8 +32,10 @@ export function classify(call: ToolCall, ctx: ClassifyContext): Classification {
   return c.result()
 }
 
-class Collector implements Sink {
+class Collector implements ScopeSink {
   findings: Finding[] = []
+  /** Changes of state no written path shows (`npx jest -u`, `npm install x`): for the request's scope (scope.ts). */
+  changes: Change[] = []
   undoable: Finding[] = []
   commands: string[] = []
   paths = new Set<string>()
@@ -167,6 +169,7 @@ class Collector implements Sink {
     }
     secretSends(this, this.findings, this.summary, this.networked)
     unrequestedPublish(this, this.findings, this.summary)
+    if (!this.probe) requestScope(this, tool, input ?? {}, this.findings)
   }
 
   shell(command: string): void {
@@ -338,6 +341,7 @@ class Collector implements Sink {
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)
+    recordChange(this, inv, facts)
     // Any file argument or input that holds a secret (`cat .env`, `curl -F f=@~/.ssh/id_rsa`, `nc host < .env`).
     if (name !== 'echo' && name !== 'printf') for (const a of args) {
       const file = /^(?:[\w.-]*=)?[@<]?([^=@<]+)$/.exec(a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a)?.[1]
