@@ -17,7 +17,7 @@ import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { recordChange, requestScope, unrequestedPublish, webAccess, type Change, type ScopeSink } from './actions/scope'
+import { recordChange, requestScope, sandboxBypass, unrequestedPublish, webAccess, type Change, type ScopeSink } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
@@ -115,6 +115,7 @@ class Collector implements ScopeSink {
         const command = str(input.command)
         this.summary = oneLine(command)
         this.bash(command)
+        sandboxBypass(this, input, this.summary)
         break
       }
       case 'Write':

@@ -18,8 +18,8 @@ import { isBuildOutput, oneLine, operandsAfter, outsideProject } from './util'
 export const meta: FamilyMeta = {
   id: 'scope',
   classes: ['scope_beyond_request'],
-  patterns: ['unrequested_web', 'unrequested_publish', 'outside_project', 'against_request', 'against_constraint', 'machine_change'],
-  description: 'Changes the user’s words rule out (after a question or "don’t change any code", against "don’t touch X"), changes to the machine outside the project, web access or publishing the prompts did not mention; files outside the project',
+  patterns: ['unrequested_web', 'unrequested_publish', 'outside_project', 'against_request', 'against_constraint', 'machine_change', 'sandbox_bypass'],
+  description: 'Changes the user’s words rule out (after a question or "don’t change any code", against "don’t touch X"), changes to the machine outside the project, web access or publishing the prompts did not mention; files outside the project; a command asking to leave the OS sandbox',
   examples: ['npx jest -u after "tell me which tests fail, don’t change any code yet"', 'Edit db/migrations/1.sql after "don’t touch the migrations"', 'git config --global user.email x during a bug fix', 'WebSearch after "fix the failing test"'],
 }
 
@@ -80,8 +80,8 @@ const git: Mutator = (inv, ops) => {
   // Listing forms change nothing: `git stash list|show`, `git tag` / `-l`, `git branch` / `-a` / `--list`.
   if (sub === 'stash' && /^(list|show)$/.test(ops[1] ?? '')) return undefined
   if (sub === 'tag' && (ops.length < 2 || has(rest, '-l', '--list', '-n') || has(rest, '--contains', '--points-at', '--merged'))) return undefined
-  if (sub === 'tag' || sub === 'branch' || sub === 'push') return change(`git ${[sub, ...ops.slice(1)].join(' ')}`.slice(0, 100), action)
   if (sub === 'branch' && (ops.length < 2 || has(rest, '-a', '-r', '-l', '--list', '-v', '-vv', '--show-current', '--contains', '--merged', '--no-merged'))) return undefined
+  if (sub === 'tag' || sub === 'branch' || sub === 'push') return change(`git ${[sub, ...ops.slice(1)].join(' ')}`.slice(0, 100), action)
   if ((sub === 'checkout' || sub === 'switch') && shortHas(rest, 'b')) return change(`git ${sub} -b (a new branch)`, 'branch')
   if (has(rest, '--dry-run', '-n') && (sub === 'add' || sub === 'clean' || sub === 'push' || sub === 'rm')) return undefined
   return change(`git ${sub}${sub === 'commit' && has(rest, '--amend') ? ' --amend (rewrites the last commit)' : ''}`, action, ...(sub === 'commit' && has(rest, '--amend') ? ['rebase'] : []))
@@ -298,6 +298,14 @@ function constraintHit(env: Envelope, changes: Change[]): { change: Change; cons
     }
   }
   return undefined
+}
+
+/**
+ * A Bash call with `dangerouslyDisableSandbox: true` asks for authority the user did not grant: with the floor's
+ * `allowUnsandboxedCommands: false` Claude Code ignores the flag, but the request itself goes to a human.
+ */
+export function sandboxBypass(c: Sink, input: Record<string, unknown>, detail: string): void {
+  if (input.dangerouslyDisableSandbox === true) c.add('sandbox_bypass', `${detail} (asks to run outside the OS sandbox)`)
 }
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.

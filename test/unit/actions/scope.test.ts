@@ -36,6 +36,7 @@ familyTable(family, {
     { input: 'go install golang.org/x/tools/cmd/goimports@latest', pattern: 'machine_change', ctx: asked('fix the flaky date test') },
     { input: 'pnpm config set store-dir /data/pnpm', pattern: 'machine_change', ctx: asked('fix the flaky date test') },
     { input: 'kubectl config use-context prod', pattern: 'machine_change', ctx: asked('fix the flaky date test') },
+    [{ tool_name: 'Bash', tool_input: { command: 'npm test', dangerouslyDisableSandbox: true } }, 'sandbox_bypass'],
   ],
   invalid: [
     { input: { tool_name: 'WebSearch', tool_input: { query: 'vitest config' } }, ctx: asked('look up the latest vitest docs and fix the config') },
@@ -66,5 +67,6 @@ familyTable(family, {
     { input: 'pnpm config get store-dir', ctx: asked('fix the flaky date test') },
     { input: 'git config --global --get user.email', ctx: asked('fix the flaky date test') },
     { input: 'kubectl config get-contexts', ctx: asked('fix the flaky date test') },
+    { tool_name: 'Bash', tool_input: { command: 'npm test', dangerouslyDisableSandbox: false } },
   ],
 })
