@@ -189,14 +189,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--confidence <n>', 'confidence of the finding, 0-1', '1')
     .option('--session <id>', 'the session it happened in')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (await import('./courtroom')).hear(o))
+    .action(async (o) => (humanOnly('ratchet courtroom hear'), (await import('./courtroom')).hear(o)))
   court.command('hearing', { hidden: true }).requiredOption('--docket <file>').action(async (o) => (await import('./courtroom')).hearing(o))
   court
     .command('calibrate')
     .argument('<cases>', 'a JSON file of human-labelled cases (see offenses/calibration/)')
     .description("runs the panel over labelled cases: Cohen's kappa against the labels, and between jurors")
     .option('--json', 'machine-readable output')
-    .action(async (file, o) => (await import('./courtroom')).calibrate(file, o))
+    .action(async (file, o) => (humanOnly('ratchet courtroom calibrate'), (await import('./courtroom')).calibrate(file, o)))
 
   const cases = program.command('cases').description('the signed case ledger')
   cases.command('list').option('--agent <id>').option('--json', 'machine-readable output').description('every case: verdict, vote, offense').action(async (o) => (await import('./cases')).list(o))
@@ -210,7 +210,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
   cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
-  cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (await import('./cases')).submit(o))
+  cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
 
   const incident = program.command('incident').description('the incident log (INC-001, …) and guardrails derived from it')
   incident
@@ -237,7 +237,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--command <globs>', 'command globs for the derived guardrail', collect)
     .option('--json', 'machine-readable output')
     .description('close an incident, optionally deriving a guardrail from it')
-    .action(async (id, o) => (await import('./incidents')).close(id, o))
+    .action(async (id, o) => (humanOnly('ratchet incident close'), (await import('./incidents')).close(id, o)))
 
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))

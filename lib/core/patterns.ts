@@ -54,6 +54,8 @@ export const PATTERNS: Record<string, PatternInfo> = {
   against_request: { class: 'scope_beyond_request', description: 'changing something after the user asked a question, asked to investigate, or said not to change anything yet' },
   against_constraint: { class: 'scope_beyond_request', description: 'changing what the user’s constraint protects ("don’t touch the migrations"), or doing what it forbids by name ("do not push")' },
   machine_change: { class: 'scope_beyond_request', description: 'changing the machine outside the project during a project task (global git or package-manager config, system packages, global installs)' },
+  planted_authority: { class: 'scope_beyond_request', description: "instructions for later sessions (CLAUDE.md, AGENTS.md, …) that claim the user's approval, or tell a later agent to retry what was denied or get around the guard" },
+  planted_code: { class: 'scope_beyond_request', description: 'a file a tool runs implicitly later, outside the sandbox (sitecustomize.py, a .pth that imports, an .envrc that runs commands, a task run on opening the folder)' },
   sandbox_bypass: { class: 'scope_beyond_request', description: 'a command that asks to run outside the OS sandbox (dangerouslyDisableSandbox): more authority than was granted, so a human decides' },
   secret_access: { class: 'secret_access', description: 'reading credentials (.env, SSH keys, cloud/forge credentials, keychains, environment dumps): recorded, quiet alone' },
   git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },

@@ -222,3 +222,12 @@ export function globMatch(glob: string, name: string): boolean {
   while (gi < g.length && g[gi] === '*') gi++
   return gi === g.length
 }
+
+/** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
+export function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
+  if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if (inv.name === 'printf') return (inv.args[0] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if ((inv.name === 'cat' || inv.name === '') && inv.stdin !== undefined) return inv.stdin
+  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-')) return ctx.fs?.readText(at(inv.args[0]))
+  return undefined
+}
