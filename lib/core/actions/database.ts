@@ -192,12 +192,19 @@ function sqlClient(spec: ClientSpec): Detector {
     if (piped) parts.push(piped)
     // SQL from a file (`psql -f drop.sql`, `mysql app < drop.sql`): judged by what the file says when it can be
     // read; a file that cannot be read (missing, made earlier in the line, too big, a FIFO) is unreadable.
+    const where = sqlWhere(c, inv, f, spec)
     for (const file of files) {
       const text = file === '-' ? undefined : c.ctx.fs?.readText(f.at(file))
-      if (text === undefined) c.add('unreadable', `${f.cmd} runs SQL from ${file}, which Ratchet cannot read`)
-      else parts.push(text.slice(0, 1024 * 1024))
+      if (text !== undefined) {
+        parts.push(text.slice(0, 1024 * 1024))
+        continue
+      }
+      c.add('unreadable', `${f.cmd} runs SQL from ${file}, which Ratchet cannot read`)
+      // At its worst it destroys whatever the SQL names: a check whose retry passes is no guard for that
+      // (`echo 'DROP TABLE orders' > /tmp/x.sql && psql -f /tmp/x.sql` ran on a retry).
+      c.irrevocable('db_destroy', f.cmd, { kind: 'destroys', what: `whatever the SQL in ${file} destroys (Ratchet cannot read it before it runs) on ${where.label}`, names: [[file, file.slice(file.lastIndexOf('/') + 1)]] })
     }
-    if (parts.length) scanSql(c, parts.join('\n'), f.cmd, sqlWhere(c, inv, f, spec))
+    if (parts.length) scanSql(c, parts.join('\n'), f.cmd, where)
   }
 }
 

@@ -114,7 +114,7 @@ export const scanCode: CodeScanner = (c, s, detail) => {
   if (/\b(requests|httpx|session)\.(post|put|patch)\(|method\s*[:=]\s*['"](POST|PUT|PATCH)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
     c.add('http_upload', detail)
   // A DELETE from code: to the literal URL it names, or (none) to wherever the code sends it.
-  if (/\b(requests|httpx|session|axios)\.delete\(|method\s*[:=]\s*['"]DELETE['"]|HTTP::Request->new\(\s*['"]?DELETE/i.test(s.code)) {
+  if (/\b(requests|httpx|session|axios)\.delete\(|\.request\(\s*['"]DELETE['"]|method\s*[:=]\s*['"]DELETE['"]|HTTP::Request->new\(\s*['"]?DELETE|Net::HTTP::Delete/i.test(s.code)) {
     const urls = [...s.code.matchAll(/['"`](https?:\/\/[^'"`\s]{1,2048})['"`]/g)].map((m) => m[1]).filter((u) => !isLocalUrl(u))
     if (urls.length) for (const u of urls.slice(0, 4)) httpIrrevocable(c, 'DELETE', u, detail)
     else if (!/['"`]https?:\/\/(localhost|127\.)/.test(s.code)) c.irrevocable('remote_delete', detail, { kind: 'destroys', what: `an HTTP DELETE from ${s.lang} code to a URL it computes at run time`, names: [['delete']] })

@@ -44,6 +44,8 @@ familyTable(family, {
     { input: 'mysql -h prod app < /tmp/drop.sql', pattern: 'db_destroy', catastrophic: true, ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }) },
     { input: 'psql app --file=cleanup.sql', pattern: 'db_destroy', ctx: files({ 'cleanup.sql': 'DELETE FROM sessions;' }) },
     { input: 'psql app -f /tmp/gone.sql', pattern: 'unreadable', ctx: files({}) },
+    // SQL Ratchet cannot read before it runs is weighed at its worst: it may destroy anything (issue 19 red team)
+    { input: "echo 'DROP TABLE orders' > /tmp/x.sql && psql -h 127.0.0.1 -d shop -f /tmp/x.sql", pattern: 'db_destroy', lost: /whatever the SQL in \/tmp\/x\.sql destroys .* on shop on 127\.0\.0\.1/, ctx: files({}) },
     { input: 'mysql app < /dev/stdin', pattern: 'unreadable', ctx: files({}) },
     // What cannot be undone says which tables and which database (issue 19): a local one when every sign says so
     { input: 'psql -h db.internal -d app -c "TRUNCATE users, orders"', pattern: 'db_destroy', lost: /^every row of users, orders \(app on db\.internal\)$/, local: false },

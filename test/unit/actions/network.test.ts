@@ -11,6 +11,7 @@ familyTable(family, {
     ['wget --method=DELETE https://api.example.com/items/1', 'remote_delete', /items\/1/],
     ['python3 -c "import requests; requests.delete(\'https://api.example.com/v1/users/9\')"', 'remote_delete', /users\/9/],
     ['node -e "fetch(url, {method: \'DELETE\'})"', 'remote_delete', /computes at run time/],
+    ['python3 -c "import requests; requests.request(\'DELETE\', \'https://api.example.com/v1/items/3\')"', 'remote_delete', /items\/3/],
     ['curl https://api.stripe.com/v1/refunds -u $STRIPE_KEY: -d charge=ch_123', 'payment', /^a refund through api\.stripe\.com \(POST \/v1\/refunds\)$/],
     ['curl -X POST https://api-m.paypal.com/v2/payments/captures/8F/refund', 'payment', /PayPal payment or refund/],
     ['curl -X POST https://api.example.com/v1/items -d @data.json', 'http_upload'],
