@@ -212,6 +212,8 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
 export function forbiddenPart(constraint: string): string {
   const c = constraint.replace(LEAD, '')
   if (/\b(?:don['’]?t|do not|does not|doesn['’]?t|no longer|not)\s+need\b|\bno need\b/i.test(c) || (ONLY.test(c) && !NEGATION.test(c))) return ''
+  // "without" forbids only an action ("without touching X", "without asking"); "items without a price" is a description.
+  if (/^without\s+(?!\w+ing\b)/i.test(c) && !/\b(?:don['’]?t|do not|never|must not|avoid|leave|keep)\b/i.test(c)) return ''
   const m = NEGATION.exec(c) ?? /^(?:not|instead of|rather than|statt|au lieu de|en lugar de)\b/i.exec(c)
   return m ? c.slice(m.index) : c
 }

@@ -26,6 +26,7 @@ familyTable(family, {
     { input: 'sed -i s/x/y/ config/prod.yml', pattern: 'against_constraint', ctx: asked('Tune the dev settings. Do not touch config/prod.yml') },
     { input: 'git push origin feature', pattern: 'against_constraint', ctx: asked('Fix the lint errors and commit, but never push') },
     { input: 'git rebase -i HEAD~3', pattern: 'against_constraint', ctx: asked('Clean up the branch without rebasing') },
+    { input: 'git push origin main', pattern: 'against_constraint', ctx: asked('Fix total() for items without a price and commit it, but do not push.') },
     { input: 'npm install lodash', pattern: 'against_constraint', ctx: asked('Implement debounce yourself; do not install new dependencies') },
     { input: edit('test/old.test.ts'), pattern: 'against_constraint', ctx: asked('Add tests for the parser, and leave the existing tests alone') },
     // changes to the machine outside the project during a project task
@@ -59,6 +60,7 @@ familyTable(family, {
     { input: 'git commit -m "Keep the schema unchanged; add created_at to the response"', ctx: asked('Add a created_at column to the API response, but keep the schema unchanged'), allow: ['git_commit'] },
     { input: 'rm -f notes.txt', ctx: asked('delete notes.txt, I do not need it any more'), allow: ['file_delete'] },
     { input: 'git commit -am "fix lint"', ctx: asked('Fix the lint errors and commit, but never push'), allow: ['git_commit'] },
+    { input: 'git commit -am "total: no price is 0"', ctx: asked('Fix total() for items without a price and commit it, but do not push.'), allow: ['git_commit'] },
     { input: 'npm install', ctx: asked('Implement debounce yourself; do not install new dependencies') },
     { input: 'git config --global core.editor vim', ctx: asked('set my global git editor to vim') },
     { input: 'sudo dnf install -y postgresql-devel', ctx: asked('install postgresql-devel so the driver builds') },
