@@ -158,7 +158,7 @@ export function forbiddenTargets(constraint: string): string[] {
 /** A constraint that forbids every change: "don't change any code yet", "no changes", "leave the code alone", "read-only". */
 // "don't change any code yet" / "no changes please" / "leave the code alone", "keep the files as they are" / "read-only" / "I'll fix it myself"
 const FREEZE =
-  /^(?:please\s+)?(?:(?:don['’]?t|do not|never|no need to|without|not)\s+(?:\w+\s+){0,2}?(?:change|changing|modify|modifying|edit|editing|touch|touching|fix|fixing|write|writing|commit|committing|alter|altering|update|updating|implement|implementing)(?:\s+(?:any|anything|a thing|any code|the code|code|any files?|files|the files|a line|it|them|nothing))?(?:\s+(?:yet|for now|yourself|myself|just yet|right now|at all|please))*|(?:make\s+)?no\s+(?:code\s+)?(?:changes|edits|modifications|fixes)(?:\s+(?:yet|for now|please|at all))*|(?:just\s+)?(?:leave|leaving|keep)\s+(?:the\s+)?(?:code|files|codebase|repo|everything|it|things)\s+(?:alone|as (?:it is|they are|is))(?:\s+(?:for now|please|yet))*|read[- ]only(?:\s+please)?|(?:i['’]ll|i will|let me)\s+(?:fix|change|do|handle|implement|commit)\s+(?:it|them|that)\s+myself)$/i
+  /^(?:please\s+)?(?:(?:don['’]?t|do not|never|no need to|without|not)\s+(?:\w+\s+){0,2}?(?:change|changing|modify|modifying|edit|editing|touch|touching|fix|fixing|write|writing|alter|altering|update|updating|implement|implementing)(?:\s+(?:any|anything|a thing|any code|the code|code|any files?|files|the files|a line|it|them|nothing))?(?:\s+(?:yet|for now|yourself|myself|just yet|right now|at all|please))*|(?:make\s+)?no\s+(?:code\s+)?(?:changes|edits|modifications|fixes)(?:\s+(?:yet|for now|please|at all))*|(?:just\s+)?(?:leave|leaving|keep)\s+(?:the\s+)?(?:code|files|codebase|repo|everything|it|things)\s+(?:alone|as (?:it is|they are|is))(?:\s+(?:for now|please|yet))*|read[- ]only(?:\s+please)?|(?:i['’]ll|i will|let me)\s+(?:fix|change|do|handle|implement|commit)\s+(?:it|them|that)\s+myself)$/i
 /** "only explain", "just tell me": the request is to answer, not to act. */
 const ONLY_ANSWER = /^(?:(?:please\s+)?(?:only|just)\s+(?:explain|tell|describe|answer|report|look|read|review|summari[sz]e|show|list|investigate|analy[sz]e|diagnose)\b)/i
 /** Requests to find out, not to act. */
@@ -190,11 +190,12 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
   const clip = (s: string) => (s.length > 160 ? s.slice(0, 159) + '…' : s)
   const bare = (c: string) => c.replace(LEAD, '').trim()
   // (Any clause: "Leave the code as it is" reads as a task to the clause reader; "read-only: audit X" has a colon.)
-  const freeze = clauses.find((c) => bare(c).split(/:\s*/).some((part) => FREEZE.test(trimEnd(part.trim(), ' .!'))))
+  const freeze = clauses.find((c) => bare(c).split(/[:,]\s*/).some((part) => FREEZE.test(trimEnd(part.trim(), ' .!'))))
   if (freeze) return clip(freeze)
   const only = clauses.find((c) => ONLY_ANSWER.test(bare(c)))
   if (only) return clip(only)
-  const asks = clauses.filter((_, i) => kinds[i] === 'task' || kinds[i] === 'question')
+  // (A clause the reader could not place but that opens with an investigating verb — "Diagnose why …" — asks too.)
+  const asks = clauses.filter((c, i) => kinds[i] === 'task' || kinds[i] === 'question' || (kinds[i] === 'other' && INVESTIGATE.test(afterPolite(bare(c)))))
   if (question) return clip(clauses.filter((_, i) => kinds[i] === 'question').join('; '))
   // A request to investigate and report, with nothing in it that asks for a change.
   // ("Investigate X and fix it" asks for a change: each coordinated verb is weighed, not the nouns in between.)

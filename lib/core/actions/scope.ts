@@ -205,13 +205,29 @@ export const MUTATORS: Record<string, Mutator> = {
   kubectl: (_inv, ops) => (ops[0] === 'config' && /^(use-context|set-context|set-cluster|set-credentials|delete-context|use)$/.test(ops[1] ?? '') ? { ...change(`kubectl config ${ops.slice(1, 3).join(' ')}`, 'configure'), machine: { where: '~/.kube/config', names: [ops[2] ?? 'kubectl'] } } : undefined),
 }
 
+/** Any tool asked to fix or write in place (`npx knip --fix`, `stylelint --fix`, `svgo --write`): it rewrites files. */
+function anyFixer(inv: Invocation): (Omit<Change, 'targets'> & { targets?: string[] }) | undefined {
+  return inv.args.some((a) => /^--(fix|fix-all|write|autofix|apply|update-snapshots?|updateSnapshot)(=|$)/.test(a)) ? change(`${[inv.name, ...inv.args].join(' ').slice(0, 80)} (rewrites files)`, 'format', 'edit') : undefined
+}
+
+/** Programs that only look, run as root (`sudo lsof`, `sudo journalctl`): nothing of the machine changes. */
+const SUDO_READS = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'find', 'lsof', 'ss', 'netstat', 'ps', 'id', 'whoami', 'journalctl', 'dmesg', 'du', 'df', 'stat', 'strace', 'tcpdump', 'docker', 'podman', 'crictl', 'true', 'echo', 'test', 'which', 'file'])
+
+/** Anything else run with sudo during a project task changes the machine (`sudo sysctl -w`, `sudo mount`, `sudo modprobe`). */
+function sudo(inv: Invocation): (Omit<Change, 'targets'> & { targets?: string[] }) | undefined {
+  if (!inv.via.includes('sudo') || SUDO_READS.has(inv.name)) return undefined
+  if ((inv.name === 'sysctl' && !inv.args.some((a) => a === '-w' || a.includes('='))) || (inv.name === 'systemctl' && /^(status|show|list-units|is-active|is-enabled|cat)$/.test(inv.args[0] ?? ''))) return undefined
+  return { ...change(`sudo ${[inv.name, ...inv.args].join(' ')}`.slice(0, 100), 'configure'), machine: { where: 'the system', names: [inv.name, ...inv.args.filter((a) => !a.startsWith('-')).slice(0, 3)] } }
+}
+
 const VALUE_OPTS = ['-m', '--message', '-F', '--file', '-t', '--template', '-C', '-c', '--prefix', '--dir', '--filter', '-F', '--workspace', '--config', '--registry', '--cwd', '--manifest-path', '-p', '--project', '--git-dir', '--work-tree', '-o', '--output', '-d', '--data-source']
 
 /** Records what an invocation changes that the families' paths do not show (ScopeSink.changes). */
 export function recordChange(c: ScopeSink, inv: Invocation, f: InvocationFacts): void {
   const m = MUTATORS[/^python\d*(\.\d+)*$/.test(inv.name) ? 'python' : inv.name]
   const ops = operandsAfter(inv.args, VALUE_OPTS)
-  const got = m?.(inv, ops, f)
+  // A program the table knows is judged by its row alone (`sudo git status` changes nothing).
+  const got = m ? m(inv, ops, f) : (anyFixer(inv) ?? sudo(inv))
   if (!got) return
   // The files it names: operands that look like paths (not a message, a URL, a key=value, an option's value).
   const named = ops.filter((o) => !/^[a-z][\w+.-]*:\/\//i.test(o) && !/[=\s]/.test(o)).map((o) => rel(c, f.at(o)))
