@@ -105,7 +105,7 @@ familyTable(family, {
 
 describe('a glob in the last part of a path is weighed as the entries it matches (issue 19)', () => {
   const listing = (dirs: Record<string, string[]>): Partial<ClassifyContext> => ({
-    fs: { realpath: (p) => p, linkId: () => undefined, isDir: () => true, list: (d) => dirs[d.replace(`${PROJECT}/`, '')], archiveEntries: () => undefined, readText: () => undefined },
+    fs: { realpath: (p) => p, isDir: () => true, list: (d) => dirs[d.replace(`${PROJECT}/`, '')], readText: () => undefined },
     ...withGit({}),
   })
   const uploads = listing({ 'data/uploads': ['a.png', 'b.png', '.keep', 'notes.txt'], '/home/dev': ['.bashrc', 'docs'] })

@@ -122,7 +122,7 @@ describe('a request covers exactly what it names', () => {
 
 describe('a local development database the user asked to reset runs quietly; elsewhere it is a check', () => {
   const env = (vars: Record<string, string>) => ({ env: (n: string) => vars[n] })
-  const dotenv = (text: string): Partial<PreflightFacts> => ({ fs: { realpath: (p) => p, linkId: () => undefined, isDir: () => false, list: () => undefined, archiveEntries: () => undefined, readText: (p) => (p === '/p/.env' ? text : undefined) } })
+  const dotenv = (text: string): Partial<PreflightFacts> => ({ fs: { realpath: (p) => p, isDir: () => false, list: () => undefined, readText: (p) => (p === '/p/.env' ? text : undefined) } })
   it.each<[string, string, Partial<PreflightFacts>, string]>([
     ['psql -h localhost -d app_dev -c "TRUNCATE users"', 'truncate the users table in app_dev', {}, 'allow'],
     ['psql -c "TRUNCATE users"', 'truncate the users table', env({}), 'allow'],
