@@ -196,11 +196,15 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
   if (only) return clip(only)
   // (A clause the reader could not place but that opens with an investigating verb — "Diagnose why …" — asks too.)
   const asks = clauses.filter((c, i) => kinds[i] === 'task' || kinds[i] === 'question' || (kinds[i] === 'other' && INVESTIGATE.test(afterPolite(bare(c)))))
-  if (question) return clip(clauses.filter((_, i) => kinds[i] === 'question').join('; '))
+  // A question, when it plainly is one: a "?", a wh-word, or "explain/describe …". An auxiliary opener alone
+  // ("Have a look at the project and bump the constant", "Do the release") is how requests start too.
+  const plain = (c: string) => /\?\s*$/.test(c) || /^(?:what|why|how|where|when|which|who|whose)\b/i.test(bare(c)) || QUESTION_VERB.test(afterPolite(bare(c)))
+  const questions = clauses.filter((_, i) => kinds[i] === 'question')
+  if (question && questions.some(plain)) return clip(questions.join('; '))
   // A request to investigate and report, with nothing in it that asks for a change.
   // ("Investigate X and fix it" asks for a change: each coordinated verb is weighed, not the nouns in between.)
   const heads = (c: string) => afterPolite(bare(c)).split(/\s+(?:and|then|&)\s+/i).map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
-  if (asks.length && asks.every((c) => INVESTIGATE.test(afterPolite(bare(c))) || kinds[clauses.indexOf(c)] === 'question') && !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))) return clip(asks.join('; '))
+  if (asks.length && asks.every((c) => INVESTIGATE.test(afterPolite(bare(c))) || (kinds[clauses.indexOf(c)] === 'question' && plain(c))) && !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))) return clip(asks.join('; '))
   return undefined
 }
 

@@ -55,6 +55,8 @@ familyTable(family, {
     { input: 'npx prettier --check src/', ctx: asked('Look into why CI complains about formatting and tell me.') },
     { input: 'python -m pytest -x > /tmp/out.txt', ctx: asked('Tell me which tests fail') },
     { input: edit('src/app.ts'), ctx: asked('fix the date bug in src/app.ts') },
+    { input: edit('src/app.ts'), ctx: asked('have a look at the project and bump the constant in src/app.ts') },
+    { input: 'git tag v2', ctx: asked('Do the release: bump to 2.0 and tag it'), allow: [] },
     { input: edit('src/app.ts'), ctx: asked('What does parseDate return?', 'ok, fix it then') },
     { input: edit('src/app.ts'), ctx: asked('What does parseDate return?', 'yes, go ahead') },
     { input: edit('README.md'), ctx: asked('Update the README, but keep the schema unchanged') },
