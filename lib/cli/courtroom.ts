@@ -152,6 +152,18 @@ export function rotateKey(): void {
   out(`Rotated: ${old.keyid.slice(0, 12)}… → ${key.keyid.slice(0, 12)}… (a rotation entry signed by both).`)
 }
 
+/** `ratchet courtroom key`: the public key a case server's operator enrolls; the last line is the key alone. */
+export function key(o: { agent?: string; json?: boolean }): void {
+  const paths = resolvePaths()
+  const agent = o.agent ?? readConsent(paths)?.agent
+  if (!agent) throw new RatchetError('not_found', 'no agent here: ratchet courtroom enable makes one (and its key)')
+  const store = readKeyStore(agent)
+  if (!store?.current) throw new RatchetError('not_found', `${agent} has no signing key here (never enabled on this machine, or revoked)`)
+  if (o.json) return out(JSON.stringify({ agent, keyid: store.current.keyid, public_key: store.current.public, genesis_public_key: store.genesis_public }, null, 2))
+  out(`Public key of ${agent} (key id ${store.current.keyid}); a case server's operator enrolls it with: ratchet serve keys add <key> --agent ${agent}`)
+  out(store.current.public)
+}
+
 export function clear(caseId: string): void {
   humanOnly('ratchet courtroom clear')
   const paths = resolvePaths()
