@@ -124,30 +124,29 @@ describe('a hearing through the reviewer backends', () => {
     expect((await ratchet('cases', 'verify', junk)).stderr).toBe(`ratchet: ${junk}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)\n`)
   })
 
-  it('nothing leaves the machine without the remote-submission acknowledgment', async () => {
+  it('nothing leaves the machine without the remote-submission acknowledgment, nor to an endpoint that is not a case server', async () => {
     const got: string[] = []
     const server = http.createServer((req, res) => {
       let body = ''
       req.on('data', (d) => (body += d))
       req.on('end', () => {
-        got.push(body)
+        got.push(`${req.method} ${req.url} ${body}`)
         res.end('{}')
       })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/cases`
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
     try {
       await ratchet('courtroom', 'hear', '--offense', 'drift', '--summary', 'x')
-      const refused = await ratchet('cases', 'submit', '--url', url)
+      const refused = await ratchet('cases', 'submit', '--server', url)
       expect(refused.status).toBe(5)
       expect(refused.stderr).toMatch(/not sent: remote submission was not acknowledged .* Nothing left this machine/)
       expect(got).toEqual([])
       await ratchet('courtroom', 'enable', '--accept', 'remote_submission')
-      const sent = await ratchet('cases', 'submit', '--url', url)
-      expect(sent.stdout).toMatch(/Sent 2 entries \(1 cases\)/)
-      const doc = JSON.parse(got[0])
-      expect(doc.envelopes).toHaveLength(2)
-      expect(JSON.stringify(doc)).not.toContain('"x"') // evidence travels as digests only
+      // Not a `ratchet serve`: it publishes no log key, so no entry is sent (test/e2e/serve-cli.test.ts sends them to one).
+      const sent = await ratchet('cases', 'submit', '--server', url)
+      expect({ status: sent.status, stderr: sent.stderr }).toEqual({ status: 8, stderr: `ratchet: ${url}/api/v1/log/key: a verifier key is <name>+<hash>+<key>\n` })
+      expect(got).toEqual(['GET /api/v1/log/key '])
     } finally {
       server.close()
     }

@@ -247,3 +247,49 @@ export async function enroll(db: Db, a: Agent): Promise<void> {
   const { addKey } = await import('../../lib/server/keys')
   await addKey(db, a.key!.public, { agent: a.agent })
 }
+
+// ---- `ratchet serve` as a process ------------------------------------------------------------------
+
+export interface ServeProcess {
+  url: string
+  port: number
+  info: Record<string, unknown>
+  child: import('node:child_process').ChildProcess
+  stderr: () => string
+  stop: () => Promise<void>
+}
+
+/** Starts the built `ratchet serve` (bin/ratchet → dist/serve.cjs) and waits for its start-up line. */
+export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
+  const { spawn } = await import('node:child_process')
+  const { BIN } = await import('./fixtures')
+  const child = spawn(BIN('ratchet'), ['serve', '--json', '--log-level', 'warn', ...args], { env: { ...env, CLAUDECODE: undefined }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stderr!.on('data', (d) => (err += d))
+  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`ratchet serve did not start in 20 s: ${err}`))), 20_000)
+    child.stdout!.on('data', (d) => {
+      out += d
+      const nl = out.indexOf('\n')
+      if (nl >= 0) {
+        clearTimeout(timer)
+        try {
+          resolve(JSON.parse(out.slice(0, nl)))
+        } catch {
+          reject(new Error(`ratchet serve printed ${out.slice(0, 200)}`))
+        }
+      }
+    })
+    child.on('exit', (code) => (clearTimeout(timer), reject(new Error(`ratchet serve exited ${code}: ${err}`))))
+  })
+  const url = String(info.url)
+  return {
+    url,
+    port: Number(new URL(url).port),
+    info,
+    child,
+    stderr: () => err,
+    stop: () => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+  }
+}

@@ -87,7 +87,8 @@ async function call(server: string, path: string, init: RequestInit = {}): Promi
   try {
     return await fetch(server + path, { ...init, signal: AbortSignal.timeout(15_000), redirect: 'error' })
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name
+    const c = (e as { cause?: { code?: string; message?: string } }).cause
+    const cause = c?.code ?? c?.message ?? (e as Error).message
     throw new RatchetError('remote', `${server}: not reachable (${cause}); nothing was changed here`)
   }
 }
