@@ -93,6 +93,9 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
     tx: async (fn) => {
       const client = await wrap(() => pool.connect())
       let broken: Error | undefined
+      // A connection lost while checked out is an 'error' event on the client: without a listener it would end the process.
+      const lost = (e: Error) => (broken = e)
+      client.on('error', lost)
       try {
         await wrap(() => client.query('BEGIN'))
         const inner: Db = { ...over(client), tx: () => Promise.reject(new Error('nested transaction')), close: async () => undefined }
@@ -105,6 +108,7 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
         throw e
       } finally {
         // A client whose connection failed is destroyed, not returned to the pool.
+        client.off('error', lost)
         client.release(broken)
       }
     },
