@@ -143,6 +143,7 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
   app.get('/metrics', async (_req, reply) => reply.type(register.contentType).send(await register.metrics()))
 
   app.get('/', async (_req, reply) => reply.redirect('/dashboard'))
+  app.get('/favicon.ico', async (_req, reply) => reply.code(204).send())
   app.get('/dashboard', async (_req, reply) =>
     reply
       .type('text/html; charset=utf-8')

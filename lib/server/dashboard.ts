@@ -58,7 +58,7 @@ export function dashboardHtml(): string {
     <div class="card"><div class="n" id="agents">–</div><div class="l">agents</div></div>
     <div class="card"><div class="n" id="logsize">–</div><div class="l">entries on the transparency log</div></div>
   </div>
-  <section class="w8"><h2>Cases over time</h2><div class="legend"><span><i style="background:var(--guilty)"></i>guilty</span><span><i style="background:var(--ng)"></i>not guilty</span></div><svg id="timeline" width="100%" height="170" role="img" aria-label="cases per day"></svg></section>
+  <section class="w8"><h2>Cases over time</h2><div class="filters"><label>by <select id="tgroup"><option value="verdict">verdict</option><option value="severity">severity</option><option value="offense">offense</option></select></label><span class="legend" id="legend"></span></div><svg id="timeline" width="100%" height="170" role="img" aria-label="cases per day"></svg></section>
   <section class="w4"><h2>By verdict</h2><div id="byverdict"></div><h2 style="margin-top:14px">By severity</h2><div id="byseverity"></div></section>
   <section class="w6"><h2>By offense</h2><div id="byoffense"></div></section>
   <section class="w6"><h2>Latest signed checkpoint</h2><pre id="checkpoint">…</pre><p class="muted" id="verifier"></p></section>
@@ -87,21 +87,37 @@ export function dashboardHtml(): string {
     if (!rows.length) box.appendChild(el('p', 'nothing yet', 'muted'));
   }
   var SEV = { minor: 'var(--minor)', moderate: 'var(--moderate)', severe: 'var(--severe)' };
+  var PALETTE = ['#c2410c', '#2563eb', '#65a30d', '#d97706', '#7c3aed', '#0891b2', '#be185d', '#4b5563'];
+  var GROUPS = {
+    verdict: { key: function (r) { return r.verdict; }, color: function (k) { return k === 'GUILTY' ? 'var(--guilty)' : 'var(--ng)'; } },
+    severity: { key: function (r) { return r.severity; }, color: function (k) { return SEV[k] || '#999'; } },
+    offense: { key: function (r) { return r.offense_type; }, color: null },
+  };
+  var lastRows = [];
   function timeline(rows) {
+    lastRows = rows;
+    var g = GROUPS[$('tgroup').value] || GROUPS.verdict;
     var svg = $('timeline'), ns = 'http://www.w3.org/2000/svg'; while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var days = {}; rows.forEach(function (r) { var d = days[r.day] || (days[r.day] = { g: 0, n: 0 }); if (r.verdict === 'GUILTY') d.g += r.count; else d.n += r.count; });
-    var keys = Object.keys(days).sort().slice(-30), W = svg.clientWidth || 600, H = 150, max = 1;
-    keys.forEach(function (k) { max = Math.max(max, days[k].g + days[k].n); });
-    var bw = Math.max(4, Math.min(40, (W - 40) / Math.max(keys.length, 1) - 6));
-    keys.forEach(function (k, i) {
-      var x = 30 + i * (bw + 6), d = days[k], hg = (H - 20) * d.g / max, hn = (H - 20) * d.n / max;
-      [[hn, H - 20 - hn, 'var(--ng)'], [hg, H - 20 - hn - hg, 'var(--guilty)']].forEach(function (b) {
-        var r = document.createElementNS(ns, 'rect'); r.setAttribute('x', x); r.setAttribute('y', b[1]); r.setAttribute('width', bw); r.setAttribute('height', Math.max(b[0], 0)); r.setAttribute('fill', b[2]); svg.appendChild(r);
+    var days = {}, keys = [];
+    rows.forEach(function (r) { var k = g.key(r), d = days[r.day] || (days[r.day] = {}); d[k] = (d[k] || 0) + r.count; if (keys.indexOf(k) < 0) keys.push(k); });
+    keys.sort();
+    var color = function (k) { return g.color ? g.color(k) : PALETTE[keys.indexOf(k) % PALETTE.length]; };
+    var dayKeys = Object.keys(days).sort().slice(-30), W = svg.clientWidth || 600, H = 150, max = 1;
+    dayKeys.forEach(function (d) { var t = 0; keys.forEach(function (k) { t += days[d][k] || 0; }); max = Math.max(max, t); });
+    var bw = Math.max(4, Math.min(40, (W - 40) / Math.max(dayKeys.length, 1) - 6));
+    dayKeys.forEach(function (d, i) {
+      var x = 30 + i * (bw + 6), y = H - 20;
+      keys.forEach(function (k) {
+        var n = days[d][k] || 0, h = (H - 20) * n / max; if (!n) return; y -= h;
+        var r = document.createElementNS(ns, 'rect'); r.setAttribute('x', x); r.setAttribute('y', y); r.setAttribute('width', bw); r.setAttribute('height', h); r.setAttribute('fill', color(k));
+        var t = document.createElementNS(ns, 'title'); t.textContent = d + ' ' + k + ': ' + n; r.appendChild(t); svg.appendChild(r);
       });
-      var t = document.createElementNS(ns, 'text'); t.setAttribute('x', x); t.setAttribute('y', H - 4); t.textContent = k.slice(5); svg.appendChild(t);
+      var t = document.createElementNS(ns, 'text'); t.setAttribute('x', x); t.setAttribute('y', H - 4); t.textContent = d.slice(5); svg.appendChild(t);
     });
     var m = document.createElementNS(ns, 'text'); m.setAttribute('x', 0); m.setAttribute('y', 12); m.textContent = String(max); svg.appendChild(m);
-    if (!keys.length) { var e = document.createElementNS(ns, 'text'); e.setAttribute('x', 30); e.setAttribute('y', 80); e.textContent = 'no cases yet'; svg.appendChild(e); }
+    if (!dayKeys.length) { var e = document.createElementNS(ns, 'text'); e.setAttribute('x', 30); e.setAttribute('y', 80); e.textContent = 'no cases yet'; svg.appendChild(e); }
+    var legend = $('legend'); legend.textContent = '';
+    keys.forEach(function (k) { var s = el('span'), i = el('i'); i.style.background = color(k); s.appendChild(i); s.appendChild(document.createTextNode(k)); legend.appendChild(s); });
   }
   function pill(text, cls) { return el('span', text, 'pill ' + cls); }
   function loadCases() {
@@ -134,6 +150,7 @@ export function dashboardHtml(): string {
       loadCases(),
     ]).then(function () { $('error').textContent = ''; document.body.dataset.loaded = 'yes'; }, function (e) { $('error').textContent = 'could not load: ' + e.message; document.body.dataset.loaded = 'error'; });
   }
+  $('tgroup').addEventListener('change', function () { timeline(lastRows); });
   $('fverdict').addEventListener('change', loadCases); $('fseverity').addEventListener('change', loadCases);
   load(); setInterval(load, 30000);
 })();

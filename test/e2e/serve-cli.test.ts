@@ -32,7 +32,6 @@ const JUDGE = { kind: 'command', command: say('CHARGE: The agent routed around a
 const ledgerDir = () => path.join(dir, '.ratchet', 'courtroom', 'ledger')
 const ledgerFile = () => path.join(ledgerDir(), fs.readdirSync(ledgerDir())[0])
 const agentId = () => fs.readdirSync(ledgerDir())[0].replace(/\.jsonl$/, '')
-const keyFile = () => path.join(home, 'xdg', 'ratchet', 'keys', `${agentId()}.json`)
 const headFile = () => path.join(home, 'xdg', 'ratchet', 'heads', `${agentId()}.json`)
 const json = (r: { stdout: string }) => JSON.parse(r.stdout)
 
