@@ -4,6 +4,7 @@
 // custodiet finding opening a hearing in the background.
 import fs from 'node:fs'
 import http from 'node:http'
+import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
@@ -63,6 +64,24 @@ describe('consent', () => {
     const status = await ratchet('courtroom', 'status')
     expect(status.stdout).toMatch(/The courtroom is ON for agent_/)
     expect(status.stdout).toMatch(/pack clawtrial: off — ClawTrial \(ENTERTAINMENT\)/)
+  })
+})
+
+describe('enabling in a terminal (a pseudo-terminal through script(1), answers typed ahead)', () => {
+  const inTerminal = (answers: string) => exec('script', ['-q', '-e', '-c', `${BIN('ratchet')} courtroom enable`, '/dev/null'], { cwd: dir, env, input: answers })
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('asks the six questions and enables on the five required; a no to a required one, or input that ends, enables nothing', async () => {
+    const no = await inTerminal('y\ny\ny\ny\ny\nn\n')
+    expect(no.status).toBe(2)
+    expect(no.stdout).toMatch(/not_a_court: This is not a legal system[^\n]*\r?\nAcknowledge\? \[y\/N\] ratchet: not enabled: "not_a_court" was not acknowledged/)
+    expect(no.stdout).not.toMatch(/dynamic import|internal error/)
+    const short = await inTerminal('y\ny\n')
+    expect(short.stdout).toMatch(/ratchet: not enabled: the input ended before every acknowledgment was answered/)
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'courtroom', 'consent.json'))).toBe(false)
+    const yes = await inTerminal('y\ny\ny\ny\nn\ny\n')
+    expect(yes.status, yes.stdout).toBe(0)
+    expect(yes.stdout).toMatch(/The courtroom is on for agent_[0-9a-f]{16}\. Packs: agent\./)
+    const consent = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'courtroom', 'consent.json'), 'utf8'))
+    expect(Object.keys(consent.acknowledgments).sort()).toEqual(['autonomy', 'enforcement', 'local_only', 'not_a_court', 'reversible'])
   })
 })
 

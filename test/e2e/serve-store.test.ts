@@ -136,6 +136,8 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
       ['an extra field', { user_email: 'x@example.com' }, /unknown field user_email/],
       ['another agent named inside', { anonymized_agent_id: 'agent_0000000000000000' }, /anonymized_agent_id/],
       ['markup in the offense id', { offense_type: '<script>' }, /offense_type/],
+      ['a credential in the text', { primary_failure: 'Ran git push https://x:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r' }, /primary_failure: holds what looks like a credential/],
+      ['a panel where nobody voted', { verdict: 'NOT GUILTY', vote: '0-0', abstentions: 3 }, /fewer votes than a quorum/],
     ])('an invalid case record: %s', async (_what, over, detail) => {
       const r = await refusedWith(submission(srv.url, [a.append('case', caseBody(a.agent, over))], a.key), 422, 'invalid_case')
       expect(r.body.detail).toMatch(detail)

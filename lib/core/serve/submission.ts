@@ -13,6 +13,7 @@ import { canonicalJson, fromBase64, isEnvelope, type DsseEnvelope } from '../cou
 import { ENTRY_TYPE, envelopeHash, keyIdOf, signersOf, type ChainCrypto, type Entry, type EntryKind } from '../courtroom/chain'
 import { LIMITS } from '../courtroom/hearing'
 import { SEVERITIES } from '../courtroom/offenses'
+import { maskSecrets } from '../secrets'
 
 export const SUBMISSION_TYPE = 'application/vnd.ratchet.courtroom.submission+json; version=1'
 
@@ -157,7 +158,17 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 export function caseProblem(b: Record<string, unknown>, agent: string): string | undefined {
   const extra = Object.keys(b).filter((k) => !(CASE_FIELDS as readonly string[]).includes(k))
   if (extra.length) return `unknown field ${extra[0].slice(0, 40)}`
-  const text = (k: string, max: number) => (typeof b[k] !== 'string' ? `${k}: expected text` : (b[k] as string).length > max ? `${k}: longer than ${max} characters` : CONTROL.test(b[k] as string) ? `${k}: control characters` : undefined)
+  const text = (k: string, max: number) =>
+    typeof b[k] !== 'string'
+      ? `${k}: expected text`
+      : (b[k] as string).length > max
+        ? `${k}: longer than ${max} characters`
+        : CONTROL.test(b[k] as string)
+          ? `${k}: control characters`
+          : // The public record never carries a credential, whichever client signed it (Ratchet's masks before signing).
+            maskSecrets(b[k] as string) !== b[k]
+            ? `${k}: holds what looks like a credential (mask it before signing)`
+            : undefined
   const checks: (string | undefined)[] = [
     typeof b.case_id === 'string' && CASE_ID.test(b.case_id) ? undefined : 'case_id: expected case_<digits>_<hex>',
     b.anonymized_agent_id === agent ? undefined : 'anonymized_agent_id: not the agent whose ledger this is',
@@ -183,6 +194,7 @@ export function caseProblem(b: Record<string, unknown>, agent: string): string |
   // The quorum rule of lib/core/courtroom/hearing.ts tally(): the verdict must follow from the vote it states.
   const follows = g + n >= 2 && g > n ? 'GUILTY' : 'NOT GUILTY'
   if (b.verdict !== follows) return `verdict: ${b.verdict} does not follow from the vote ${b.vote}`
+  if (g + n < 2) return `vote: ${b.vote} is fewer votes than a quorum (2): no verdict, nothing to publish`
   return undefined
 }
 
