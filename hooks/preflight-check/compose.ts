@@ -16,6 +16,7 @@
 //   5b. the courtroom's probation after a guilty verdict: a reminder, a check/ask, or a pause of the
 //      offense's action class (lib/core/courtroom/probation.ts); it only ever tightens
 //   6. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
+//   0. (applied last, outranks all) the floor's hold: the floor changed since a human last saw it (session-start)
 //
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
@@ -77,6 +78,8 @@ export interface PreflightFacts {
   queue: QueueFacts
   /** custodiet's standing hold on this session (level 3–4 finding), if any. */
   hold: HoldFinding | null
+  /** The floor changed since a human last saw it (session-start): what changed. Every tool call waits for a human. */
+  floorHold?: string[]
   config: {
     checkWindowMs: number
     /** Headless run (`claude -p`) with deferral on: a pause stops the run instead of failing the call. */
@@ -135,7 +138,7 @@ export type Effect =
   /** Probation actions used up, and probations that ended (re-applied under the probation file's lock). */
   | { kind: 'probation'; counted: string[]; lifted: string[] }
 
-export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | ProbationVerdict
+export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | 'floor_hold' | ProbationVerdict
 
 export interface PreflightOutcome {
   decision: Decision
@@ -156,6 +159,7 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
   // Code from the network is unknowable from here: a human decides, unless the user's latest prompt named its source
   // (then it is the unreadable check; see floorOf).
   remote_code: { decision: 'pause', why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user' },
+  sandbox_bypass: { decision: 'pause', why: 'it asks to run outside the OS sandbox, which is more authority than the user granted: run it sandboxed, or ask the user' },
 }
 
 /** The floor a finding demands here: code from a source the user named in the latest prompt is only checked. */
@@ -289,6 +293,15 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     })
   // A proceed-after-check is the same action again: it was counted when the check fired.
   if (verdict !== 'proceeded_after_check' && result.fired.length) effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
+
+  // 0. the floor's hold outranks everything, a human's approval included: the authority that approval was given
+  //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
+  if (facts.floorHold) {
+    const h = facts.floorHold
+    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor changed since a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user reviews it and runs \`ratchet floor confirm\` in a terminal. Tell the user and stop; do not try other ways.` }
+    verdict = 'floor_hold'
+    effects.length = 0
+  }
 
   if (facts.problems.length) {
     const p = facts.problems

@@ -22,20 +22,54 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
 
   program
     .command('init')
-    .description('register Ratchet\'s hooks in Claude Code settings and create the state folder (idempotent)')
-    .addOption(new Option('--user', 'register in ~/.claude/settings.json').conflicts('local'))
-    .option('--local', 'register in .claude/settings.local.json (personal, not committed)')
+    .description("register Ratchet's hooks in Claude Code settings, turn on the OS floor (Claude Code's sandbox and permission rules), and create the state folder (idempotent)")
+    .addOption(new Option('--user', 'register in ~/.claude/settings.json (every project)').conflicts(['local', 'managed']))
+    .addOption(new Option('--local', 'register in .claude/settings.local.json (personal, not committed)').conflicts('managed'))
+    .option('--managed', "register in Claude Code's managed settings (root): no project or user setting can switch the hooks or the floor off")
+    .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (only the file tools are held by permission rules); named in every session')
     .option('--project-dir <dir>', 'the project to set up', process.cwd())
     .option('--dry-run', 'print the settings that would be written, change nothing')
+    .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
 
   program
     .command('uninstall')
-    .description('remove Ratchet\'s hooks from Claude Code settings (keeps the state folder and other hooks)')
-    .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts('local'))
-    .option('--local', 'from .claude/settings.local.json')
+    .description("remove Ratchet's hooks and the floor it added from Claude Code settings (keeps the state folder and other hooks)")
+    .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts(['local', 'managed']))
+    .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
+    .option('--managed', "from Claude Code's managed settings (root)")
     .option('--project-dir <dir>', 'the project', process.cwd())
     .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
+
+  const floor = program.command('floor').description("the OS floor: Claude Code's sandbox and the permission rules that keep the agent off what carries authority")
+  floor
+    .command('status')
+    .description('the mode, what is guarded, whether the floor holds in every settings scope, and any hold')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./floor')).status(o))
+  floor
+    .command('confirm')
+    .description('after reading what changed: record the floor as it stands and let held sessions run')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--yes', 'confirm without asking')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (humanOnly('ratchet floor confirm'), (await import('./floor')).confirm(o)))
+  floor
+    .command('allow')
+    .argument('<host-or-folder...>', 'a host commands may reach (registry.example.com), or a folder outside the project they may write (a path)')
+    .description("let sandboxed commands reach a host or write a folder (hosts: the hooks' settings file; folders: your personal one)")
+    .addOption(new Option('--user', 'in ~/.claude/settings.json').conflicts('local'))
+    .option('--local', 'in .claude/settings.local.json')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (targets, o) => (humanOnly('ratchet floor allow'), (await import('./floor')).allow(targets, o)))
+  floor
+    .command('probe')
+    .description('prove the floor through the real mechanism: runs `claude` headless with commands that must fail (takes a few seconds)')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./floor')).probe(o))
 
   const g = program.command('guardrails').description('list, add and explain guardrails')
   g.command('list')
@@ -74,8 +108,9 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
 
   program
     .command('doctor')
-    .description('check the install: hooks registered, state readable, hook start-up time')
+    .description('check the install: hooks registered, the floor proven (sandbox, settings of every scope, a probe through claude), state readable, hook start-up time')
     .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--no-probe', 'skip proving the floor through `claude` (a few seconds)')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./doctor')).doctor(o))
 

@@ -17,7 +17,7 @@ import { scheduleFile } from './actions/schedule'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { unrequestedPublish, webAccess } from './actions/scope'
+import { sandboxBypass, unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
@@ -107,6 +107,7 @@ class Collector implements Sink {
         const command = str(input.command)
         this.summary = oneLine(command)
         this.bash(command)
+        sandboxBypass(this, input, this.summary)
         break
       }
       case 'Write':

@@ -49,6 +49,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
   unrequested_web: { class: 'scope_beyond_request', description: 'web access the user’s request did not mention' },
   unrequested_publish: { class: 'scope_beyond_request', description: 'publishing when the user’s request did not mention it' },
+  sandbox_bypass: { class: 'scope_beyond_request', description: 'a command that asks to run outside the OS sandbox (dangerouslyDisableSandbox): more authority than was granted, so a human decides' },
   secret_access: { class: 'secret_access', description: 'reading credentials (.env, SSH keys, cloud/forge credentials, keychains, environment dumps): recorded, quiet alone' },
   git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },
   ratchet_state_edit: { class: 'self_protection', description: "editing Ratchet's state, rules or hook registrations" },
