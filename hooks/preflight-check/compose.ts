@@ -159,6 +159,8 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
   // Code from the network is unknowable from here: a human decides, unless the user's latest prompt named its source
   // (then it is the unreadable check; see floorOf).
   remote_code: { decision: 'pause', why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user' },
+  planted_authority: { decision: 'pause', why: "only the user can give standing authority: write what the user actually said, or ask them" },
+  planted_code: { decision: 'pause', why: 'code that runs later by itself, outside the sandbox, is the user’s call: say why it is needed, or ask the user' },
   sandbox_bypass: { decision: 'pause', why: 'it asks to run outside the OS sandbox, which is more authority than the user granted: run it sandboxed, or ask the user' },
 }
 
@@ -402,10 +404,10 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
     if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
   }
   if (!floor) return r
-  // Say exactly what could not be read (the findings' details), so the agent can act on it.
-  // (Code from the network also says what the reader could not read: the pipe, the substitution.)
+  // Say exactly what was found (the findings' details: what could not be read, the claim quoted), so the agent can
+  // act on it. (Code from the network also says what the reader could not read: the pipe, the substitution.)
   const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
-  if (details.length && (floor.pattern === 'unreadable' || floor.pattern === 'remote_code')) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
+  if (details.length) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
     // A rule already stops it: the note still says what could not be read, so the agent can spell it out.

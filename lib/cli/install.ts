@@ -4,8 +4,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
-import { SANDBOX_SWITCHES, floorFragment, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
-import { floorInputs, managedSettingsFile, projectReach, sandboxTools } from '../io/floor'
+import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
+import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
 import type { FloorRecord } from '../io/registry'
 import { STATE } from '../io/registry'
 import { PACKAGE_ROOT, homeDir, readConfig, resolvePaths, warmProcess, writeJsonFile, type Paths } from '../io/state'
@@ -122,6 +122,7 @@ export function init(o: InitOptions): void {
   }
   const created = setUpStateFolder(paths)
   setMode(paths, mode)
+  syncPlaceholderExcludes(projectDir, mode === 'sandbox', guardedPaths(inputs).map((g) => g.at))
   // A human ran init: the next session's floor is the one to compare later sessions with.
   const rec = readState(paths, 'floor')
   writeState(paths, 'floor', { v: 1, added: mergeAdded(rec.ok ? rec.value.added : undefined, added) }, { indent: 2 })

@@ -190,14 +190,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--confidence <n>', 'confidence of the finding, 0-1', '1')
     .option('--session <id>', 'the session it happened in')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (await import('./courtroom')).hear(o))
+    .action(async (o) => (humanOnly('ratchet courtroom hear'), (await import('./courtroom')).hear(o)))
   court.command('hearing', { hidden: true }).requiredOption('--docket <file>').action(async (o) => (await import('./courtroom')).hearing(o))
   court
     .command('calibrate')
     .argument('<cases>', 'a JSON file of human-labelled cases (see offenses/calibration/)')
     .description("runs the panel over labelled cases: Cohen's kappa against the labels, and between jurors")
     .option('--json', 'machine-readable output')
-    .action(async (file, o) => (await import('./courtroom')).calibrate(file, o))
+    .action(async (file, o) => (humanOnly('ratchet courtroom calibrate'), (await import('./courtroom')).calibrate(file, o)))
 
   const cases = program.command('cases').description('the signed case ledger')
   cases.command('list').option('--agent <id>').option('--json', 'machine-readable output').description('every case: verdict, vote, offense').action(async (o) => (await import('./cases')).list(o))
@@ -219,7 +219,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--url <url>').hideHelp())
     .option('--json', 'machine-readable output')
     .description('send the ledger entries a case server does not hold yet, keep their receipts (needs the remote_submission acknowledgment)')
-    .action(async (o) => (await import('./cases')).submit(o))
+    .action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
 
   // `ratchet serve …` is its own bundle (dist/serve.cjs), which bin/ratchet starts directly; declared here for --help.
   program
@@ -255,7 +255,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--command <globs>', 'command globs for the derived guardrail', collect)
     .option('--json', 'machine-readable output')
     .description('close an incident, optionally deriving a guardrail from it')
-    .action(async (id, o) => (await import('./incidents')).close(id, o))
+    .action(async (id, o) => (humanOnly('ratchet incident close'), (await import('./incidents')).close(id, o)))
 
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))

@@ -49,6 +49,8 @@ export const PATTERNS: Record<string, PatternInfo> = {
   outside_project: { class: 'scope_beyond_request', description: 'changing files outside the project folder' },
   unrequested_web: { class: 'scope_beyond_request', description: 'web access the user’s request did not mention' },
   unrequested_publish: { class: 'scope_beyond_request', description: 'publishing when the user’s request did not mention it' },
+  planted_authority: { class: 'scope_beyond_request', description: "instructions for later sessions (CLAUDE.md, AGENTS.md, …) that claim the user's approval, or tell a later agent to retry what was denied or get around the guard" },
+  planted_code: { class: 'scope_beyond_request', description: 'a file a tool runs implicitly later, outside the sandbox (sitecustomize.py, a .pth that imports, an .envrc that runs commands, a task run on opening the folder)' },
   sandbox_bypass: { class: 'scope_beyond_request', description: 'a command that asks to run outside the OS sandbox (dangerouslyDisableSandbox): more authority than was granted, so a human decides' },
   secret_access: { class: 'secret_access', description: 'reading credentials (.env, SSH keys, cloud/forge credentials, keychains, environment dumps): recorded, quiet alone' },
   git_commit: { class: 'local_change', description: 'git add or commit: local until pushed (a push is git_push)' },

@@ -6,12 +6,12 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { SCOPES, describeChange, floorChanges, floorFragment, floorProblems, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
+import { SCOPES, describeChange, floorChanges, floorFragment, floorProblems, guardedPaths, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
 import { BIN_NAMES, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, warmSpools, type Paths } from './state'
-import { readState, removeState, updateState, writeState } from './store'
+import { readState, removeState, updateState, writeFileAtomic, writeState } from './store'
 
 /** Claude Code's machine-wide policy file: no user or project setting overrides what it sets. */
 export function managedSettingsFile(platform = process.platform): string {
@@ -295,6 +295,11 @@ export interface SessionFloor {
  */
 export function checkSessionFloor(paths: Paths, env: NodeJS.ProcessEnv = process.env, now = new Date()): SessionFloor {
   const state = floorNow(paths, env)
+  try {
+    syncPlaceholderExcludes(paths.projectDir, state.mode === 'sandbox', guardedPaths(floorInputs(paths, env)).map((g) => g.at))
+  } catch {
+    /* a repository git cannot read, or an unwritable .git: the floor does not depend on it */
+  }
   const rec = readState(paths, 'floor')
   const blocking = state.problems.filter((p) => p.block).map((p) => p.what)
   let changes: FloorChange[] = []
@@ -327,4 +332,54 @@ export function recordFloor(paths: Paths, state: FloorState, now = new Date()): 
   const before = readState(paths, 'floor')
   writeState(paths, 'floor', { ...(before.ok ? before.value : {}), v: 1, facts: state.facts, at: now.toISOString() }, { indent: 2 })
   removeState(paths, 'floorHold')
+}
+
+/**
+ * Claude Code 2.1.330's sandbox keeps these names at the top of the folder it starts in read-only, and so every path
+ * the floor's own rules guard; where one does not exist it mounts a device there for the session, and `git add -A`
+ * then fails on every sandboxed call ("can only add regular files"). So, in sandbox mode, those that do not exist are
+ * listed in the repository's own .git/info/exclude (never committed), and taken out again once a real one appears.
+ */
+export const SANDBOX_PLACEHOLDERS = [
+  ...['.bash_profile', '.bashrc', '.gitconfig', '.gitmodules', '.idea', '.mcp.json', '.profile', '.ripgreprc', '.vscode', '.zprofile', '.zshrc'],
+  ...['agents', 'commands', 'hooks', 'launch.json', 'loop.md', 'output-styles', 'routines', 'scheduled_tasks.json', 'settings.json', 'settings.local.json', 'skills', 'workflows'].map((n) => `.claude/${n}`),
+]
+const EXCLUDE_BEGIN = "# ratchet: placeholders Claude Code's sandbox mounts where these do not exist (git add -A fails on them); kept in step by Ratchet"
+const EXCLUDE_END = '# end ratchet'
+
+/** Brings the block in .git/info/exclude in step with the project (`on`: sandbox mode). Returns the names excluded. */
+export function syncPlaceholderExcludes(projectDir: string, on: boolean, guarded: string[] = []): string[] {
+  const r = spawnSync('git', ['-C', projectDir, 'rev-parse', '--git-path', 'info/exclude', '--show-prefix'], { encoding: 'utf8', timeout: 5000 })
+  if (r.status !== 0) return []
+  const [excludeRel, prefix = ''] = r.stdout.split('\n')
+  const file = path.resolve(projectDir, excludeRel)
+  // The floor's own paths in the project, bar what git never sees (.git) and what is already its own folder.
+  const ours = guarded.filter((g) => g.startsWith('./') && !g.startsWith('./.git/')).map((g) => g.slice(2))
+  const names = on ? [...new Set([...SANDBOX_PLACEHOLDERS, ...ours])].filter((n) => !lexists(path.join(projectDir, n)) && !ancestorMissing(projectDir, n)) : []
+  let text = ''
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {}
+  const start = text.indexOf(EXCLUDE_BEGIN)
+  const end = start >= 0 ? text.indexOf(EXCLUDE_END, start) : -1
+  const outside = start >= 0 && end >= 0 ? text.slice(0, start) + text.slice(end + EXCLUDE_END.length).replace(/^\n/, '') : text
+  const block = names.length ? [EXCLUDE_BEGIN, ...names.map((n) => `/${prefix}${n}`), EXCLUDE_END, ''].join('\n') : ''
+  const next = block ? `${outside}${outside && !outside.endsWith('\n') ? '\n' : ''}${block}` : outside
+  if (next !== text) writeFileAtomic(file, next)
+  return names
+}
+
+/** A path under a folder that does not exist (node_modules/.bin/x without node_modules): its folder is the placeholder's. */
+function ancestorMissing(projectDir: string, rel: string): boolean {
+  const parts = rel.split('/')
+  return parts.length > 1 && !lexists(path.join(projectDir, parts[0]))
+}
+
+function lexists(p: string): boolean {
+  try {
+    fs.lstatSync(p)
+    return true
+  } catch {
+    return false
+  }
 }
