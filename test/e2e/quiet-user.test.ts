@@ -67,9 +67,11 @@ describe('quiet where the user is right', () => {
     bash('ls') // leaves a session file in Ratchet's state folder
     const r = bash('git clean -fdx')
     expect(r.decision).toBe('deny')
-    expect(r.reason.split('\n')[0]).toMatch(/would destroy 3 files of the user's that nothing can bring back/)
+    // Ratchet's own sessions and queue are ignored files git clean -x would remove too: they are not the user's loss.
+    expect(r.reason).toMatch(/would lose 3 files of the user's that nothing can bring back/)
     for (const f of ['.env', 'data/customers.csv', 'drafts/post.md']) expect(r.reason).toMatch(new RegExp(`Evidence: ${f.replace('.', '\\.')} `))
     expect(r.reason.split('\n').filter((l) => l.startsWith('Evidence:')).join('\n')).not.toContain('.ratchet')
+    expect(bash('git clean -fdx').decision).toBe('deny')
     expect(fs.existsSync(path.join(dir, '.env'))).toBe(true)
   })
 

@@ -127,3 +127,15 @@ describe('a stale-data check is answered by the Read, not by a retry (issue 19)'
     expect(out.verdict).toBe('proceeded_after_check')
   })
 })
+
+describe("a denial for Ratchet's files leads with the user's data the call would also destroy (issue 19)", () => {
+  it('the user files first, then the self-protection reason, then the evidence', () => {
+    const loss = () => ({ items: [{ path: 'notes.txt', why: 'untracked' as const, bytes: 5, files: 1 }], files: 1, bytes: 5, more: false })
+    const out = decidePreToolUse(bash('rm -rf .ratchet notes.txt'), facts({ rules: compileRules(withBuiltins([]).rules), fileExists: () => true, loss }))
+    expect(out.verdict).toBe('deny')
+    const reason = 'reason' in out.decision ? out.decision.reason : ''
+    expect(reason.split('\n')[0]).toBe("[RATCHET] Denied: rm -rf .ratchet notes.txt would destroy 1 file of the user's that nothing can bring back (below), and it would change Ratchet's own files too.")
+    expect(reason).toMatch(/^Also: .*Ratchet's own rules/m)
+    expect(reason).toMatch(/^Evidence: notes\.txt \(5 B\) — untracked/m)
+  })
+})
