@@ -129,46 +129,66 @@ const POW = (() => {
 })()
 
 /**
- * Calls `visit` with each fragment winnowing chooses in a normalised text (each position once), until `visit`
- * returns false. The choice depends only on the text around it, the same way for a stored value and for what
- * leaves.
+ * Winnowing: calls `visit` with the start of each chosen fragment of a normalised text and its rolling hash (each
+ * position once), until `visit` returns false. In every window of WINDOW fragments the smallest hash is chosen (on
+ * a tie, the one already chosen, else the rightmost: "robust winnowing", so a run of one character chooses a
+ * fragment every WINDOW positions, not every one). The choice depends only on the text around it, the same way
+ * for a stored value and for what leaves.
  */
-export function eachFragment(s: string, visit: (fragment: string) => boolean | void, accept: (fragment: string) => boolean = varied): void {
+export function eachChosen(s: string, visit: (start: number, h: number) => boolean | void): void {
   const m = s.length - FRAGMENT + 1
   if (m <= 0) return
-  const hashes = new Int32Array(Math.min(m, WINDOW))
-  let h = 0
-  for (let i = 0; i < FRAGMENT; i++) h = (Math.imul(h, BASE) + s.charCodeAt(i)) | 0
   // A text shorter than a window: its one window is the whole of it.
   const w = Math.min(WINDOW, m)
+  const raw = new Int32Array(w)
+  const mixed = new Int32Array(w)
+  let h = 0
+  for (let i = 0; i < FRAGMENT; i++) h = (Math.imul(h, BASE) + s.charCodeAt(i)) | 0
   let last = -1
   for (let i = 0; i < m; i++) {
     if (i > 0) h = (Math.imul(h - Math.imul(s.charCodeAt(i - 1), POW), BASE) + s.charCodeAt(i + FRAGMENT - 1)) | 0
-    hashes[i % w] = (h ^ (h >>> 15)) | 0
+    const slot = i % w
+    raw[slot] = h
+    mixed[slot] = (h ^ (h >>> 15)) | 0
     if (i < w - 1) continue
-    // The smallest hash of the window ending at i; the rightmost on ties.
     let best = i
-    let bestH = hashes[i % w]
+    let bestH = mixed[slot]
     for (let j = i - 1; j > i - w; j--) {
-      const v = hashes[j % w]
+      const v = mixed[j % w]
       if (v < bestH) (best = j), (bestH = v)
     }
+    if (last > i - w && mixed[last % w] === bestH) continue
     if (best === last) continue
     last = best
-    const g = s.slice(best, best + FRAGMENT)
-    if (accept(g) && visit(g) === false) return
+    if (visit(best, raw[best % w]) === false) return
   }
 }
 
-/** The fragments a value is recognised by, across its forms. */
-export function fragmentsOf(value: string): string[] {
-  const out = new Set<string>()
-  for (const v of variantsOf(value)) eachFragment(v.text, (g) => void out.add(g), v.plain ? keyLike : varied)
-  return [...out]
+/**
+ * The keyed functions fragments are kept by (lib/io/known-secrets.ts): `quick`, a keyed 20-bit function of a
+ * fragment's rolling hash, tells in nanoseconds that a fragment of what leaves is surely not known; `hash`, 64
+ * bits of a keyed SHA-256, decides for the few that pass.
+ */
+export interface FragmentKeys {
+  quick(h: number): number
+  hash(fragment: string): string
 }
 
-/** A keyed hash of a fragment (lib/io/known-secrets.ts), short and printable. */
-export type FragmentHash = (fragment: string) => string
+/** How a fragment is stored: its quick value and its hash, never the fragment. */
+const entry = (keys: FragmentKeys, h: number, g: string) => `${keys.quick(h).toString(36)}.${keys.hash(g)}`
+
+/** The stored entries a value is recognised by, across its forms. */
+export function entriesOf(value: string, keys: FragmentKeys): string[] {
+  const out = new Set<string>()
+  for (const v of variantsOf(value)) {
+    const accept = v.plain ? keyLike : varied
+    eachChosen(v.text, (start, h) => {
+      const g = v.text.slice(start, start + FRAGMENT)
+      if (accept(g)) out.add(entry(keys, h, g))
+    })
+  }
+  return [...out]
+}
 
 /** Recognises known secrets in text: how many of their fragments it holds (0: none). */
 export interface Recognizer {
@@ -178,19 +198,25 @@ export interface Recognizer {
   values: number
 }
 
-/** A recognizer over stored digests. `hash` must be the function the digests were made with. */
-export function recognizer(digests: ReadonlySet<string>, hash: FragmentHash, values: number): Recognizer {
+/** A recognizer over stored entries. `keys` must be the functions the entries were made with. */
+export function recognizer(entries: Iterable<string>, keys: FragmentKeys, values: number): Recognizer {
+  const quick = new Set<number>()
+  const hashes = new Set<string>()
+  for (const e of entries) {
+    const dot = e.indexOf('.')
+    quick.add(parseInt(e.slice(0, dot), 36))
+    hashes.add(e.slice(dot + 1))
+  }
   return {
     values,
     count(text: string): number {
-      if (!digests.size) return 0
+      if (!hashes.size) return 0
       const hits = new Set<string>()
-      const seen = new Set<string>()
-      eachFragment(normalize(text), (g) => {
-        if (seen.has(g)) return
-        seen.add(g)
-        const d = hash(g)
-        if (digests.has(d)) hits.add(d)
+      const s = normalize(text)
+      eachChosen(s, (start, h) => {
+        if (!quick.has(keys.quick(h))) return
+        const d = keys.hash(s.slice(start, start + FRAGMENT))
+        if (hashes.has(d)) hits.add(d)
       })
       return hits.size
     },

@@ -16,7 +16,7 @@ import path from 'node:path'
 import { secretName } from '../core/actions/secrets'
 import type { ClassifyContext } from '../core/actions/types'
 import { secretValuesIn } from '../core/evidence'
-import { fragmentsOf, recognizer, type FragmentHash, type Recognizer } from '../core/known-secrets'
+import { entriesOf, recognizer, type FragmentKeys, type Recognizer } from '../core/known-secrets'
 import { fileOf, type Paths } from './registry'
 import { secretFileFacts } from './secret-files'
 import { openRegular } from './store-core'
@@ -29,12 +29,15 @@ const MAX_DIGESTS = 50_000
 
 type Where = Pick<Paths, 'stateDir' | 'configHome'>
 
-let cached: { file: string; hash: FragmentHash } | undefined
+let cached: { file: string; keys: FragmentKeys } | undefined
 
-/** The keyed fragment hash: 64 bits of SHA-256 over the key and the fragment. */
-export function fragmentHash(paths: Where): FragmentHash {
+/**
+ * The keyed fragment functions: 64 bits of SHA-256 over the key and the fragment, and a 20-bit mix of a fragment's
+ * rolling hash under 96 bits derived from the key (a fast first test; lib/core/known-secrets.ts).
+ */
+export function fragmentKeys(paths: Where): FragmentKeys {
   const file = fileOf(paths, 'fragmentKey')
-  if (cached?.file === file) return cached.hash
+  if (cached?.file === file) return cached.keys
   const crypto = require('node:crypto') as typeof import('node:crypto')
   let key: string
   try {
@@ -44,9 +47,18 @@ export function fragmentHash(paths: Where): FragmentHash {
     key = privateFileOnce(fileOf(paths, 'fragmentKeyLocal'), () => crypto.randomBytes(32).toString('hex') + '\n').trim()
   }
   const one = (crypto as { hash?: (alg: string, data: string, enc: 'base64') => string }).hash
-  const hash: FragmentHash = one ? (g) => one('sha256', key + g, 'base64').slice(0, 11) : (g) => crypto.createHash('sha256').update(key + g).digest('base64').slice(0, 11)
-  cached = { file, hash }
-  return hash
+  const hash = one ? (g: string) => one('sha256', key + g, 'base64').slice(0, 11) : (g: string) => crypto.createHash('sha256').update(key + g).digest('base64').slice(0, 11)
+  const k = crypto.createHash('sha256').update(`${key}:quick`).digest()
+  const [k1, k2, k3] = [k.readInt32LE(0), k.readInt32LE(4) | 1, k.readInt32LE(8) | 1]
+  const quick = (h: number) => {
+    let x = (h ^ k1) | 0
+    x = Math.imul(x ^ (x >>> 16), k2)
+    x = Math.imul(x ^ (x >>> 13), k3)
+    return (x ^ (x >>> 16)) >>> 12
+  }
+  const keys = { quick, hash }
+  cached = { file, keys }
+  return keys
 }
 
 /** The text of a regular file of at most MAX_FILE bytes, or undefined (missing, special, too big, unreadable). */
@@ -86,9 +98,9 @@ export function rememberSecrets(paths: Paths & { homeDir: string }, session: str
   }
   const values = found.flatMap((f) => f.values)
   if (!values.length) return
-  const hash = fragmentHash(paths)
+  const keys = fragmentKeys(paths)
   const digests = new Set<string>()
-  for (const v of values) for (const g of fragmentsOf(v)) digests.add(hash(g))
+  for (const v of values) for (const e of entriesOf(v, keys)) digests.add(e)
   updateState(paths, 'knownSecrets', (k) => {
     const merged = [...new Set([...k.digests, ...digests])].slice(-MAX_DIGESTS)
     const sources = { ...k.sources }
@@ -116,8 +128,8 @@ export function knownSecrets(paths: Paths & { homeDir: string }, session: string
     .map(([k, v]) => `${k}=${v}`)
   values.push(...secretValuesIn(lines.join('\n')))
   if (!values.length && !stored.digests.length) return undefined
-  const hash = fragmentHash(paths)
+  const keys = fragmentKeys(paths)
   const digests = new Set(stored.digests)
-  for (const v of new Set(values)) for (const g of fragmentsOf(v)) digests.add(hash(g))
-  return recognizer(digests, hash, stored.values + values.length)
+  for (const v of new Set(values)) for (const e of entriesOf(v, keys)) digests.add(e)
+  return recognizer(digests, keys, stored.values + values.length)
 }
