@@ -439,7 +439,7 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
     !r.builtin &&
     r.fired.every((f) => f.rule.source === 'built-in' && f.decision === 'check') &&
     r.action.findings.every((f) => f.class === 'public_surface' || f.class === 'local_change') &&
-    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds)
+    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds, e.unnamed)
   )
     return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
   const floor = evidenceFloor(e)

@@ -1170,6 +1170,8 @@ export interface EvidenceFacts {
   files: number
   commits: number
   scanned: number
+  /** Destinations that are not remotes of the repository (a URL typed into the push): the user must have named them. */
+  unnamed: string[]
   /** What the human would see, for binding an approval to it (evidence-seen.ts), its digest and its signature. */
   seen: EvidenceSeen
   digest: string
@@ -1246,7 +1248,8 @@ export function assessEvidence(found: Gathered[], recognize?: Recognizer): Evide
   seen.status = status
   seen.commits = commits
   seen.hazards = [...new Set(hazards.map((h) => `${h.path}: ${h.why}`))].slice(0, 50)
-  return { status, local, hazards, incomplete, lines, files, commits, scanned, kinds, seen, digest: evidenceDigest(seen), signature: evidenceSignature(seen) }
+  const unnamed = found.flatMap((g) => (g.destination && !g.destination.configured ? g.destination.push : []))
+  return { status, local, hazards, incomplete, lines, files, commits, scanned, kinds, unnamed, seen, digest: evidenceDigest(seen), signature: evidenceSignature(seen) }
 }
 
 const MAX_SEEN_FILES = 500
@@ -1255,7 +1258,7 @@ const MAX_SEEN_FILES = 500
 function destinationText(d: Destination): string {
   const push = d.push.join(', ')
   if (d.remote) return d.fetch !== undefined && d.push.some((u) => u !== d.fetch) ? `${d.remote} (push: ${push}; fetch: ${d.fetch})` : `${d.remote} (${push})`
-  return push
+  return `${push} (not a remote of this repository)`
 }
 
 /** Two URLs of the same repository (`git@github.com:o/r.git`, `https://github.com/o/r`) are one destination. */
@@ -1344,9 +1347,19 @@ const REFUSED = /\b(don'?t|do not|never|without|no|not yet)\s+(\w+\s+){0,2}(push
  * says not to ("commit but don't push") does not count. Used only together with clean evidence: a
  * request never excuses a secret.
  */
-export function requestedByUser(prompt: string | undefined, kinds: LeaveKind[]): boolean {
+export function requestedByUser(prompt: string | undefined, kinds: LeaveKind[], unnamed: string[] = []): boolean {
   if (!prompt || !kinds.length || REFUSED.test(prompt)) return false
+  // A push to a URL that is not one of the repository's remotes goes where the user said only if they named it.
+  if (unnamed.some((u) => !named(u, prompt))) return false
   return kinds.every((k) => ASKED[k].test(prompt))
+}
+
+/** Whether a prompt names a destination: its URL, or its repository (`owner/repo`, the last path part). */
+function named(url: string, prompt: string): boolean {
+  const p = prompt.toLowerCase()
+  const id = repoIdentity(url).toLowerCase()
+  const parts = id.split('/').filter(Boolean)
+  return p.includes(url.toLowerCase()) || p.includes(id) || (parts.length >= 2 && p.includes(parts.slice(-2).join('/'))) || (parts.length > 0 && new RegExp(`\\b${parts[parts.length - 1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(p) && parts[parts.length - 1].length >= 4)
 }
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.

@@ -43,8 +43,10 @@ function optionValue(args: string[], names: string[]): string | undefined {
   return undefined
 }
 
-/** A host that reaches beyond this machine (anything but loopback; a bare `--host` means every interface). */
-const publicHost = (h: string | undefined) => h !== undefined && !LOOPBACK.test(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''))
+/** A host without its port (`127.0.0.1:80`, `[::1]:80`); a bare IPv6 address (`::1`) has none. */
+const hostOnly = (h: string) => (h.startsWith('[') ? h.slice(1, h.indexOf(']') >>> 0) : (h.match(/:/g) ?? []).length > 1 ? h : h.replace(/:\d*$/, ''))
+/** A host that reaches beyond this machine (anything but loopback). */
+const publicHost = (h: string | undefined) => h !== undefined && !LOOPBACK.test(hostOnly(h))
 
 /** Options that take a value, per server, so the folder operand is found (`http-server -p 8080 dist`). */
 const WITH_VALUE: Record<string, string[]> = {
@@ -81,8 +83,7 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
   }
   // php -S host:port [-t docroot]: the host is always written.
   if (name === 'php' && args.includes('-S')) {
-    const addr = args[args.indexOf('-S') + 1] ?? ''
-    const host = addr.replace(/:\d+$/, '')
+    const host = hostOnly(args[args.indexOf('-S') + 1] ?? '')
     if (!publicHost(host)) return undefined
     return { dir: at(optionValue(args, ['-t']) ?? '.'), host, by: cmd }
   }
@@ -94,7 +95,8 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     return { dir: at(after[0] ?? '.'), host: bind ?? "every interface (WEBrick's default)", by: cmd }
   }
   // busybox httpd [-p [ip:]port] [-h home]: every interface unless the port names one.
-  if (name === 'busybox' && args[0] === 'httpd') {
+  // (commands.ts reads `busybox httpd …` as `httpd …`.)
+  if ((name === 'busybox' && args[0] === 'httpd') || (name === 'httpd' && args.includes('-p'))) {
     const port = optionValue(args, ['-p']) ?? ''
     const host = port.includes(':') ? port.slice(0, port.lastIndexOf(':')) : undefined
     if (host !== undefined && !publicHost(host)) return undefined
