@@ -466,7 +466,7 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
 function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | undefined, now: number): QueueFacts & { stale?: string } {
   const bound = evidence && { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen }
   const approvals = q.approvals ?? (q.approved ? [q.approved] : [])
-  let stale: string | undefined
+  const why: string[] = []
   let approved: PendingEntry | undefined
   for (const a of approvals) {
     const c = approvalCovers(a, { session, evidence: bound }, now)
@@ -474,8 +474,11 @@ function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | un
       approved = a
       break
     }
-    stale ??= c.why
+    // What changed since an approval that could have applied says more than another session's approval.
+    if (a.scope === 'project' || a.session_id === session) why.unshift(c.why)
+    else why.push(c.why)
   }
+  const stale = why[0]
   const opens = q.opens ?? (q.open ? [q.open] : [])
   const open = opens.find((e) => (!e.session_id || e.session_id === session) && (e.evidence?.digest ?? '') === (bound?.digest ?? ''))
   return { ...q, approved, open, ...(stale && !approved ? { stale } : {}) }

@@ -316,10 +316,12 @@ const LEAVING_TEXT_MAX = 8 << 20
  * insteadOf), longest match first, as git does.
  */
 async function destinationOf(top: string, remote: string, named: boolean, cfg: Record<string, string>, ctx: Ctx): Promise<Destination> {
+  // A local path is relative to the repository (`../remote.git`): two spellings of one folder are one destination.
+  const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
   if (named) {
     const push = (await gitText(top, ['remote', 'get-url', '--push', '--all', remote], ctx)).split('\n').filter(Boolean)
     const fetch = (await gitText(top, ['remote', 'get-url', remote], ctx)).trim()
-    return { remote, push, fetch, configured: true }
+    return { remote, push: push.map(local), fetch: local(fetch), configured: true }
   }
   const rules = (kind: string) =>
     Object.entries(cfg)
