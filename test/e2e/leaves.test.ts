@@ -183,6 +183,17 @@ describe('what the session read is kept only as keyed hashes', () => {
   })
 })
 
+describe('what Ratchet writes about a call never holds a secret the session has seen', () => {
+  it('a command the agent typed the key into is logged with it redacted, even one the fast path would settle', () => {
+    prompt('typed', 'print the config')
+    expect(readEnv('typed').decision).toBe('allow')
+    for (const command of [`echo ${SECRET}`, `grep -c ${SECRET} README.md`]) expect(hook({ ...preToolUse(dir, 'Bash', { command }), session_id: 'typed' }).decision).toBe('allow')
+    const log = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+    expect(log).toContain('echo [a secret this session has seen]')
+    expect(log).not.toContain(SECRET)
+  })
+})
+
 describe('options never hide an upload', () => {
   it.each(['aws s3 cp report.txt s3://bucket/', 'aws s3 cp report.txt s3://bucket/ --acl public-read', 'aws s3 cp --acl public-read report.txt s3://bucket/', 'aws s3 cp report.txt s3://bucket/ --storage-class GLACIER --acl public-read --content-type text/plain'])('%s is checked, not silent', (command) => {
     sh('echo report > report.txt')
