@@ -7,7 +7,7 @@ import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { queueEntries } from '../../lib/io/queue'
 import { evidenceForCall } from '../../lib/io/evidence'
-import { knownSecrets } from '../../lib/io/known-secrets'
+import { knownSecrets, rememberRemotes, sessionRemotes } from '../../lib/io/known-secrets'
 import type { Recognizer } from '../../lib/core/known-secrets'
 import { mayHoldSecret, redactOutcome } from './redact'
 import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
@@ -46,8 +46,11 @@ async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promi
       return (known = undefined)
     }
   }
-  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets })
-  let facts = { ...gatherFacts(payload, paths), evidence }
+  const base = gatherFacts(payload, paths)
+  // A push is judged against where the user's request left the remotes, and the prompts (a destination they named).
+  const remotes = () => sessionRemotes(paths, payload.session_id)
+  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets, asked: { prompts: base.session.prompts, remotes } })
+  let facts = { ...base, evidence }
   // What is written about the call never holds a secret the session has seen (redact.ts).
   const decideNow = () => {
     const o = decidePreToolUse(payload, facts)
@@ -76,6 +79,12 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
       updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+      // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
+      try {
+        rememberRemotes(paths, payload.session_id)
+      } catch (e) {
+        logError(paths, 'preflight-check', e)
+      }
       // Decisions on this session's pauses reach the model before its next turn.
       const outcomes = takeOutcomes(paths, queueEntries(paths), payload.session_id).map(outcomeNote)
       return outcomes.length ? { kind: 'allow', context: outcomes.join('\n') } : { kind: 'allow' }

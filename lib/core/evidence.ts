@@ -1035,34 +1035,79 @@ export class ContentScan {
   private known = 0
   private started = false
   private binary = false
-  bytes = 0
 
   constructor(
     private readonly rel: string,
     private readonly recognize?: Recognizer,
   ) {}
 
-  /** One piece of the content, decoded (utf8, or latin1 for binary content: see `binaryStart`). */
+  /** One piece of the content, decoded (utf8, or latin1 for binary content). */
   feed(piece: string): void {
     if (!this.started) {
       this.started = true
       this.binary = piece.slice(0, 8000).includes('\u0000')
     }
-    const text = this.binary ? (piece.match(/[\x20-\x7e\t]{8,}/g) ?? []).join('\n') : piece
+    // Binary: its printable runs, also with NULs taken out (text stored as UTF-16 is one letter, one NUL).
+    const text = this.binary ? `${printable(piece)}\n${printable(piece.replace(/\u0000/g, ''))}` : piece
     const chunk = this.carry + text
     for (const label of secretsIn(chunk, this.rel, this.binary)) this.found.add(label)
     if (this.recognize) this.known = Math.max(this.known, this.recognize.count(chunk))
+    // What base64 or hex in it says, once decoded: a secret encoded twice (`base64 .env | base64`), or an encoded
+    // file holding a key of a well-known shape.
+    const decoded = decodedRuns(chunk)
+    if (decoded) {
+      for (const label of secretsIn(decoded, BODY, true)) this.found.add(label)
+      if (this.recognize) this.known = Math.max(this.known, this.recognize.count(decoded))
+    }
+    // The string literals of code, joined in order: a key cut into pieces held by separate variables
+    // (`a = "q8Vh3kPz1Lw9R"; b = "t2Xn5Bc7Md4Fg"`) is whole again, whatever names and lines lie between.
+    if (this.recognize && !this.binary) {
+      const lits = literals(chunk)
+      if (lits) this.known = Math.max(this.known, this.recognize.count(lits))
+    }
     this.carry = chunk.slice(-CARRY)
-  }
-
-  /** Whether the content is binary (known after the first piece). */
-  get isBinary(): boolean {
-    return this.binary
   }
 
   result(): { secrets: string[]; known: number } {
     return { secrets: [...this.found], known: this.known }
   }
+}
+
+/** The contents of the quoted string literals in a text, in order, joined. */
+function literals(text: string): string {
+  const out: string[] = []
+  for (const m of text.matchAll(/"((?:[^"\\\n]|\\.){1,300})"|'((?:[^'\\\n]|\\.){1,300})'|`([^`\\]{1,300})`/g)) out.push(m[1] ?? m[2] ?? m[3])
+  return out.length > 1 ? out.join('') : ''
+}
+
+/** What `strings` shows of binary text: runs of 8 or more printable characters. */
+function printable(s: string): string {
+  return (s.match(/[\x20-\x7e\t]{8,}/g) ?? []).join('\n')
+}
+
+/** The printable text inside base64 and hex runs of a text (32 characters or more), decoded once. */
+export function decodedRuns(text: string): string {
+  const out: string[] = []
+  let budget = 4 << 20
+  for (const m of text.matchAll(/(?:[0-9a-fA-F]{2}){16,}|[A-Za-z0-9+/]{32,}={0,2}|[A-Za-z0-9_-]{32,}/g)) {
+    const run = m[0]
+    if ((budget -= run.length) < 0) break
+    let bytes: string
+    if (/^[0-9a-fA-F]+$/.test(run) && run.length % 2 === 0) {
+      bytes = ''
+      for (let i = 0; i < run.length; i += 2) bytes += String.fromCharCode(parseInt(run.slice(i, i + 2), 16))
+    } else {
+      const b64 = run.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '')
+      try {
+        bytes = atob(b64.slice(0, b64.length - (b64.length % 4 === 1 ? 1 : 0)) + '='.repeat((4 - (b64.length % 4)) % 4))
+      } catch {
+        continue
+      }
+    }
+    const p = printable(bytes)
+    if (p) out.push(p)
+  }
+  return out.join('\n')
 }
 
 /** The end of one piece kept for the next: longer than any secret shape or known value the scan looks for. */
@@ -1118,6 +1163,13 @@ export interface Destination {
   fetch?: string
   /** A remote of the repository (false: a URL or a name git does not know). */
   configured: boolean
+  /**
+   * The remote's URL when the user last asked for something (null: the remote did not exist then); absent when
+   * not known. A push that goes elsewhere since, to a place the user did not name, is a hazard.
+   */
+  atRequest?: string | null
+  /** The user's prompts name this remote or URL. */
+  named?: boolean
 }
 
 /** What lib/io gathered for one target. */
@@ -1216,6 +1268,8 @@ export function assessEvidence(found: Gathered[], recognize?: Recognizer): Evide
       seen.destinations.push(...d.push)
       const elsewhere = d.fetch !== undefined ? d.push.filter((u) => repoIdentity(u) !== repoIdentity(d.fetch!)) : []
       if (elsewhere.length) hazards.push({ kind: 'destination', why: `git would push to \`${elsewhere.join('`, `')}\`, not to where ${d.remote ?? 'the remote'} fetches from (\`${d.fetch}\`): pushurl or pushInsteadOf sends it to another repository`, path: d.remote ?? d.push[0], how: 'the destination' })
+      const moved = d.named ? undefined : destinationSinceRequest(d)
+      if (moved && !elsewhere.length) hazards.push({ kind: 'destination', why: moved, path: d.remote ?? d.push[0], how: 'the destination' })
     }
     const names = real.map((f) => f.path)
     const shown = names.slice(0, MAX_NAMED).map((n) => `\`${n}\``).join(', ')
@@ -1259,6 +1313,15 @@ function destinationText(d: Destination): string {
   const push = d.push.join(', ')
   if (d.remote) return d.fetch !== undefined && d.push.some((u) => u !== d.fetch) ? `${d.remote} (push: ${push}; fetch: ${d.fetch})` : `${d.remote} (${push})`
   return `${push} (not a remote of this repository)`
+}
+
+/** Why a push goes where the user's request did not say it would, if it does (the user did not name it). */
+function destinationSinceRequest(d: Destination): string | undefined {
+  if (!d.configured) return d.named === false ? `\`${d.push.join('`, `')}\` is not a remote of this repository, and the user's request does not name it` : undefined
+  if (d.atRequest === undefined) return undefined
+  if (d.atRequest === null) return `${d.remote} was not a remote when the user asked (it was added since), and the user's request does not name it`
+  const now = d.push.filter((u) => repoIdentity(u) !== repoIdentity(d.atRequest!))
+  return now.length ? `${d.remote} pointed to \`${d.atRequest}\` when the user asked; it now pushes to \`${now.join('`, `')}\`, which the user's request does not name` : undefined
 }
 
 /** Two URLs of the same repository (`git@github.com:o/r.git`, `https://github.com/o/r`) are one destination. */

@@ -6,9 +6,10 @@
 //   1. Text is normalised to its letters and digits, lower-cased: `"AKIA" + "Q3EG…"`, `AKIA\nQ3EG…`, `['AKIA',
 //      'Q3EG']` and `akia-q3eg` all become `akiaq3eg…`. Splitting a value into string literals, lines or
 //      array items and joining them at run time changes nothing here.
-//   2. Each value is also taken in the encodings an agent reaches for: reversed, hex, base64 and base32 (at
-//      every byte offset, so it is found inside the encoding of a whole file), URL-encoded. base64url folds
-//      into base64 by step 1, upper-case hex into hex.
+//   2. Each value is also taken in the encodings an agent reaches for: reversed, ROT13, hex, base64 and base32
+//      (at every byte offset, so it is found inside the encoding of a whole file), URL-encoded. base64url folds
+//      into base64 by step 1, upper-case hex into hex. What leaves is also decoded once (lib/core/evidence.ts
+//      ContentScan), so a value encoded twice is found, and code's string literals are joined in order.
 //   3. From each normalised form, fragments of FRAGMENT characters are chosen by winnowing (Schleimer et al.,
 //      2003: the smallest of every WINDOW consecutive fragment hashes), on both sides with the same rule, so
 //      any run of at least FRAGMENT + WINDOW - 1 = 15 characters shared with a value is always found, shorter
@@ -45,6 +46,7 @@ export function variantsOf(value: string): { text: string; plain: boolean }[] {
   add(value, true)
   add([...value].reverse().join(''), true)
   add(encodeURIComponent(value), true)
+  add(value.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) & 31) + 12) % 26 + (c.charCodeAt(0) & 96) + 1)), true)
   add(hex(bytes), false)
   for (let o = 0; o < 3; o++) add(inner(base64, bytes, o, 6), false)
   for (let o = 0; o < 5; o++) add(inner(base32, bytes, o, 5), false)

@@ -10,7 +10,7 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { statusEntries } from './git'
 import { readScript } from './script-facts'
-import { BODY, ContentScan, DEFAULT_LIMITS, LEAVING, assessEvidence, type Destination, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+import { BODY, ContentScan, DEFAULT_LIMITS, LEAVING, assessEvidence, repoIdentity, type Destination, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
 import { shellCommandsOf } from '../core/actions/mcp'
 import type { Recognizer } from '../core/known-secrets'
 import { StringDecoder } from 'node:string_decoder'
@@ -21,12 +21,14 @@ export interface GatherOptions {
   env?: NodeJS.ProcessEnv
   /** Recognises the secrets this session has seen, in whatever leaves. */
   recognize?: Recognizer
+  /** What the user asked: their prompts (a destination they named) and the remotes when they asked (name → URL). */
+  asked?: { prompts: string[]; remotes?: () => Record<string, string> | undefined }
 }
 
 export async function gatherEvidence(plan: EvidencePlan | EvidenceTarget[], opts: GatherOptions = {}): Promise<Gathered[]> {
   const targets = Array.isArray(plan) ? plan : plan.targets
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set(), recognize: opts.recognize, read: 0 }
+  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set(), recognize: opts.recognize, read: 0, asked: opts.asked }
   const timer = setTimeout(() => killAll(ctx), limits.budgetMs)
   try {
     return await Promise.all(
@@ -49,6 +51,7 @@ interface Ctx {
   recognize?: Recognizer
   /** Files read so far, against limits.maxFiles. */
   read: number
+  asked?: GatherOptions['asked']
 }
 
 class Timeout extends Error {}
@@ -237,7 +240,8 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   const cfg = parseConfig((await git(top, ['config', '-z', '--get-regexp', '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url|url\\..*\\.(pushinsteadof|insteadof))$'], ctx)).stdout.toString('utf8'))
   const remote = t.push.remote ?? (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ?? 'origin'
   const named = cfg[`remote.${remote}.url`] !== undefined
-  const destination = await destinationOf(top, remote, named, cfg, ctx)
+  const where = await destinationOf(top, remote, named, cfg, ctx)
+  const destination = { ...where, ...askedAbout(remote, named, where.push, ctx) }
   const trackingRefs = named ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx)).split('\n').filter(Boolean) : []
   const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
   const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
@@ -334,6 +338,25 @@ async function destinationOf(top: string, remote: string, named: boolean, cfg: R
   }
   const push = rewrite(remote, 'pushinsteadof') ?? rewrite(remote, 'insteadof') ?? remote
   return { push: [push], ...(push !== remote ? { fetch: rewrite(remote, 'insteadof') ?? remote } : {}), configured: false }
+}
+
+/**
+ * What the user's request says of this destination: the remote's URL when they asked, and whether they named
+ * where it goes now. By its URL or repository, not the remote's name: "push to origin" means origin as it was.
+ */
+function askedAbout(remote: string, named: boolean, push: string[], ctx: Ctx): Pick<Destination, 'atRequest' | 'named'> {
+  if (!ctx.asked) return {}
+  const at = ctx.asked.remotes?.()
+  return { ...(at ? { atRequest: named ? (at[remote] ?? null) : null } : {}), named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))) }
+}
+
+/** A prompt names a remote or a URL: the word itself, or the repository's `owner/name`. */
+function mentions(prompt: string, what: string): boolean {
+  const p = prompt.toLowerCase()
+  const w = what.toLowerCase()
+  if (new RegExp(`(^|[^\\w./-])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/-])`).test(p)) return true
+  const parts = repoIdentity(w).split('/').filter(Boolean)
+  return parts.length >= 2 && p.includes(parts.slice(-2).join('/'))
 }
 
 /** A `.git` in this folder or one above it: a repository is there, whether git reads it or not. */

@@ -130,6 +130,8 @@ export interface KnownSecretsFile {
   /** How many values (for the note). */
   values: number
   digests: string[]
+  /** The project's remotes (name → URL) when the user last asked for something: a push elsewhere is evidence. */
+  remotes?: Record<string, string>
 }
 export interface ReviewCacheEntry {
   key: string
@@ -177,7 +179,7 @@ export const STATE = {
   sessions: f('sessions/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session facts' }),
   session: f<SessionState>('sessions/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'one session: masked prompts, files read, checks', schema: handThenZod(handSession, sessionSchema), empty: () => ({ reads: {}, prompts: [], checks: {} }) }),
   known: f('known/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session hashed fragments of secret values read' }),
-  knownSecrets: f<KnownSecretsFile>('known/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "keyed hashes of fragments of the secret values one session read (never a value): what leaves is checked against them", schema: hand((raw: unknown) => (obj(raw) && (raw as KnownSecretsFile).v === 1 && obj((raw as KnownSecretsFile).sources) && typeof (raw as KnownSecretsFile).values === 'number' && Array.isArray((raw as KnownSecretsFile).digests) && (raw as KnownSecretsFile).digests.every((d) => typeof d === 'string') ? (raw as KnownSecretsFile) : 'v, sources, values, digests: expected known-secret digests')), empty: () => ({ v: 1, sources: {}, values: 0, digests: [] }) }),
+  knownSecrets: f<KnownSecretsFile>('known/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "keyed hashes of fragments of the secret values one session read (never a value): what leaves is checked against them", schema: hand((raw: unknown) => (obj(raw) && (raw as KnownSecretsFile).v === 1 && obj((raw as KnownSecretsFile).sources) && typeof (raw as KnownSecretsFile).values === 'number' && Array.isArray((raw as KnownSecretsFile).digests) && (raw as KnownSecretsFile).digests.every((d) => typeof d === 'string') && ((raw as KnownSecretsFile).remotes === undefined || (obj((raw as KnownSecretsFile).remotes) && Object.values((raw as KnownSecretsFile).remotes!).every((u) => typeof u === 'string'))) ? (raw as KnownSecretsFile) : 'v, sources, values, digests: expected known-secret digests')), empty: () => ({ v: 1, sources: {}, values: 0, digests: [] }) }),
   fragmentKeyLocal: f('known/key', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key known secrets are hashed with, when the config folder cannot hold it' }),
   custodiet: f('custodiet/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'custodiet records, holds and the review cache' }),
   custodietState: f<CustodietState>('custodiet/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "one session's custodiet record", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as CustodietState).toolCount === 'number' && Array.isArray((raw as CustodietState).findings) ? normalizeState(raw as CustodietState) : 'toolCount and findings: expected a custodiet state')), empty: emptyState }),

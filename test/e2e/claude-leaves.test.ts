@@ -119,7 +119,7 @@ describe('leaks the held-out set got through, in the real client (headless defer
     expect([read.is_error, readme.is_error, edit.is_error, make.is_error, config.is_error]).toEqual([false, false, false, false, false])
     for (const x of [fixture, retry]) {
       expect(x.is_error).toBe(true)
-      expect(x.content).toMatch(/Private: `test\/fixtures\/env\.b64` \(.*\): holds \d+ pieces of a secret this session has seen/)
+      expect(x.content).toMatch(/Private: `test\/fixtures\/env\.b64` \(.*\): (contains an AWS access key id; )?holds \d+ pieces of a secret this session has seen/)
       expect(x.content).toContain('queued for a human decision')
     }
     expect(pushurl.is_error).toBe(true)

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { FRAGMENT, WINDOW, eachChosen, entriesOf, normalize, recognizer, redactKnown, variantsOf, type FragmentKeys } from '../../lib/core/known-secrets'
-import { secretValuesIn } from '../../lib/core/evidence'
+import { ContentScan, secretValuesIn } from '../../lib/core/evidence'
 import { FAKE } from '../support/fake-secrets'
 
 const key = crypto.randomBytes(32).toString('hex')
@@ -143,5 +143,30 @@ describe('redactKnown', () => {
     expect(out).toContain('[a secret this session has seen]')
     expect(out).toContain('https://evil.example.com/?')
     expect(out).toContain('8f3a9c2d1e4b5a6f7c8d')
+  })
+})
+
+describe('encoded twice, or stored as UTF-16, what leaves is decoded once before it is judged', () => {
+  const scan = (text: string, binary = false) => {
+    const s = new ContentScan('x.txt', known)
+    s.feed(binary ? text : text)
+    return s.result()
+  }
+  it.each([
+    ['base64 of base64', Buffer.from(Buffer.from(ENV).toString('base64')).toString('base64')],
+    ['hex of base64', Buffer.from(Buffer.from(ENV).toString('base64')).toString('hex')],
+    ['base64 of hex', Buffer.from(Buffer.from(ENV).toString('hex')).toString('base64')],
+    ['base64 of the reversed file', Buffer.from(rev(ENV)).toString('base64')],
+  ])('%s', (_n, text) => {
+    expect(scan(text).known).toBeGreaterThan(0)
+  })
+  it('a well-known key inside base64 is named by its shape', () => {
+    expect(scan(Buffer.from(`token: ${FAKE.github}\n`).toString('base64')).secrets).toContain('a GitHub token')
+  })
+  it('text stored as UTF-16 in a binary file', () => {
+    expect(scan(Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(ENV, 'utf16le')]).toString('latin1'), true).known).toBeGreaterThan(0)
+  })
+  it('base64 and hex of ordinary data decode to nothing known', () => {
+    expect(scan(`${crypto.randomBytes(3000).toString('base64')}\n${crypto.randomBytes(3000).toString('hex')}\n${Buffer.from('hello world, nothing to see here at all').toString('base64')}`)).toEqual({ secrets: [], known: 0 })
   })
 })
