@@ -1320,8 +1320,9 @@ function destinationSinceRequest(d: Destination): string | undefined {
   if (!d.configured) return d.named === false ? `\`${d.push.join('`, `')}\` is not a remote of this repository, and the user's request does not name it` : undefined
   if (d.atRequest === undefined) return undefined
   if (d.atRequest === null) return `${d.remote} was not a remote when the user asked (it was added since), and the user's request does not name it`
-  const now = d.push.filter((u) => repoIdentity(u) !== repoIdentity(d.atRequest!))
-  return now.length ? `${d.remote} pointed to \`${d.atRequest}\` when the user asked; it now pushes to \`${now.join('`, `')}\`, which the user's request does not name` : undefined
+  // Where it fetches from now against where it did (both as git resolves them, insteadOf applied).
+  const now = d.fetch ?? d.push[0]
+  return repoIdentity(now) !== repoIdentity(d.atRequest) ? `${d.remote} pointed to \`${d.atRequest}\` when the user asked; it now pushes to \`${d.push.join('`, `')}\`, which the user's request does not name` : undefined
 }
 
 /** Two URLs of the same repository (`git@github.com:o/r.git`, `https://github.com/o/r`) are one destination. */

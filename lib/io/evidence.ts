@@ -241,7 +241,7 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   const remote = t.push.remote ?? (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ?? 'origin'
   const named = cfg[`remote.${remote}.url`] !== undefined
   const where = await destinationOf(top, remote, named, cfg, ctx)
-  const destination = { ...where, ...askedAbout(remote, named, where.push, ctx) }
+  const destination = { ...where, ...askedAbout(top, remote, named, where.push, ctx) }
   const trackingRefs = named ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx)).split('\n').filter(Boolean) : []
   const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
   const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
@@ -344,10 +344,12 @@ async function destinationOf(top: string, remote: string, named: boolean, cfg: R
  * What the user's request says of this destination: the remote's URL when they asked, and whether they named
  * where it goes now. By its URL or repository, not the remote's name: "push to origin" means origin as it was.
  */
-function askedAbout(remote: string, named: boolean, push: string[], ctx: Ctx): Pick<Destination, 'atRequest' | 'named'> {
+function askedAbout(top: string, remote: string, named: boolean, push: string[], ctx: Ctx): Pick<Destination, 'atRequest' | 'named'> {
   if (!ctx.asked) return {}
   const at = ctx.asked.remotes?.()
-  return { ...(at ? { atRequest: named ? (at[remote] ?? null) : null } : {}), named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))) }
+  // Recorded as `git remote -v` prints it: a local path relative to the repository, resolved the same way here.
+  const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
+  return { ...(at ? { atRequest: named && at[remote] !== undefined ? local(at[remote]) : null } : {}), named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))) }
 }
 
 /** A prompt names a remote or a URL: the word itself, or the repository's `owner/name`. */

@@ -19,6 +19,7 @@ import { secretValuesIn } from '../core/evidence'
 import { entriesOf, recognizer, type FragmentKeys, type Recognizer } from '../core/known-secrets'
 import { fileOf, type Paths } from './registry'
 import { secretFileFacts } from './secret-files'
+import { gitBefore } from './git'
 import { openRegular } from './store-core'
 import { privateFileOnce, readStateOr, updateState } from './store'
 
@@ -110,13 +111,18 @@ export function rememberSecrets(paths: Paths & { homeDir: string }, session: str
 }
 
 /**
- * The project's remotes as they are when the user asks for something (UserPromptSubmit): a push during the turn
- * that goes elsewhere (origin's URL changed by the agent, a remote it added) is then evidence. Read from the
- * repository's config file (never a git process on the prompt's path); best effort.
+ * The project's remotes as they are when the user asks for something (UserPromptSubmit): where each fetches from,
+ * as git resolves it (`git remote -v`, after insteadOf). A push during the turn that goes elsewhere — origin's URL
+ * changed by the agent, an insteadOf added, a remote it added — is then evidence. Best effort, within a second.
  */
 export function rememberRemotes(paths: Paths, session: string): void {
-  const remotes = remotesOf(paths.projectDir)
-  if (!remotes) return
+  const out = gitBefore(['-C', paths.projectDir, 'remote', '-v'], paths.projectDir, Date.now() + 1000)
+  if (out === undefined) return
+  const remotes: Record<string, string> = {}
+  for (const line of out.split('\n')) {
+    const m = /^(\S+)\t(.+) \(fetch\)$/.exec(line)
+    if (m) remotes[m[1]] = m[2]
+  }
   const stored = readStateOr(paths, 'knownSecrets', session)
   if (JSON.stringify(stored.remotes ?? {}) === JSON.stringify(remotes)) return
   updateState(paths, 'knownSecrets', (k) => ({ next: { ...k, remotes }, result: undefined }), { id: session })
@@ -125,40 +131,6 @@ export function rememberRemotes(paths: Paths, session: string): void {
 /** What the session knows when a call would push: the remotes at the user's last request. */
 export function sessionRemotes(paths: Paths, session: string): Record<string, string> | undefined {
   return readStateOr(paths, 'knownSecrets', session).remotes
-}
-
-/** `[remote "x"] url = …` of the repository holding `dir` (worktrees: the common config), or undefined. */
-function remotesOf(dir: string): Record<string, string> | undefined {
-  let d = dir
-  for (let i = 0; i < 40; i++) {
-    const dotgit = path.join(d, '.git')
-    try {
-      let gitDir = dotgit
-      if (fs.statSync(dotgit).isFile()) {
-        const m = /^gitdir:\s*(.+)$/m.exec(smallFile(dotgit) ?? '')
-        if (!m) return undefined
-        gitDir = path.resolve(d, m[1].trim())
-        const common = smallFile(path.join(gitDir, 'commondir'))
-        if (common) gitDir = path.resolve(gitDir, common.trim())
-      }
-      const text = smallFile(path.join(gitDir, 'config'))
-      if (text === undefined) return undefined
-      const out: Record<string, string> = {}
-      let remote: string | undefined
-      for (const line of text.split('\n')) {
-        const section = /^\s*\[\s*([^\s\]"]+)(?:\s+"([^"]*)")?\s*\]/.exec(line)
-        if (section) remote = section[1].toLowerCase() === 'remote' ? section[2] : undefined
-        const url = remote !== undefined && /^\s*url\s*=\s*(.+?)\s*$/i.exec(line)
-        if (url && remote !== undefined && !(remote in out)) out[remote] = /^[a-z][a-z0-9+.-]*:\/\//i.test(url[1]) || /^[^/]*:/.test(url[1]) ? url[1] : path.resolve(d, url[1])
-      }
-      return out
-    } catch {
-      const up = path.dirname(d)
-      if (up === d) return undefined
-      d = up
-    }
-  }
-  return undefined
 }
 
 /**
