@@ -16,6 +16,7 @@
 //   5b. the courtroom's probation after a guilty verdict: a reminder, a check/ask, or a pause of the
 //      offense's action class (lib/core/courtroom/probation.ts); it only ever tightens
 //   6. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
+//   0. (applied last, outranks all) the floor's hold: the floor changed since a human last saw it (session-start)
 //
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
@@ -81,6 +82,8 @@ export interface PreflightFacts {
   queue: QueueFacts
   /** custodiet's standing hold on this session (level 3–4 finding), if any. */
   hold: HoldFinding | null
+  /** The floor changed since a human last saw it (session-start): what changed. Every tool call waits for a human. */
+  floorHold?: string[]
   config: {
     checkWindowMs: number
     /** Headless run (`claude -p`) with deferral on: a pause stops the run instead of failing the call. */
@@ -139,7 +142,7 @@ export type Effect =
   /** Probation actions used up, and probations that ended (re-applied under the probation file's lock). */
   | { kind: 'probation'; counted: string[]; lifted: string[] }
 
-export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | ProbationVerdict
+export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | 'floor_hold' | ProbationVerdict
 
 export interface PreflightOutcome {
   decision: Decision
@@ -160,6 +163,9 @@ export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
   // Code from the network is unknowable from here: a human decides, unless the user's latest prompt named its source
   // (then it is the unreadable check; see floorOf).
   remote_code: { decision: 'pause', why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user' },
+  planted_authority: { decision: 'pause', why: "only the user can give standing authority: write what the user actually said, or ask them" },
+  planted_code: { decision: 'pause', why: 'code that runs later by itself, outside the sandbox, is the user’s call: say why it is needed, or ask the user' },
+  sandbox_bypass: { decision: 'pause', why: 'it asks to run outside the OS sandbox, which is more authority than the user granted: run it sandboxed, or ask the user' },
 }
 
 /** The floor a finding demands here: code from a source the user named in the latest prompt is only checked. */
@@ -295,6 +301,15 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   // A proceed-after-check is the same action again: it was counted when the check fired.
   if (verdict !== 'proceeded_after_check' && result.fired.length) effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
 
+  // 0. the floor's hold outranks everything, a human's approval included: the authority that approval was given
+  //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
+  if (facts.floorHold) {
+    const h = facts.floorHold
+    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor changed since a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user reviews it and runs \`ratchet floor confirm\` in a terminal. Tell the user and stop; do not try other ways.` }
+    verdict = 'floor_hold'
+    effects.length = 0
+  }
+
   if (facts.problems.length) {
     const p = facts.problems
     const notice = `Ratchet: ${p[0]}${p.length > 1 ? ` (+${p.length - 1} more)` : ''}${facts.fallback === 'last-good' ? ' — the last rules that were valid stay in force until it is fixed' : facts.fallback ? ' — using the packaged default rules until it is fixed' : ''}`
@@ -394,10 +409,10 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
     if (fl && (!floor || STRENGTH[fl.decision] > STRENGTH[floor.decision])) floor = { ...fl, pattern: f.pattern }
   }
   if (!floor) return r
-  // Say exactly what could not be read (the findings' details), so the agent can act on it.
-  // (Code from the network also says what the reader could not read: the pipe, the substitution.)
+  // Say exactly what was found (the findings' details: what could not be read, the claim quoted), so the agent can
+  // act on it. (Code from the network also says what the reader could not read: the pipe, the substitution.)
   const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
-  if (details.length && (floor.pattern === 'unreadable' || floor.pattern === 'remote_code')) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
+  if (details.length) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
     // A rule already stops it: the note still says what could not be read, so the agent can spell it out.

@@ -267,6 +267,7 @@ export function fastPaths(env: NodeJS.ProcessEnv, cwd: string, session: string) 
     hold: path.join(stateDir, 'custodiet', `${safe}.hold.json`),
     custodietRecord: path.join(stateDir, 'custodiet', `${safe}.json`),
     probation: path.join(stateDir, 'courtroom', 'probation.json'),
+    floorHold: path.join(stateDir, 'floor-hold.json'),
   }
 }
 
@@ -332,7 +333,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
 
   const index = readFastIndex(p.stateDir, p.guardrails)
   if (!index || index.problems || mayMatch(index, call.tool_name, fc.commands, fc.paths)) return false
-  if (fs.existsSync(p.hold) || fs.existsSync(p.probation)) return false
+  if (fs.existsSync(p.hold) || fs.existsSync(p.probation) || fs.existsSync(p.floorHold)) return false
   // config.json as readConfig takes it without a problem (a problem is a notice on every call), or none.
   const config = readJsonIfAny(p.config)
   if (config !== undefined && !plainConfig(config)) return false

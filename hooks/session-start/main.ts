@@ -13,6 +13,8 @@ import { recordLiveSession } from '../../lib/io/live-sessions'
 import { loadGuardrails, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
+import { modeLine } from '../../lib/core/floor'
+import { checkSessionFloor, type SessionFloor } from '../../lib/io/floor'
 
 const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)
 
@@ -42,8 +44,27 @@ function handle(payload: HookPayload, paths: Paths) {
   }
   const loaded = loadGuardrails(paths, { full: true, fold: false })
   const pending = pendingSummaries(paths)
-  logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length}` })
-  return withProbation(decide(loaded.rules, pending, loaded.problems), paths)
+  const floor = checkSessionFloor(paths)
+  logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length} floor=${floor.state.mode}${floor.held ? ' held' : ''}` })
+  return withFloor(withProbation(decide(loaded.rules, pending, loaded.problems), paths), floor)
+}
+
+/**
+ * The floor's mode, every session; and when it changed since a human last saw it, what changed: every tool call
+ * is then denied until the user runs `ratchet floor confirm` (preflight-check honours the hold file).
+ */
+function withFloor(d: Decision, floor: SessionFloor): Decision {
+  if (d.kind !== 'allow') return d
+  const lines = [`[RATCHET] ${modeLine(floor.state.mode)}`]
+  const warnings = floor.state.problems.filter((p) => !p.block).map((p) => p.what)
+  if (warnings.length) lines.push(...warnings.map((w) => `  Note: ${w}`))
+  let notice = d.notice
+  if (floor.held) {
+    lines.push(`[RATCHET] HELD: Ratchet's floor changed since a human last saw it, so every tool call is refused until the user runs \`ratchet floor confirm\` in a terminal. Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
+    notice = `Ratchet: this session is held until you run \`ratchet floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''})`
+  }
+  const block = lines.join('\n')
+  return { ...d, context: d.context ? `${d.context}\n${block}` : block, ...(notice ? { notice } : {}) }
 }
 
 /** The courtroom's probation, if any, is part of what the agent must know from the start. */

@@ -3,6 +3,7 @@
 // names the first bad entry.
 
 import fs from 'node:fs'
+import { writeUserFile } from './output'
 import { RatchetError } from '../core/errors'
 import type { CaseRecord } from '../core/courtroom/hearing'
 import type { Entry } from '../core/courtroom/chain'
@@ -116,7 +117,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
   const doc = { format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public ?? null, head: readHead(agent) ?? null, envelopes: readLines(file).map((l) => JSON.parse(l)) }
   const text = JSON.stringify(doc, null, 2) + '\n'
   if (o.out) {
-    fs.writeFileSync(o.out, text)
+    writeUserFile(resolvePaths(), o.out, text, '--out')
     out(`Exported ${doc.envelopes.length} entries to ${o.out}.`)
   } else process.stdout.write(text)
 }

@@ -2,6 +2,8 @@
 // probation, filing a charge by hand, the background hearing itself, and calibration.
 
 import fs from 'node:fs'
+import path from 'node:path'
+import { fileOf } from '../io/registry'
 import { RatchetError } from '../core/errors'
 import { humanOnly } from './run'
 import { canonicalJson } from '../core/courtroom/canonical'
@@ -190,6 +192,17 @@ function done(): void {
 /** `ratchet courtroom hearing --docket FILE`: the background process the trigger starts. */
 export async function hearing(o: { docket: string }): Promise<void> {
   const paths = resolvePaths()
+  // Only a charge the hooks filed (in the state folder, which the agent cannot write) gets a paid panel: a docket
+  // written anywhere else would let anyone who can run this command buy hearings.
+  const folder = path.dirname(fileOf(paths, 'docket', 'x'))
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p)
+    } catch {
+      return p
+    }
+  }
+  if (path.dirname(real(path.resolve(o.docket))) !== real(folder)) throw new RatchetError('conflict', `a hearing takes only a charge filed in ${folder}`)
   const { holdHearing, takeDocket } = await import('../io/courtroom/hearing')
   try {
     await holdHearing(paths, takeDocket(o.docket))

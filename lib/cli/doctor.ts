@@ -12,6 +12,9 @@ import { probeWritable, readRegularFile, readState } from '../io/store'
 import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
+import { modeLine } from '../core/floor'
+import { floorHold, floorNow, sandboxTools } from '../io/floor'
+import { probeFloor } from '../io/probe'
 
 interface Check {
   name: string
@@ -21,7 +24,7 @@ interface Check {
   warn?: boolean
 }
 
-export function doctor(o: { projectDir: string; json?: boolean }): void {
+export async function doctor(o: { projectDir: string; json?: boolean; probe?: boolean }): Promise<void> {
   const checks: Check[] = []
   const projectDir = path.resolve(o.projectDir)
   const major = Number(process.versions.node.split('.')[0])
@@ -68,6 +71,7 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
   checks.push(...stateFiles(paths))
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
+  checks.push(...(await floorChecks(paths, o.probe !== false)))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
 
@@ -78,6 +82,28 @@ export function doctor(o: { projectDir: string; json?: boolean }): void {
     process.stdout.write(failed.length ? `\n${failed.length} problem(s).\n` : '\nAll good.\n')
   }
   if (failed.length) process.exitCode = 1
+}
+
+/**
+ * The floor: the mode, whether the host can run the sandbox, whether every scope's settings keep it, a hold waiting
+ * for a human, and (unless --no-probe) the proof through the real mechanism (lib/io/probe.ts).
+ */
+async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
+  const now = floorNow(paths)
+  const out: Check[] = [{ name: 'floor', ok: true, warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
+  if (now.mode === 'sandbox') {
+    const tools = sandboxTools()
+    out.push({ name: 'sandbox tools', ok: tools.ok, detail: tools.detail })
+  }
+  for (const p of now.problems) out.push({ name: 'floor settings', ok: !p.block, warn: !p.block, detail: p.what })
+  const hold = floorHold(paths)
+  if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`ratchet floor confirm\`: ${hold.join('; ')}` })
+  if (now.mode === 'sandbox' && probe) {
+    const r = await probeFloor(paths)
+    if (r.error) out.push({ name: 'floor probe', ok: false, detail: `could not run through claude: ${r.error}` })
+    for (const c of r.checks) out.push({ name: 'floor probe', ok: c.outcome === 'held', detail: `${c.name}: ${c.outcome === 'held' ? 'refused by the OS' : c.outcome === 'open' ? 'it WORKED: the floor does not hold' : `no answer (${c.detail})`}` })
+  }
+  return out
 }
 
 /** Every other state file of the registry with a fixed path and a schema: one line each for a bad one. */

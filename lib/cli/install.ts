@@ -4,9 +4,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
+import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
+import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
+import type { FloorRecord } from '../io/registry'
 import { STATE } from '../io/registry'
-import { PACKAGE_ROOT, homeDir, resolvePaths, warmProcess, writeJsonFile, type Paths } from '../io/state'
-import { createStateFrom, ensureStateDir, updateState } from '../io/store'
+import { PACKAGE_ROOT, homeDir, readConfig, resolvePaths, warmProcess, writeJsonFile, type Paths } from '../io/state'
+import { createStateFrom, ensureStateDir, readState, removeState, updateState, writeState } from '../io/store'
 
 interface ScopeOptions {
   user?: boolean
@@ -74,32 +77,138 @@ export function hookCommand(hook: HookName, projectDir: string, user: boolean, e
   return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
 }
 
-export function init(o: ScopeOptions & { dryRun?: boolean }): void {
-  const file = settingsFile(o)
+type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean }
+
+/**
+ * Registers the hooks and turns the floor on (lib/core/floor.ts): Claude Code's sandbox for every command, and
+ * permission rules that keep the file tools off every path that carries authority. Project scope splits what it
+ * writes: what holds on any teammate's machine goes in .claude/settings.json (committed), what names this machine's
+ * own folders (a git remote that is a local folder, an install outside the project) in .claude/settings.local.json.
+ */
+export function init(o: InitOptions): void {
   const projectDir = path.resolve(o.projectDir)
   if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
-  const before = readSettings(file)
-  const after = withRatchet(before, (h, event) => hookCommand(h, projectDir, !!o.user, event))
-  if (o.dryRun) {
-    process.stdout.write(JSON.stringify(after, null, 2) + '\n')
-    return
-  }
-  const changed = JSON.stringify(before) !== JSON.stringify(after)
-  if (changed) {
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    writeJsonFile(file, after)
+  const mode: FloorMode = o.sandbox === false ? 'best-effort' : 'sandbox'
+  if (mode === 'sandbox') {
+    const tools = sandboxTools()
+    if (!tools.ok) throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
   }
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
+  if (o.managed) assertRootOwnedInstall()
+  const inputs = floorInputs(paths, process.env, projectReach(projectDir))
+  const fragment = floorFragment(inputs, mode)
+  const { portable, machine } = splitFragment(fragment, inputs)
+  const hooksFile = o.managed ? managedSettingsFile() : settingsFile(o)
+  // Machine-specific entries go beside the hooks unless the hooks go in the committed project file.
+  const machineFile = o.managed || o.user || o.local ? hooksFile : settingsFile({ ...o, local: true })
+  const writes = new Map<string, { before: Settings; after: Settings }>()
+  const edit = (file: string, change: (s: Settings) => Settings) => {
+    const cur = writes.get(file) ?? { before: readSettings(file), after: readSettings(file) }
+    writes.set(file, { before: cur.before, after: change(cur.after) })
+  }
+  edit(hooksFile, (s) => withFloor(withRatchet(s, (h, event) => hookCommand(h, projectDir, !!(o.user || o.managed), event)), portable))
+  if (machine.deny.length || machine.writable.length) edit(machineFile, (s) => withFloor(s, machine))
+  if (o.dryRun) {
+    const out = [...writes].map(([file, w]) => ({ file, changed: JSON.stringify(w.before) !== JSON.stringify(w.after), settings: w.after }))
+    process.stdout.write(o.json ? JSON.stringify({ mode, files: out }, null, 2) + '\n' : out.map((x) => `${x.changed ? 'Would write' : 'Unchanged'} ${x.file}:\n${JSON.stringify(x.settings, null, 2)}`).join('\n') + '\n')
+    return
+  }
+  const added: NonNullable<FloorRecord['added']> = {}
+  for (const [file, w] of writes) {
+    if (JSON.stringify(w.before) === JSON.stringify(w.after)) continue
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    writeJsonFile(file, w.after)
+    added[file] = additions(w.before, w.after)
+  }
   const created = setUpStateFolder(paths)
-  const regs = registeredRatchetHooks(after)
+  setMode(paths, mode)
+  syncPlaceholderExcludes(projectDir, mode === 'sandbox', guardedPaths(inputs).map((g) => g.at))
+  // A human ran init: the next session's floor is the one to compare later sessions with.
+  const rec = readState(paths, 'floor')
+  writeState(paths, 'floor', { v: 1, added: mergeAdded(rec.ok ? rec.value.added : undefined, added) }, { indent: 2 })
+  removeState(paths, 'floorHold')
+  const regs = registeredRatchetHooks(writes.get(hooksFile)!.after)
+  const summary = {
+    mode,
+    hooks: { file: hooksFile, registrations: regs.map((r) => ({ event: r.event, matcher: r.matcher, executable: commandExecutable(r.command), timeout: r.timeout, onFailure: r.onFailure })) },
+    files: [...writes.keys()],
+    deny_rules: fragment.deny.length,
+    domains: fragment.domains,
+    writable: fragment.writable,
+    state: paths.stateDir,
+    created,
+  }
+  if (o.json) {
+    process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
+    return
+  }
   process.stdout.write(
     [
-      `${changed ? 'Registered' : 'Already registered'} in ${file}:`,
+      `${Object.keys(added).length ? 'Registered' : 'Already registered'} in ${hooksFile}:`,
       ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${commandExecutable(r.command)}  [timeout ${r.timeout}s${r.onFailure ? `, on failure ${r.onFailure}` : ''}]`),
+      modeLine(mode),
+      mode === 'sandbox'
+        ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`ratchet floor allow <domain>\`.`
+        : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`ratchet init\` turns the sandbox on.`,
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
-      'Next: start `claude` in this project; `ratchet guardrails list` shows what is enforced, `ratchet doctor` checks the install.',
+      'Next: start `claude` in this project; `ratchet doctor` checks the install and proves the floor, `ratchet guardrails list` shows what is enforced.',
     ].join('\n') + '\n',
   )
+}
+
+/** What init added to a settings file, so uninstall removes exactly that. */
+function additions(before: Settings, after: Settings): { deny: string[]; domains: string[]; writable: string[]; set: Record<string, boolean | null> } {
+  const list = (s: Settings, ...keys: string[]): string[] => {
+    let v: unknown = s
+    for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+  }
+  const diff = (...keys: string[]) => list(after, ...keys).filter((x) => !list(before, ...keys).includes(x))
+  const sandboxBefore = (before.sandbox ?? {}) as Record<string, unknown>
+  const sandboxAfter = (after.sandbox ?? {}) as Record<string, unknown>
+  const set: Record<string, boolean | null> = {}
+  for (const k of Object.keys(SANDBOX_SWITCHES)) if (sandboxAfter[k] !== sandboxBefore[k]) set[k] = typeof sandboxBefore[k] === 'boolean' ? (sandboxBefore[k] as boolean) : null
+  return { deny: diff('permissions', 'deny'), domains: diff('sandbox', 'network', 'allowedDomains'), writable: diff('sandbox', 'filesystem', 'allowWrite'), set }
+}
+
+function mergeAdded(old: FloorRecord['added'], now: NonNullable<FloorRecord['added']>): NonNullable<FloorRecord['added']> {
+  const out = { ...(old ?? {}) }
+  for (const [file, a] of Object.entries(now)) {
+    const o = out[file]
+    out[file] = o ? { deny: [...new Set([...o.deny, ...a.deny])], domains: [...new Set([...o.domains, ...a.domains])], writable: [...new Set([...o.writable, ...a.writable])], set: { ...a.set, ...o.set } } : a
+  }
+  return out
+}
+
+/** The mode is the user's choice, kept in their config.json (tracked, so a team shares it). */
+function setMode(paths: Paths, mode: FloorMode): void {
+  const current = (readConfig(paths).config as { floor?: unknown }).floor
+  if ((current === 'best-effort') === (mode === 'best-effort')) return
+  updateState(paths, 'config', (c) => {
+    const next: Record<string, unknown> = { ...c }
+    if (mode === 'best-effort') next.floor = 'best-effort'
+    else delete next.floor
+    return { next: next as typeof c, result: undefined }
+  }, { indent: 2 })
+}
+
+/**
+ * Managed hooks are as strong as the files they run: a managed registration that runs a package the user's account
+ * can change is switched off by changing the package. So --managed needs an install only root can change.
+ */
+function assertRootOwnedInstall(): void {
+  const weak: string[] = []
+  for (let dir = fs.realpathSync(PACKAGE_ROOT); ; dir = path.dirname(dir)) {
+    const st = fs.statSync(dir)
+    if (st.uid !== 0 || st.mode & 0o022) weak.push(`${dir} (owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`)
+    if (dir === path.dirname(dir)) break
+  }
+  if (weak.length) throw new RatchetError('not_installed', `managed settings must run an install only root can change, and ${weak[0]} is not: install Ratchet globally as root (sudo npm install -g …) and run \`sudo ratchet init --managed\``)
+  try {
+    fs.accessSync(path.dirname(managedSettingsFile()), fs.constants.W_OK)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new RatchetError('conflict', `${managedSettingsFile()} is not writable by this user: run \`sudo ratchet init --managed\``)
+  }
 }
 
 /**
@@ -117,19 +226,35 @@ function setUpStateFolder(paths: Paths): string[] {
   return [...created, ...ignore]
 }
 
-export function uninstall(o: ScopeOptions): void {
-  const file = settingsFile(o)
+export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
+  const projectDir = path.resolve(o.projectDir)
+  const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
+  const file = o.managed ? managedSettingsFile() : settingsFile(o)
   const before = readSettings(file)
   const removed = registeredRatchetHooks(before).length
-  if (!removed) {
+  const rec = readState(paths, 'floor')
+  const added = rec.ok ? (rec.value.added ?? {}) : {}
+  // The floor init added, file by file (the machine file beside the project's too); without a record, the deny
+  // rules this install would write, and the sandbox switches are left to the user.
+  const files = new Set([file, ...(o.user || o.local || o.managed ? [] : [settingsFile({ ...o, local: true })])].filter((f) => f === file || added[f]))
+  let floorRemoved = 0
+  for (const f of files) {
+    const cur = f === file ? withoutRatchet(before) : readSettings(f)
+    const a = added[f] ?? { deny: floorFragment(floorInputs(paths), 'sandbox').deny, domains: [], writable: [], set: {} }
+    const next = withoutFloor(cur, a, a.set)
+    floorRemoved += a.deny.length
+    if (JSON.stringify(next) !== JSON.stringify(readSettings(f))) writeJsonFile(f, next)
+  }
+  if (rec.ok && rec.value.added) writeState(paths, 'floor', { v: 1 }, { indent: 2 })
+  removeState(paths, 'floorHold')
+  if (!removed && !floorRemoved) {
     process.stdout.write(`No Ratchet hooks in ${file}; nothing to do.\n`)
     return
   }
-  writeJsonFile(file, withoutRatchet(before))
   // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
   let stopped = false
   try {
     stopped = warmProcess(o.projectDir, 'stop')
   } catch {}
-  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) from ${file}${stopped ? ' and stopped its warm process' : ''}. The state folder was kept.\n`)
+  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.\n`)
 }

@@ -22,20 +22,54 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
 
   program
     .command('init')
-    .description('register Ratchet\'s hooks in Claude Code settings and create the state folder (idempotent)')
-    .addOption(new Option('--user', 'register in ~/.claude/settings.json').conflicts('local'))
-    .option('--local', 'register in .claude/settings.local.json (personal, not committed)')
+    .description("register Ratchet's hooks in Claude Code settings, turn on the OS floor (Claude Code's sandbox and permission rules), and create the state folder (idempotent)")
+    .addOption(new Option('--user', 'register in ~/.claude/settings.json (every project)').conflicts(['local', 'managed']))
+    .addOption(new Option('--local', 'register in .claude/settings.local.json (personal, not committed)').conflicts('managed'))
+    .option('--managed', "register in Claude Code's managed settings (root): no project or user setting can switch the hooks or the floor off")
+    .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (only the file tools are held by permission rules); named in every session')
     .option('--project-dir <dir>', 'the project to set up', process.cwd())
     .option('--dry-run', 'print the settings that would be written, change nothing')
+    .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
 
   program
     .command('uninstall')
-    .description('remove Ratchet\'s hooks from Claude Code settings (keeps the state folder and other hooks)')
-    .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts('local'))
-    .option('--local', 'from .claude/settings.local.json')
+    .description("remove Ratchet's hooks and the floor it added from Claude Code settings (keeps the state folder and other hooks)")
+    .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts(['local', 'managed']))
+    .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
+    .option('--managed', "from Claude Code's managed settings (root)")
     .option('--project-dir <dir>', 'the project', process.cwd())
     .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
+
+  const floor = program.command('floor').description("the OS floor: Claude Code's sandbox and the permission rules that keep the agent off what carries authority")
+  floor
+    .command('status')
+    .description('the mode, what is guarded, whether the floor holds in every settings scope, and any hold')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./floor')).status(o))
+  floor
+    .command('confirm')
+    .description('after reading what changed: record the floor as it stands and let held sessions run')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--yes', 'confirm without asking')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (humanOnly('ratchet floor confirm'), (await import('./floor')).confirm(o)))
+  floor
+    .command('allow')
+    .argument('<host-or-folder...>', 'a host commands may reach (registry.example.com), or a folder outside the project they may write (a path)')
+    .description("let sandboxed commands reach a host or write a folder (hosts: the hooks' settings file; folders: your personal one)")
+    .addOption(new Option('--user', 'in ~/.claude/settings.json').conflicts('local'))
+    .option('--local', 'in .claude/settings.local.json')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (targets, o) => (humanOnly('ratchet floor allow'), (await import('./floor')).allow(targets, o)))
+  floor
+    .command('probe')
+    .description('prove the floor through the real mechanism: runs `claude` headless with commands that must fail (takes a few seconds)')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (await import('./floor')).probe(o))
 
   const g = program.command('guardrails').description('list, add and explain guardrails')
   g.command('list')
@@ -74,8 +108,9 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
 
   program
     .command('doctor')
-    .description('check the install: hooks registered, state readable, hook start-up time')
+    .description('check the install: hooks registered, the floor proven (sandbox, settings of every scope, a probe through claude), state readable, hook start-up time')
     .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--no-probe', 'skip proving the floor through `claude` (a few seconds)')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./doctor')).doctor(o))
 
@@ -156,14 +191,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--confidence <n>', 'confidence of the finding, 0-1', '1')
     .option('--session <id>', 'the session it happened in')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (await import('./courtroom')).hear(o))
+    .action(async (o) => (humanOnly('ratchet courtroom hear'), (await import('./courtroom')).hear(o)))
   court.command('hearing', { hidden: true }).requiredOption('--docket <file>').action(async (o) => (await import('./courtroom')).hearing(o))
   court
     .command('calibrate')
     .argument('<cases>', 'a JSON file of human-labelled cases (see offenses/calibration/)')
     .description("runs the panel over labelled cases: Cohen's kappa against the labels, and between jurors")
     .option('--json', 'machine-readable output')
-    .action(async (file, o) => (await import('./courtroom')).calibrate(file, o))
+    .action(async (file, o) => (humanOnly('ratchet courtroom calibrate'), (await import('./courtroom')).calibrate(file, o)))
 
   const cases = program.command('cases').description('the signed case ledger')
   cases.command('list').option('--agent <id>').option('--json', 'machine-readable output').description('every case: verdict, vote, offense').action(async (o) => (await import('./cases')).list(o))
@@ -177,7 +212,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
   cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
-  cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (await import('./cases')).submit(o))
+  cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
 
   const incident = program.command('incident').description('the incident log (INC-001, …) and guardrails derived from it')
   incident
@@ -204,7 +239,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--command <globs>', 'command globs for the derived guardrail', collect)
     .option('--json', 'machine-readable output')
     .description('close an incident, optionally deriving a guardrail from it')
-    .action(async (id, o) => (await import('./incidents')).close(id, o))
+    .action(async (id, o) => (humanOnly('ratchet incident close'), (await import('./incidents')).close(id, o)))
 
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))

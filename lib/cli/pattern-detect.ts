@@ -15,6 +15,7 @@ import { addEvent, type Aggregate } from '../core/mining'
 import { mergeCandidates, type Proposal } from '../core/proposals'
 import { buildReport, reportText, type Report } from '../core/report'
 import { reportHtml } from '../report/html'
+import { writeUserFile } from './output'
 import { loadGuardrails, logActivity, resolvePaths, homeDir, type Paths } from '../io/state'
 import { mineActivity, readIncidents, readProposals, updateProposals } from '../io/records'
 import { addLabel, readAsks, readLabels, updateAsks } from '../io/labels'
@@ -216,7 +217,7 @@ export function program(): Command {
 
 export async function printReport(paths: Paths, o: { since?: string; html?: string; json?: boolean; telegram?: boolean }): Promise<void> {
   const { report: r, ask } = await weeklyReview(paths, sinceIso(o.since))
-  if (o.html) fs.writeFileSync(o.html, reportHtml(r))
+  if (o.html) writeUserFile(paths, o.html, reportHtml(r), '--html')
   if (o.json) out(JSON.stringify(r, null, 2))
   else out(reportText(r) + (o.html ? `\n\nHTML: ${o.html}` : ''))
   if (o.telegram) {

@@ -15,10 +15,11 @@ import { socketRedirects } from './actions/network'
 import { servers } from './actions/serve'
 import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
+import { plantedWrite } from './actions/planted'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { unrequestedPublish, webAccess } from './actions/scope'
+import { sandboxBypass, unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
 import { oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
@@ -108,6 +109,7 @@ class Collector implements Sink {
         const command = str(input.command)
         this.summary = oneLine(command)
         this.bash(command)
+        sandboxBypass(this, input, this.summary)
         break
       }
       case 'Write':
@@ -119,7 +121,10 @@ class Collector implements Sink {
         if (file) fileChange(this, this.resolve(file), tool)
         if (file) packageJsonChange(this, this.resolve(file), tool, input)
         // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
-        if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n'), `${tool} ${file}`)
+        const added = tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : tool === 'NotebookEdit' ? str(input.new_source) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n')
+        if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), added, `${tool} ${file}`)
+        // Instructions claiming the user's authority, files a tool runs implicitly later (actions/planted.ts).
+        if (file) plantedWrite(this, this.resolve(file), added, `${tool} ${file}`)
         if (tool === 'Write' && file) scheduleFile(this, tool, file, str(input.content))
         break
       }

@@ -58,6 +58,11 @@ export interface Invocation {
   cwdChanges: string[]
   /** Set when the invocation comes from a script file on disk that the command runs. */
   origin?: ScriptOrigin
+  /**
+   * Variables the program is given, as far as the line shows them: `X=1 cmd`, `env X=1 cmd`, and names exported
+   * earlier in the line. For settings a program reads from its environment (git's GIT_CONFIG_*, GIT_EXTERNAL_DIFF).
+   */
+  env?: Record<string, string>
 }
 
 export interface CodeSnippet {
@@ -114,6 +119,8 @@ interface LineState {
   gitAliases: Map<string, string>
   /** Values assigned earlier in this command line; several for a `for` list. */
   vars: Map<string, string[]>
+  /** Names exported earlier in this command line (`export X=1; git status` gives git X). */
+  exported: Set<string>
   /**
    * Files written earlier in this command line, by their path as written: the text a literal `echo`/`printf`/
    * here-document put there, or null when what was written is not visible (`printf 'rm -rf x' > s.sh && sh s.sh`).
@@ -135,7 +142,7 @@ const MAX_SCRIPT_CHARS = 1024 * 1024
 
 export function readCommandLine(command: string, reader?: ScriptReader): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [], scripts: [] }
-  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), generated: new Map(), bodies: new Map(), reader, budget: { files: 0, bytes: 0 } }
+  const st: LineState = { out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), exported: new Set(), generated: new Map(), bodies: new Map(), reader, budget: { files: 0, bytes: 0 } }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -270,7 +277,9 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
     // `declare -n r=x`: r is a reference to x, whatever x holds when r is used: not a value we know.
     // (Letters only, then an n among them: two tests, because `[a-zA-Z]*n[a-zA-Z]*` is quadratic — redos test.)
     const nameref = a.slice(1).some((w) => /^-[a-zA-Z]*$/.test(w) && w.includes('n'))
+    const exporting = a[0] === 'export' || a.slice(1).some((w) => /^-[a-zA-Z]*x/.test(w))
     a.slice(1).forEach((w, i) => {
+      if (exporting) st.exported.add(w.split('=')[0].replace(/\+$/, ''))
       if (!isAssignment(w)) return
       if (nameref) st.vars.delete(w.slice(0, w.indexOf('=')).replace(/\+$/, ''))
       else set(w, simple.computed[i + 1])
@@ -313,6 +322,13 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     comp = comp.slice(comp.length - rest.length)
     argv = rest
   }
+  /** Variables given to the program: exported earlier in the line, then `X=1 cmd` and `env X=1 cmd` on the way in. */
+  const env: Record<string, string> = {}
+  for (const name of st.exported) if (st.vars.get(name)?.length === 1) env[name] = st.vars.get(name)![0]
+  const given = (w: string) => {
+    const eq = w.indexOf('=')
+    env[w.slice(0, eq).replace(/\+$/, '')] = w.slice(eq + 1)
+  }
   const push = () => {
     out.invocations.push({
       name: argv.length ? programName(argv[0]) : '',
@@ -322,6 +338,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       via: via.slice(),
       cwdChanges: cwdChanges.slice(),
       ...(st.origin ? { origin: st.origin } : {}),
+      ...(Object.keys(env).length ? { env: { ...env } } : {}),
     })
   }
   const code = (text: string, label: string, pipedFrom?: SimpleCommand) => expand(text, [...via, label], st, depth + 1, pipedFrom)
@@ -333,7 +350,10 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
   recordGenerated(simple, st)
   for (let guard = 0; guard < 24; guard++) {
     let lead = 0
-    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) lead++
+    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) {
+      if (isAssignment(argv[lead])) given(argv[lead])
+      lead++
+    }
     if (lead) to(argv.slice(lead))
     if (!argv.length) {
       // A redirect alone (`> f`, `{ …; } > f`, `exec 3> f`) still opens its file.
@@ -459,6 +479,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
             nextComp = argComp.slice(i + 1)
             break
           }
+          if (isAssignment(a)) given(a)
           if (a.startsWith('-') || isAssignment(a)) continue
           next = args.slice(i)
           nextComp = argComp.slice(i)

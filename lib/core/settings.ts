@@ -35,14 +35,22 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * moved, was removed, or the project was cloned without node_modules) the command itself says so and
  * exits 2, which blocks the call in every client, not only those that honour onFailure. On Stop and
  * SubagentStop exit 2 would make the agent carry on working after its answer, so there the line is a
- * plain error (exit 1) the user sees. The test and the `exec` are shell built-ins: no extra process,
- * so the guard costs nothing measurable.
+ * plain error (exit 1) the user sees.
+ *
+ * The launcher starts with `#!/usr/bin/env node`, so the `node` that runs the hook is the first on PATH. Claude
+ * Code hands hooks its own PATH, which may hold folders the agent can write (`node_modules/.bin` under `npx claude`,
+ * an activated `.venv/bin`, `.`): a `node` planted there would run as the hook, outside the sandbox. So the
+ * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
+ * process, so the guard costs nothing measurable.
  */
 export function guardedCommand(hook: string, exe: string, event?: string): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; exec "$f"`
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
 }
+
+/** PATH without relative entries and without folders inside the project (see guardedCommand). */
+export const SAFE_PATH = `p=; set -f; IFS=:; for d in $PATH; do case $d in /*) case $d/ in "\${CLAUDE_PROJECT_DIR:-/nonexistent}"/*) ;; *) p=$p\${p:+:}$d;; esac;; esac; done; unset IFS; set +f; PATH=$p`
 
 /** The executable a registered command runs, as written (a shell word, quotes removed). */
 export function commandExecutable(command: string): string {

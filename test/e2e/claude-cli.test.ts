@@ -62,10 +62,10 @@ describe('inside the real claude CLI', () => {
     expect(ls.content).toContain('made-by-agent.txt')
   })
 
-  it("editing .ratchet/guardrails.json through the agent is denied, and the file is unchanged", () => {
+  it("editing .ratchet/guardrails.json through the agent is denied by the floor's permission rule before any hook, and the file is unchanged", () => {
     const [, , write] = model.toolResults()
     expect(write.is_error).toBe(true)
-    expect(write.content).toContain("Ratchet's own rules")
+    expect(write.content).toContain('denied by your permission settings')
     const rules = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'guardrails.json'), 'utf8'))
     expect(rules.length).toBeGreaterThan(0)
   })
@@ -76,7 +76,7 @@ describe('inside the real claude CLI', () => {
     expect(pre).toEqual([
       ['Bash', 'check'],
       ['Bash', 'allow'],
-      ['Write', 'deny'],
+      // The Write never reached preflight-check: Claude Code's permission layer refused it first.
       ['Bash', 'allow'],
     ])
     expect(log.some((l) => l.hook === 'session-start')).toBe(true)

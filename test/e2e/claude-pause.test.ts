@@ -19,7 +19,8 @@ describe('pause-and-ask inside the real claude CLI', () => {
     const home = tempProject('ratchet-home-')
     tg = await startFakeTelegram()
     const tgEnv = { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
+    // init in the environment claude runs in: the floor guards the config folder that environment names.
+    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, ...tgEnv, HOME: home } })).status).toBe(0)
     fs.writeFileSync(
       path.join(project, '.ratchet', 'guardrails.json'),
       JSON.stringify([{ id: 'GR-REL', source: 'INC-004', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]),

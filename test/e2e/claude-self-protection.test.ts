@@ -75,7 +75,9 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
   })
 
   it('the file never lands in .claude/, in any form', () => {
-    expect(fs.existsSync(path.join(project, '.claude', 'settings.local.json'))).toBe(false)
+    // init keeps this machine's own part of the floor there; the agent's copy never replaced it.
+    const local = path.join(project, '.claude', 'settings.local.json')
+    if (fs.existsSync(local)) expect(fs.readFileSync(local, 'utf8')).not.toContain('disableAllHooks')
     const settings = fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')
     expect(settings).not.toContain('disableAllHooks')
     expect(settings).toContain('preflight-check')

@@ -3,6 +3,7 @@
 // tool call is blocked (not run) with a clear message; then dist/ alone goes missing, same.
 import fs from 'node:fs'
 import path from 'node:path'
+import { commandExecutable } from '../../lib/core/settings'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
@@ -195,8 +196,13 @@ describe('installed from the packed tarball', () => {
     expect(r.status, r.stderr).toBe(0)
     const text = fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8')
     expect(text).not.toContain(ROOT)
-    expect(text).not.toContain('CLAUDE_PROJECT_DIR')
-    const pre = JSON.parse(text).hooks.PreToolUse[0].hooks[0]
+    const user = JSON.parse(text)
+    const pre = user.hooks.PreToolUse[0].hooks[0]
+    // The hook runs what is on PATH, wherever the session starts (only the PATH guard reads the project's folder).
+    expect(commandExecutable(pre.command)).not.toContain('CLAUDE_PROJECT_DIR')
+    // The floor for every project: the sandbox required, and the file tools kept off the state folder wherever it starts.
+    expect(user.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false })
+    expect(user.permissions.deny).toEqual(expect.arrayContaining(['Edit(./.ratchet/**)', 'Edit(./.claude/settings.local.json)', 'Read(~/.config/ratchet/**)']))
     expect(pre.command).toContain(`f="${path.join(prefix, 'bin', 'preflight-check')}";`)
     // The registered command, run as Claude Code runs it, decides.
     const payload = JSON.stringify({ session_id: 'g', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push origin main' }, cwd: project })

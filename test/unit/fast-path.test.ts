@@ -329,6 +329,7 @@ describe('the fast path agrees with the modules it mirrors', () => {
     expect(fast.hold).toBe(holdFile(full, 'a/b c'))
     expect(fast.custodietRecord).toBe(fileOf(full, 'custodietState', 'a/b c'))
     expect(fast.probation).toBe(probationFile(full))
+    expect(fast.floorHold).toBe(full.floorHold)
     expect(fastIndexFile(full.stateDir)).toBe(fileOf(full, 'fastIndex'))
   })
 

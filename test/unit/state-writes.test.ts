@@ -33,8 +33,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   'lib/runtime/warm.cjs': { calls: ['writeFile', 'rename', 'unlink', 'mkdir', 'open', 'appendFile'], why: "the warm process's keys (config folder) and its requests and answers (a private folder in memory): plain JavaScript that runs before any bundle, and not state of a project" },
   'lib/runtime/stdio.ts': { calls: ['write'], why: "writes the hook's answer to its own stdout and stderr (fd 1, 2), not a file" },
   'lib/io/terminal.ts': { calls: ['write', 'open'], why: "writes one line to the user's terminal (the parent's stderr), not a file" },
-  'lib/cli/cases.ts': { calls: ['writeFile'], why: 'writes the export to the path the human named with --out' },
-  'lib/cli/pattern-detect.ts': { calls: ['writeFile'], why: 'writes the report to the path the human named with --html' },
+  'lib/cli/output.ts': { calls: ['writeFile'], why: 'writes an export or report to the path a human named (--out, --html), never over a guarded path' },
   'lib/cli/install.ts': { calls: ['mkdir'], why: "creates Claude Code's settings folder (.claude/), not Ratchet state; the settings file itself goes through the store" },
   'lib/cli/doctor.ts': { calls: ['mkdtemp', 'writeFile', 'rm'], why: 'times preflight-check in a scratch folder under the OS temp folder, removed after' },
 }

@@ -5,7 +5,9 @@ import type { Invocation } from '../commands'
 import { protectedPath } from './ratchet-self'
 import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess } from './util'
+import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess, writtenText } from './util'
+import { gitFileWrite } from './git-config'
+import { plantedWrite } from './planted'
 import { catastrophicTarget } from './fs-delete'
 
 export const meta: FamilyMeta = {
@@ -38,6 +40,14 @@ export function fileChange(c: Sink, abs: string, how: string): void {
  */
 export function redirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
   for (const r of inv.redirects) {
+    if (/^(>|>>|>\||&>|&>>|<>|>&)$/.test(r.op) && r.target && !/^&?-?\d*$/.test(r.target)) {
+      const how = `${f.cmd} ${r.op} ${r.target}`.trim()
+      // What the write carries, when visible: `echo '[core] fsmonitor = …' >> .git/config` and `cat > .git/hooks/x
+      // <<EOF` are code git runs later; a CLAUDE.md line claiming the user's approval is authority planted for later.
+      const text = writtenText(inv, c.ctx, f.at)
+      gitFileWrite(c, f.at(r.target), text, how)
+      if (text !== undefined) plantedWrite(c, f.at(r.target), text, how)
+    }
     if (/^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d$/.test(r.target)) {
       const abs = f.at(r.target)
       if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', `${f.cmd} ${r.op} ${r.target}`)
@@ -112,7 +122,13 @@ export const programs: Record<string, Detector> = {
   perl: (c, inv, f) => {
     if (inv.args.some((a) => /^-[a-zA-Z]*i/.test(a))) writesTo(c, f, f.operands.slice(1), true)
   },
-  tee: (c, inv, f) => writesTo(c, f, f.operands, !appends(inv.args)),
+  tee: (c, inv, f) => {
+    writesTo(c, f, f.operands, !appends(inv.args))
+    for (const t of f.operands) {
+      gitFileWrite(c, f.at(t), inv.stdin, f.cmd)
+      if (inv.stdin !== undefined) plantedWrite(c, f.at(t), inv.stdin, f.cmd)
+    }
+  },
   sponge: (c, inv, f) => writesTo(c, f, f.operands, !appends(inv.args)),
   touch: (c, _inv, f) => {
     writesTo(c, f, f.operands, false)

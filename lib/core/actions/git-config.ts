@@ -153,6 +153,41 @@ export function gitConfigArgs(c: Sink, args: string[], dir: string, cmd: string)
   if (ops.length >= 2) judgeSetting(c, ops[0], ops[1], dir, cmd)
 }
 
+/** Variables git runs as a command, whatever the config says. */
+const CODE_VARS = new Set(['GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'PAGER', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND'])
+
+/**
+ * Settings git takes from its environment: `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`,
+ * `GIT_CONFIG_PARAMETERS`, a whole config file (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG`), and
+ * the variables git runs as commands. An innocent `git status` given these runs their code now: it is read now.
+ */
+export function gitConfigEnv(c: Sink, env: Record<string, string> | undefined, dir: string, cmd: string): void {
+  if (!env) return
+  const count = Number(env.GIT_CONFIG_COUNT)
+  for (let n = 0; Number.isInteger(count) && n < Math.min(count, 64); n++) {
+    const key = env[`GIT_CONFIG_KEY_${n}`]
+    if (key !== undefined) judgeSetting(c, key, env[`GIT_CONFIG_VALUE_${n}`] ?? '', dir, `${cmd} (GIT_CONFIG_KEY_${n})`)
+  }
+  // `'core.pager'='less -R' 'alias.x'='!sh'`: git's own quoting of -c pairs.
+  for (const m of (env.GIT_CONFIG_PARAMETERS ?? '').matchAll(/'([^']*)'(?:='([^']*)')?/g)) {
+    const [key, value] = m[2] !== undefined ? [m[1], m[2]] : [m[1].slice(0, m[1].indexOf('=')), m[1].slice(m[1].indexOf('=') + 1)]
+    if (key) judgeSetting(c, key, value, dir, `${cmd} (GIT_CONFIG_PARAMETERS)`)
+  }
+  for (const v of ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG']) {
+    const file = env[v]
+    if (!file || file === '/dev/null') continue
+    const abs = path.posix.resolve(dir, file.replace(/^~(?=\/|$)/, c.ctx.homeDir))
+    const text = c.ctx.fs?.readText(abs)
+    if (text === undefined) c.add('unreadable', `${cmd}: ${v}=${file} gives git a config file that cannot be read now; settings in it may run code`)
+    else configText(c, text, dir, `${cmd} (${v}=${file})`)
+  }
+  for (const [k, v] of Object.entries(env)) {
+    // `GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key'`: ssh with options, the ordinary use: its key is for logging in.
+    if (/^GIT_SSH(_COMMAND)?$/.test(k) && /^ssh(\s+[^;&|`$<>()\n]*)?$/.test(v.trim())) continue
+    if (CODE_VARS.has(k) && v.trim()) runsLater(c, v, `${cmd} (${k})`)
+  }
+}
+
 /** Which git file a path is, if it is one that makes git run code later. */
 function gitCodeFile(abs: string): 'config' | 'hook' | 'attributes' | undefined {
   if (/\/\.git\/(?:worktrees\/[^/]+\/)?config(?:\.worktree)?$/.test(abs)) return 'config'

@@ -1,7 +1,7 @@
 // git: pushes (public surface), discarding work, rewriting history, deleting refs.
 
 import path from 'node:path'
-import { gitConfigArgs } from './git-config'
+import { gitConfigArgs, gitConfigEnv } from './git-config'
 import { deletion } from './fs-delete'
 import { protectedPath } from './ratchet-self'
 import type { Detector, FamilyMeta } from './types'
@@ -41,6 +41,7 @@ const git: Detector = (c, inv, f) => {
   }
   // Settings whose value is a command git runs later (or during this command, through `-c`): read it now.
   gitConfigArgs(c, a, dir, f.cmd)
+  gitConfigEnv(c, inv.env, dir, f.cmd)
   let sub = a[i] ?? ''
   let rest = a.slice(i + 1)
   // `git -c alias.x='push --force' x`: an alias defined inline runs its definition.

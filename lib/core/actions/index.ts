@@ -15,6 +15,7 @@ import * as git from './git'
 import * as mail from './mail'
 import * as mcp from './mcp'
 import * as network from './network'
+import * as planted from './planted'
 import * as publish from './publish'
 import * as ratchetSelf from './ratchet-self'
 import * as schedule from './schedule'
@@ -30,7 +31,7 @@ export interface Family {
   scanCode?: CodeScanner
 }
 
-export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, mail, schedule, secrets, mcp, scope, ratchetSelf, unreadable]
+export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
 
 export const PROGRAMS: Record<string, Detector> = {
   ...fsRead.programs,

@@ -13,7 +13,6 @@
 // MCP tools (by their inputs). The facts come through ctx.fs; without them the lexical reading stands.
 
 import path from 'node:path'
-import { gitFileWrite } from './git-config'
 import { findRoots, type CodeSnippet, type Invocation } from '../commands'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, joinLiterals, mcpInputPaths, operandsAfter } from './util'
@@ -319,11 +318,8 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   for (const r of inv.redirects) {
     if (WRITE_OPS.has(r.op) && r.target && !/^&?-?\d*$/.test(r.target)) {
       write(r.target, `${f.cmd} ${r.op} ${r.target}`.trim())
-      // `echo '[core] fsmonitor = …' >> .git/config`, `cat > .git/hooks/pre-commit <<EOF`: code git runs later.
-      gitFileWrite(c, f.at(r.target), writtenText(inv, ctx, f.at), `${f.cmd} ${r.op} ${r.target}`.trim())
     }
   }
-  if (inv.name === 'tee') for (const t of f.operands) gitFileWrite(c, f.at(t), inv.stdin, `${f.cmd}`)
   const name = inv.name
   const args = inv.args
   const ops = f.operands
@@ -360,15 +356,6 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
   } else if (/[$`]/.test(name) && decidingWords(args)) hits.push(`${f.cmd} (a computed program given Ratchet's deciding command ${decidingWords(args)})`)
   void ops
   for (const h of [...new Set(hits)]) c.add('ratchet_state_edit', h)
-}
-
-/** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
-function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
-  if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
-  if (inv.name === 'printf') return (inv.args[0] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
-  if ((inv.name === 'cat' || inv.name === '') && inv.stdin !== undefined) return inv.stdin
-  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-')) return ctx.fs?.readText(at(inv.args[0]))
-  return undefined
 }
 
 /** Brace expansion of one word, bounded: `.claude{,.bak}` → `.claude`, `.claude.bak`. */

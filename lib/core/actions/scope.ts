@@ -5,8 +5,8 @@ import type { FamilyMeta, Finding, Sink } from './types'
 export const meta: FamilyMeta = {
   id: 'scope',
   classes: ['scope_beyond_request'],
-  patterns: ['unrequested_web', 'unrequested_publish', 'outside_project'],
-  description: 'Web access or publishing that the user’s prompts did not mention; files outside the project',
+  patterns: ['unrequested_web', 'unrequested_publish', 'outside_project', 'sandbox_bypass'],
+  description: 'Web access or publishing that the user’s prompts did not mention; files outside the project; a command asking to leave the OS sandbox',
   examples: ['WebSearch after "fix the failing test"', 'git push after "add docs"'],
 }
 
@@ -28,4 +28,12 @@ export function unrequestedPublish(c: Sink, findings: Finding[], detail: string)
   const published = findings.some((f) => f.class === 'public_surface' && f.pattern !== 'commit_to_public_repo')
   const prompts = c.ctx.session.prompts
   if (published && prompts.length && !prompts.some(impliesPublish)) c.add('unrequested_publish', detail)
+}
+
+/**
+ * A Bash call with `dangerouslyDisableSandbox: true` asks for authority the user did not grant: with the floor's
+ * `allowUnsandboxedCommands: false` Claude Code ignores the flag, but the request itself goes to a human.
+ */
+export function sandboxBypass(c: Sink, input: Record<string, unknown>, detail: string): void {
+  if (input.dangerouslyDisableSandbox === true) c.add('sandbox_bypass', `${detail} (asks to run outside the OS sandbox)`)
 }

@@ -178,3 +178,12 @@ export function joinLiterals(code: string): string {
     .replace(/(['"])\s*(?:\)\s*)?\.concat\(\s*(['"])/g, '')
     .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
 }
+
+/** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
+export function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
+  if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if (inv.name === 'printf') return (inv.args[0] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if ((inv.name === 'cat' || inv.name === '') && inv.stdin !== undefined) return inv.stdin
+  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-')) return ctx.fs?.readText(at(inv.args[0]))
+  return undefined
+}

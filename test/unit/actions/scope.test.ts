@@ -8,6 +8,7 @@ familyTable(family, {
     { input: { tool_name: 'WebSearch', tool_input: { query: 'vitest config' } }, pattern: 'unrequested_web', ctx: asked('fix the failing test in utils.ts') },
     { input: 'git push origin feature', pattern: 'unrequested_publish', ctx: asked('add docs for the parser') },
     ['echo x > ~/.bashrc', 'outside_project'],
+    [{ tool_name: 'Bash', tool_input: { command: 'npm test', dangerouslyDisableSandbox: true } }, 'sandbox_bypass'],
   ],
   invalid: [
     { input: { tool_name: 'WebSearch', tool_input: { query: 'vitest config' } }, ctx: asked('look up the latest vitest docs and fix the config') },
@@ -15,5 +16,6 @@ familyTable(family, {
     { tool_name: 'WebFetch', tool_input: { url: 'https://x.io', prompt: 'p' } },
     { input: 'git push origin feature', ctx: asked('add docs for the parser and push it'), allow: ['git_push', 'commit_to_public_repo'] },
     'echo x > /tmp/scratch.txt',
+    { tool_name: 'Bash', tool_input: { command: 'npm test', dangerouslyDisableSandbox: false } },
   ],
 })

@@ -1,0 +1,69 @@
+// What the agent plants now that acts later, outside this session or outside the sandbox, where the floor does not
+// reach. Ordinary work edits instructions, scripts and config all day, so only the high-signal cases are heard:
+// - instructions for later sessions (CLAUDE.md, AGENTS.md, …) that claim the user's approval, tell a later agent to
+//   retry what was denied, or to get around the guard: authority the user never gave, written where the next agent
+//   reads it as the user's word;
+// - files that make a tool run code implicitly, later and unsandboxed: a Python `.pth` line that imports,
+//   `sitecustomize.py`/`usercustomize.py`, an `.envrc` that runs more than settings, an editor task that runs when the
+//   folder opens.
+// Both pause for a human. Package scripts, Makefiles and test helpers the user's tools run later are ordinary work:
+// they stay quiet, and the residual risk is written down (docs/residual-risk.md).
+
+import path from 'node:path'
+import type { FamilyMeta, Sink } from './types'
+
+export const meta: FamilyMeta = {
+  id: 'planted',
+  classes: ['scope_beyond_request'],
+  patterns: ['planted_authority', 'planted_code'],
+  description: "Instructions for later sessions that claim the user's approval or tell the agent to get past a denial; files that make a tool run code implicitly later",
+  examples: ['a CLAUDE.md saying the user pre-approved force pushes', 'sitecustomize.py', 'a .pth file that imports'],
+}
+
+/** Files an agent reads as its user's standing instructions. */
+const INSTRUCTIONS = /(^|\/)(CLAUDE(\.local)?\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|copilot-instructions\.md|\.windsurfrules|CONVENTIONS\.md)$|(^|\/)\.(claude|cursor)\/(rules|commands|agents|skills)\/.+\.md$/i
+
+/** Phrases that claim authority for a later agent. Each is a claim no instruction file needs to make for ordinary work. */
+const CLAIMS: { re: RegExp; what: string }[] = [
+  { re: /\bpre-?(approved|authori[sz]ed)\b/i, what: 'claims approval given in advance' },
+  { re: /\b(user|owner|human|maintainer|team)s?\b[^.\n]{0,40}\b(has|have|already|explicitly)\s+(approved|authori[sz]ed|allowed|permitted|granted|agreed)\b/i, what: "claims the user's approval" },
+  { re: /\b(retry|re-?run|repeat|try (it )?again)\b[^.\n]{0,60}\b(denied|blocked|refused|rejected)\b|\b(denied|blocked|refused|rejected)\b[^.\n]{0,60}\b(retry|re-?run|repeat|try (it )?again)\b/i, what: 'tells a later agent to retry what was denied' },
+  { re: /\b(ignore|bypass|skip|disable|turn off|get around|work around|circumvent)\b[^.\n]{0,40}\b(ratchet|hooks?|guardrails?|pre-?flight|sandbox|permission (checks?|prompts?)|safety checks?)\b/i, what: 'tells a later agent to get around the guard' },
+  { re: /\b(dangerouslyDisableSandbox|disableAllHooks|dangerously-skip-permissions|bypassPermissions)\b/, what: 'names a switch that turns the guard off' },
+  { re: /\bwithout (asking|confirmation|approval|checking with)\b[^.\n]{0,40}\b(push|deploy|publish|delete|force|release)|\b(push|deploy|publish|delete|force|release)\w*\b[^.\n]{0,40}\bwithout (asking|confirmation|approval)\b/i, what: 'tells a later agent to act without asking' },
+]
+
+/**
+ * Text written into an instruction file: every authority claim in it, quoted. `added` is what the call adds (a
+ * Write's whole content, an Edit's new text); what was already there is the user's and is not judged again.
+ */
+export function instructionWrite(c: Sink, abs: string, added: string, how: string): void {
+  if (!INSTRUCTIONS.test(abs)) return
+  for (const line of added.split('\n').slice(0, 2000)) {
+    const claim = CLAIMS.find((k) => k.re.test(line))
+    if (claim) {
+      c.add('planted_authority', `${how}: ${path.basename(abs)} ${claim.what} ("${line.trim().slice(0, 160)}"): instructions for later sessions carry the user's authority, which only the user can give`)
+      return
+    }
+  }
+}
+
+/** `.envrc` lines that only set things (direnv's own words); anything else runs each time a shell enters the folder. */
+const ENVRC_SETTING = /^\s*(#|$|export\s+[A-Za-z_]\w*=|[A-Za-z_]\w*=|dotenv(_if_exists)?\b|layout\s|use\s|source_env(_if_exists)?\b|source_up\b|PATH_add\s|path_add\s|watch_file\s|strict_env\b|unstrict_env\b|env_vars_required\b)/
+
+/** A file a tool runs implicitly later (Python at start-up, direnv on entering, an editor on opening the folder). */
+export function codeRunningWrite(c: Sink, abs: string, added: string, how: string): void {
+  const name = path.basename(abs)
+  let why: string | undefined
+  if (/^(sitecustomize|usercustomize)\.py$/.test(name)) why = 'Python runs it at every start, in every later process of that interpreter, outside the sandbox'
+  else if (name.endsWith('.pth') && /^\s*import\s/m.test(added)) why = 'a .pth line starting with `import` runs at every Python start, outside the sandbox'
+  else if (name === '.envrc' && added.split('\n').some((l) => !ENVRC_SETTING.test(l))) why = 'direnv runs it in every later shell that enters the folder, outside the sandbox'
+  else if (/(^|\/)\.vscode\/tasks\.json$/.test(abs) && /"runOn"\s*:\s*"folderOpen"/.test(added)) why = 'the editor runs this task when the folder is opened, outside the sandbox'
+  if (why) c.add('planted_code', `${how}: ${name}: ${why}`)
+}
+
+/** Both judgements, for any write whose text is visible (Write content, Edit new text, echo/printf/here-document). */
+export function plantedWrite(c: Sink, abs: string, added: string, how: string): void {
+  instructionWrite(c, abs, added, how)
+  codeRunningWrite(c, abs, added, how)
+}

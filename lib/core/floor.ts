@@ -1,0 +1,298 @@
+// The floor: what Ratchet asks Claude Code's own sandbox and permission layer to enforce, so that no reading of
+// a command has to prove it leaves Ratchet alone. Pure: settings objects in, settings, problems and facts out.
+//
+// Measured on Claude Code 2.1.330 (docs/threat-model.md has the table):
+// - a `permissions.deny` rule `Edit(<path>)` stops the file tools (Write, Edit, NotebookEdit) and is merged into
+//   the sandbox's write denies, so Bash and everything it starts get EROFS from the kernel; `./x` is the folder
+//   Claude Code starts in (the project: project settings are read only there), `~/x` the home, `//x` absolute;
+//   a `**` glob reaches the file tools but not the sandbox, so every path here is literal;
+// - `Read(<path>)` hides a path from the Read tool and from sandboxed commands (a glob in its last part works);
+// - the sandbox already makes everything outside the project read-only to commands, and protects
+//   `.claude/settings*.json`, `.git/hooks` and `.git/config`; the deny rules name them anyway so the file tools,
+//   which run outside the sandbox, are held too, and so an interactive user cannot approve such an edit by habit.
+
+import type { Settings } from './settings'
+
+export type FloorMode = 'sandbox' | 'best-effort'
+
+/** The settings files Claude Code merges, highest precedence first (command-line flags aside). */
+export const SCOPES = ['managed', 'local', 'project', 'user'] as const
+export type Scope = (typeof SCOPES)[number]
+
+export interface ScopeSettings {
+  scope: Scope
+  file: string
+  settings: Settings
+}
+
+/** A path that carries authority. `at` is a rule path: `./x` (the project), `~/x` (home) or `//x` (absolute). */
+export interface Guarded {
+  at: string
+  /** A folder: everything under it. */
+  tree: boolean
+  /** What it is, for the threat model and `ratchet floor status`. */
+  why: string
+  /** Also hidden from reading (the per-user config folder: the Telegram token, the signing keys). */
+  read?: boolean
+  /** Only hidden from reading (the warm process's spool: requests carry the environment). */
+  readOnly?: boolean
+}
+
+export interface FloorInputs {
+  /** The state folder as a rule path (`./.ratchet`). */
+  state: string
+  /** The per-user config folder as a rule path (`~/.config/ratchet`). */
+  config: string
+  /** The installed package's folders as rule paths (`./node_modules/ratchet`, `//usr/lib/node_modules/ratchet`). */
+  packages: string[]
+  /** Folders holding launchers of Ratchet's executables (`./node_modules/.bin`). */
+  binDirs: string[]
+  /** The launchers' names (lib/core/manifest.ts BIN_NAMES). */
+  bins: string[]
+  /** Folders hooks hand requests through (read-denied; a `*` in the last part is allowed). */
+  spools: string[]
+  /** Network: the hosts the project's own work needs (its git remotes, its package registries). */
+  domains: string[]
+  /** Absolute paths outside the project that commands must be able to write (a git remote that is a local folder). */
+  writable: string[]
+}
+
+/** Files that make a package manager run code of their choosing (a shell, a preload, a plugin). */
+const CODE_RUNNING_CONFIG = ['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'bunfig.toml']
+/** Shell start-up files: run by every later terminal, outside any sandbox. */
+const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin']
+/** Claude Code's folders of instructions and code for later sessions (agents, commands, skills, hooks). */
+const CLAUDE_FOLDERS = ['agents', 'commands', 'skills', 'hooks', 'output-styles']
+
+/** Every path the floor guards, with why: one table, from which the rules, the docs and the checks derive. */
+export function guardedPaths(i: FloorInputs): Guarded[] {
+  const file = (at: string, why: string): Guarded => ({ at, tree: false, why })
+  const tree = (at: string, why: string): Guarded => ({ at, tree: true, why })
+  const out: Guarded[] = [
+    tree(i.state, "Ratchet's state: rules, approval queue, activity log, session records"),
+    file('./.claude/settings.json', "Claude Code's project settings: Ratchet's hooks and this floor"),
+    file('./.claude/settings.local.json', "Claude Code's personal project settings (disableAllHooks would switch every hook off)"),
+    ...CLAUDE_FOLDERS.map((d) => tree(`./.claude/${d}`, `Claude Code's project ${d}: instructions or code a later session runs`)),
+    file('./.mcp.json', 'MCP servers Claude Code starts, outside the sandbox'),
+    ...i.packages.map((p) => tree(p, "Ratchet's installed package: the hooks' code")),
+    ...i.binDirs.flatMap((d) => i.bins.map((b) => file(`${d}/${b}`, `the launcher Claude Code runs for Ratchet's ${b}`))),
+    // npm puts this folder first on PATH for every script it runs: a `node` here runs in place of the real one in the
+    // user's next `npm test`, outside the sandbox, whether or not Ratchet is installed in this project.
+    ...['node', 'nodejs'].map((b) => file(`./node_modules/.bin/${b}`, 'a `node` here runs in place of the real one in every npm script, outside the sandbox')),
+    tree('./.git/hooks', 'git hooks: code git runs later, outside the sandbox'),
+    file('./.git/config', 'git config: pagers, filters, fsmonitor and aliases run code later'),
+    ...CODE_RUNNING_CONFIG.flatMap((f) => [file(`./${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'), file(`~/${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)')]),
+    ...SHELL_STARTUP.map((f) => file(`~/${f}`, 'shell start-up: runs in every later terminal')),
+    tree('~/.config/fish', 'shell start-up: runs in every later terminal'),
+    file('~/.gitconfig', 'git config: pagers, filters, fsmonitor and aliases run code later'),
+    tree('~/.config/git', 'git config: pagers, filters, fsmonitor and aliases run code later'),
+    file('~/.claude/settings.json', "Claude Code's user settings: hooks and sandbox for every project"),
+    file('~/.claude/settings.local.json', "Claude Code's user settings"),
+    ...CLAUDE_FOLDERS.map((d) => tree(`~/.claude/${d}`, `Claude Code's user ${d}: instructions or code every later session runs`)),
+    file('~/.claude.json', "Claude Code's user state: MCP servers for every project"),
+    { ...tree(i.config, "Ratchet's per-user config: the Telegram token, the button key, the courtroom's signing keys"), read: true },
+    ...i.spools.map((s) => ({ ...tree(s, "the warm decision process's requests (they carry the hook's environment)"), readOnly: true })),
+  ]
+  const seen = new Set<string>()
+  return out.filter((g) => !seen.has(g.at) && !!seen.add(g.at))
+}
+
+/** The permission rules for the guarded paths: `Edit(…)` for writes (file tools and sandbox), `Read(…)` for reads. */
+export function denyRules(i: FloorInputs): string[] {
+  const out: string[] = []
+  for (const g of guardedPaths(i)) {
+    const p = g.tree ? `${g.at}/**` : g.at
+    if (!g.readOnly) out.push(`Edit(${p})`)
+    if (g.read || g.readOnly) out.push(`Read(${p})`)
+  }
+  return out
+}
+
+/** The part of Claude Code's settings the floor owns, in one mode. */
+export interface FloorFragment {
+  mode: FloorMode
+  deny: string[]
+  domains: string[]
+  /** Absolute paths (as sandbox paths: `//x`) commands may write outside the project. */
+  writable: string[]
+  /** Whether this fragment sets the sandbox switches (the one beside the hooks does; a machine's own part does not). */
+  switches?: boolean
+}
+
+export function floorFragment(i: FloorInputs, mode: FloorMode): FloorFragment {
+  return { mode, deny: denyRules(i), domains: mode === 'sandbox' ? [...new Set(i.domains)].sort() : [], writable: mode === 'sandbox' ? [...new Set(i.writable)].map((w) => '/' + w).sort() : [], switches: mode === 'sandbox' }
+}
+
+/**
+ * The fragment apart into what holds on any machine (relative to the project or the home folder, and the spools,
+ * whose absolute path is the same everywhere) and what names this machine's own folders (an install or state folder
+ * outside the project, a git remote that is a local folder): a team commits the first, each person keeps the second.
+ */
+export function splitFragment(f: FloorFragment, i: FloorInputs): { portable: FloorFragment; machine: FloorFragment } {
+  const spools = new Set(i.spools.map((s) => `Read(${s}/**)`))
+  const local = (rule: string) => /^(Edit|Read)\(\/\//.test(rule) && !spools.has(rule)
+  return {
+    portable: { ...f, deny: f.deny.filter((r) => !local(r)), writable: [] },
+    machine: { mode: f.mode, deny: f.deny.filter(local), domains: [], writable: f.writable, switches: false },
+  }
+}
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+const union = (mine: unknown, ours: string[]): string[] => [...strings(mine), ...ours.filter((x) => !strings(mine).includes(x))]
+
+/** The sandbox switches the floor sets, with the values it sets them to. */
+export const SANDBOX_SWITCHES = { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } as const
+
+/**
+ * Settings with the floor merged in: the user's own keys and list entries kept as they were, ours added once.
+ * Idempotent. Best-effort mode writes only the deny rules (they hold the file tools with or without a sandbox).
+ */
+export function withFloor(settings: Settings, f: FloorFragment): Settings {
+  const next: Settings = { ...settings }
+  const permissions: Obj = isObj(settings.permissions) ? { ...settings.permissions } : {}
+  permissions.deny = union(permissions.deny, f.deny)
+  next.permissions = permissions
+  if (f.mode !== 'sandbox') return next
+  const sandbox: Obj = isObj(settings.sandbox) ? { ...settings.sandbox } : {}
+  if (f.switches !== false) Object.assign(sandbox, SANDBOX_SWITCHES)
+  if (f.domains.length) {
+    const network: Obj = isObj(sandbox.network) ? { ...sandbox.network } : {}
+    network.allowedDomains = union(network.allowedDomains, f.domains)
+    sandbox.network = network
+  }
+  if (f.writable.length) {
+    const fs: Obj = isObj(sandbox.filesystem) ? { ...sandbox.filesystem } : {}
+    fs.allowWrite = union(fs.allowWrite, f.writable)
+    sandbox.filesystem = fs
+  }
+  if (Object.keys(sandbox).length) next.sandbox = sandbox
+  return next
+}
+
+/**
+ * Settings without what the floor added: the deny rules, domains and writable paths it lists, and the sandbox
+ * switches it set (`set`: the switches as they were before, `undefined` for absent). Entries the user also wrote are
+ * the user's too, and a list the floor emptied is removed.
+ */
+export function withoutFloor(settings: Settings, f: Pick<FloorFragment, 'deny' | 'domains' | 'writable'>, set: Partial<Record<keyof typeof SANDBOX_SWITCHES, boolean | null>> = {}): Settings {
+  const next: Settings = { ...settings }
+  const drop = (o: Obj, key: string, ours: string[]) => {
+    const kept = strings(o[key]).filter((x) => !ours.includes(x))
+    if (kept.length) o[key] = kept
+    else delete o[key]
+  }
+  if (isObj(settings.permissions)) {
+    const p: Obj = { ...settings.permissions }
+    drop(p, 'deny', f.deny)
+    if (Object.keys(p).length) next.permissions = p
+    else delete next.permissions
+  }
+  if (isObj(settings.sandbox)) {
+    const s: Obj = { ...settings.sandbox }
+    for (const [k, before] of Object.entries(set)) {
+      if (before === null || before === undefined) delete s[k]
+      else s[k] = before
+    }
+    for (const [sub, key, ours] of [['network', 'allowedDomains', f.domains], ['filesystem', 'allowWrite', f.writable]] as const) {
+      if (!isObj(s[sub])) continue
+      const o: Obj = { ...(s[sub] as Obj) }
+      drop(o, key, ours)
+      if (Object.keys(o).length) s[sub] = o
+      else delete s[sub]
+    }
+    if (Object.keys(s).length) next.sandbox = s
+    else delete next.sandbox
+  }
+  return next
+}
+
+/** A way the floor does not hold now, in one line a human can act on. `block`: a session waits for a human. */
+export interface FloorProblem {
+  what: string
+  block: boolean
+}
+
+const sandboxOf = (s: Settings): Obj => (isObj(s.sandbox) ? s.sandbox : {})
+const label = (x: ScopeSettings) => `${x.file} (${x.scope})`
+
+/** The value Claude Code uses for a sandbox switch: the highest-precedence scope that sets it. */
+function effective(scopes: ScopeSettings[], key: string): { value: unknown; from?: ScopeSettings } {
+  for (const scope of SCOPES) {
+    const x = scopes.find((s) => s.scope === scope)
+    if (x && key in sandboxOf(x.settings)) return { value: sandboxOf(x.settings)[key], from: x }
+  }
+  return { value: undefined }
+}
+
+/**
+ * Whether the floor holds in the merged settings of every scope: the sandbox on and required in sandbox mode, no
+ * scope allowing commands out of it, no scope switching hooks off, every deny rule present somewhere (they merge).
+ */
+export function floorProblems(scopes: ScopeSettings[], f: FloorFragment): FloorProblem[] {
+  const out: FloorProblem[] = []
+  for (const x of scopes) if (x.settings.disableAllHooks === true) out.push({ what: `disableAllHooks is true in ${label(x)}: Claude Code runs no hooks from settings below managed`, block: true })
+  if (f.mode === 'sandbox') {
+    const on = effective(scopes, 'enabled')
+    if (on.value !== true) out.push({ what: on.from ? `sandbox.enabled is ${JSON.stringify(on.value)} in ${label(on.from)}: commands run without the OS sandbox` : 'sandbox.enabled is not set in any scope: commands run without the OS sandbox', block: true })
+    const must = effective(scopes, 'failIfUnavailable')
+    if (must.value !== true) out.push({ what: `sandbox.failIfUnavailable is not true${must.from ? ` (${label(must.from)})` : ''}: if the sandbox cannot start, commands run without it`, block: true })
+    for (const x of scopes) if (sandboxOf(x.settings).allowUnsandboxedCommands === true) out.push({ what: `sandbox.allowUnsandboxedCommands is true in ${label(x)}: a command may ask to run outside the sandbox`, block: true })
+    const excluded = scopes.flatMap((x) => strings(sandboxOf(x.settings).excludedCommands).map((c) => `${c} (${x.scope})`))
+    if (excluded.length) out.push({ what: `sandbox.excludedCommands run outside the sandbox: ${excluded.join(', ')}; Ratchet reads those by their text only`, block: false })
+  }
+  const present = new Set(scopes.flatMap((x) => (isObj(x.settings.permissions) ? strings(x.settings.permissions.deny) : [])))
+  const missing = f.deny.filter((r) => !present.has(r))
+  if (missing.length) out.push({ what: `${missing.length} of Ratchet's permission deny rules are missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): run \`ratchet init\``, block: true })
+  return out
+}
+
+/**
+ * What a session is started under, as named facts: compared with the last session a human confirmed, any change
+ * waits for a human (session-start). Each value is a short string, so a change can be shown as before → after.
+ */
+export type FloorFacts = Record<string, string>
+
+export interface FloorChange {
+  fact: string
+  before: string
+  after: string
+}
+
+/**
+ * The facts that changed, in a stable order. Rules that were added or made stricter are not a change a human must
+ * confirm (only the user can write the rules); a rule removed or made weaker is.
+ */
+export function floorChanges(before: FloorFacts, after: FloorFacts): FloorChange[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
+  const out: FloorChange[] = []
+  for (const fact of keys) {
+    const b = before[fact] ?? '(none)'
+    const a = after[fact] ?? '(none)'
+    if (b === a) continue
+    if (fact.startsWith('rule ') && !weaker(b, a)) continue
+    out.push({ fact, before: b, after: a })
+  }
+  return out
+}
+
+/** Rule strengths, weakest first (lib/core/guardrails.ts STRENGTH agrees in order). */
+const STRENGTHS = ['off', 'warn', 'check', 'ask', 'pause', 'deny']
+function weaker(before: string, after: string): boolean {
+  const b = STRENGTHS.indexOf(before)
+  const a = after === '(none)' ? -1 : STRENGTHS.indexOf(after)
+  return a < b
+}
+
+export function describeChange(c: FloorChange): string {
+  if (c.fact.startsWith('rule ')) return `${c.fact} ${c.after === '(none)' ? 'was removed' : `went from ${c.before} to ${c.after}`}`
+  return `${c.fact}: ${c.before} → ${c.after}`
+}
+
+/** The one line session-start and doctor show for a mode. */
+export function modeLine(mode: FloorMode): string {
+  return mode === 'sandbox'
+    ? "Floor: sandboxed. Commands run in Claude Code's OS sandbox: Ratchet's state, Claude Code's settings and Ratchet's install are read-only to them, and the network is limited to the project's hosts."
+    : 'Floor: best-effort (no OS sandbox, chosen with `ratchet init --no-sandbox`). Only the file tools are held by permission rules; commands are judged by their text, which a determined agent can get past (docs/threat-model.md).'
+}
