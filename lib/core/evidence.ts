@@ -1264,6 +1264,8 @@ export function assessEvidence(found: Gathered[], recognize?: Recognizer): Evide
       if ((!f.meta || f.digest) && seen.files.length < MAX_SEEN_FILES) seen.files.push(`${f.path}${f.digest ? `@${f.digest.slice(0, 12)}` : ''}`)
     }
     const d = g.destination
+    // Where it goes is part of what the human saw: a push's URLs, an upload's host or bucket.
+    if (!d && g.dest && !g.local) seen.destinations.push(g.dest)
     if (d) {
       seen.destinations.push(...d.push)
       const elsewhere = d.fetch !== undefined ? d.push.filter((u) => repoIdentity(u) !== repoIdentity(d.fetch!)) : []
