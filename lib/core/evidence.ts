@@ -730,9 +730,9 @@ function snippetSends(snippets: CodeSnippet[], cwd: string, home: string, comman
     // modules open files by variable all the time; only a name they spell out is taken.)
     const modules = sn.origin && reader ? localModules(sn, reader).join('\n').slice(0, 256 * 1024) : ''
     if (!CODE_NETWORK.test(own) && !CODE_NETWORK.test(modules)) continue
-    const own_ = fileReads(own)
-    const files = [...own_.files, ...fileReads(modules).files]
-    if (own_.computed) out.push({ kind: 'unknown', why: 'interpreter code reads a file whose name is computed and talks to the network: it may be sending a secret', command: oneLine(command) })
+    const top = fileReads(own)
+    const files = [...top.files, ...fileReads(modules).files]
+    if (top.computed) out.push({ kind: 'unknown', why: 'interpreter code reads a file whose name is computed and talks to the network: it may be sending a secret', command: oneLine(command) })
     else if (files.length) out.push({ kind: 'files', paths: files.map((f) => resolvePath(f, cwd, home)), command: oneLine(command), how: modules ? 'read by interpreter code (with the modules it imports) that talks to the network' : 'read by interpreter code that talks to the network' })
   }
   return out
@@ -1359,6 +1359,7 @@ export interface EvidenceFloor {
  * Clean evidence demands nothing (and is what lets a requested push pass quietly).
  */
 export function evidenceFloor(e: EvidenceFacts): EvidenceFloor | undefined {
+  if (e.status === 'hazard' && e.hazards.every((h) => h.kind === 'destination')) return { decision: 'pause', why: 'the evidence shows the push going somewhere the user did not ask for' }
   if (e.status === 'hazard')
     return e.local ? { decision: 'check', why: 'the evidence shows private files or secrets being staged' } : { decision: 'pause', why: 'the evidence shows private files or secrets leaving the machine' }
   if (e.status === 'incomplete' && !e.local) return { decision: 'pause', why: 'Ratchet could not finish checking what would leave' }
@@ -1376,7 +1377,9 @@ export function evidenceClean(e: EvidenceFacts | undefined): boolean {
 /** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */
 export function withEvidence(note: string, e: EvidenceFacts): string {
   const extra = [...e.lines]
-  if (e.status === 'hazard')
+  if (e.status === 'hazard' && e.hazards.every((h) => h.kind === 'destination'))
+    extra.push('Do: push only where the user asked (`git remote -v` shows where each remote goes); tell the user where this would go. A human decides on this call as it is.')
+  else if (e.status === 'hazard')
     extra.push(
       e.local
         ? 'Do: leave these out (stage the files you changed by name; add private files to .gitignore). If you retry the identical call it runs.'
@@ -1391,6 +1394,7 @@ export function withEvidence(note: string, e: EvidenceFacts): string {
 
 /** One line for the pause queue and the human: which files and why (no secret values). */
 export function evidenceSummary(e: EvidenceFacts): string {
+  if (e.status === 'hazard' && e.hazards.every((h) => h.kind === 'destination')) return `Would push somewhere the user did not ask for: ${[...new Set(e.hazards.map((h) => h.why))].join('; ')}.`
   if (e.status === 'hazard') {
     const byPath = new Map<string, string[]>()
     for (const h of e.hazards) byPath.set(h.path, [...(byPath.get(h.path) ?? []), h.why])

@@ -463,7 +463,8 @@ class Reading {
 
   constructor(
     private readonly f: GatheredFile,
-    private readonly size: number,
+    /** The file's whole size, for what the note says was read of it. */
+    readonly total: number,
     ctx: Ctx,
   ) {
     this.scan = new ContentScan(f.path, ctx.recognize)
@@ -495,7 +496,7 @@ class Reading {
     const { secrets, known } = this.scan.result()
     this.f.found = secrets
     if (known) this.f.known = known
-    if (this.read < this.size || why) this.f.unread = why ?? `read ${size(this.read)} of ${size(this.size)}`
+    if (this.read < this.total || why) this.f.unread = why ?? `read ${size(this.read)} of ${size(this.total)}`
     else this.f.digest ??= this.hash.digest('hex')
   }
 }
@@ -562,7 +563,7 @@ function catFile(top: string, shas: string[], open: (sha: string, size: number) 
     let timeUp = false
     const finish = () => {
       ctx.children.delete(child)
-      current?.end(timeUp || Date.now() >= ctx.deadline ? `read ${size(current.read)} before the time ran out` : undefined)
+      current?.end(timeUp || Date.now() >= ctx.deadline ? `read ${size(current.read)} of ${size(current.total)} before the time ran out` : undefined)
       current = undefined
       resolve()
     }
