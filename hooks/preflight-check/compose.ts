@@ -84,6 +84,8 @@ export interface PreflightFacts {
   hold: HoldFinding | null
   /** The floor changed since a human last saw it (session-start): what changed. Every tool call waits for a human. */
   floorHold?: string[]
+  /** This call's commands run inside the OS sandbox with the floor's rules (ClassifyContext.sandboxed). */
+  sandboxed?: boolean
   config: {
     checkWindowMs: number
     /** Headless run (`claude -p`) with deferral on: a pause stops the run instead of failing the call. */
@@ -178,7 +180,7 @@ function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts):
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, sandboxed: f.sandboxed, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
@@ -305,7 +307,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
   if (facts.floorHold) {
     const h = facts.floorHold
-    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor changed since a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user reviews it and runs \`ratchet floor confirm\` in a terminal. Tell the user and stop; do not try other ways.` }
+    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor does not hold as a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user, in a terminal, sets it up again with \`ratchet init\` or accepts the change with \`ratchet floor confirm\` (\`ratchet floor status\` shows what changed). Tell the user and stop; do not try other ways.` }
     verdict = 'floor_hold'
     effects.length = 0
   }

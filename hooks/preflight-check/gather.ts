@@ -19,7 +19,7 @@ import { probationFile } from '../../lib/io/courtroom/files'
 import { readProbation } from '../../lib/io/courtroom/probation'
 import { homeDir, loadGuardrails, readConfig, readSession, ruleIndexOf, warmSpools, type Paths } from '../../lib/io/state'
 import { telegramConfig } from '../../lib/io/telegram-config'
-import { floorHold } from '../../lib/io/floor'
+import { floorHold, sandboxedCall } from '../../lib/io/floor'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
 import { capabilitiesUsed, isHeadless } from './pause'
@@ -47,6 +47,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     queue: queueFacts(queueEntries(paths), fp, payload.session_id),
     hold: readHold(paths, payload.session_id),
     floorHold: floorHold(paths),
+    sandboxed: sandboxedCall(paths, (config as { floor?: unknown }).floor === 'best-effort' ? 'best-effort' : 'sandbox', payload.tool_name, typeof payload.tool_input.command === 'string' ? payload.tool_input.command : ''),
     // The courtroom: nothing of it loads here; its small probation file is read only when it exists.
     probation: fs.existsSync(probationFile(paths)) ? { list: readProbation(paths), moderate: (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask' ? 'ask' : 'check' } : undefined,
     config: {

@@ -60,8 +60,8 @@ function withFloor(d: Decision, floor: SessionFloor): Decision {
   if (warnings.length) lines.push(...warnings.map((w) => `  Note: ${w}`))
   let notice = d.notice
   if (floor.held) {
-    lines.push(`[RATCHET] HELD: Ratchet's floor changed since a human last saw it, so every tool call is refused until the user runs \`ratchet floor confirm\` in a terminal. Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
-    notice = `Ratchet: this session is held until you run \`ratchet floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''})`
+    lines.push(`[RATCHET] HELD: Ratchet's floor does not hold as a human last saw it, so every tool call is refused until the user, in a terminal, sets it up again (\`ratchet init\`) or accepts the change (\`ratchet floor confirm\`). Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
+    notice = `Ratchet: this session is held until you run \`ratchet init\` or \`ratchet floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''}); \`ratchet floor status\` shows what changed`
   }
   const block = lines.join('\n')
   return { ...d, context: d.context ? `${d.context}\n${block}` : block, ...(notice ? { notice } : {}) }

@@ -90,17 +90,18 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
  */
 async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
   const now = floorNow(paths)
-  const out: Check[] = [{ name: 'floor', ok: true, warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
+  const out: Check[] = [{ name: 'floor', ok: now.mode === 'sandbox', warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
   if (now.mode === 'sandbox') {
     const tools = sandboxTools()
     out.push({ name: 'sandbox tools', ok: tools.ok, detail: tools.detail })
   }
-  for (const p of now.problems) out.push({ name: 'floor settings', ok: !p.block, warn: !p.block, detail: p.what })
+  for (const p of now.problems) out.push({ name: 'floor settings', ok: false, warn: !p.block, detail: p.what })
   const hold = floorHold(paths)
   if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`ratchet floor confirm\`: ${hold.join('; ')}` })
   if (now.mode === 'sandbox' && probe) {
     const r = await probeFloor(paths)
-    if (r.error) out.push({ name: 'floor probe', ok: false, detail: `could not run through claude: ${r.error}` })
+    // No client to probe with is a gap in what doctor can prove, not a floor that fails: said, not failed.
+    if (r.error) out.push({ name: 'floor probe', ok: false, warn: true, detail: `not proven: could not run through claude (${r.error}); RATCHET_CLAUDE_BIN names the client if it is not on PATH` })
     for (const c of r.checks) out.push({ name: 'floor probe', ok: c.outcome === 'held', detail: `${c.name}: ${c.outcome === 'held' ? 'refused by the OS' : c.outcome === 'open' ? 'it WORKED: the floor does not hold' : `no answer (${c.detail})`}` })
   }
   return out

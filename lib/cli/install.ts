@@ -239,11 +239,13 @@ export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
   const files = new Set([file, ...(o.user || o.local || o.managed ? [] : [settingsFile({ ...o, local: true })])].filter((f) => f === file || added[f]))
   let floorRemoved = 0
   for (const f of files) {
-    const cur = f === file ? withoutRatchet(before) : readSettings(f)
+    const was = f === file ? before : readSettings(f)
+    const cur = f === file ? withoutRatchet(before) : was
     const a = added[f] ?? { deny: floorFragment(floorInputs(paths), 'sandbox').deny, domains: [], writable: [], set: {} }
     const next = withoutFloor(cur, a, a.set)
-    floorRemoved += a.deny.length
-    if (JSON.stringify(next) !== JSON.stringify(readSettings(f))) writeJsonFile(f, next)
+    const rules = (s: Settings) => ((s.permissions as { deny?: unknown } | undefined)?.deny as string[] | undefined) ?? []
+    floorRemoved += rules(was).filter((r) => !rules(next).includes(r)).length
+    if (JSON.stringify(next) !== JSON.stringify(was)) writeJsonFile(f, next)
   }
   if (rec.ok && rec.value.added) writeState(paths, 'floor', { v: 1 }, { indent: 2 })
   removeState(paths, 'floorHold')

@@ -13,11 +13,10 @@ import { gitFileWrite } from './actions/git-config'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { servers } from './actions/serve'
-import { hasEffect, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
+import { hasEffect, keyMention, keyReadMcp, keyReadTool, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { plantedWrite } from './actions/planted'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
-import { keyReadMcp, keyReadTool, keyReads } from './actions/ratchet-keys'
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { sandboxBypass, unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
@@ -335,7 +334,7 @@ class Collector implements Sink {
     socketRedirects(this, inv, facts)
     servers(this, inv, facts)
     selfProtection(this, inv, facts)
-    keyReads(this, inv, facts)
+    keyMention(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)

@@ -248,6 +248,21 @@ export function floorProblems(scopes: ScopeSettings[], f: FloorFragment): FloorP
   return out
 }
 
+/** Commands the settings exclude from the sandbox (they run outside it): as written, from every scope. */
+export function excludedCommands(scopes: ScopeSettings[]): string[] {
+  return [...new Set(scopes.flatMap((x) => strings(sandboxOf(x.settings).excludedCommands)))].sort()
+}
+
+/**
+ * Whether a Bash command may run outside the sandbox because the settings exclude it: any program word of the line
+ * that is an excluded command's first word (the worst reading of how Claude Code matches them).
+ */
+export function runsExcluded(command: string, excluded: string[]): boolean {
+  if (!excluded.length) return false
+  const programs = new Set(command.split(/[;&|()\n`$]+/).map((part) => part.trim().split(/\s+/).find((w) => !/^[A-Za-z_]\w*=/.test(w)) ?? '').map((w) => w.split('/').pop()!))
+  return excluded.some((e) => programs.has(e.trim().split(/[\s:*]+/)[0]))
+}
+
 /**
  * What a session is started under, as named facts: compared with the last session a human confirmed, any change
  * waits for a human (session-start). Each value is a short string, so a change can be shown as before → after.

@@ -2,11 +2,9 @@
 // from the host, the install's fingerprint, and the record of the floor as a human last saw it (lib/core/floor.ts
 // decides what each of these means).
 
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawnSync } from 'node:child_process'
-import { SCOPES, describeChange, floorChanges, floorFragment, floorProblems, guardedPaths, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
+import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, floorProblems, guardedPaths, runsExcluded, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
 import { BIN_NAMES, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
@@ -116,6 +114,12 @@ export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, 
   }
 }
 
+// Loaded when used: session-start reads the floor once per session, and loading a child-process or hashing module
+// costs every session start whether or not it is needed (test/e2e/hooks.test.ts 'packaging').
+function spawnSync(cmd: string, args: string[], opts: { timeout: number; env?: NodeJS.ProcessEnv }): { status: number | null; stdout: string; stderr: string; error?: Error } {
+  return (require('node:child_process') as typeof import('node:child_process')).spawnSync(cmd, args, { ...opts, encoding: 'utf8' })
+}
+
 const isInside = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep)
 function realpath(p: string): string {
   try {
@@ -136,7 +140,7 @@ function packageName(): string {
 export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = process.env): { domains: string[]; writable: string[] } {
   const domains = new Set<string>()
   const writable = new Set<string>()
-  const git = (args: string[]) => spawnSync('git', ['-C', projectDir, ...args], { encoding: 'utf8', timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
+  const git = (args: string[]) => spawnSync('git', ['-C', projectDir, ...args], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
   const remotes = (git(['remote']).stdout ?? '').split('\n').filter(Boolean)
   for (const r of remotes)
     for (const push of [false, true])
@@ -191,7 +195,7 @@ export function sandboxTools(env: NodeJS.ProcessEnv = process.env, platform = pr
   if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`ratchet init --no-sandbox\` (best-effort mode)` }
   const missing = ['bwrap', 'socat'].filter((b) => !onPath(b, env))
   if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`ratchet init --no-sandbox\`` }
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'], { encoding: 'utf8', timeout: 5000, env })
+  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'], { timeout: 5000, env })
   if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`ratchet init --no-sandbox\`` }
   return { ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' }
 }
@@ -219,7 +223,7 @@ function installHint(): string {
 
 /** The installed package's version and a hash of everything Claude Code runs of it (launchers and bundles). */
 export function installFingerprint(root = PACKAGE_ROOT): string {
-  const h = crypto.createHash('sha256')
+  const h = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256')
   let version = '?'
   try {
     version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version
@@ -265,7 +269,7 @@ function hookProblems(scopes: ScopeSettings[]): FloorProblem[] {
 }
 
 function floorFacts(paths: Paths, mode: FloorMode, scopes: ScopeSettings[]): FloorFacts {
-  const facts: FloorFacts = { mode }
+  const facts: FloorFacts = { mode, 'sandbox excludedCommands': excludedCommands(scopes).join(', ') || 'none' }
   for (const x of scopes)
     for (const r of registeredRatchetHooks(x.settings)) {
       const key = `hook ${r.event}${r.matcher ? `(${r.matcher})` : ''} ${path.basename(commandExecutable(r.command))}`
@@ -349,10 +353,9 @@ const EXCLUDE_END = '# end ratchet'
 
 /** Brings the block in .git/info/exclude in step with the project (`on`: sandbox mode). Returns the names excluded. */
 export function syncPlaceholderExcludes(projectDir: string, on: boolean, guarded: string[] = []): string[] {
-  const r = spawnSync('git', ['-C', projectDir, 'rev-parse', '--git-path', 'info/exclude', '--show-prefix'], { encoding: 'utf8', timeout: 5000 })
-  if (r.status !== 0) return []
-  const [excludeRel, prefix = ''] = r.stdout.split('\n')
-  const file = path.resolve(projectDir, excludeRel)
+  const where = excludeFile(projectDir)
+  if (!where) return []
+  const { file, prefix } = where
   // The floor's own paths in the project, bar what git never sees (.git) and what is already its own folder.
   const ours = guarded.filter((g) => g.startsWith('./') && !g.startsWith('./.git/')).map((g) => g.slice(2))
   const names = on ? [...new Set([...SANDBOX_PLACEHOLDERS, ...ours])].filter((n) => !lexists(path.join(projectDir, n)) && !ancestorMissing(projectDir, n)) : []
@@ -369,6 +372,30 @@ export function syncPlaceholderExcludes(projectDir: string, on: boolean, guarded
   return names
 }
 
+/**
+ * The repository's info/exclude and the project's place in its work tree: found on disk for a plain repository at
+ * or above the project (no git process at session start); git is asked only for a worktree or submodule (`.git` file).
+ */
+function excludeFile(projectDir: string): { file: string; prefix: string } | undefined {
+  for (let dir = projectDir, depth = 0; depth < 64; depth++) {
+    const dotgit = path.join(dir, '.git')
+    let st: fs.Stats | undefined
+    try {
+      st = fs.statSync(dotgit)
+    } catch {}
+    const prefix = path.relative(dir, projectDir).split(path.sep).filter(Boolean).map((p) => p + '/').join('')
+    if (st?.isDirectory()) return { file: path.join(dotgit, 'info', 'exclude'), prefix }
+    if (st?.isFile()) {
+      const r = spawnSync('git', ['-C', projectDir, 'rev-parse', '--git-path', 'info/exclude'], { timeout: 5000 })
+      return r.status === 0 ? { file: path.resolve(projectDir, String(r.stdout).trim()), prefix } : undefined
+    }
+    const up = path.dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+  return undefined
+}
+
 /** A path under a folder that does not exist (node_modules/.bin/x without node_modules): its folder is the placeholder's. */
 function ancestorMissing(projectDir: string, rel: string): boolean {
   const parts = rel.split('/')
@@ -382,4 +409,15 @@ function lexists(p: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Whether a call's commands run inside the sandbox with the floor's rules: a Bash call in sandbox mode whose program
+ * words are none the settings exclude (as the last session start recorded them: a change there holds the session).
+ */
+export function sandboxedCall(paths: Paths, mode: FloorMode, tool: string, command: string): boolean {
+  if (tool !== 'Bash' || mode !== 'sandbox') return false
+  const rec = readState(paths, 'floor')
+  const excluded = rec.ok ? (rec.value.facts?.['sandbox excludedCommands'] ?? 'none') : 'none'
+  return excluded === 'none' || !runsExcluded(command, excluded.split(', '))
 }

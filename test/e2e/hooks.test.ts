@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { ROOT, hookSamples, preToolUse, runBin, tempProject } from '../support/fixtures'
+import { ROOT, hookSamples, initProject, preToolUse, runBin, tempProject } from '../support/fixtures'
 
 let dir: string
 let env: NodeJS.ProcessEnv
@@ -238,12 +238,26 @@ describe('session-start', () => {
     expect(ctx).not.toContain('pa-0')
   })
 
+  it('a project whose floor was never set up is held: every call is refused, naming the fix, until a human acts', () => {
+    const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
+    const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
+    expect(ctx).toContain('Floor: sandboxed')
+    expect(ctx).toMatch(/HELD: .*ratchet init.*ratchet floor confirm/)
+    const denied = guard(preToolUse(dir, 'Bash', { command: 'ls' }))
+    expect(denyReason(denied.stdout)).toMatch(/Held: .*sandbox\.enabled is not set.*`ratchet init`/)
+    // Set up as a user does: the next session runs.
+    initProject(dir, env)
+    runBin('session-start', { session_id: 's2', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
+    expect(guard(preToolUse(dir, 'Bash', { command: 'ls' }, 's2')).stdout).toBe('')
+  })
+
   it('with no project rules, shows the packaged defaults', () => {
     const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain('HARD RG-CATASTROPHIC')
   })
 
   it('SessionStart with source compact forgets reads', () => {
+    initProject(dir, env)
     const file = path.join(dir, 'a.txt')
     fs.writeFileSync(file, 'x')
     guard(preToolUse(dir, 'Read', { file_path: file }))

@@ -39,6 +39,9 @@ beforeAll(() => {
   home = tempProject('ratchet-reads-home-')
   xdg = tempProject('ratchet-reads-xdg-')
   fs.mkdirSync(path.join(dir, '.ratchet'))
+  // Best-effort mode: the reads below meet the reader alone (in sandbox mode the sandbox hides the folder, and the
+  // Read, Grep and MCP cases are judged the same in both modes).
+  fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), '{"floor": "best-effort"}\n')
   fs.mkdirSync(path.join(dir, 'src'))
   fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=sk-live-0123456789abcdef\n')
   fs.writeFileSync(path.join(dir, 'src', 'app.ts'), 'export const API_URL = "https://example.com" // TODO\n')

@@ -411,15 +411,22 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
     expect(agent.stderr).toContain("ratchet report label is the user's to run")
     expect(fs.existsSync(path.join(dir, '.ratchet', 'labels.json'))).toBe(false)
     const forged = JSON.stringify([{ ...fire, label: 'needless', by: 'cli', at: new Date().toISOString() }])
-    for (const [tool, input] of [
-      ['Write', { file_path: path.join(dir, '.ratchet', 'labels.json'), content: forged }],
-      ['Bash', { command: `echo '${forged}' > .ratchet/labels.json` }],
-      ['Bash', { command: `python3 -c "open('.ratchet/labels.json','w').write('[]')"` }],
-      ['Bash', { command: `ratchet report label ${fire.id} needless` }],
-      ['Bash', { command: `node -e "require('fs').writeFileSync('.ratchet/label-asks.json','[]')"` }],
-    ] as const) {
-      const out = JSON.parse((await runBinAsync('preflight-check', preToolUse(dir, tool, input), { cwd: dir, env })).stdout)
-      expect([tool, input, out.hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
+    const calls = [
+      ['Write', { file_path: path.join(dir, '.ratchet', 'labels.json'), content: forged }, 'deny'],
+      ['Bash', { command: `echo '${forged}' > .ratchet/labels.json` }, 'deny'],
+      ['Bash', { command: `ratchet report label ${fire.id} needless` }, 'deny'],
+      // Interpreter code: in sandbox mode the kernel refuses the write (the reader leaves it); in best-effort mode
+      // the coarse screen refuses it.
+      ['Bash', { command: `python3 -c "open('.ratchet/labels.json','w').write('[]')"` }, 'floor'],
+      ['Bash', { command: `node -e "require('fs').writeFileSync('.ratchet/label-asks.json','[]')"` }, 'floor'],
+    ] as const
+    const decide = async (tool: string, input: object) => (await runBinAsync('preflight-check', preToolUse(dir, tool, input as Record<string, unknown>), { cwd: dir, env })).stdout
+    for (const [tool, input, want] of calls) {
+      const out = await decide(tool, input)
+      if (want === 'deny') expect([tool, input, JSON.parse(out).hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
+      else expect([tool, input, out]).toEqual([tool, input, ''])
     }
+    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ ...JSON.parse(fs.existsSync(path.join(dir, '.ratchet', 'config.json')) ? fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8') : '{}'), floor: 'best-effort' }))
+    for (const [tool, input] of calls) expect([tool, input, JSON.parse(await decide(tool, input)).hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
   }, 60_000)
 })

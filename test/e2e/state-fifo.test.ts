@@ -16,7 +16,8 @@ let env: NodeJS.ProcessEnv
 beforeEach(() => {
   dir = tempProject('ratchet-fifo-')
   env = { HOME: dir, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
-  expect(spawnSync(BIN('ratchet'), ['init', '--project-dir', dir], { env: { ...process.env, ...env }, encoding: 'utf8' }).status).toBe(0)
+  // Best-effort mode: what is planted here meets the reader alone (in sandbox mode the kernel refuses the write).
+  expect(spawnSync(BIN('ratchet'), ['init', '--no-sandbox', '--project-dir', dir], { env: { ...process.env, ...env }, encoding: 'utf8' }).status).toBe(0)
   fs.mkdirSync(path.join(dir, '.ratchet', 'sessions'), { recursive: true })
 })
 

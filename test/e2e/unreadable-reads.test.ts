@@ -280,6 +280,8 @@ describe("a damaged custodiet record does not lift the hold it held", () => {
 // ---- 5. planting a folder where a state file will be written (the agent's way to the damage above) --
 
 describe('planting a folder where a state file goes is refused, in any spelling', () => {
+  // Best-effort mode: these meet the reader alone (in sandbox mode the kernel refuses to create them).
+  beforeEach(() => fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), '{"floor": "best-effort"}'))
   const STOP = [
     'mkdir -p .ratchet/custodiet/cost-daily.json',
     'mkdir .ratchet/sessions/s9.json',
@@ -291,7 +293,8 @@ describe('planting a folder where a state file goes is refused, in any spelling'
   it.each(STOP)('%s (first call and identical retry)', (command) => {
     for (const attempt of [1, 2]) expect(guard('Bash', { command }, 'm1').decision, `attempt ${attempt}`).toBe('deny')
   })
-  it.each(['mkdir -p build', 'mkdir -p .claude/agents', 'mkdir -p src/components/new', `python3 -c "import os; os.makedirs('out/data', exist_ok=True)"`])('stays quiet: %s', (command) => {
+  // (`.claude/agents` is guarded now: instructions for later sessions.)
+  it.each(['mkdir -p build', 'mkdir -p src/components/new', `python3 -c "import os; os.makedirs('out/data', exist_ok=True)"`])('stays quiet: %s', (command) => {
     expect(guard('Bash', { command }, 'm2')).toEqual({ decision: 'allow', reason: '' })
   })
 })

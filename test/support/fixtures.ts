@@ -34,6 +34,15 @@ export function runBin(name: string, input: unknown, opts: { cwd?: string; env?:
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
+/**
+ * `ratchet init` in a project, as a user runs it (the floor on): session-start then finds the floor it expects. A
+ * project never initialised is held by session-start until a human sets the floor up (test/e2e/hooks.test.ts).
+ */
+export function initProject(dir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): void {
+  const r = spawnSync(BIN('ratchet'), ['init', '--project-dir', dir, ...args], { cwd: dir, env: { ...process.env, NODE_ENV: undefined, ...env }, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`ratchet init failed: ${r.stderr}`)
+}
+
 export function runBinAsync(name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(BIN(name), [], { cwd: opts.cwd, env: { ...process.env, ...opts.env } })

@@ -200,6 +200,7 @@ describe('the agent cannot run the courtroom’s controls or reach its keys', ()
     ['ratchet courtroom enable --yes'],
     ['ratchet courtroom rotate-key'],
     ['ratchet courtroom hear --offense drift --summary x'],
+    ['ratchet courtroom calibrate offenses/calibration/agent-examples.json'],
     ['npx ratchet courtroom clear case_1'],
     ['ratchet cases submit --url https://example.com'],
     ['rm ~/.config/ratchet/keys/agent_x.json'],
@@ -208,7 +209,7 @@ describe('the agent cannot run the courtroom’s controls or reach its keys', ()
   ])('must stop: %s', (command) => {
     expect(selfProtected('Bash', { command })).toBe(true)
   })
-  it.each([['ratchet courtroom status'], ['ratchet cases list --json'], ['ratchet cases verify'], ['ratchet cases show case_1'], ['ratchet courtroom calibrate offenses/calibration/agent-examples.json']])('stays quiet: %s', (command) => {
+  it.each([['ratchet courtroom status'], ['ratchet cases list --json'], ['ratchet cases verify'], ['ratchet cases show case_1']])('stays quiet: %s', (command) => {
     expect(selfProtected('Bash', { command })).toBe(false)
   })
   it('a Write into the key store is stopped', () => {

@@ -17,7 +17,7 @@ const files: Record<string, string> = {
 const dirs: Record<string, string[]> = { [`${PROJECT}/hooks-evil`]: ['pre-commit'], [`${PROJECT}/hooks-ok`]: ['pre-commit', 'pre-push.sample'] }
 
 const c: ClassifyContext = ctx({
-  fs: { realpath: (p) => p, linkId: () => undefined, isDir: (p) => p in dirs, list: (d) => dirs[d], readText: (p) => files[p], archiveEntries: () => undefined },
+  fs: { realpath: (p) => p, isDir: (p) => p in dirs, list: (d) => dirs[d], readText: (p) => files[p] },
 })
 const call = (input: string | { tool_name: string; tool_input: Record<string, unknown> }) => (typeof input === 'string' ? { tool_name: 'Bash', tool_input: { command: input }, cwd: PROJECT } : { ...input, cwd: PROJECT })
 const found = (input: Parameters<typeof call>[0]) => classify(call(input), c).findings

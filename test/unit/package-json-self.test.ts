@@ -1,6 +1,6 @@
 // package.json edited so that a later `npm install` replaces or removes Ratchet's package (issue 9 item 2): the
-// Edit/Write that changes Ratchet's entry is a self-protection edit, and so is `npm install` when package.json no
-// longer asks for what package-lock.json recorded. Adding an ordinary dependency, and installing it, stay quiet.
+// Edit/Write that changes Ratchet's entry is a self-protection edit, judged when it is planted, since the user's
+// next install runs outside any sandbox. Adding an ordinary dependency, and installing it, stay quiet.
 // (The install lifecycle scripts are read like any script on disk: test/unit/scripts-on-disk.test.ts.)
 
 import { describe, expect, it } from 'vitest'
@@ -15,7 +15,7 @@ const LOCK = lockOf({ ratchet: 'file:vendor/ratchet-0.1.0.tgz', vitest: '^3.0.0'
 const withFiles = (files: Record<string, string>): ClassifyContext =>
   ctx({
     packageDir: `${PROJECT}/node_modules/ratchet`,
-    fs: { realpath: (p) => p, linkId: () => undefined, isDir: () => false, list: () => undefined, readText: (p) => files[p], archiveEntries: () => undefined },
+    fs: { realpath: (p) => p, isDir: () => false, list: () => undefined, readText: (p) => files[p] },
   })
 const c = withFiles({ [`${PROJECT}/package.json`]: PKG, [`${PROJECT}/package-lock.json`]: LOCK })
 const pats = (call: { tool_name: string; tool_input: Record<string, unknown> }, cx = c) => classify({ ...call, cwd: PROJECT }, cx).findings.map((f) => f.pattern)
@@ -52,13 +52,15 @@ describe('package.json: ordinary edits stay quiet', () => {
 })
 
 describe('npm install after package.json was edited', () => {
+  // The edit was judged when it was planted (above). The install itself is the floor's: in the sandbox npm cannot
+  // replace node_modules/ratchet (EBUSY/EROFS, test/e2e/install.test.ts); where no sandbox runs, the coarse screen
+  // stops an install that names the package, and an install that does not is a stated limit (docs/residual-risk.md).
   const edited = (pkg: object) => withFiles({ [`${PROJECT}/package.json`]: JSON.stringify(pkg), [`${PROJECT}/package-lock.json`]: LOCK })
-  it('replacing or removing Ratchet is denied', () => {
-    expect(pats(bash('npm install'), edited({ devDependencies: { ratchet: '^0.0.1', vitest: '^3.0.0' } }))).toContain('ratchet_state_edit')
-    expect(pats(bash('npm i'), edited({ devDependencies: { vitest: '^3.0.0' } }))).toContain('ratchet_state_edit')
-    expect(pats(bash('npm install lodash'), edited({ devDependencies: { ratchet: 'github:evil/ratchet' } }))).toContain('ratchet_state_edit')
+  it('an install naming the package is stopped where no sandbox runs', () => {
+    expect(pats(bash('npm install ratchet@0.0.1'))).toContain('ratchet_state_edit')
+    expect(pats(bash('npm uninstall ratchet'))).toContain('ratchet_state_edit')
   })
-  it('an ordinary install, or one after adding a dependency, stays quiet', () => {
+  it('an ordinary install stays quiet', () => {
     expect(pats(bash('npm install'))).toEqual([])
     expect(pats(bash('npm install zod'), edited({ dependencies: { lodash: '^4.17.0', zod: '^3' }, devDependencies: { ratchet: 'file:vendor/ratchet-0.1.0.tgz', vitest: '^3.0.0' } }))).toEqual([])
     expect(pats(bash('npm ci'), edited({ devDependencies: { vitest: '^3.0.0' } }))).toEqual([])

@@ -95,7 +95,8 @@ describe('decidePreToolUse: details', () => {
     try {
       const quiet = decidePreToolUse(bash('git push'), facts())
       expect(quiet.verdict).toBe('check')
-      expect((quiet.decision as { reason: string }).reason).toMatch(/^Trigger: test floor \+ /m)
+      // The floor's why, then what it was found in (the finding's detail), so the agent can act on it.
+      expect((quiet.decision as { reason: string }).reason).toMatch(/^Trigger: test floor \(git push\) \+ /m)
       expect(decidePreToolUse(bash('git push'), facts({ rules: rules(PAUSE_PUSH) })).verdict).toBe('pause')
     } finally {
       delete FLOORS.git_push

@@ -75,11 +75,10 @@ const withScripts = (states: Record<string, FileState> = {}, created: string[] =
     },
     fs: {
       realpath: (p) => p,
-      linkId: () => undefined,
+     
       isDir: () => false,
       list: () => undefined,
       readText: (p) => byAbs.get(p),
-      archiveEntries: () => undefined,
       script: (p) => {
         const t = byAbs.get(p)
         if (t === undefined) return undefined

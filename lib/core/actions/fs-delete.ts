@@ -3,7 +3,7 @@
 
 import path from 'node:path'
 import { findRoots, programName, type Invocation } from '../commands'
-import { protectedPath } from './ratchet-self'
+import { protectedPath, protectedRemoval } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
 
@@ -37,7 +37,9 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
   // whatever lies under the folder before it, so that folder is what must be recoverable.
   for (const t of targets.map((t) => (t.includes('{}') ? trimTrailingSlashes(t.slice(0, t.indexOf('{}'))) || '.' : t))) {
     const abs = f.at(t)
-    if (protectedPath(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
+    // Removing a folder that holds Ratchet's files removes them; a search by name (`find . -name '*.pyc' -delete`), or the
+    // project as a whole (the loss and catastrophic checks say more), only what it names.
+    if (names || abs === c.ctx.projectDir ? protectedPath(c.ctx, abs) : protectedRemoval(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
     c.paths.add(abs)
     if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)

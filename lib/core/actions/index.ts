@@ -1,7 +1,6 @@
 // The action catalogue: every family, and one table from program name to detector. The table is a plain
 // object built once from the families' own tables (about a hundred keys: no work worth measuring at load).
 
-import { scanKeyCode } from './ratchet-keys'
 import * as cloud from './cloud'
 import * as containers from './containers'
 import * as database from './database'
@@ -53,7 +52,7 @@ export const PROGRAMS: Record<string, Detector> = {
 }
 
 /** Interpreter one-liners pass through these, in this order. */
-export const CODE_SCANNERS: readonly CodeScanner[] = [ratchetSelf.scanCode, scanKeyCode, fsDelete.scanCode, fsWrite.scanCode, mail.scanCode, network.scanCode, database.scanCode, secrets.scanCode]
+export const CODE_SCANNERS: readonly CodeScanner[] = [ratchetSelf.scanCode, ratchetSelf.scanKeyCode, fsDelete.scanCode, fsWrite.scanCode, mail.scanCode, network.scanCode, database.scanCode, secrets.scanCode]
 
 /** The table key of a program: versioned names share one entry (`python3.12` → `python`, `mkfs.ext4` → `mkfs`). */
 export function programKey(name: string): string {

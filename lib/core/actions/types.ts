@@ -57,7 +57,7 @@ export interface ClassifyContext {
    */
   publicRemote?(dir: string): boolean
   tmpDirs?: string[]
-  /** File-system facts for self-protection (realpath, hard links, listings, archives, patches, git status); see ratchet-self.ts. */
+  /** File-system facts (realpath, listings, file text, scripts a command runs), lazily read. */
   fs?: FsFacts
   /** Ratchet's per-user config folder ($XDG_CONFIG_HOME/ratchet): its token and keys are not the agent's to read (ratchet-keys.ts). */
   configHome?: string
@@ -69,6 +69,11 @@ export interface ClassifyContext {
   fileMentions?(file: string, text: string, ignoreCase: boolean): boolean | undefined
   /** Where the running Ratchet package is installed (its bin/, dist/): protected like the state folder. */
   packageDir?: string
+  /**
+   * This call's commands run inside Claude Code's OS sandbox with the floor's rules (sandbox mode, and the command is
+   * not one the settings exclude from it): the kernel keeps them off Ratchet's files, so the reader does not try to.
+   */
+  sandboxed?: boolean
   /**
    * Fact provider for "irreversible means unrecoverable": asked only when a deletion or overwrite is found. Absent,
    * failed or timed out: the caller gets `undefined` and assumes the worst (unrecoverable).
@@ -164,28 +169,11 @@ export interface FamilyMeta {
 export interface FsFacts {
   /** The canonical path (symlinks resolved) of `abs`; for a path that does not exist, of its nearest existing parent plus the rest. */
   realpath(abs: string): string | undefined
-  /** `dev:ino` of a regular file that has more than one hard link; undefined otherwise. */
-  linkId(abs: string): string | undefined
   isDir(abs: string): boolean
   /** Names in a folder (bounded), or undefined. */
   list(dir: string): string[] | undefined
   /** The text of a regular file (bounded), or undefined when it is not one or cannot be read. */
   readText(abs: string): string | undefined
-  /** The member paths of a tar (plain or gzip) or zip archive, or undefined when it cannot be listed. */
-  archiveEntries(abs: string): string[] | undefined
-  /** `git status --porcelain --ignored` under `dir`: XY code and absolute path per entry; undefined when unknown. */
-  gitStatus?(dir: string): { code: string; path: string }[] | undefined
-  /**
-   * The files under `specs` that moving the work tree from HEAD to `ref` would change (checkout, switch, reset,
-   * read-tree); `ref` null: every tracked file there (an orphan branch). Undefined when git cannot say.
-   */
-  gitTreeChanges?(dir: string, ref: string | null, specs: string[]): string[] | undefined
-  /**
-   * The files under `specs` that an operation bringing in another tree would change: `merge` (and `pull`, against
-   * the upstream as last fetched) what `ref` changed since the merge base; `pick` (cherry-pick, revert) what the
-   * commit changed; `stash` (pop, apply) what the stash holds, untracked files included. Undefined when git cannot say.
-   */
-  gitOpChanges?(dir: string, op: 'merge' | 'pick' | 'stash', ref: string, specs: string[]): string[] | undefined
   /**
    * A script file a command runs (`sh x.sh`, `npm test`'s package.json, a Makefile): its text (bounded, regular
    * files only), why it cannot be read, or `binary` for a compiled program; undefined when nothing is there.

@@ -4,7 +4,7 @@ import type { FsFacts } from '../../../lib/core/actions/types'
 
 /** Files Ratchet can read (anything else is unreadable: missing, too big, a FIFO). */
 const files = (texts: Record<string, string>): { fs: FsFacts } => ({
-  fs: { realpath: (p) => p, linkId: () => undefined, isDir: () => false, list: () => undefined, archiveEntries: () => undefined, readText: (p) => texts[p] ?? texts[p.replace(`${PROJECT}/`, '')] },
+  fs: { realpath: (p) => p, isDir: () => false, list: () => undefined, readText: (p) => texts[p] ?? texts[p.replace(`${PROJECT}/`, '')] },
 })
 
 familyTable(family, {

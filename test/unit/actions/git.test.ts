@@ -1,13 +1,6 @@
-import { execFileSync } from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { classify } from '../../../lib/core/classify'
-import type { FsFacts } from '../../../lib/core/actions/types'
-import { fsFacts } from '../../../lib/io/fs-facts'
 import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/git'
-import { PROJECT, catastrophic, ctx, familyTable, patterns, withGit } from './table'
+import { catastrophic, ctx, familyTable, patterns, withGit } from './table'
 
 familyTable(family, {
   valid: [
@@ -121,108 +114,17 @@ describe('git: details', () => {
   })
 })
 
-// Tree-changing git judged by the files it would change (issue 9 red team: `git checkout HEAD~1` to a commit
-// before Ratchet was added removed .claude/settings.json and switched every hook off). The git facts come from
-// a stub here (what `git diff --name-only HEAD <ref>` says under the protected folders) and from a real
-// repository below.
+// Moving the work tree onto a commit without Ratchet's files (`git checkout HEAD~1` before it was added) is the
+// floor's to stop: in the sandbox git cannot unlink .claude/settings.json or the rules (EBUSY/EROFS), so the
+// registration stays on disk (test/e2e/claude-floor.test.ts checks out such a branch in the real client). The reader
+// no longer asks git which protected files a checkout would change.
 
-describe('git: moving the work tree is judged by the protected files it changes', () => {
-  /** A repository where refs `old` and `HEAD~1` predate Ratchet, `feature` has the same settings, orphans have nothing. */
-  const differ: Record<string, string[]> = { 'HEAD~1': ['.claude/settings.json', '.ratchet/guardrails.json'], old: ['.claude/settings.json'], feature: [], main: [], '@{-1}': [] }
-  const stub: FsFacts = {
-    realpath: (p) => p,
-    linkId: () => undefined,
-    isDir: () => false,
-    list: () => undefined,
-    readText: () => undefined,
-    archiveEntries: () => undefined,
-    gitStatus: () => [],
-    gitTreeChanges: (_dir, ref, specs) => {
-      const files = ref === null ? ['.claude/settings.json', '.ratchet/guardrails.json'] : differ[ref]
-      return files?.map((f) => `${PROJECT}/${f}`).filter((f) => specs.some((s) => f === s || f.startsWith(s + '/')))
-    },
-  }
-  const c = ctx({ fs: stub, fileExists: (p) => p.endsWith('/README.md') })
-  it.each([
-    'git checkout HEAD~1',
-    'git checkout old',
-    'git checkout --detach old',
-    'git switch -d HEAD~1',
-    'git switch --detach old',
-    'git switch --orphan scratch',
-    'git checkout -b rescue HEAD~1',
-    'git switch -c rescue old',
-    'git read-tree -u --reset HEAD~1',
-    'git read-tree -u -m old',
-    'git read-tree -u --empty',
-    'git reset --hard HEAD~1',
-    'git reset --keep old',
-    'git checkout old -- .',
-    'git checkout old -- .claude',
-    'git restore --source=old .',
-    'git -C . checkout HEAD~1',
-    'git rebase --onto HEAD~1 HEAD',
-    // a commit named at run time, while Ratchet's files are tracked: any commit may lack them
-    'git checkout $(git rev-list --max-parents=0 HEAD)',
-    'git reset --hard $REF',
-  ])('must stop: %s', (command) => {
-    expect(patterns(command, c)).toContain('ratchet_state_edit')
-  })
-  it.each([
-    'git checkout main',
-    'git checkout feature',
-    'git switch feature',
-    'git switch -',
-    'git checkout -',
-    'git checkout -b new-branch',
-    'git switch -c new-branch',
-    'git checkout --orphan scratch',
-    'git checkout old -- README.md',
-    'git checkout unknown-ref',
-    'git read-tree HEAD~1',
-    'git reset --soft HEAD~1',
-    'git rebase main',
-  ])('must stay quiet (of self-protection): %s', (command) => {
-    expect(patterns(command, c)).not.toContain('ratchet_state_edit')
-  })
-  it('a commit named at run time is fine where Ratchet’s files are not tracked', () => {
-    const untracked = ctx({ fs: { ...stub, gitTreeChanges: () => [] } })
-    expect(patterns('git checkout $BRANCH', untracked)).not.toContain('ratchet_state_edit')
-    expect(patterns('git checkout $BRANCH', c)).toContain('ratchet_state_edit')
-  })
+describe('git: moving the work tree', () => {
   it('read-tree -u --reset overwrites uncommitted work like reset --hard', () => {
     expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-modified' })))).toContain('git_discard')
     expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-clean' })))).not.toContain('git_discard')
   })
-
-  it('a real repository: checkout to a commit before Ratchet stops; switching between branches that share its files does not', () => {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-tree-')))
-    try {
-      const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
-      git('init', '-q', '-b', 'main')
-      fs.writeFileSync(path.join(dir, 'README.md'), 'a\n')
-      git('add', '-A')
-      git('commit', '-qm', 'before ratchet')
-      fs.mkdirSync(path.join(dir, '.claude'))
-      fs.mkdirSync(path.join(dir, '.ratchet'))
-      fs.writeFileSync(path.join(dir, '.claude/settings.json'), '{"hooks":{}}\n')
-      fs.writeFileSync(path.join(dir, '.ratchet/guardrails.json'), '[]\n')
-      git('add', '-A')
-      git('commit', '-qm', 'add ratchet')
-      git('branch', 'feature')
-      git('checkout', '-q', '-b', 'other')
-      fs.writeFileSync(path.join(dir, 'b.txt'), 'b\n')
-      git('add', '-A')
-      git('commit', '-qm', 'b')
-      git('checkout', '-q', 'main')
-      const real = { projectDir: dir, homeDir: path.join(dir, 'home'), stateDir: path.join(dir, '.ratchet'), session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main', fs: fsFacts() }
-      const pats = (command: string) => classify({ tool_name: 'Bash', tool_input: { command }, cwd: dir }, real).findings.map((f) => f.pattern)
-      for (const stop of ['git checkout HEAD~1', 'git switch -d HEAD~1', 'git switch --orphan x', 'git read-tree -u --reset HEAD~1', 'git checkout HEAD~1 -- .', 'git reset --hard HEAD~1'])
-        expect(pats(stop), stop).toContain('ratchet_state_edit')
-      for (const quiet of ['git checkout feature', 'git switch other', 'git checkout -b topic', 'git checkout HEAD~1 -- README.md', 'git checkout no-such-branch'])
-        expect(pats(quiet), quiet).not.toContain('ratchet_state_edit')
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true })
-    }
+  it.each(['git checkout HEAD~1', 'git switch --orphan scratch', 'git checkout feature', 'git reset --hard HEAD~1'])('is not self-protection to the reader: %s', (command) => {
+    expect(patterns(command, ctx({ sandboxed: true }))).not.toContain('ratchet_state_edit')
   })
 })
