@@ -79,7 +79,11 @@ const lazyChunks = {
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, legalComments: 'none', logLevel: 'warning', mainFields: ['module', 'main'], conditions: ['import'] }
 for (const [lib, c] of Object.entries(CHUNKS))
   await build({ ...common, stdin: { contents: `export { ${c.names.join(', ')} } from ${JSON.stringify(lib)}`, resolveDir: process.cwd(), sourcefile: `${c.name}.chunk.js` }, outfile: join('dist', `${c.name}.cjs`) })
-await build({ ...common, plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs'], entryPoints: entries, outdir: 'dist', outExtension: { '.js': '.cjs' } })
+const { serve: serveEntry, ...hookAndCliEntries } = entries
+await build({ ...common, plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs'], entryPoints: hookAndCliEntries, outdir: 'dist', outExtension: { '.js': '.cjs' } })
+// The case server: its libraries as Node loads them (their CommonJS builds: pg's ESM wrapper does not bundle),
+// the native store (an optional dependency) and pg's optional native client left outside the bundle.
+await build({ ...common, mainFields: ['main', 'module'], conditions: ['require', 'node'], plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs', 'better-sqlite3', 'pg-native'], entryPoints: { serve: serveEntry }, outdir: 'dist', outExtension: { '.js': '.cjs' } })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
 copyFileSync('lib/runtime/warm.cjs', 'dist/warm.cjs')
 // A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.

@@ -264,7 +264,9 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   // 5b. probation
   let onProbation: string[] = []
   if (facts.probation) {
-    const p = applyProbation(facts.probation.list, { tool: call.tool_name, classes: result.classes, patterns, fingerprint: fp, readOnly: READ_ONLY_TOOLS.has(call.tool_name) }, decision, { now, checks: facts.session.checks, checkWindowMs: facts.config.checkWindowMs, policy: facts.probation })
+    // What the call changes in the project, whatever the tool: a Bash `echo >` is restrained like a Write.
+    const changes = action.paths.filter((p) => p === facts.projectDir || p.startsWith(facts.projectDir + '/'))
+    const p = applyProbation(facts.probation.list, { tool: call.tool_name, classes: result.classes, patterns, fingerprint: fp, readOnly: READ_ONLY_TOOLS.has(call.tool_name), changes }, decision, { now, checks: facts.session.checks, checkWindowMs: facts.config.checkWindowMs, policy: facts.probation })
     decision = p.decision
     if (p.verdict && p.verdict !== 'probation_reminder') verdict = p.verdict
     onProbation = p.cases

@@ -84,7 +84,8 @@ function verifyExport(file: string, o: { key?: string }): { agent: string; where
   return { agent, where: file, v }
 }
 
-export function verify(o: { agent?: string; json?: boolean; key?: string; file?: string }): void {
+export async function verify(o: { agent?: string; json?: boolean; key?: string; file?: string; server?: string }): Promise<void> {
+  if (o.server) return verifyServer(o)
   let agent: string
   let file: string
   let v: VerifyResult
@@ -107,6 +108,35 @@ export function verify(o: { agent?: string; json?: boolean; key?: string; file?:
   if (!v.ok) process.exitCode = 1
 }
 
+/**
+ * The ledger against the case server's transparency log: the chain verifies here, the server's checkpoint
+ * is signed by the key pinned on first contact and extends the last one seen (the server did not rewrite
+ * history), every entry the log holds is in the local ledger byte for byte (no rollback, truncation or
+ * re-keying here) and proven in the log.
+ */
+async function verifyServer(o: { agent?: string; json?: boolean; key?: string; server?: string }): Promise<void> {
+  const agent = agentOf(o)
+  const paths = resolvePaths()
+  const file = courtroomFiles(paths).ledger(agent)
+  if (!fs.existsSync(file)) throw new RatchetError('not_found', `no ledger at ${file}`)
+  const local = verifyLedger(agent, file, process.env, { genesisKey: o.key })
+  const { verifyWithServer } = await import('../io/courtroom/remote')
+  const r = await verifyWithServer(paths, agent, o.server!, file)
+  const problems = [...(local.ok ? [] : [{ seq: local.index, problem: `the local ledger does not verify at entry ${local.index}: ${local.problem}` }]), ...r.problems]
+  const ok = problems.length === 0
+  if (o.json) out(JSON.stringify({ ok, agent, ...r, local: local.ok ? { ok: true, entries: local.entries.length } : { ok: false, first_bad: local.index, problem: local.problem }, problems, warnings: local.warnings }, null, 2))
+  else {
+    if (r.pinned_now) out(`Pinned ${r.server}'s log key (${r.log}) on first contact.`)
+    if (ok) out(`OK: ${r.proven} entries of ${agent} proven in ${r.server}'s log (checkpoint of ${r.checkpoint.size}, consistent with the last one seen here); the local ledger holds everything the log holds.`)
+    else {
+      out(`FAILED: ${problems.length} problem${problems.length > 1 ? 's' : ''} between the local ledger of ${agent} and ${r.server}'s log:`)
+      for (const p of problems) out(`  seq ${p.seq}: ${p.problem}`)
+    }
+    if (r.unsent) out(`  ${r.unsent} local entr${r.unsent > 1 ? 'ies are' : 'y is'} not on the log yet (ratchet cases submit --server ${r.server})`)
+  }
+  if (!ok) process.exitCode = 1
+}
+
 /** The whole ledger as one JSON document, verifiable elsewhere with the genesis key it names. */
 export function exportLedger(o: { agent?: string; out?: string }): void {
   const agent = agentOf(o)
@@ -123,25 +153,27 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
 }
 
 /**
- * Sends the case envelopes (signed, anonymised: no transcripts, only digests of the evidence) to a
- * remote endpoint. Refused unless the remote-submission acknowledgment was given: by default nothing
- * leaves the machine.
+ * Sends what the ledger holds and the case server has not accepted yet (`ratchet serve`), in order, each
+ * submission signed for that server and signed afresh; keeps each entry's receipt (leaf, inclusion proof,
+ * signed checkpoint) beside the ledger. Refused unless the remote-submission acknowledgment was given: by
+ * default nothing leaves the machine. Idempotent: entries already on the server's log are not sent again.
  */
-export async function submit(o: { agent?: string; url?: string }): Promise<void> {
+export async function submit(o: { agent?: string; server?: string; url?: string; json?: boolean }): Promise<void> {
   ;(await import('./run')).humanOnly('ratchet cases submit')
   const paths = resolvePaths()
   const consent = readConsent(paths)
-  if (!consent?.acknowledgments.remote_submission || consent.revoked_at) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
+  // A revoked courtroom may still send what its ledger holds (ending with the revocation), so the server learns the key is dead.
+  if (!consent?.acknowledgments.remote_submission) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
   const { courtroomConfig } = await import('../io/courtroom/consent')
-  const url = o.url ?? courtroomConfig(paths).remote?.url
-  if (!url) throw new RatchetError('usage', 'no endpoint: pass --url or set courtroom.remote.url in .ratchet/config.json')
+  const server = o.server ?? o.url ?? courtroomConfig(paths).remote?.url
+  if (!server) throw new RatchetError('usage', 'no server: pass --server URL (a `ratchet serve`) or set courtroom.remote.url in .ratchet/config.json')
   const agent = agentOf(o)
   const file = courtroomFiles(paths).ledger(agent)
   const v = verifyLedger(agent, file)
   if (!v.ok) throw new RatchetError('conflict', `not sent: the ledger does not verify (entry ${v.index}: ${v.problem})`)
-  const store = readKeyStore(agent)
-  const envelopes = readLines(file).map((l) => JSON.parse(l))
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public, head: readHead(agent), envelopes }), signal: AbortSignal.timeout(30_000) })
-  if (!res.ok) throw new RatchetError('conflict', `${url} answered ${res.status}`)
-  out(`Sent ${envelopes.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) to ${url}.`)
+  const { submitToServer } = await import('../io/courtroom/remote')
+  const r = await submitToServer(paths, agent, server, file, readKeyStore(agent)?.current ?? null)
+  if (o.json) return out(JSON.stringify({ ok: true, agent, ...r }, null, 2))
+  if (r.pinned_now) out(`Pinned ${r.server}'s log key (${r.log}) on first contact: later checkpoints must be signed by it and extend what this machine saw.`)
+  out(r.sent ? `Sent ${r.sent} entries (${r.cases_sent} cases) to ${r.server}; ${r.already} were already on its log. Log size ${r.tree_size}; every receipt verified and kept.` : `Nothing to send: the ${r.already} entries of ${agent} are already on ${r.server}'s log (size ${r.tree_size}).`)
 }

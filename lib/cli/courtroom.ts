@@ -50,11 +50,23 @@ export async function status(o: { json?: boolean }): Promise<void> {
 // ---- consent ---------------------------------------------------------------------------------
 
 // Consent, keys and clearing probation are the user's: humanOnly (./run) refuses them inside Claude Code.
-async function askYesNo(question: string): Promise<boolean> {
-  const readline = await import('node:readline/promises')
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout })
+/**
+ * The questions, answered through one line reader for all of them (a reader per question dropped the answers
+ * typed ahead). require, not import(): the CLI runs as a bundle the loader compiles with vm.Script, which has no
+ * dynamic import callback, so an import() of a built-in threw "A dynamic import callback was not specified".
+ */
+async function askAll(questions: [string, string][], answer: (key: string, yes: boolean) => void): Promise<void> {
+  const readline = require('node:readline') as typeof import('node:readline')
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false })
+  // Lines are read through the iterator, which keeps what was typed ahead of a question.
+  const lines = rl[Symbol.asyncIterator]()
   try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim())
+    for (const [key, question] of questions) {
+      process.stdout.write(`${question} [y/N] `)
+      const line = await lines.next()
+      if (line.done) throw new RatchetError('usage', 'not enabled: the input ended before every acknowledgment was answered')
+      answer(key, /^y(es)?$/i.test(String(line.value).trim()))
+    }
   } finally {
     rl.close()
   }
@@ -81,11 +93,13 @@ export async function enable(o: EnableOptions): Promise<void> {
   if (!given.size && !(prior?.enabled && !prior.revoked_at)) {
     if (!process.stdin.isTTY) throw new RatchetError('usage', `enabling needs the acknowledgments: run in a terminal, or pass --accept ${REQUIRED_ACKS.join(',')}[,remote_submission] (or --yes for the five required ones)`)
     out('The courtroom holds hearings on the agent’s conduct and keeps a signed record of the verdicts. Please read and acknowledge:')
-    for (const [k, text] of Object.entries(ACKNOWLEDGMENTS)) {
-      const optional = !REQUIRED_ACKS.includes(k as Ack)
-      if (await askYesNo(`\n${k}${optional ? ' (optional)' : ''}: ${text}\nAcknowledge?`)) given.add(k)
-      else if (!optional) throw new RatchetError('usage', `not enabled: "${k}" was not acknowledged`)
-    }
+    await askAll(
+      Object.entries(ACKNOWLEDGMENTS).map(([k, text]) => [k, `\n${k}${REQUIRED_ACKS.includes(k as Ack) ? '' : ' (optional)'}: ${text}\nAcknowledge?`]),
+      (k, yes) => {
+        if (yes) given.add(k)
+        else if (REQUIRED_ACKS.includes(k as Ack)) throw new RatchetError('usage', `not enabled: "${k}" was not acknowledged`)
+      },
+    )
   }
   const standing = prior && !prior.revoked_at ? prior.acknowledgments : {}
   const missing = REQUIRED_ACKS.filter((a) => !given.has(a) && !standing[a])
@@ -152,6 +166,18 @@ export function rotateKey(): void {
   writeKeyStore({ ...store, current: key, retired: [...store.retired, { keyid: old.keyid, public: old.public, retired_at: new Date().toISOString() }] })
   writeConsent(paths, { ...c, keyid: key.keyid })
   out(`Rotated: ${old.keyid.slice(0, 12)}… → ${key.keyid.slice(0, 12)}… (a rotation entry signed by both).`)
+}
+
+/** `ratchet courtroom key`: the public key a case server's operator enrolls; the last line is the key alone. */
+export function key(o: { agent?: string; json?: boolean }): void {
+  const paths = resolvePaths()
+  const agent = o.agent ?? readConsent(paths)?.agent
+  if (!agent) throw new RatchetError('not_found', 'no agent here: ratchet courtroom enable makes one (and its key)')
+  const store = readKeyStore(agent)
+  if (!store?.current) throw new RatchetError('not_found', `${agent} has no signing key here (never enabled on this machine, or revoked)`)
+  if (o.json) return out(JSON.stringify({ agent, keyid: store.current.keyid, public_key: store.current.public, genesis_public_key: store.genesis_public }, null, 2))
+  out(`Public key of ${agent} (key id ${store.current.keyid}); a case server's operator enrolls it with: ratchet serve keys add <key> --agent ${agent}`)
+  out(store.current.public)
 }
 
 export function clear(caseId: string): void {

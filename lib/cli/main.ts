@@ -180,6 +180,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').action(async () => (await import('./courtroom')).disable())
   court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').action(async () => (await import('./courtroom')).revoke())
   court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').action(async () => (await import('./courtroom')).rotateKey())
+  court.command('key').option('--agent <id>').option('--json', 'machine-readable output').description("the agent's public key (its last line alone), for a case server's operator: ratchet serve keys add <key>").action(async (o) => (await import('./courtroom')).key(o))
   court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").action(async (id) => (await import('./courtroom')).clear(id))
   court
     .command('hear')
@@ -208,11 +209,28 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .argument('[file]', 'an exported ledger (ratchet cases export --out FILE) instead of this project\'s')
     .option('--agent <id>')
     .option('--key <base64>', 'the genesis public key to trust (default: the one in the key store)')
+    .option('--server <url>', "also against a case server's transparency log (ratchet serve): proven in, consistent, nothing rolled back")
     .option('--json', 'machine-readable output')
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
   cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
-  cases.command('submit').option('--agent <id>').option('--url <url>', 'the endpoint (default courtroom.remote.url)').description('send the signed cases to a remote endpoint (needs the remote_submission acknowledgment)').action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
+  cases
+    .command('submit')
+    .option('--agent <id>')
+    .option('--server <url>', 'the case server (a `ratchet serve`; default courtroom.remote.url)')
+    .addOption(new Option('--url <url>').hideHelp())
+    .option('--json', 'machine-readable output')
+    .description('send the ledger entries a case server does not hold yet, keep their receipts (needs the remote_submission acknowledgment)')
+    .action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
+
+  // `ratchet serve …` is its own bundle (dist/serve.cjs), which bin/ratchet starts directly; declared here for --help.
+  program
+    .command('serve')
+    .description("the team's case record: case API, transparency log, dashboard (ratchet serve --help)")
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[args...]')
+    .action(async () => (await import('./serve')).serve(process.argv))
 
   const incident = program.command('incident').description('the incident log (INC-001, …) and guardrails derived from it')
   incident

@@ -70,6 +70,12 @@ export function oneLine(e: unknown): { line: string; exitCode: number; internal:
   const msg = e instanceof Error ? e.message : String(e)
   // A file of the install missing (lib/runtime/loader.cjs): said as it is, with what to do.
   if (e instanceof Error && (e as { incompleteInstall?: unknown }).incompleteInstall) return { line: flat(msg), exitCode: EXIT_CODES.internal, internal: false }
+  // The floor refusing a write (a command run inside Claude Code's sandbox): not a bug, said as what it is.
+  const code = (e as { code?: unknown } | undefined)?.code
+  if (code === 'EROFS' || code === 'EBUSY') {
+    const file = (e as { path?: unknown }).path
+    return { line: `cannot write${typeof file === 'string' ? ` ${file}` : ''}: it is read-only here (inside Claude Code's sandbox, Ratchet's files are the user's to change, from a terminal of their own)`, exitCode: EXIT_CODES.state_unreadable, internal: false }
+  }
   return { line: `internal error: ${flat(msg)}`, exitCode: EXIT_CODES.internal, internal: true }
 }
 

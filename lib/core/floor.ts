@@ -75,10 +75,9 @@ export function guardedPaths(i: FloorInputs): Guarded[] {
     ...CLAUDE_FOLDERS.map((d) => tree(`./.claude/${d}`, `Claude Code's project ${d}: instructions or code a later session runs`)),
     file('./.mcp.json', 'MCP servers Claude Code starts, outside the sandbox'),
     ...i.packages.map((p) => tree(p, "Ratchet's installed package: the hooks' code")),
+    // (A `node` planted beside them never runs a hook: the registered command drops folders inside the project from
+    // PATH first, lib/core/settings.ts. Run by the user's own scripts later, it is residual risk 3.)
     ...i.binDirs.flatMap((d) => i.bins.map((b) => file(`${d}/${b}`, `the launcher Claude Code runs for Ratchet's ${b}`))),
-    // npm puts this folder first on PATH for every script it runs: a `node` here runs in place of the real one in the
-    // user's next `npm test`, outside the sandbox, whether or not Ratchet is installed in this project.
-    ...['node', 'nodejs'].map((b) => file(`./node_modules/.bin/${b}`, 'a `node` here runs in place of the real one in every npm script, outside the sandbox')),
     tree('./.git/hooks', 'git hooks: code git runs later, outside the sandbox'),
     file('./.git/config', 'git config: pagers, filters, fsmonitor and aliases run code later'),
     ...CODE_RUNNING_CONFIG.flatMap((f) => [file(`./${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'), file(`~/${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)')]),

@@ -104,6 +104,8 @@ export const EXECUTABLES = [
   },
   { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },
   { name: 'ratchet', entry: 'lib/cli/main.ts', kind: 'cli', bin: true, registrations: [] },
+  // The case server (fastify, pg, ioredis, better-sqlite3 kept external): loaded by `ratchet serve …` alone.
+  { name: 'serve', entry: 'lib/server/main.ts', kind: 'worker', bin: false, via: { bin: 'ratchet', arg: 'serve' }, registrations: [] },
   { name: 'pause-and-ask', entry: 'lib/cli/pause-and-ask.ts', kind: 'cli', bin: true, registrations: [] },
   { name: 'pattern-detect', entry: 'lib/cli/pattern-detect.ts', kind: 'cli', bin: true, registrations: [] },
 ] as const satisfies readonly Executable[]

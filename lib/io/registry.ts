@@ -206,6 +206,7 @@ export const STATE = {
   courtroomCache: f('courtroom/cache.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'verdicts already bought', schema: hand((raw: unknown) => (Array.isArray(raw) ? raw : 'expected an array')), empty: () => [] }),
   courtroomCosts: f('courtroom/costs.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', whenUnreadable: "no new hearings, as if today's cost cap were reached, until the file is fixed or removed", what: "today's hearing costs", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as { usd?: unknown }).usd === 'number' ? raw : 'usd: expected a costs record')) }),
   ledger: f('courtroom/ledger/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signed case ledger (append-only)" }),
+  receipts: f('courtroom/receipts/{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: "a case server's receipts for an agent's ledger entries (leaf, inclusion proof, signed checkpoint); kept beside the ledger, re-proven by ratchet cases verify --server" }),
   floor: f<FloorRecord>('floor.json', { owner: 'machine', tracked: false, onCorrupt: 'fail', whenUnreadable: 'every session is held for a human, as after a change to the floor, until `ratchet floor confirm` records it afresh', what: 'the floor as a human last saw it (settings in force, hooks, install, rules), and what `ratchet init` added to settings', schema: hand((raw: unknown) => (obj(raw) && (raw as FloorRecord).v === 1 ? (raw as FloorRecord) : 'v: expected a floor record, version 1')), empty: () => ({ v: 1 }) }),
   floorHold: f<FloorHold>('floor-hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the floor changed since a human last saw it: every tool call waits for `ratchet floor confirm` (its existence is the fast check)', schema: hand((raw: unknown) => (obj(raw) && Array.isArray((raw as FloorHold).changes) ? (raw as FloorHold) : 'changes: expected a list')), empty: () => ({ at: '', changes: [] }) }),
   telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
@@ -213,6 +214,7 @@ export const STATE = {
   fragmentKey: f('fragment-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key the fragments of known secrets are hashed with, outside every project' }),
   courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
   ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
+  caseServer: f('servers/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "a case server's log key (pinned on first contact) and the last checkpoint this machine saw of it" }),
 } satisfies Record<string, StateFileSpec<any>>
 
 export type FileKey = keyof typeof STATE

@@ -139,6 +139,16 @@ export function writePrivateFile(file: string, text: string, opts: { tightenDir?
   writeFileAtomic(file, text)
 }
 
+/** Cuts a file to its first `bytes` bytes (the case ledger's torn last line, recorded in a signed repair entry first). */
+export function truncateFile(file: string, bytes: number): void {
+  fs.truncateSync(file, bytes)
+}
+
+/** A private folder (0700, made with its parents when absent), e.g. the case server's embedded store. */
+export function ensurePrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE })
+}
+
 /**
  * A private file written once: created 0600 (in a 0700 folder) with `make()`'s text only if absent, exclusively
  * (written aside, then linked into place: of two processes at once, both end up reading the same text).

@@ -1,7 +1,8 @@
-// Tree-moving git inside the real claude CLI (issue 9 item 3, red team): a session switches branches as everyday
-// work does (all quiet), then tries `git checkout HEAD~1` — the commit before Ratchet was added, where
+// Tree-moving git inside the real claude CLI (issue 9 item 3, red team; issue 18): a session switches branches as
+// everyday work does (all quiet), then tries `git checkout HEAD~1` — the commit before Ratchet was added, where
 // .claude/settings.json does not exist, so the checkout would switch every hook off — its identical retry, and
-// other spellings of the same effect. Each is denied; on disk, settings.json survives and HEAD stays on a branch.
+// other spellings of the same effect. With the floor on, the reader does not race them: git cannot unlink or rewrite
+// the guarded files inside the sandbox, so whatever it does to HEAD, the registration and the rules stay on disk.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -19,6 +20,7 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
   let project: string
   let home: string
   let result: { status: number | null; stdout: string; stderr: string }
+  let before: { settings: string; rules: string }
   const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
 
   beforeAll(async () => {
@@ -38,6 +40,7 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
     git(['add', 'feature.txt'])
     git(['commit', '-qm', 'feature'])
     git(['checkout', '-q', 'main'])
+    before = { settings: fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'), rules: fs.readFileSync(path.join(project, '.ratchet', 'guardrails.json'), 'utf8') }
     model = await startMockModel([
       ...[...QUIET, ...STOP].map((command) => ({ tool: 'Bash', input: { command, description: 'Switch branches' } })),
       { text: 'Done.' },
@@ -59,19 +62,12 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
     for (const [i, r] of results.entries()) expect(r.is_error, `${QUIET[i]}: ${r.content}`).toBe(false)
   })
 
-  it('every spelling of moving the tree to a commit without Ratchet is denied, the identical retry too', () => {
-    const results = model.toolResults().slice(QUIET.length)
-    expect(results).toHaveLength(STOP.length)
-    for (const [i, r] of results.entries()) {
-      expect(r.is_error, STOP[i]).toBe(true)
-      expect(r.content, STOP[i]).toMatch(/Ratchet's own rules|could not read/)
-    }
+  it('every spelling of moving the tree ran to its end (what each did to HEAD depends on the one before)', () => {
+    expect(model.toolResults().slice(QUIET.length)).toHaveLength(STOP.length)
   })
 
-  it('on disk: .claude/settings.json survives with its hooks, and HEAD is still on main', () => {
-    const settings = fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')
-    expect(settings).toContain('preflight-check')
-    expect(git(['symbolic-ref', '--short', 'HEAD']).trim()).toBe('main')
-    expect(git(['status', '--porcelain', '--', '.claude']).trim()).toBe('')
+  it('on disk: .claude/settings.json and the rules survive byte for byte, whatever git did to HEAD', () => {
+    expect(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toBe(before.settings)
+    expect(fs.readFileSync(path.join(project, '.ratchet', 'guardrails.json'), 'utf8')).toBe(before.rules)
   })
 })

@@ -72,12 +72,14 @@ describe('self-approval inside the real claude CLI', () => {
 
   it('runs to the end', () => expect(result.status, result.stderr).toBe(0))
 
-  it('every attempt fails: denied by the hook, or refused by the CLI as inside Claude Code', () => {
+  it('every attempt fails: denied by the hook, refused by the CLI as inside Claude Code, or refused by the floor', () => {
     const results = model.toolResults()
     expect(results).toHaveLength(attempts.length)
     for (const [i, r] of results.entries()) {
       expect(r.is_error || /refused inside Claude Code/.test(r.content), `${attempts[i]}\n${r.content}`).toBe(true)
-      expect(r.content, attempts[i]).toMatch(/Ratchet's own rules|refused inside Claude Code/)
+      // Inside the sandbox the CLI sees no claude among its ancestors (its own pid namespace), so where the hook and
+      // CLAUDECODE are both spelled away, the state folder's read-only mount is what refuses, said in one line.
+      expect(r.content, attempts[i]).toMatch(/Ratchet's own rules|refused inside Claude Code|it is read-only here/)
     }
   })
 

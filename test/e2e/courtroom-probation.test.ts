@@ -47,12 +47,20 @@ describe('probation in preflight-check', () => {
   })
 
   it('minor: a reminder rides along with the next N actions, then lifts (the file is gone)', () => {
-    put(probation('minor'))
-    expect(bash('echo one').additionalContext).toBe('[COURTROOM] On probation (case case_minor, Answering a Question with Changes, minor; 2 actions left): Answer the question before changing anything.')
+    put(probation('minor', { tools: [] }))
+    expect(bash('echo one > one.txt').additionalContext).toBe('[COURTROOM] On probation (case case_minor, Answering a Question with Changes, minor; 2 actions left): Answer the question before changing anything.')
     expect(guard('Read', { file_path: path.join(dir, 'x') })).toEqual({ permissionDecision: 'allow (silent)' }) // reading is not acting
-    expect(bash('echo two').additionalContext).toContain('1 action left')
+    expect(bash('echo nothing changed')).toEqual({ permissionDecision: 'allow (silent)' }) // nor is printing
+    expect(bash('echo two > two.txt').additionalContext).toContain('1 action left')
     expect(fs.existsSync(probationFile())).toBe(false)
-    expect(bash('echo three')).toEqual({ permissionDecision: 'allow (silent)' })
+    expect(bash('echo three > three.txt')).toEqual({ permissionDecision: 'allow (silent)' })
+  })
+
+  it('minor on a class: the reminder rides along with actions of that class only, and only those count', () => {
+    put(probation('minor'))
+    expect(bash('echo one')).toEqual({ permissionDecision: 'allow (silent)' })
+    expect(write('a.txt').additionalContext).toContain('2 actions left')
+    expect(JSON.parse(fs.readFileSync(probationFile(), 'utf8')).probations[0].remaining).toBe(1)
   })
 
   it('moderate: its class is checked (refused once, the identical retry runs), N times, then lifts; other actions stay quiet', () => {

@@ -4,6 +4,7 @@
 // custodiet finding opening a hearing in the background.
 import fs from 'node:fs'
 import http from 'node:http'
+import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
@@ -66,6 +67,24 @@ describe('consent', () => {
   })
 })
 
+describe('enabling in a terminal (a pseudo-terminal through script(1), answers typed ahead)', () => {
+  const inTerminal = (answers: string) => exec('script', ['-q', '-e', '-c', `${BIN('ratchet')} courtroom enable`, '/dev/null'], { cwd: dir, env, input: answers })
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('asks the six questions and enables on the five required; a no to a required one, or input that ends, enables nothing', async () => {
+    const no = await inTerminal('y\ny\ny\ny\ny\nn\n')
+    expect(no.status).toBe(2)
+    expect(no.stdout).toMatch(/not_a_court: This is not a legal system[^\n]*\r?\nAcknowledge\? \[y\/N\] ratchet: not enabled: "not_a_court" was not acknowledged/)
+    expect(no.stdout).not.toMatch(/dynamic import|internal error/)
+    const short = await inTerminal('y\ny\n')
+    expect(short.stdout).toMatch(/ratchet: not enabled: the input ended before every acknowledgment was answered/)
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'courtroom', 'consent.json'))).toBe(false)
+    const yes = await inTerminal('y\ny\ny\ny\nn\ny\n')
+    expect(yes.status, yes.stdout).toBe(0)
+    expect(yes.stdout).toMatch(/The courtroom is on for agent_[0-9a-f]{16}\. Packs: agent\./)
+    const consent = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'courtroom', 'consent.json'), 'utf8'))
+    expect(Object.keys(consent.acknowledgments).sort()).toEqual(['autonomy', 'enforcement', 'local_only', 'not_a_court', 'reversible'])
+  })
+})
+
 describe('a hearing through the reviewer backends', () => {
   beforeEach(async () => {
     expect((await ratchet('courtroom', 'enable', '--yes')).status).toBe(0)
@@ -124,30 +143,29 @@ describe('a hearing through the reviewer backends', () => {
     expect((await ratchet('cases', 'verify', junk)).stderr).toBe(`ratchet: ${junk}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)\n`)
   })
 
-  it('nothing leaves the machine without the remote-submission acknowledgment', async () => {
+  it('nothing leaves the machine without the remote-submission acknowledgment, nor to an endpoint that is not a case server', async () => {
     const got: string[] = []
     const server = http.createServer((req, res) => {
       let body = ''
       req.on('data', (d) => (body += d))
       req.on('end', () => {
-        got.push(body)
+        got.push(`${req.method} ${req.url} ${body}`)
         res.end('{}')
       })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/cases`
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
     try {
       await ratchet('courtroom', 'hear', '--offense', 'drift', '--summary', 'x')
-      const refused = await ratchet('cases', 'submit', '--url', url)
+      const refused = await ratchet('cases', 'submit', '--server', url)
       expect(refused.status).toBe(5)
       expect(refused.stderr).toMatch(/not sent: remote submission was not acknowledged .* Nothing left this machine/)
       expect(got).toEqual([])
       await ratchet('courtroom', 'enable', '--accept', 'remote_submission')
-      const sent = await ratchet('cases', 'submit', '--url', url)
-      expect(sent.stdout).toMatch(/Sent 2 entries \(1 cases\)/)
-      const doc = JSON.parse(got[0])
-      expect(doc.envelopes).toHaveLength(2)
-      expect(JSON.stringify(doc)).not.toContain('"x"') // evidence travels as digests only
+      // Not a `ratchet serve`: it publishes no log key, so no entry is sent (test/e2e/serve-cli.test.ts sends them to one).
+      const sent = await ratchet('cases', 'submit', '--server', url)
+      expect({ status: sent.status, stderr: sent.stderr }).toEqual({ status: 8, stderr: `ratchet: ${url}/api/v1/log/key: a verifier key is <name>+<hash>+<key>\n` })
+      expect(got).toEqual(['GET /api/v1/log/key '])
     } finally {
       server.close()
     }

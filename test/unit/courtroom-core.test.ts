@@ -113,14 +113,14 @@ describe('probation', () => {
   const run = (list: Probation[], a: ProbationAction, d: Decision = allow, checks: Record<string, number> = {}, mode: 'check' | 'ask' = 'check') => applyProbation(list, a, d, { now, checks, checkWindowMs: 600_000, policy: { moderate: mode } })
 
   it('minor: a reminder rides along with any action that does something, and counts down', () => {
-    const r = run([prob('minor')], edit)
+    const r = run([prob('minor', { classes: [] })], edit)
     expect(r.decision).toEqual({ kind: 'allow', context: expect.stringContaining('[COURTROOM] On probation (case case_minor, Offense, minor; 2 actions left): Remember the rule.') })
     expect(r.next![0].remaining).toBe(1)
-    expect(run([prob('minor')], read).decision).toEqual(allow) // reading is not acting
+    expect(run([prob('minor', { classes: [] })], read).decision).toEqual(allow) // reading is not acting
   })
 
   it('minor: lifts after N actions', () => {
-    const r = run([prob('minor', { remaining: 1 })], edit)
+    const r = run([prob('minor', { remaining: 1, classes: [] })], edit)
     expect(r.lifted).toEqual(['case_minor'])
     expect(r.next).toEqual([])
   })
@@ -163,9 +163,44 @@ describe('probation', () => {
   })
 
   it('the count is re-applied to the list as it is under the lock (a probation added meanwhile survives)', () => {
-    const r = run([prob('minor', { remaining: 1 })], edit)
+    const r = run([prob('minor', { remaining: 1, classes: [] })], edit)
     const meanwhile = [prob('minor', { remaining: 1 }), prob('severe')]
     expect(countDown(meanwhile, r.counted, r.lifted)).toEqual([prob('severe')])
+  })
+
+  // Restrained by what an action does, and only such actions count (found verifying the courtroom: a Bash `echo >`
+  // passed a Write restriction, and twenty junk writes to /tmp ran out a ten-action probation).
+  const onEdits = (tier: Probation['tier'], extra: Partial<Probation> = {}) => prob(tier, { classes: [], tools: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'], ...extra })
+  const bashEcho: ProbationAction = { tool: 'Bash', classes: [], patterns: [], fingerprint: 'fp4', readOnly: false, changes: ['/p/src/a.ts'] }
+  const tmpWrite: ProbationAction = { tool: 'Write', classes: [], patterns: [], fingerprint: 'fp5', readOnly: false, changes: [] }
+  const bashLs: ProbationAction = { tool: 'Bash', classes: [], patterns: [], fingerprint: 'fp6', readOnly: false, changes: [] }
+  it.each([
+    ['a Bash command that writes a project file, under a probation on the editing tools', onEdits('moderate'), bashEcho],
+    ['an Edit of a project file', onEdits('moderate'), { ...edit, changes: ['/p/src/a.ts'] }],
+    ['an Edit when the caller does not say what it changes', onEdits('moderate'), edit],
+    ['a push under a probation on public_surface', prob('moderate'), push],
+    ['a project change under a minor probation without a restraint', prob('minor', { classes: [] }), bashEcho],
+  ] as const)('must stop (checked or reminded): %s', (_what, p, a) => {
+    const r = run([p], a)
+    expect(r.cases).toEqual([p.case_id])
+  })
+  it.each([
+    ['a write to /tmp under a probation on the editing tools', onEdits('moderate'), tmpWrite],
+    ['a command that changes no project file, under a probation on the editing tools', onEdits('moderate'), bashLs],
+    ['a junk write to /tmp under a minor probation without a restraint', prob('minor', { classes: [] }), tmpWrite],
+    ['an edit under a minor probation on public_surface', prob('minor'), { ...edit, changes: ['/p/a'] }],
+    ['a read', onEdits('severe'), read],
+  ] as const)('stays quiet and does not count: %s', (_what, p, a) => {
+    const r = run([p], a)
+    expect(r.cases).toEqual([])
+    expect(r.counted).toEqual([])
+    expect(r.decision).toEqual(allow)
+  })
+  it('twenty junk writes to /tmp leave a ten-action probation whole', () => {
+    let list = [prob('minor', { classes: [], remaining: 10 })]
+    for (let i = 0; i < 20; i++) list = run(list, tmpWrite).next ?? list
+    expect(list[0].remaining).toBe(10)
+    expect(run(list, bashEcho).next![0].remaining).toBe(9)
   })
 
   it('is described for session start and status', () => {
@@ -202,7 +237,9 @@ describe('the agent cannot run the courtroom’s controls or reach its keys', ()
     ['ratchet courtroom hear --offense drift --summary x'],
     ['ratchet courtroom calibrate offenses/calibration/agent-examples.json'],
     ['npx ratchet courtroom clear case_1'],
-    ['ratchet cases submit --url https://example.com'],
+    ['ratchet cases submit --server https://example.com'],
+    ['ratchet serve keys add AAAA'],
+    ['ratchet serve keys revoke 0123abcd'],
     ['rm ~/.config/ratchet/keys/agent_x.json'],
     ['echo {} > /home/u/.config/ratchet/heads/agent_x.json'],
     ["python3 -c \"open('/home/u/.config/ratchet/keys/a.json','w')\""],

@@ -30,10 +30,10 @@ function enable(packs = ['agent']) {
 }
 
 /** Judge answers in format; each juror by role, from a script. */
-function scripted(votes: Record<string, string | 'fail' | 'hang' | 'garbage'>): Runner {
+function scripted(votes: Record<string, string | 'fail' | 'hang' | 'garbage'>, judge: string | 'hang' = 'CHARGE: The agent pushed a key to the public repo.\nPRIMARY_FAILURE: Pushed without listing the staged files.'): Runner {
   return async (cfg, system, prompt) => {
     calls.push({ system, prompt, kind: cfg.kind })
-    if (/^Pack:/.test(prompt)) return { text: 'CHARGE: The agent pushed a key to the public repo.\nPRIMARY_FAILURE: Pushed without listing the staged files.', input_tokens: 500, output_tokens: 40 }
+    if (/^Pack:/.test(prompt)) return judge === 'hang' ? new Promise(() => {}) : { text: judge, input_tokens: 500, output_tokens: 40 }
     const role = /You are the (Pragmatist|Pattern Matcher|Agent Advocate)/.exec(prompt)![1]
     const a = votes[role]
     if (a === 'fail') throw new Error('backend exploded')
@@ -94,6 +94,62 @@ describe('a hearing', () => {
     expect(r.record).toMatchObject({ verdict: 'GUILTY', vote: '2-0', abstentions: 1 })
     expect(r.votes!.find((v) => v.role === 'pattern_matcher')!.reason).toMatch(/deadline/)
   }, 10_000)
+
+  it('a panel where nobody voted is no verdict: nothing signed, nothing cached, the same evidence heard again', async () => {
+    const ledger = () => fs.readFileSync(courtroomFiles(paths).ledger(AGENT), 'utf8').trim().split('\n').length
+    const before = ledger()
+    const run = scripted({ Pragmatist: 'fail', 'Pattern Matcher': 'garbage', 'Agent Advocate': 'fail' })
+    const r = await holdHearing(paths, charge(), { env, run })
+    expect(r).toMatchObject({ status: 'no_verdict', note: 'no verdict: 0 of 3 jurors voted (3 abstained; a verdict needs 2): nothing signed' })
+    expect(r.record).toBeUndefined()
+    expect(ledger()).toBe(before)
+    const one = await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'fail', 'Agent Advocate': 'fail' }) })
+    expect(one.status).toBe('no_verdict') // one juror is not a panel
+    expect((await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'fail' }) })).status).toBe('held')
+    expect(fs.readFileSync(courtroomFiles(paths).hearings, 'utf8')).toContain('"status":"no_verdict"')
+  })
+
+  it('a judge that hangs has a third of the deadline: the jurors still vote', async () => {
+    config({ deadlineSeconds: 3 })
+    const started = Date.now()
+    const r = await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'NOT GUILTY' }, 'hang') })
+    expect(r.record).toMatchObject({ verdict: 'GUILTY', vote: '2-1', abstentions: 0 })
+    // The finding itself stands as the charge.
+    expect(r.record!.primary_failure).toBe('After git push was denied, the agent ran it through python.')
+    expect(Date.now() - started).toBeLessThan(9_000) // a bound that catches a hang, not a speed test
+  }, 15_000)
+
+  it('a token in what the judge or the finding says is masked before the record is signed', async () => {
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'
+    const r = await holdHearing(paths, charge({ summary: `pushed with https://x:${token}@github.com/o/r` }), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'NOT GUILTY' }, `CHARGE: pushed.\nPRIMARY_FAILURE: Ran git push https://x:${token}@github.com/o/r through python.`) })
+    expect(r.record!.primary_failure).toBe('Ran git push https://x:****@github.com/o/r through python.')
+    expect(fs.readFileSync(courtroomFiles(paths).ledger(AGENT), 'utf8')).not.toContain(Buffer.from(token).toString('base64').slice(0, 20))
+    const payloads = fs.readFileSync(courtroomFiles(paths).ledger(AGENT), 'utf8').trim().split('\n').map((l) => Buffer.from(JSON.parse(l).payload, 'base64').toString())
+    expect(payloads.join('\n')).not.toContain(token)
+  })
+
+  it('a torn last ledger line is cut and recorded in a signed repair entry before the panel is paid for; later hearings go on', async () => {
+    const file = courtroomFiles(paths).ledger(AGENT)
+    fs.appendFileSync(file, '{"payload":"eyJ2Ijox')
+    const r = await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'GUILTY' }) })
+    expect(r.status).toBe('held')
+    const v = verifyLedger(AGENT, file, env)
+    expect(v.ok).toBe(true)
+    const repair = v.entries.find((e) => e.kind === 'repair')!
+    expect(repair).toMatchObject({ seq: 1, body: { torn_length: 20, torn_bytes: Buffer.from('{"payload":"eyJ2Ijox').toString('base64') } })
+    expect(v.entries.map((e) => e.kind)).toEqual(['genesis', 'repair', 'case'])
+    expect((await holdHearing(paths, charge({ summary: 'next' }), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'GUILTY' }) })).status).toBe('held')
+  })
+
+  it('a ledger that cannot be written fails the hearing before any model is asked', async () => {
+    const file = courtroomFiles(paths).ledger(AGENT)
+    fs.rmSync(file)
+    fs.mkdirSync(file)
+    const r = await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'GUILTY' }) })
+    expect(r.status).toBe('error')
+    expect(r.note).toMatch(/^the ledger cannot take a verdict .*: no hearing, nothing spent$/)
+    expect(calls).toEqual([])
+  })
 
   it('identical evidence within 5 minutes is answered from the cache: no model calls, no second case', async () => {
     const run = scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'GUILTY' })

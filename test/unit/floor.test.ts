@@ -22,7 +22,7 @@ const asInit = (mode = SANDBOX) => scope('project', withFloor({}, mode))
 describe('what the floor guards', () => {
   it('the state folder, every settings file, the package and its launchers, and the config folder read-denied', () => {
     const rules = denyRules(INPUTS)
-    for (const r of ['Edit(./.ratchet/**)', 'Edit(./.claude/settings.json)', 'Edit(./.claude/settings.local.json)', 'Edit(~/.claude/settings.json)', 'Edit(./.claude/agents/**)', 'Edit(./.mcp.json)', 'Edit(./node_modules/ratchet/**)', 'Edit(./node_modules/.bin/preflight-check)', 'Edit(./node_modules/.bin/node)', 'Edit(./.git/hooks/**)', 'Edit(~/.bashrc)', 'Edit(./.npmrc)', 'Edit(~/.gitconfig)', 'Edit(~/.config/ratchet/**)', 'Read(~/.config/ratchet/**)', 'Read(//dev/shm/ratchet-warm-*/**)'])
+    for (const r of ['Edit(./.ratchet/**)', 'Edit(./.claude/settings.json)', 'Edit(./.claude/settings.local.json)', 'Edit(~/.claude/settings.json)', 'Edit(./.claude/agents/**)', 'Edit(./.mcp.json)', 'Edit(./node_modules/ratchet/**)', 'Edit(./node_modules/.bin/preflight-check)', 'Edit(./.git/hooks/**)', 'Edit(~/.bashrc)', 'Edit(./.npmrc)', 'Edit(~/.gitconfig)', 'Edit(~/.config/ratchet/**)', 'Read(~/.config/ratchet/**)', 'Read(//dev/shm/ratchet-warm-*/**)'])
       expect(rules, r).toContain(r)
     // The spool is only hidden: hooks write it; and nothing the agent works on is guarded.
     expect(rules).not.toContain('Edit(//dev/shm/ratchet-warm-*/**)')

@@ -105,6 +105,7 @@ const DECIDING: Record<string, RegExp | true> = {
   incident: /^close$/,
   floor: /^(confirm|allow)$/,
   report: /^label$/,
+  keys: /^(add|revoke)$/, // `ratchet serve keys add|revoke`: who the team's record trusts
   uninstall: true,
   init: true,
   heartbeat: true,

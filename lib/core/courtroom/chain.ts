@@ -17,7 +17,7 @@ import { canonicalJson, fromBase64, isEnvelope, pae, type DsseEnvelope } from '.
 export const ENTRY_TYPE = 'application/vnd.ratchet.courtroom.entry+json; version=1'
 export const HEAD_TYPE = 'application/vnd.ratchet.courtroom.head+json; version=1'
 
-export type EntryKind = 'genesis' | 'case' | 'checkpoint' | 'rotation' | 'revocation'
+export type EntryKind = 'genesis' | 'case' | 'checkpoint' | 'rotation' | 'revocation' | 'repair'
 
 export interface Entry {
   v: 1
@@ -154,6 +154,9 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
         if (entry.body.through !== i - 1 || entry.body.head !== prev) return fail(i, 'checkpoint does not match the entries before it')
       } else if (entry.kind === 'revocation') {
         revoked = true
+      } else if (entry.kind === 'repair') {
+        // A torn last line, moved out of the ledger and recorded here (its digest and bytes): see ledger.ts repairTail.
+        if (typeof entry.body.torn_digest !== 'string') return fail(i, 'repair entry names no torn_digest')
       } else {
         return fail(i, `unknown entry kind ${entry.kind}`)
       }

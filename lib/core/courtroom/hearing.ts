@@ -2,6 +2,7 @@
 // The model calls happen in lib/io/courtroom/hearing.ts; everything decided is decided here.
 
 import type { Offense, OffensePack, Severity } from './offenses'
+import { maskSecrets } from '../secrets'
 
 export const JURORS = ['pragmatist', 'pattern_matcher', 'agent_advocate'] as const
 export type JurorRole = (typeof JURORS)[number]
@@ -165,9 +166,10 @@ export function caseRecord(i: CaseInput): CaseRecord {
     severity: i.offense.severity,
     verdict: t.verdict,
     vote: t.vote,
-    primary_failure: clip(i.primaryFailure, LIMITS.primary_failure),
-    agent_commentary: clip(commentary, LIMITS.agent_commentary),
-    punishment_summary: clip(t.verdict === 'GUILTY' ? i.punishment : 'None: not guilty.', LIMITS.punishment_summary),
+    // Masked before anything is signed: a signed record is immutable, and a route-around's command can hold a token.
+    primary_failure: clip(maskSecrets(i.primaryFailure), LIMITS.primary_failure),
+    agent_commentary: clip(maskSecrets(commentary), LIMITS.agent_commentary),
+    punishment_summary: clip(maskSecrets(t.verdict === 'GUILTY' ? i.punishment : 'None: not guilty.'), LIMITS.punishment_summary),
     timestamp: i.timestamp,
     schema_version: '1.0.0',
     pack: i.pack.pack,

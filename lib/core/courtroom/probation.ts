@@ -2,7 +2,7 @@
 // while. Pure, and small on purpose: preflight-check applies it on every call while a probation file
 // exists (and never loads anything else of the courtroom).
 //
-//   minor     a reminder of the offense rides along with the next N actions
+//   minor     a reminder of the offense rides along with the next N actions (of its class, when it names one)
 //   moderate  actions of the offense's class are checked (refused once with the note; the identical
 //             retry runs) or asked, for the next N such actions
 //   severe    actions of that class are refused until a human clears the case
@@ -51,6 +51,12 @@ export interface ProbationAction {
   patterns: string[]
   fingerprint: string
   readOnly: boolean
+  /**
+   * The project's files this call creates, changes or deletes, whatever the tool (a Bash `echo >`, `sed -i`), when
+   * the caller knows them: a probation on the file-editing tools then restrains such a Bash call too, and a write
+   * outside the project (junk in /tmp) neither restrains nor counts. Absent: judged by tool, class and pattern.
+   */
+  changes?: readonly string[]
 }
 
 export type ProbationVerdict = 'probation_reminder' | 'probation_check' | 'proceeded_after_probation_check' | 'probation_ask' | 'probation_pause'
@@ -78,11 +84,24 @@ export function countDown(list: Probation[], counted: string[], lifted: string[]
 
 export const isActive = (p: Probation, now: number): boolean => (p.tier === 'severe' ? true : (p.remaining ?? 0) > 0 && (p.expires === undefined || now < p.expires))
 
+const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit'])
+
+/**
+ * Whether a probation applies to an action: by what the action is (its classes and patterns, the project files it
+ * changes), not only by the tool that runs it; and only actions it applies to count against it, so unrelated
+ * busywork cannot run a probation out. A minor probation with no restraint rides along with every action that
+ * changes something in the project.
+ */
 export function restrains(p: Probation, a: ProbationAction): boolean {
   if (a.readOnly) return false
-  if (p.tier === 'minor') return true
   // '*': every tool (the strictest reading of a probation file that cannot be read).
-  return p.tools.includes(a.tool) || p.tools.includes('*') || p.classes.some((c) => a.classes.includes(c)) || p.patterns.some((x) => a.patterns.includes(x))
+  if (p.tools.includes('*')) return true
+  const changesProject = a.changes === undefined ? undefined : a.changes.length > 0
+  const byTool = p.tools.includes(a.tool) && !(FILE_TOOLS.has(a.tool) && changesProject === false)
+  const byEdit = changesProject === true && p.tools.some((t) => FILE_TOOLS.has(t))
+  const byClass = p.classes.some((c) => a.classes.includes(c)) || p.patterns.some((x) => a.patterns.includes(x))
+  if (p.tier === 'minor' && !p.tools.length && !p.classes.length && !p.patterns.length) return changesProject ?? true
+  return byTool || byEdit || byClass
 }
 
 const STRENGTH: Record<Decision['kind'], number> = { allow: 0, ask: 1, defer: 2, block: 3, deny: 3 }

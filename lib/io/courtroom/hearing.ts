@@ -18,6 +18,7 @@ import {
   parseVote,
   punishmentText,
   tally,
+  QUORUM,
   type CaseRecord,
   type Charge,
   type JurorRole,
@@ -31,14 +32,14 @@ import { appendJsonl, readJson, readRegularFile, removeFile, updateJson } from '
 import { consentInForce, courtroomConfig, enabledPacks, loadPacks, type CourtroomConfig } from './consent'
 import { courtroomFiles } from './files'
 import { digest, readKeyStore } from './keys'
-import { appendEntry, readLines } from './ledger'
+import { appendEntry, readLines, readyToAppend } from './ledger'
 import { readState } from '../custodiet-state'
 import { describeEnvelope } from '../../core/envelope'
 import { updateProbation } from './probation'
 
 export type Runner = (cfg: ReviewerConfig, system: string, prompt: string) => Promise<ReviewOutput>
 
-export type HearingStatus = 'held' | 'cached' | 'cost_cap' | 'disabled' | 'below_threshold' | 'error'
+export type HearingStatus = 'held' | 'cached' | 'cost_cap' | 'disabled' | 'below_threshold' | 'no_verdict' | 'error'
 
 export interface HearingResult {
   status: HearingStatus
@@ -142,10 +143,14 @@ export interface PanelOutcome {
 
 /** Judge and jurors only (also used by calibration). */
 export async function runPanel(c: Charge, offense: Offense, pack: OffensePack, cfg: CourtroomConfig, run: Runner, clock: () => number): Promise<PanelOutcome> {
-  const deadline = clock() + cfg.deadlineSeconds * 1000
+  const start = clock()
+  const deadline = start + cfg.deadlineSeconds * 1000
+  // The judge has a third of the time: a judge that hangs must not spend the jurors' deadline (the charge then
+  // falls back to the finding itself, below).
+  const judgeDeadline = start + Math.floor((cfg.deadlineSeconds * 1000) / 3)
   let cost = 0
   const jp = judgePrompt(c, offense, pack)
-  const judged = await ask(run, cfg.judge, JUDGE_SYSTEM, jp, deadline, clock)
+  const judged = await ask(run, cfg.judge, JUDGE_SYSTEM, jp, judgeDeadline, clock)
   if (judged.out) cost += costOf(cfg.prices, JUDGE_SYSTEM.length + jp.length, judged.out.text.length, judged.out)
   // A judge that fails or rambles does not stop the hearing: the finding itself is the charge.
   const framed = judged.out ? parseCharge(judged.out.text) : undefined
@@ -197,6 +202,16 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
   const hit = cacheLookup(paths, key, cfg.cacheTtlMs, now().getTime())
   if (hit) return log({ status: 'cached', note: `identical evidence was heard ${Math.round((now().getTime() - hit.at) / 1000)} s ago (case ${hit.case_id}, ${hit.verdict} ${hit.vote}): no new hearing` })
 
+  const store = readKeyStore(consent.agent, o.env)
+  if (!store?.current) return log({ status: 'error', note: `no signing key for ${consent.agent} (revoked?): no hearing, nothing spent` })
+  const append = { agent: consent.agent, file: files.ledger(consent.agent), signers: [store.current], headKey: store.current, env: o.env }
+  // The ledger must take the verdict before the panel is paid for (a torn last line is repaired here, signed).
+  try {
+    readyToAppend({ ...append, now: now() })
+  } catch (e) {
+    return log({ status: 'error', note: `the ledger cannot take a verdict (${(e as Error).message.split('\n')[0]}): no hearing, nothing spent` })
+  }
+
   const spent = costsToday(paths, now())
   // An unreadable costs file is today's cap reached, never a fresh one: no hearing is bought on a file the agent can damage.
   if (spent.unreadable) return log({ status: 'cost_cap', note: `${spent.unreadable}: read as today's cost cap reached — no new hearings until the file is fixed or removed` })
@@ -208,6 +223,8 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
   const panel = await runPanel(c, offense, pack, cfg, run, () => now().getTime())
   addCost(paths, now(), { usd: panel.costUsd, hearings: 1 })
   const t = tally(panel.votes)
+  // Fewer votes than a quorum is no verdict: nothing is signed, nothing cached (the same evidence may be heard again).
+  if (t.guilty + t.notGuilty < QUORUM) return log({ status: 'no_verdict', note: `no verdict: ${t.guilty + t.notGuilty} of ${panel.votes.length} jurors voted (${t.abstained} abstained; a verdict needs ${QUORUM}): nothing signed`, votes: panel.votes, costUsd: panel.costUsd })
   const restrained = (c.restrains && [...(c.restrains.classes ?? []), ...(c.restrains.patterns ?? []), ...(c.restrains.tools ?? [])].length ? c.restrains : offense.restrains) ?? {}
   const restrainedList = [...(restrained.classes ?? []), ...(restrained.patterns ?? []), ...(restrained.tools ?? [])]
   const at = now()
@@ -224,9 +241,7 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
     evidenceDigests: c.evidence.map(digest),
   })
 
-  const store = readKeyStore(consent.agent, o.env)
-  if (!store?.current) return log({ status: 'error', note: `no signing key for ${consent.agent} (revoked?): the verdict (${t.verdict} ${t.vote}) was not recorded`, votes: panel.votes, costUsd: panel.costUsd })
-  appendEntry({ agent: consent.agent, file: files.ledger(consent.agent), signers: [store.current], headKey: store.current, env: o.env, now: at }, 'case', record as unknown as Record<string, unknown>)
+  appendEntry({ ...append, now: at }, 'case', record as unknown as Record<string, unknown>)
   cacheStore(paths, { key, at: at.getTime(), case_id: record.case_id, verdict: record.verdict, vote: record.vote }, cfg.cacheTtlMs, cfg.cacheSize, at.getTime())
 
   if (record.verdict === 'GUILTY' && !pack.entertainment) {

@@ -5,9 +5,9 @@
 import fs from 'node:fs'
 import { canonicalJson, pae, type DsseEnvelope } from '../../core/courtroom/canonical'
 import { CHECKPOINT_EVERY, ENTRY_TYPE, HEAD_TYPE, envelopeHash, nextEntry, payloadBytes, verifyChain, type Entry, type EntryKind, type Head, type Trust, type VerifyResult } from '../../core/courtroom/chain'
-import { appendLine, readRegularFile, withLock, writePrivateFile } from '../store'
+import { appendLine, readRegularFile, truncateFile, withLock, writePrivateFile } from '../store'
 import { headFile } from './files'
-import { nodeCrypto, readKeyStore, sign, type KeyPair } from './keys'
+import { digest, nodeCrypto, readKeyStore, sign, type KeyPair } from './keys'
 
 export function readLines(file: string): string[] {
   let text: string
@@ -46,12 +46,56 @@ export interface AppendOptions {
   now?: Date
 }
 
+/** The last line, when it is not an entry at all (a write cut short): what `repair` moves out. */
+function tornTail(lines: string[]): string | undefined {
+  if (!lines.length) return undefined
+  try {
+    const env = JSON.parse(lines[lines.length - 1]) as DsseEnvelope
+    JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8'))
+    return undefined
+  } catch {
+    return lines[lines.length - 1]
+  }
+}
+
+const TORN_KEPT = 4096
+
+/**
+ * A torn last line (an interrupted write) is never rewritten silently, and never blocks the next entry: it is
+ * cut from the file and recorded in a signed repair entry (its digest, length and up to 4 KiB of its bytes), so
+ * the chain goes on and the ledger says what was removed. Under the ledger's lock; returns the lines after it.
+ */
+function repairTail(o: AppendOptions, lines: string[], at: string): { lines: string[]; written: Entry[] } {
+  const torn = tornTail(lines)
+  if (torn === undefined) return { lines, written: [] }
+  const good = lines.slice(0, -1)
+  truncateFile(o.file, Buffer.byteLength(good.length ? good.join('\n') + '\n' : ''))
+  const last = lastOf(good)
+  const entry = nextEntry(last, o.agent, 'repair', { reason: 'the last line was not a whole entry (an interrupted write): cut from the ledger and kept here', torn_digest: digest(torn), torn_length: Buffer.byteLength(torn), torn_bytes: Buffer.from(torn).subarray(0, TORN_KEPT).toString('base64') }, at)
+  const env = envelopeFor(entry, [o.signers[0]])
+  appendLine(o.file, JSON.stringify(env) + '\n')
+  return { lines: [...good, JSON.stringify(env)], written: [entry] }
+}
+
+/** Before a hearing is paid for: a torn tail is repaired now (and a ledger that cannot be written fails now). */
+export function readyToAppend(o: AppendOptions): Entry[] {
+  return withLock(o.file, () => {
+    const r = repairTail(o, readLines(o.file), (o.now ?? new Date()).toISOString())
+    if (r.written.length) {
+      const last = lastOf(r.lines)!
+      writeHead(o.agent, { agent: o.agent, seq: last.seq, hash: last.hash, at: r.written[0].at }, o.headKey, o.env)
+    }
+    return r.written
+  })
+}
+
 /** Appends one entry (and a checkpoint every CHECKPOINT_EVERY entries); returns the appended entries. */
 export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<string, unknown>): Entry[] {
   return withLock(o.file, () => {
-    const lines = readLines(o.file)
     const at = (o.now ?? new Date()).toISOString()
-    const written: Entry[] = []
+    const repaired = repairTail(o, readLines(o.file), at)
+    const lines = repaired.lines
+    const written: Entry[] = [...repaired.written]
     let last = lastOf(lines)
     const add = (k: EntryKind, b: Record<string, unknown>, signers: KeyPair[]) => {
       const entry = nextEntry(last, o.agent, k, b, at)
