@@ -9,6 +9,7 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { preToolUse, runBin, tempProject } from '../support/fixtures'
 import { FAKE } from '../support/fake-secrets'
+import { denyRules } from '../../lib/core/floor'
 
 let root: string
 let dir: string
@@ -196,9 +197,11 @@ describe('what the session read is kept only as keyed hashes', () => {
     const text = fs.readFileSync(file, 'utf8')
     for (const form of [SECRET, FAKE.awsId, Buffer.from(SECRET).toString('hex'), Buffer.from(SECRET).toString('base64').slice(4, 20), SECRET.slice(5, 17).toLowerCase()]) expect(text).not.toContain(form)
     expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600')
-    // The key they are hashed with lives in the config folder, which the agent may not read.
-    expect(fs.existsSync(path.join(root, '.config', 'ratchet', 'fragment-key'))).toBe(true)
-    expect(hook({ ...preToolUse(dir, 'Bash', { command: `cat ${path.join(root, '.config', 'ratchet', 'fragment-key')}` }), session_id: 'kept' }).decision).toBe('deny')
+    // The key they are hashed with lives in the per-user config folder, which the OS floor hides from the agent's
+    // reading (lib/core/floor.ts: `Read(~/.config/ratchet/**)`), and is 0600.
+    const key = path.join(root, '.config', 'ratchet', 'fragment-key')
+    expect((fs.statSync(key).mode & 0o777).toString(8)).toBe('600')
+    expect(denyRules({ state: './.ratchet', config: '~/.config/ratchet', packages: [], binDirs: [], bins: [], spools: [], domains: [], writable: [] })).toContain('Read(~/.config/ratchet/**)')
   })
 })
 
