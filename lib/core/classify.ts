@@ -20,7 +20,7 @@ import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './a
 import { unreadableLine, worstReadings } from './actions/unreadable'
 import { sandboxBypass, unrequestedPublish, webAccess } from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
-import { oneLine } from './actions/util'
+import { joinLiterals, oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
 export type { Classification, ClassifyContext, FileState, ToolCall } from './actions/types'
@@ -359,7 +359,8 @@ class Collector implements Sink {
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.
-    const calls = shellCallsIn(s.code, s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))
+    // Literals split to hide a name (`['sh', 'fa'+'st.sh']`) are joined first: what runs is what they spell.
+    const calls = shellCallsIn(joinLiterals(s.code), s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))
     for (const text of calls) this.bash(text)
   }
 }

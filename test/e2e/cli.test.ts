@@ -1,7 +1,7 @@
 // The `ratchet` admin CLI, as a user runs it.
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { EXIT_CODES } from '../../lib/core/errors'
 import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
@@ -22,6 +22,23 @@ beforeEach(() => {
 })
 
 describe('ratchet init / uninstall', () => {
+  it('on a host without what the sandbox needs, init names exactly what to install and changes nothing; --no-sandbox is the explicit way on', () => {
+    // A PATH with node and git but neither bubblewrap nor socat.
+    const bin = tempProject('ratchet-nobwrap-')
+    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()]) fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
+    const r = ratchet(['init'], undefined, { PATH: bin })
+    expect(r.status).toBe(7)
+    expect(r.stderr).toBe('ratchet: the OS sandbox cannot run here, so nothing was changed: bwrap and socat not found: install them (sudo apt-get install bubblewrap socat), or choose best-effort mode with `ratchet init --no-sandbox`\n')
+    expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
+    expect(fs.existsSync(path.join(dir, '.ratchet'))).toBe(false)
+    const b = ratchet(['init', '--no-sandbox'], undefined, { PATH: bin })
+    expect(b.status, b.stderr).toBe(0)
+    expect(b.stdout).toContain('Floor: best-effort')
+    expect(settings().sandbox).toBeUndefined()
+    expect(settings().permissions.deny).toContain('Edit(./.ratchet/**)')
+  })
+
+
   it('registers every hook with timeouts in seconds, keeps other settings, and is idempotent', () => {
     fs.mkdirSync(path.join(dir, '.claude'))
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }))

@@ -116,6 +116,8 @@ describe('scripts on disk: must stop (as if their lines were typed)', () => {
     ['sh self.sh', 'ratchet_state_edit', /\.claude\/settings\.json \(in self\.sh line 1\)/],
     ['bash hooks.sh', 'ratchet_state_edit', /hooks\.sh/],
     ['python3 self.py', 'ratchet_state_edit', /rm -rf \.claude \(in self\.py line 2\)/],
+    // A script named in pieces in an argument list: what the pieces spell is what runs (found driving the client).
+    [`python3 -c "import subprocess; subprocess.run(['sh', 'se'+'lf.sh'])"`, 'ratchet_state_edit', /self\.sh line 1/],
     ['node wipe.js', 'file_delete', /rm -rf \/ \(in wipe\.js line 1\)/, true],
     ['./noshebang', 'file_delete', /noshebang line 1/, true],
     ['./pyshebang', 'git_history_rewrite', /pyshebang line 3/, true],
