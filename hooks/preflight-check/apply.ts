@@ -5,7 +5,8 @@
 import { consumeApproval, takeUndelivered, type PendingEntry } from '../../lib/core/pending'
 import { enqueue, updateQueue } from '../../lib/io/queue'
 import { spawnDetached } from '../../lib/io/spawn'
-import { logError, recordFires, updateSession, type Paths } from '../../lib/io/state'
+import { homeDir, logError, recordFires, updateSession, type Paths } from '../../lib/io/state'
+import { rememberSecrets } from '../../lib/io/known-secrets'
 import { updateState } from '../../lib/io/custodiet-state'
 import { addFinding } from '../custodiet/decide'
 import { custodietConfig } from '../../lib/io/custodiet-config'
@@ -20,7 +21,7 @@ export function applyEffects(paths: Paths, session: string, effects: Effect[], n
   const at = new Date(now)
   const consume = effects.find((e): e is Extract<Effect, { kind: 'consume-approval' }> => e.kind === 'consume-approval')
   if (consume) {
-    const used = updateQueue(paths, (list) => consumeApproval(list, consume.fingerprint, undefined, at))
+    const used = updateQueue(paths, (list) => consumeApproval(list, consume.fingerprint, undefined, at, consume.id))
     if (!used || used.id !== consume.id) return false
     try {
       recordCapabilities(paths, consume.capabilities, at)
@@ -67,6 +68,8 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
         const secrets = remember(s.secrets, e.secrets)
         return { next: { ...s, reads, checks, blocked, updated: now, ...(created ? { created } : {}), ...(secrets ? { secrets } : {}) }, result: undefined }
       })
+      // The values in the secret files this call reads are remembered, hashed, so they are known if they leave later.
+      if (e.secrets?.length) rememberSecrets({ ...paths, homeDir: homeDir() }, session, e.secrets, now)
       return
     case 'fires':
       recordFires(paths, e.ids, new Date(now).toISOString())

@@ -29,7 +29,7 @@ import type { Decision } from '../../lib/core/decision'
 import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
-import { outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
+import { approvalCovers, outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
 import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
@@ -54,8 +54,12 @@ export interface SessionFacts {
 export interface QueueFacts {
   /** An approved, unused entry for exactly this call (fingerprint). */
   approved?: PendingEntry
+  /** Every approved, unused entry for exactly this call: the one that covers the call as it is now is used (boundQueue). */
+  approvals?: PendingEntry[]
   /** A pending entry for exactly this call: a retry does not queue a duplicate. */
   open?: PendingEntry
+  /** Every pending entry for exactly this call (of any session, with any evidence). */
+  opens?: PendingEntry[]
   /** The human's latest denial of exactly this call in this session. */
   denied?: PendingEntry
   /** Decided entries of this session the agent has not heard about yet. */
@@ -212,9 +216,9 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   // 5 (looked at first, because it decides whether an approval may be used): custodiet's hold.
   const held = facts.hold ? holdDecision(facts.hold, READ_ONLY_TOOLS.has(call.tool_name)) : null
 
-  // 3. a pause meets the queue
+  // 3. a pause meets the queue (an approval counts only if it covers the call as it is now: session, evidence)
   if (result.verdict === 'pause') {
-    const q = facts.queue
+    const q = boundQueue(facts.queue, call.session_id, facts.evidence, now)
     if (q.approved && held) {
       // Bug fixed: the approval used to be used up even when custodiet's hold then stopped the call.
       // It is kept for when the hold is lifted.
@@ -234,10 +238,11 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
-      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss)
+      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss, q.stale)
       if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
+      if (q.stale) decision = withNotes(decision, `[RATCHET] The human's approval does not cover this call as it is now: ${q.stale}. They are asked again, with the difference.`)
     }
   }
 
@@ -536,7 +541,7 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
     !r.builtin &&
     r.fired.every((f) => f.rule.source === 'built-in' && f.decision === 'check') &&
     r.action.findings.every((f) => (f.class === 'public_surface' || f.class === 'local_change') && !f.lost) &&
-    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds)
+    requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds, e.unnamed)
   )
     return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
   const floor = evidenceFloor(e)
@@ -555,8 +560,34 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
   return r
 }
 
+/**
+ * The queue as it bears on this call now: an approval only if it covers the call (given in this session or for the
+ * project, and the evidence is what the human saw; pending.ts approvalCovers), an open entry only if it asks about
+ * this session's call with this evidence. `stale`: why an approval of the same call does not cover it.
+ */
+function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | undefined, now: number): QueueFacts & { stale?: string } {
+  const bound = evidence && { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen }
+  const approvals = q.approvals ?? (q.approved ? [q.approved] : [])
+  const why: string[] = []
+  let approved: PendingEntry | undefined
+  for (const a of approvals) {
+    const c = approvalCovers(a, { session, evidence: bound }, now)
+    if (c.ok) {
+      approved = a
+      break
+    }
+    // What changed since an approval that could have applied says more than another session's approval.
+    if (a.scope === 'project' || a.session_id === session) why.unshift(c.why)
+    else why.push(c.why)
+  }
+  const stale = why[0]
+  const opens = q.opens ?? (q.open ? [q.open] : [])
+  const open = opens.find((e) => (!e.session_id || e.session_id === session) && (e.evidence?.digest ?? '') === (bound?.digest ?? ''))
+  return { ...q, approved, open, ...(stale && !approved ? { stale } : {}) }
+}
+
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts): NewAction & { id: string } {
+function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts, stale?: string): NewAction & { id: string } {
   const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') || loss ? 'destructive' : 'time-sensitive'
   const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
   return {
@@ -565,8 +596,11 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
     // The folder, when it is not the project: the human approves the action where it runs (the fingerprint binds it there).
     action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && trimTrailingSlashes(call.cwd) !== trimTrailingSlashes(projectDir) ? ` (in ${call.cwd})` : ''}`),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
-    // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule.
-    context: maskSecrets((evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'),
+    // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule; and,
+    // when an earlier approval of the same call no longer covers it, what changed since.
+    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
+    // What the human is shown of what would leave: an approval covers the call only while this stays the same.
+    ...(evidence ? { evidence: { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen } } : {}),
     severity,
     fingerprint: fp,
     session_id: call.session_id,

@@ -97,6 +97,12 @@ function gitReads(a: string[]): boolean {
 /** Words anywhere in the input that mean "let the full engine look" (secrets, Ratchet's and Claude's own files). */
 const SUSPICIOUS = /\.env|ratchet|\.claude|\.ssh|secret|credential|token|passw|private|\.pem|\.key|id_rsa|id_ed25519|id_ecdsa|id_dsa|netrc|npmrc|pypirc|\.aws|kube|gnupg|environ|htpasswd|\.git\/|keychain|__proto__|:\/\//i
 
+/** A run of 16+ letters and digits holding both, twice each (a key or a piece of one; not a long file name). */
+function mayHoldKey(text: string): boolean {
+  for (const m of text.matchAll(/[A-Za-z0-9]{16,}/g)) if (/\d\D*\d/.test(m[0]) && /[A-Za-z][^A-Za-z]*[A-Za-z]/.test(m[0])) return true
+  return false
+}
+
 /** One plain word: letters, digits and `_./,:=+@%-`; `~` only inside a word (HEAD~1), never where the shell expands it. */
 const BARE = /^[A-Za-z0-9_./,:=+@%-](?:[A-Za-z0-9_./,:=+@%~-]*)$/
 const QUOTED = /^[A-Za-z0-9_./,:=+@% -]+$/
@@ -157,6 +163,9 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '')
  */
 export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: string, projectDir = cwd): FastCall | null {
   if (SUSPICIOUS.test(JSON.stringify(input).split(projectDir + '/').join('/'))) return null
+  // A word that could be a key (letters and digits mixed, 16 or more): the full engine logs the call with the
+  // secrets this session has seen redacted (redact.ts); this path would log it as typed.
+  if (tool === 'Bash' && mayHoldKey(JSON.stringify(input))) return null
   const at = (p: string) => (p.startsWith('~') || p.includes('$') ? null : path.posix.resolve(cwd, p))
   if (tool === 'Bash') {
     if (Object.keys(input).some((k) => k !== 'command' && k !== 'description' && k !== 'timeout')) return null

@@ -84,8 +84,14 @@ export function queueFacts(entries: PendingEntry[], fp: string, session: string)
   const q: QueueFacts = { undelivered: [] }
   for (const e of entries) {
     if (e.fingerprint === fp) {
-      if (e.status === 'approved') q.approved ??= e
-      if (e.status === 'pending') q.open = e
+      if (e.status === 'approved') {
+        q.approved ??= e
+        ;(q.approvals ??= []).push(e)
+      }
+      if (e.status === 'pending') {
+        q.open = e
+        ;(q.opens ??= []).push(e)
+      }
       if (e.status === 'denied' && e.session_id === session) q.denied = e
     }
     if (e.session_id === session && e.delivered === false && e.status !== 'pending') q.undelivered.push(e)

@@ -7,6 +7,9 @@ import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { queueEntries } from '../../lib/io/queue'
 import { evidenceForCall } from '../../lib/io/evidence'
+import { knownSecrets, rememberRemotes, sessionRemotes } from '../../lib/io/known-secrets'
+import type { Recognizer } from '../../lib/core/known-secrets'
+import { mayHoldSecret, redactOutcome } from './redact'
 import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
@@ -32,13 +35,33 @@ async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promi
   const started = process.hrtime.bigint()
   // What the call would send or stage: only calls that push, stage broadly, publish or upload start any
   // process (bounded, DEFAULT_LIMITS.budgetMs); every other call returns at once.
-  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir())
-  let facts = { ...gatherFacts(payload, paths), evidence }
-  let out = decidePreToolUse(payload, facts)
+  let known: Recognizer | undefined | null = null
+  const secrets = () => {
+    if (known !== null) return known
+    try {
+      return (known = knownSecrets({ ...paths, homeDir: homeDir() }, payload.session_id))
+    } catch (e) {
+      // Without them, what leaves is still scanned for the well-known shapes; the failure is logged, not fatal.
+      logError(paths, 'preflight-check', e)
+      return (known = undefined)
+    }
+  }
+  const base = gatherFacts(payload, paths)
+  // A push is judged against where the user's request left the remotes, and the prompts (a destination they named).
+  const remotes = () => sessionRemotes(paths, payload.session_id)
+  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets, asked: { prompts: base.session.prompts, remotes } })
+  let facts = { ...base, evidence }
+  // What is written about the call never holds a secret the session has seen (redact.ts).
+  const decideNow = () => {
+    const o = decidePreToolUse(payload, facts)
+    const r = evidence || mayHoldSecret(o.result.action.summary) ? secrets() : undefined
+    return r ? redactOutcome(o, r) : o
+  }
+  let out = decideNow()
   // The approval it relied on was used a moment ago by an identical call: decide again without it.
   if (!applyEffects(paths, payload.session_id, out.effects, facts.now)) {
-    facts = { ...facts, queue: { ...facts.queue, approved: undefined } }
-    out = decidePreToolUse(payload, facts)
+    facts = { ...facts, queue: { ...facts.queue, approved: undefined, approvals: undefined } }
+    out = decideNow()
     applyEffects(paths, payload.session_id, out.effects, facts.now)
   }
   const unlogged = logActivity(paths, { ...out.record, latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100 } as Parameters<typeof logActivity>[1])
@@ -56,6 +79,12 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
       updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+      // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
+      try {
+        rememberRemotes(paths, payload.session_id)
+      } catch (e) {
+        logError(paths, 'preflight-check', e)
+      }
       // Decisions on this session's pauses reach the model before its next turn.
       const outcomes = takeOutcomes(paths, queueEntries(paths), payload.session_id).map(outcomeNote)
       return outcomes.length ? { kind: 'allow', context: outcomes.join('\n') } : { kind: 'allow' }

@@ -143,7 +143,9 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .command('approve')
     .argument('<id>')
     .option('--note <text>', 'instructions passed to the agent')
-    .description('approve a pending action (the agent may then do exactly that action, once)')
+    .option('--project', 'approve this action for the whole project, in any session, until it expires (default: this session, once)')
+    .option('--hours <n>', 'with --project: how long the approval lasts (default 8, at most 168)')
+    .description('approve a pending action (the agent may then do exactly that action, once, in the session that asked, while what it would send stays what you were shown)')
     .action(async (id, o) => (humanOnly('ratchet pending approve'), (await import('./approvals')).pendingDecide(id, 'approved', o)))
   pending
     .command('deny')

@@ -12,6 +12,7 @@ import { fileChange, redirects } from './actions/fs-write'
 import { gitFileWrite } from './actions/git-config'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
+import { servers } from './actions/serve'
 import { hasEffect, keyMention, keyReadMcp, keyReadTool, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { plantedWrite } from './actions/planted'
@@ -340,6 +341,7 @@ class Collector implements ScopeSink {
     const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
+    servers(this, inv, facts)
     selfProtection(this, inv, facts)
     keyMention(this, inv, facts)
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)

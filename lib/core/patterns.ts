@@ -33,6 +33,7 @@ export const PATTERNS: Record<string, PatternInfo> = {
   remote_copy: { class: 'public_surface', description: 'copying files to another host (scp, rsync host:, aws s3 cp, gsutil, rclone)' },
   external_post: { class: 'public_surface', description: 'an MCP tool that posts, sends or publishes' },
   network_send: { class: 'public_surface', description: 'sending data over a raw socket (nc/ncat/socat/telnet with input, > /dev/tcp/…)' },
+  public_server: { class: 'public_surface', description: 'serving the project beyond this machine (a file server on every interface, git daemon, a listener fed a file, a tunnel, a dev server on 0.0.0.0)' },
   secret_send: { class: 'public_surface', description: 'sending a secret off the machine (an upload, copy or socket send of .env, a key or a credential store, or any send after one was read in the session)' },
   file_delete: { class: 'irreversible', description: 'deleting files (rm, find -delete, xargs rm, unlink, shred, interpreter one-liners)' },
   git_discard: { class: 'irreversible', description: 'discarding work (reset --hard, clean -f, checkout/restore of the tree, stash drop/clear)' },

@@ -9,6 +9,7 @@
 
 import { RatchetError, type Result } from './errors'
 import { maskDeep, maskSecrets } from './secrets'
+import { evidenceChanges, type EvidenceSeen } from './evidence-seen'
 
 export const SEVERITIES = ['destructive', 'time-sensitive', 'informational'] as const
 export type Severity = (typeof SEVERITIES)[number]
@@ -54,6 +55,20 @@ export interface PendingEntry {
   consumed_at?: string
   /** Set when the queued decision is a pattern-detect proposal rather than a tool call. */
   proposal_id?: string
+  /**
+   * What would leave, as the human was shown it (files and their content hashes, commits, destination, hazards):
+   * an approval covers the call only while the evidence at run time is the same (see `approvalCovers`).
+   */
+  evidence?: BoundEvidence
+  /**
+   * `session` (the default): the approval covers the asking session, once. `project`: the human chose to approve
+   * this action for the whole project until `expires_at`, any session, as often as it comes, while its hazards
+   * and destination stay what they approved.
+   */
+  scope?: 'session' | 'project'
+  expires_at?: string
+  /** How often a project approval was used. */
+  uses?: number
   notify_attempts?: number
   last_error?: string | null
   /** Which heartbeat is sending which message right now (see `claimSend`). */
@@ -104,7 +119,15 @@ export function releaseSend(list: PendingEntry[], id: string, kind: SendKind, pa
   return { next, result: undefined }
 }
 
+/** The evidence an approval is bound to: its digest, a signature of its hazards and destination, and what it showed. */
+export interface BoundEvidence {
+  digest: string
+  signature: string
+  seen: EvidenceSeen
+}
+
 export interface NewAction {
+  evidence?: BoundEvidence
   proposal_id?: string
   action: string
   trigger: string
@@ -137,7 +160,18 @@ export function newEntry(a: NewAction, id: string, secret: string, now: Date): P
     delivered: false,
     ...(a.tool ? { tool: a.tool, input: maskDeep(a.input) } : {}),
     ...(a.proposal_id ? { proposal_id: a.proposal_id } : {}),
+    ...(a.evidence ? { evidence: maskDeep(a.evidence) } : {}),
   }
+}
+
+/** Project approvals last this long unless the human says otherwise, and never longer than a week. */
+export const PROJECT_APPROVAL_HOURS = 8
+export const MAX_PROJECT_APPROVAL_HOURS = 168
+
+/** How a human approves: for the asking session once (default), or for the project until it expires. */
+export interface ApprovalScope {
+  project?: boolean
+  hours?: number
 }
 
 export type DecideResult = Result<PendingEntry>
@@ -146,12 +180,16 @@ export type DecideResult = Result<PendingEntry>
  * Records a human's decision. Only a pending entry can be decided: a second tap, a duplicate update
  * or a racing heartbeat gets `ok: false` and changes nothing.
  */
-export function decideEntry(list: PendingEntry[], id: string, verdict: 'approved' | 'denied', by: string, now: Date, reply?: string | null): { next: PendingEntry[]; result: DecideResult } {
+export function decideEntry(list: PendingEntry[], id: string, verdict: 'approved' | 'denied', by: string, now: Date, reply?: string | null, scope: ApprovalScope = {}): { next: PendingEntry[]; result: DecideResult } {
   const i = list.findIndex((e) => e.id === id)
   if (i < 0) return { next: list, result: { ok: false, error: new RatchetError('not_found', `no pending action ${id}`) } }
   const e = list[i]
   if (e.status !== 'pending') return { next: list, result: { ok: false, error: new RatchetError('conflict', `${id} is already ${e.status}`) } }
-  const entry: PendingEntry = { ...e, status: verdict, decided_at: now.toISOString(), decided_by: by, reply: reply ?? e.reply, delivered: false }
+  const hours = scope.hours ?? PROJECT_APPROVAL_HOURS
+  if (scope.project && verdict === 'approved' && !(hours > 0 && hours <= MAX_PROJECT_APPROVAL_HOURS)) return { next: list, result: { ok: false, error: new RatchetError('usage', `--hours: expected more than 0 and at most ${MAX_PROJECT_APPROVAL_HOURS}, got ${scope.hours}`) } }
+  if (scope.project && verdict === 'approved' && !e.fingerprint) return { next: list, result: { ok: false, error: new RatchetError('usage', `${id} is not a tool call: it can only be approved once`) } }
+  const project = scope.project && verdict === 'approved' ? { scope: 'project' as const, expires_at: new Date(now.getTime() + hours * 3600_000).toISOString() } : {}
+  const entry: PendingEntry = { ...e, status: verdict, decided_at: now.toISOString(), decided_by: by, reply: reply ?? e.reply, delivered: false, ...project }
   const next = list.slice()
   next[i] = entry
   return { next, result: { ok: true, value: entry } }
@@ -187,17 +225,37 @@ export function applyTimeouts(list: PendingEntry[], now: Date): { next: PendingE
 }
 
 /**
- * An approved entry for exactly this call (same fingerprint and, when kept, the same input) is used
- * up: allowed once, then `consumed`. A different action finds nothing.
+ * An approved entry for exactly this call (same fingerprint and, when kept, the same input; `id` when the
+ * decision chose one) is used up: allowed once, then `consumed`. A project approval is not used up: it counts
+ * the use and stays until it expires. A different action finds nothing.
  */
-export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date): { next: PendingEntry[]; result: PendingEntry | null } {
+export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date, id?: string): { next: PendingEntry[]; result: PendingEntry | null } {
   const masked = input === undefined ? undefined : JSON.stringify(maskDeep(input))
-  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (e.input === undefined || JSON.stringify(e.input) === masked))
+  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (id === undefined || e.id === id) && (e.input === undefined || JSON.stringify(e.input) === masked))
   if (i < 0) return { next: list, result: null }
-  const entry: PendingEntry = { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
+  const project = list[i].scope === 'project'
+  if (project && Date.parse(list[i].expires_at ?? '') <= now.getTime()) return { next: list, result: null }
+  const entry: PendingEntry = project ? { ...list[i], uses: (list[i].uses ?? 0) + 1 } : { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
   const next = list.slice()
   next[i] = entry
   return { next, result: entry }
+}
+
+/**
+ * Whether a human's approval covers this call as it is now. It does when it was given in this session (or for
+ * the project, not expired), and the evidence is what the human saw: the same files, content, commits and
+ * destination for a session approval; the same hazards and destination for a project one. Otherwise the reason,
+ * with what changed, for the human who is asked again.
+ */
+export function approvalCovers(e: PendingEntry, call: { session: string; evidence?: BoundEvidence }, now: number): { ok: true } | { ok: false; why: string } {
+  if (e.scope === 'project') {
+    if (!(Date.parse(e.expires_at ?? '') > now)) return { ok: false, why: `the project approval ${e.id} expired at ${e.expires_at}` }
+  } else if (e.session_id && e.session_id !== call.session) return { ok: false, why: `${e.id} was approved in another session` }
+  if (!e.evidence) return { ok: true }
+  if (!call.evidence) return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }
+  const same = e.scope === 'project' ? e.evidence.signature === call.evidence.signature : e.evidence.digest === call.evidence.digest
+  if (same) return { ok: true }
+  return { ok: false, why: `what would leave is not what the human approved in ${e.id}: ${evidenceChanges(e.evidence.seen, call.evidence.seen).join('; ')}` }
 }
 
 /** The newest entry still open for this exact call (so a retry does not queue a duplicate). */

@@ -10,19 +10,25 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { statusEntries } from './git'
 import { readScript } from './script-facts'
-import { BODY, DEFAULT_LIMITS, assessEvidence, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+import { BODY, ContentScan, DEFAULT_LIMITS, LEAVING, assessEvidence, repoIdentity, type Destination, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
 import { shellCommandsOf } from '../core/actions/mcp'
+import type { Recognizer } from '../core/known-secrets'
+import { StringDecoder } from 'node:string_decoder'
 
 export interface GatherOptions {
   limits?: Partial<EvidenceLimits>
   /** Extra environment for child processes (tests). */
   env?: NodeJS.ProcessEnv
+  /** Recognises the secrets this session has seen, in whatever leaves. */
+  recognize?: Recognizer
+  /** What the user asked: their prompts (a destination they named) and the remotes when they asked (name → URL). */
+  asked?: { prompts: string[]; remotes?: () => Record<string, string> | undefined }
 }
 
 export async function gatherEvidence(plan: EvidencePlan | EvidenceTarget[], opts: GatherOptions = {}): Promise<Gathered[]> {
   const targets = Array.isArray(plan) ? plan : plan.targets
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set() }
+  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set(), recognize: opts.recognize, read: 0, asked: opts.asked }
   const timer = setTimeout(() => killAll(ctx), limits.budgetMs)
   try {
     return await Promise.all(
@@ -41,6 +47,11 @@ interface Ctx {
   deadline: number
   env: NodeJS.ProcessEnv
   children: Set<ChildProcess>
+  /** Known secrets (lib/io/known-secrets.ts), when there are any. */
+  recognize?: Recognizer
+  /** Files read so far, against limits.maxFiles. */
+  read: number
+  asked?: GatherOptions['asked']
 }
 
 class Timeout extends Error {}
@@ -63,7 +74,7 @@ function gatherOne(t: EvidenceTarget, ctx: Ctx): Promise<Gathered> {
     case 'files':
       return Promise.resolve({ ...gatherFiles(t.paths, t.command, t.dest, ctx, t.how, t.optional), kind: 'upload' as const })
     case 'body':
-      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, kind: 'upload' as const, files: [{ path: BODY, how: 'sent as the request body', text: t.text.slice(0, ctx.limits.maxBytesPerFile) }] })
+      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, kind: 'upload' as const, files: [bodyFile(t.text, t.name ?? BODY, t.name ? `sent by \`${oneLine(t.command, 80)}\`` : 'sent as the request body', ctx)] })
     case 'unknown':
       return Promise.resolve({ what: oneLine(t.command), files: [], incomplete: t.why })
   }
@@ -160,8 +171,11 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     branch = b.code === 0 ? b.stdout.toString().trim() : undefined
   } catch (e) {
     if (e instanceof Timeout) throw e
-    // A push from outside any repository fails and sends nothing, unless the repository is elsewhere.
-    if (t.uncertain || !fs.existsSync(t.dir)) return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    // git itself could not be run (not on the hook's PATH): nothing was checked, which is not "nothing to send".
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES') return { what, files: [], incomplete: `git could not be run (${(e as NodeJS.ErrnoException).code}): Ratchet cannot see what would be sent` }
+    // A repository git does not read (broken, not ours, or elsewhere) is not "no repository".
+    if (t.uncertain || !fs.existsSync(t.dir) || gitDirAbove(t.dir)) return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    // A push from outside any repository fails and sends nothing.
     return { what: `${what} (not in a git repository: nothing to send)`, files: [], ...(t.push ? { commits: 0 } : { local: true }) }
   }
 
@@ -200,6 +214,17 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     }
     readWorktree(top, pending, ctx)
   }
+  // Messages the line writes: `-m` text, or a file (`git commit -F .env` puts the file in the history).
+  const lineTexts: string[] = []
+  for (const m of t.messages ?? []) {
+    if (m.text !== undefined) lineTexts.push(m.text)
+    else if (m.file) {
+      const rel = path.relative(top, m.file)
+      const f: GatheredFile = { path: rel.startsWith('..') ? m.file : rel, how: `the message of \`${m.by}\``, meta: !privateByName(m.file) }
+      readInto(m.file, f, ctx)
+      pending.push(f)
+    } else pending.push({ path: '(a message from standard input)', how: `the message of \`${m.by}\``, meta: true, unread: 'it comes from standard input' })
+  }
   // git skips FIFOs, sockets and devices, but one planted under a private name (`.env` as a FIFO) means
   // something is being staged around: what would leave cannot be told, so a human decides.
   const special = t.stages.some((s) => s.untracked) ? specialPrivateFiles([top, t.dir]) : []
@@ -212,10 +237,11 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   }
 
   // The push: which remote, which commits are not there yet, which file versions they carry.
-  const cfg = parseConfig((await git(top, ['config', '-z', '--get-regexp', '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url)$'], ctx)).stdout.toString('utf8'))
+  const cfg = parseConfig((await git(top, ['config', '-z', '--get-regexp', '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url|url\\..*\\.(pushinsteadof|insteadof))$'], ctx)).stdout.toString('utf8'))
   const remote = t.push.remote ?? (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ?? 'origin'
   const named = cfg[`remote.${remote}.url`] !== undefined
-  const dest = named ? `${remote} (${cfg[`remote.${remote}.url`]})` : remote
+  const where = await destinationOf(top, remote, named, cfg, ctx)
+  const destination = { ...where, ...askedAbout(top, remote, named, where.push, ctx) }
   const trackingRefs = named ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx)).split('\n').filter(Boolean) : []
   const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
   const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
@@ -226,11 +252,11 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   const headOk = (await git(top, ['rev-parse', '-q', '--verify', 'HEAD'], ctx)).code === 0
   let commits = 0
   const blobs: { path: string; sha: string; commit: string }[] = []
+  // Commits not on the remote: against that remote's tracking refs (its upstream or default branch);
+  // a remote Ratchet has no refs for gets every reachable commit (`--not --remotes` over all remotes
+  // when the remote is a URL: conservative, it may over-count).
+  const not = named ? [`--remotes=${remote}`] : ['--remotes']
   if (revs.length && headOk) {
-    // Commits not on the remote: against that remote's tracking refs (its upstream or default branch);
-    // a remote Ratchet has no refs for gets every reachable commit (`--not --remotes` over all remotes
-    // when the remote is a URL: conservative, it may over-count).
-    const not = named ? [`--remotes=${remote}`] : ['--remotes']
     const log = await git(top, ['log', '--format=%x01%H', '--raw', '--no-renames', '--no-abbrev', '-z', ...revs, '--not', ...not, '--'], ctx)
     if (log.code !== 0) throw new Error('git log failed (is the ref name right?)')
     let commit = ''
@@ -262,8 +288,89 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     seen.add(p)
     files.push({ path: p, how: `in ${versions.length > 1 ? `${versions.length} unpushed commits` : `unpushed commit ${versions[0].commit.slice(0, 7)}`}` })
   }
+  // Besides the files: the commits' messages and authors, annotated tags' messages, the refs' names, the files'
+  // names and the destination all reach the other side. (Read before the blobs, which may take the rest of the time.)
+  const leaving = (name: string, how: string, text: string) => files.push({ path: name, how, meta: true, text: text.slice(0, LEAVING_TEXT_MAX), digest: sha1(text), ...(text.length > LEAVING_TEXT_MAX ? { unread: `the first ${size(LEAVING_TEXT_MAX)} of ${size(text.length)}` } : {}) })
+  const messages = commits ? (await git(top, ['log', '-z', '--format=%an <%ae> %cn <%ce>%n%B', ...revs, '--not', ...not, '--'], ctx)).stdout.toString('utf8') : ''
+  if (messages || lineTexts.length) leaving(LEAVING.commits, 'in the commits', [...lineTexts, messages].join('\n'))
+  const tagRefs = t.push.tags ? ['refs/tags'] : sources.filter((x) => /^(refs\/tags\/|v?\d)/.test(x)).map((x) => (x.startsWith('refs/') ? x : `refs/tags/${x}`))
+  if (tagRefs.length) {
+    const tags = (await git(top, ['for-each-ref', '--count=2000', '--format=%(refname)%00%(contents)%00', ...tagRefs], ctx)).stdout.toString('utf8')
+    if (tags.trim()) leaving(LEAVING.tags, 'in the tags', tags.replace(/\0/g, '\n'))
+  }
+  const refNames = [...(t.push.refspecs ?? []), ...sources, ...(branch ? [branch] : [])]
+  if (t.push.allBranches || t.push.tags) refNames.push(...(await gitText(top, ['for-each-ref', '--count=5000', '--format=%(refname)', ...(t.push.allBranches ? ['refs/heads'] : []), ...(t.push.tags ? ['refs/tags'] : [])], ctx)).split('\n'))
+  leaving(LEAVING.refs, 'the names of the refs pushed', refNames.join('\n'))
+  leaving(LEAVING.names, 'the names of the files pushed', files.filter((f) => !f.meta).map((f) => f.path).join('\n'))
+  leaving(LEAVING.destination, 'the URL pushed to', destination.push.join('\n'))
   await readBlobs(top, files, byPath, ctx)
-  return { what, dest, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}), ...odd }
+  // Where the push goes was changed in the same line, or by options on the push itself: git's answer now is not where it will go.
+  const redirected = t.redirected ?? t.push.redirected
+  const moved = redirected ? { incomplete: [odd.incomplete, `where it goes is changed by \`${redirected}\` in the same command, so Ratchet cannot know the destination`].filter(Boolean).join('; ') } : odd
+  const dest = named ? `${remote} (${destination.push.join(', ')})` : remote
+  return { what, dest, destination, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}), ...moved }
+}
+
+/** Text that leaves besides files (messages, names) is scanned up to this much; beyond it is unread. */
+const LEAVING_TEXT_MAX = 8 << 20
+
+/**
+ * Where a push really goes. A named remote: git's own answer (`remote get-url --push --all`, which applies
+ * pushurl and pushInsteadOf), and where it fetches from. A URL: rewritten by url.<base>.pushInsteadOf (else
+ * insteadOf), longest match first, as git does.
+ */
+async function destinationOf(top: string, remote: string, named: boolean, cfg: Record<string, string>, ctx: Ctx): Promise<Destination> {
+  // A local path is relative to the repository (`../remote.git`): two spellings of one folder are one destination.
+  const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
+  if (named) {
+    const push = (await gitText(top, ['remote', 'get-url', '--push', '--all', remote], ctx)).split('\n').filter(Boolean)
+    const fetch = (await gitText(top, ['remote', 'get-url', remote], ctx)).trim()
+    return { remote, push: push.map(local), fetch: local(fetch), configured: true }
+  }
+  const rules = (kind: string) =>
+    Object.entries(cfg)
+      .filter(([k]) => k.startsWith('url.') && k.endsWith(`.${kind}`))
+      .map(([k, from]) => ({ from, to: k.slice(4, -kind.length - 1) }))
+      .sort((a, b) => b.from.length - a.from.length)
+  const rewrite = (url: string, kind: string) => {
+    const r = rules(kind).find((x) => url.startsWith(x.from))
+    return r ? r.to + url.slice(r.from.length) : undefined
+  }
+  const push = rewrite(remote, 'pushinsteadof') ?? rewrite(remote, 'insteadof') ?? remote
+  return { push: [push], ...(push !== remote ? { fetch: rewrite(remote, 'insteadof') ?? remote } : {}), configured: false }
+}
+
+/**
+ * What the user's request says of this destination: the remote's URL when they asked, and whether they named
+ * where it goes now. By its URL or repository, not the remote's name: "push to origin" means origin as it was.
+ */
+function askedAbout(top: string, remote: string, named: boolean, push: string[], ctx: Ctx): Pick<Destination, 'atRequest' | 'named'> {
+  if (!ctx.asked) return {}
+  const at = ctx.asked.remotes?.()
+  // Recorded as `git remote -v` prints it: a local path relative to the repository, resolved the same way here.
+  const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
+  return { ...(at ? { atRequest: named && at[remote] !== undefined ? local(at[remote]) : null } : {}), named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))) }
+}
+
+/** A prompt names a remote or a URL: the word itself, or the repository's `owner/name`. */
+function mentions(prompt: string, what: string): boolean {
+  const p = prompt.toLowerCase()
+  const w = what.toLowerCase()
+  if (new RegExp(`(^|[^\\w./-])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/-])`).test(p)) return true
+  const parts = repoIdentity(w).split('/').filter(Boolean)
+  return parts.length >= 2 && p.includes(parts.slice(-2).join('/'))
+}
+
+/** A `.git` in this folder or one above it: a repository is there, whether git reads it or not. */
+function gitDirAbove(dir: string): boolean {
+  let d = dir
+  for (let i = 0; i < 40; i++) {
+    if (fs.existsSync(path.join(d, '.git'))) return true
+    const up = path.dirname(d)
+    if (up === d) return false
+    d = up
+  }
+  return false
 }
 
 /** Private-named entries (`.env`, `id_rsa`) in these folders that are FIFOs, sockets or devices (lstat only: never opened). */
@@ -339,82 +446,196 @@ function parseConfig(raw: string): Record<string, string> {
   return out
 }
 
-/** Reads the git blobs chosen for scanning: suspicious names first, then newest versions, within limits. */
+/** Bytes handed to the scanner at a time: large enough that its per-piece work is nothing, small enough to stream. */
+const PIECE = 1 << 20
+
+/**
+ * One file's content as it is read: scanned piece by piece (lib/core/evidence.ts ContentScan), hashed, and its
+ * first bytes kept when asked. Whatever is not read by the deadline is said to be unread, never clean.
+ */
+class Reading {
+  private readonly scan: ContentScan
+  private readonly hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha1')
+  private decoder: StringDecoder | undefined
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  read = 0
+
+  constructor(
+    private readonly f: GatheredFile,
+    /** The file's whole size, for what the note says was read of it. */
+    readonly total: number,
+    ctx: Ctx,
+  ) {
+    this.scan = new ContentScan(f.path, ctx.recognize)
+  }
+
+  /** Takes bytes in order; scans them a piece at a time. */
+  take(buf: Buffer): void {
+    this.read += buf.length
+    this.hash.update(buf)
+    this.pending.push(buf)
+    this.pendingBytes += buf.length
+    if (this.pendingBytes >= PIECE) this.flush()
+  }
+
+  private flush(): void {
+    if (!this.pendingBytes) return
+    const buf = Buffer.concat(this.pending)
+    this.pending = []
+    this.pendingBytes = 0
+    // The first piece says whether it is text (utf8, characters cut by a piece boundary kept whole) or binary (latin1).
+    this.decoder ??= new StringDecoder(buf.subarray(0, 8000).includes(0) ? 'latin1' : 'utf8')
+    this.scan.feed(this.decoder.write(buf))
+  }
+
+  /** The file is read whole (or no more will come: `why` says why the rest was not read). */
+  end(why?: string): void {
+    this.flush()
+    if (this.decoder) this.scan.feed(this.decoder.end())
+    const { secrets, known } = this.scan.result()
+    this.f.found = secrets
+    if (known) this.f.known = known
+    if (this.read < this.total || why) this.f.unread = why ?? `read ${size(this.read)} of ${size(this.total)}`
+    else this.f.digest ??= this.hash.digest('hex')
+  }
+}
+
+const size = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n >= 10 << 20 ? 0 : 1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`)
+
+/**
+ * Reads the git blobs that would leave, whole, through one `git cat-file --batch` (streamed: a 150 MB blob is
+ * scanned a megabyte at a time, never held). Suspicious names first, then the newest version of each path,
+ * then older versions (a secret added and removed inside the range still leaves with the history). Whatever
+ * the deadline cuts off is unread.
+ */
 async function readBlobs(top: string, files: GatheredFile[], byPath: Map<string, { sha: string }[]>, ctx: Ctx): Promise<void> {
-  const { maxFiles, maxBytesPerFile } = ctx.limits
+  const ordered = [...files].filter((f) => byPath.has(f.path) && f.found === undefined).sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
   const want: { file: GatheredFile; sha: string; older: boolean }[] = []
-  const ordered = [...files].filter((f) => byPath.has(f.path) && f.text === undefined).sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
   for (const f of ordered) want.push({ file: f, sha: byPath.get(f.path)![0].sha, older: false })
   for (const f of ordered) for (const v of byPath.get(f.path)!.slice(1)) want.push({ file: f, sha: v.sha, older: true })
-  const already = files.filter((f) => f.text !== undefined).length
-  const budget = Math.max(0, maxFiles - already)
-  for (const w of want.slice(budget)) if (!w.older) w.file.partial = 'over the limit of files scanned'
+  const budget = Math.max(0, ctx.limits.maxFiles - ctx.read)
+  for (const w of want.slice(budget)) if (!w.older) w.file.unread = 'over the limit of files read'
   const chosen = want.slice(0, budget)
   if (!chosen.length) return
-  // Sizes first, so a large blob is never read whole.
-  const unique = [...new Set(chosen.map((w) => w.sha))]
-  const check = (await git(top, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], ctx, unique.join('\n') + '\n')).stdout.toString('utf8')
-  const size = new Map(check.split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]).map(([s, n]) => [s, Number(n)]))
-  const CAP = Math.max(maxBytesPerFile, 1 << 20)
-  const small = unique.filter((s) => (size.get(s) ?? Infinity) <= CAP)
-  const text = new Map<string, string>()
-  if (small.length) {
-    const buf = (await git(top, ['cat-file', '--batch'], ctx, small.join('\n') + '\n')).stdout
-    let off = 0
-    while (off < buf.length) {
-      const nl = buf.indexOf(10, off)
-      if (nl < 0) break
-      const [sha, , n] = buf.subarray(off, nl).toString('utf8').split(' ')
-      const len = Number(n)
-      if (!Number.isFinite(len)) break
-      const body = buf.subarray(nl + 1, nl + 1 + len)
-      text.set(sha, asText(body, maxBytesPerFile))
-      off = nl + 1 + len + 1
-    }
-  }
+  ctx.read += chosen.length
+  for (const w of chosen) if (!w.older) w.file.digest = w.sha
+  // One reading per blob id; an older version of a path is read into an entry of its own, merged into the path's below.
+  const sinks = new Map<string, GatheredFile[]>()
+  const older: [GatheredFile, GatheredFile][] = []
   for (const w of chosen) {
-    const s = size.get(w.sha) ?? 0
-    const t = text.get(w.sha)
-    if (t === BINARY) {
-      if (!w.older) w.file.partial = 'binary'
-      continue
-    }
-    if (t === undefined) {
-      if (!w.older) w.file.partial = `not read (${Math.round(s / 1024)} KB)`
-      continue
-    }
-    // Older versions of a path are appended: a secret in any version is a secret in the push.
-    w.file.text = w.file.text === undefined ? t : `${w.file.text}\n${t}`
-    if (s > maxBytesPerFile && !w.older) w.file.partial = `first ${maxBytesPerFile >> 10} KB of ${Math.round(s / 1024)} KB`
+    const sink = w.older ? { path: w.file.path, how: w.file.how } : w.file
+    if (w.older) older.push([w.file, sink])
+    sinks.set(w.sha, [...(sinks.get(w.sha) ?? []), sink])
+  }
+  const opened = new Set<string>()
+  await catFile(top, [...sinks.keys()], (sha, n) => {
+    const to = sinks.get(sha)
+    if (!to) return undefined
+    opened.add(sha)
+    return new Reading(to[0], n, ctx)
+  }, ctx)
+  for (const [sha, to] of sinks) {
+    if (!opened.has(sha)) to[0].unread ??= Date.now() >= ctx.deadline ? 'not read before the time ran out' : 'git did not give its content'
+    for (const other of to.slice(1)) Object.assign(other, { found: to[0].found, known: to[0].known, unread: to[0].unread })
+  }
+  // An older version's secrets are the path's secrets: it leaves with the history.
+  for (const [f, v] of older) {
+    f.found = [...new Set([...(f.found ?? []), ...(v.found ?? [])])]
+    if (v.known) f.known = Math.max(f.known ?? 0, v.known)
+    if (v.unread) f.unread ??= `an older version: ${v.unread}`
   }
 }
 
-const BINARY = '\u0000binary'
-
-function asText(buf: Buffer, max: number): string {
-  const head = buf.subarray(0, Math.min(buf.length, max))
-  if (head.subarray(0, 8000).includes(0)) return BINARY
-  return head.toString('utf8')
+/**
+ * `git cat-file --batch` over these blob ids, streamed: each blob's bytes go to the reading `open` gives it.
+ * Stops at the deadline (the readings still open end as unread).
+ */
+function catFile(top: string, shas: string[], open: (sha: string, size: number) => Reading | undefined, ctx: Ctx): Promise<void> {
+  if (Date.now() >= ctx.deadline) return Promise.resolve()
+  const { spawn } = require('node:child_process') as typeof import('node:child_process')
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-C', top, 'cat-file', '--batch'], { cwd: top, env: ctx.env, detached: true, stdio: ['pipe', 'pipe', 'ignore'] })
+    ctx.children.add(child)
+    let header = Buffer.alloc(0)
+    let current: Reading | undefined
+    let left = -1 // bytes of the current blob still to come; -1: reading a header; 0: its closing newline
+    let timeUp = false
+    const finish = () => {
+      ctx.children.delete(child)
+      current?.end(timeUp || Date.now() >= ctx.deadline ? `read ${size(current.read)} of ${size(current.total)} before the time ran out` : undefined)
+      current = undefined
+      resolve()
+    }
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (timeUp) return
+      if (Date.now() >= ctx.deadline) {
+        timeUp = true
+        killGroup(child)
+        return
+      }
+      let off = 0
+      while (off < chunk.length) {
+        if (left < 0) {
+          const nl = chunk.indexOf(10, off)
+          if (nl < 0) {
+            header = Buffer.concat([header, chunk.subarray(off)])
+            return
+          }
+          const line = Buffer.concat([header, chunk.subarray(off, nl)]).toString('utf8')
+          header = Buffer.alloc(0)
+          off = nl + 1
+          const [sha, type, n] = line.split(' ')
+          if (type === 'missing' || n === undefined) continue
+          left = Number(n)
+          current = open(sha, left)
+          if (left === 0) {
+            current?.end()
+            current = undefined
+            left = 0
+          }
+          continue
+        }
+        if (left === 0) {
+          off++ // the newline after the blob
+          left = -1
+          continue
+        }
+        const take = Math.min(left, chunk.length - off)
+        current?.take(chunk.subarray(off, off + take))
+        off += take
+        left -= take
+        if (left === 0) {
+          current?.end()
+          current = undefined
+        }
+      }
+    })
+    child.on('error', (e) => {
+      ctx.children.delete(child)
+      reject(e)
+    })
+    child.on('close', finish)
+    child.stdin!.on('error', () => undefined)
+    child.stdin!.end(shas.join('\n') + '\n')
+  })
 }
 
-/** Reads working-tree files (first maxBytesPerFile bytes each), within the limit of files. */
+/** Reads working-tree files whole (streamed), within the limit of files and the deadline. */
 function readWorktree(root: string, files: GatheredFile[], ctx: Ctx): void {
-  const { maxFiles, maxBytesPerFile } = ctx.limits
   const order = [...files].sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
-  let n = 0
   for (const f of order) {
-    if (Date.now() >= ctx.deadline) throw new Timeout()
-    if (f.text !== undefined) continue
-    if (n >= maxFiles) {
-      f.partial = 'over the limit of files scanned'
+    if (f.found !== undefined || f.text !== undefined) continue
+    if (ctx.read >= ctx.limits.maxFiles) {
+      f.unread = 'over the limit of files read'
       continue
     }
-    n++
-    readInto(path.resolve(root, f.path), f, maxBytesPerFile)
+    ctx.read++
+    readInto(path.resolve(root, f.path), f, ctx)
   }
 }
 
-function readInto(abs: string, f: GatheredFile, max: number): void {
+function readInto(abs: string, f: GatheredFile, ctx: Ctx): void {
   let fd: number | undefined
   try {
     // Non-blocking: opening a FIFO for reading waits for a writer, and the hook would hang on it.
@@ -425,16 +646,28 @@ function readInto(abs: string, f: GatheredFile, max: number): void {
       f.special = kindOf(st)
       return
     }
-    const buf = Buffer.alloc(Math.min(st.size, max))
-    const got = fs.readSync(fd, buf, 0, buf.length, 0)
-    const t = asText(buf.subarray(0, got), max)
-    if (t === BINARY) f.partial = 'binary'
-    else {
-      f.text = t
-      if (st.size > max) f.partial = `first ${max >> 10} KB of ${Math.round(st.size / 1024)} KB`
+    if (Date.now() >= ctx.deadline) {
+      f.unread = 'not read before the time ran out'
+      return
     }
+    const reading = new Reading(f, st.size, ctx)
+    const buf = Buffer.allocUnsafe(Math.min(PIECE, Math.max(1, st.size)))
+    let pos = 0
+    let why: string | undefined
+    while (pos < st.size) {
+      if (Date.now() >= ctx.deadline) {
+        why = `read ${size(pos)} of ${size(st.size)} before the time ran out`
+        break
+      }
+      const got = fs.readSync(fd, buf, 0, buf.length, pos)
+      if (got <= 0) break
+      reading.take(Buffer.from(buf.subarray(0, got)))
+      pos += got
+    }
+    reading.end(why)
   } catch (e) {
     f.partial = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'could not be read'
+    if (f.partial !== 'does not exist') f.unread = 'could not be read'
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
   }
@@ -524,7 +757,7 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
   }
   for (const p of paths) {
     if (p.startsWith(`<body>`)) {
-      files.push({ path: BODY, how: 'sent as the request body', text: p.slice(6, 6 + ctx.limits.maxBytesPerFile) })
+      files.push(bodyFile(p.slice(6), BODY, 'sent as the request body', ctx))
       continue
     }
     // Devices that hold nothing of the user's (`ssh h cmd < /dev/null`): nothing private leaves through them.
@@ -547,10 +780,10 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
   let n = 0
   for (const [f, abs] of order) {
     if (n++ >= ctx.limits.maxFiles) {
-      f.partial = 'over the limit of files scanned'
+      f.unread = 'over the limit of files read'
       continue
     }
-    readInto(abs, f, ctx.limits.maxBytesPerFile)
+    readInto(abs, f, ctx)
   }
   // A file that does not exist yet is made by an earlier command in the line: what it holds is unknown.
   const missing = files.filter((f) => f.partial === 'does not exist').map((f) => `\`${f.path}\``)
@@ -562,6 +795,16 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
   ]
   const incomplete = why.length ? why.join('; ') : undefined
   return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}), ...(incomplete ? { incomplete } : {}) }
+}
+
+/** Text sent as it is (a request body, a URL, a query, a tool's input): scanned up to the limit, the rest unread. */
+function bodyFile(text: string, name: string, how: string, ctx: Ctx): GatheredFile {
+  const max = ctx.limits.maxBytesPerFile
+  return { path: name, how, text: text.slice(0, max), digest: sha1(text), ...(name !== BODY ? { meta: true } : {}), ...(text.length > max ? { unread: `the first ${size(max)} of ${size(text.length)}` } : {}) }
+}
+
+function sha1(text: string): string {
+  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha1').update(text).digest('hex')
 }
 
 function kindOf(st: fs.Stats): string {
@@ -638,11 +881,13 @@ function oneLine(s: string, max = 100): string {
 
 /**
  * The evidence for one tool call, or undefined when the call sends and stages nothing Ratchet gathers
- * (most calls: then no process is started and nothing is read).
+ * (most calls: then no process is started and nothing is read). `known` is asked only when something would
+ * leave: it recognises the secrets this session has seen (lib/io/known-secrets.ts).
  */
-export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions = {}): Promise<EvidenceFacts | undefined> {
+export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions & { known?: () => Recognizer | undefined } = {}): Promise<EvidenceFacts | undefined> {
   const commands = shellCommandsOf(call.tool_name, call.tool_input)
-  if (!commands.length) return undefined
+  const sent = sentByTool(call.tool_name, call.tool_input)
+  if (!commands.length && !sent.length) return undefined
   // Scripts on disk the command runs are read (bounded, regular files only) so a push inside one is gathered too.
   const start = call.cwd || projectDir
   const reader = (file: string, cwdChanges: string[]) => {
@@ -652,7 +897,47 @@ export async function evidenceForCall(call: { tool_name: string; tool_input: Rec
     const got = readScript(abs)
     return got && { abs, ...got }
   }
-  const plan = planEvidence(commands.join('\n'), start, home, reader)
+  const plan = commands.length ? planEvidence(commands.join('\n'), start, home, reader) : { targets: [], incomplete: false }
+  plan.targets.push(...sent)
   if (!plan.targets.length) return undefined
-  return assessEvidence(await gatherEvidence(plan, opts))
+  const recognize = opts.recognize ?? safely(opts.known)
+  return assessEvidence(await gatherEvidence(plan, { ...opts, recognize }), recognize)
+}
+
+/** A failure to build the recognizer (an unreadable key) leaves the scan for well-known shapes only: logged by the caller's log, never fatal. */
+function safely(known: (() => Recognizer | undefined) | undefined): Recognizer | undefined {
+  try {
+    return known?.()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What a tool other than a shell sends off the machine as it is: a web fetch's URL (its path and query reach
+ * the host), a web search's query, and an MCP tool's input (the server is another program, often on another
+ * machine). A command in an MCP shell tool's input is planned as shell instead.
+ */
+function sentByTool(tool: string, input: Record<string, unknown>): EvidenceTarget[] {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '')
+  if (tool === 'WebFetch') return str(input.url) ? [{ kind: 'body', name: LEAVING.url, text: str(input.url), command: `WebFetch ${oneLine(str(input.url), 80)}`, dest: hostOf(str(input.url)) }] : []
+  if (tool === 'WebSearch') return str(input.query) ? [{ kind: 'body', name: LEAVING.query, text: str(input.query), command: `WebSearch ${oneLine(str(input.query), 80)}`, dest: 'a web search' }] : []
+  if (!tool.startsWith('mcp__')) return []
+  const texts: string[] = []
+  const walk = (v: unknown, key: string, depth: number): void => {
+    if (depth > 6 || texts.length > 500) return
+    if (typeof v === 'string') {
+      if (!SHELL_INPUT_KEYS.has(key)) texts.push(v)
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key, depth + 1))
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1)
+  }
+  walk(input, '', 0)
+  const text = texts.join('\n')
+  return text ? [{ kind: 'body', name: LEAVING.input, text, command: tool, dest: `the ${tool.split('__')[1] ?? ''} MCP server` }] : []
+}
+
+const SHELL_INPUT_KEYS = new Set(['command', 'cmd', 'script', 'shell', 'bash'])
+
+function hostOf(url: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url)?.[1]
 }

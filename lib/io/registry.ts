@@ -136,6 +136,17 @@ export interface FloorHold {
   changes: string[]
 }
 export type Capabilities = Record<string, string>
+/** Keyed hashes of fragments of the secret values a session read (lib/io/known-secrets.ts): never a value. */
+export interface KnownSecretsFile {
+  v: 1
+  /** The secret files they came from (names as the classifier gives them) and when. */
+  sources: Record<string, number>
+  /** How many values (for the note). */
+  values: number
+  digests: string[]
+  /** The project's remotes (name → URL) when the user last asked for something: a push elsewhere is evidence. */
+  remotes?: Record<string, string>
+}
 export interface ReviewCacheEntry {
   key: string
   at: number
@@ -182,6 +193,9 @@ export const STATE = {
   errors: f('errors.log', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'stack traces, never shown to the agent' }),
   sessions: f('sessions/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session facts' }),
   session: f<SessionState>('sessions/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'one session: masked prompts, files read, checks', schema: handThenZod(handSession, sessionSchema), empty: () => ({ reads: {}, prompts: [], checks: {} }) }),
+  known: f('known/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'per-session hashed fragments of secret values read' }),
+  knownSecrets: f<KnownSecretsFile>('known/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "keyed hashes of fragments of the secret values one session read (never a value): what leaves is checked against them", schema: hand((raw: unknown) => (obj(raw) && (raw as KnownSecretsFile).v === 1 && obj((raw as KnownSecretsFile).sources) && typeof (raw as KnownSecretsFile).values === 'number' && Array.isArray((raw as KnownSecretsFile).digests) && (raw as KnownSecretsFile).digests.every((d) => typeof d === 'string') && ((raw as KnownSecretsFile).remotes === undefined || (obj((raw as KnownSecretsFile).remotes) && Object.values((raw as KnownSecretsFile).remotes!).every((u) => typeof u === 'string'))) ? (raw as KnownSecretsFile) : 'v, sources, values, digests: expected known-secret digests')), empty: () => ({ v: 1, sources: {}, values: 0, digests: [] }) }),
+  fragmentKeyLocal: f('known/key', { owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key known secrets are hashed with, when the config folder cannot hold it' }),
   custodiet: f('custodiet/', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'custodiet records, holds and the review cache' }),
   custodietState: f<CustodietState>('custodiet/{id}.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "one session's custodiet record", schema: hand((raw: unknown) => (obj(raw) && typeof (raw as CustodietState).toolCount === 'number' && Array.isArray((raw as CustodietState).findings) ? normalizeState(raw as CustodietState) : 'toolCount and findings: expected a custodiet state')), empty: emptyState }),
   custodietHold: f('custodiet/{id}.hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a hold preflight-check honours (its existence is the fast check)' }),
@@ -200,6 +214,7 @@ export const STATE = {
   floorHold: f<FloorHold>('floor-hold.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'the floor changed since a human last saw it: every tool call waits for `ratchet floor confirm` (its existence is the fast check)', schema: hand((raw: unknown) => (obj(raw) && Array.isArray((raw as FloorHold).changes) ? (raw as FloorHold) : 'changes: expected a list')), empty: () => ({ at: '', changes: [] }) }),
   telegramToken: f('telegram.json', { root: 'config', owner: 'human', tracked: false, onCorrupt: 'fail', what: 'the Telegram bot token, outside every project' }),
   telegramKey: f('telegram-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key that seals Telegram buttons (HMAC), outside every project' }),
+  fragmentKey: f('fragment-key', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: 'the key the fragments of known secrets are hashed with, outside every project' }),
   courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
   ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
   caseServer: f('servers/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "a case server's log key (pinned on first contact) and the last checkpoint this machine saw of it" }),

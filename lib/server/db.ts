@@ -120,7 +120,7 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
 
 // ---- SQLite ---------------------------------------------------------------------------------------
 
-/** The embedded store needs better-sqlite3 (an optional dependency: a native module that may not build everywhere). */
+/** The embedded store needs better-sqlite3: an optional peer (a native module compiled at install), so installing Ratchet for its hooks never builds it. */
 function loadSqlite(): typeof import('better-sqlite3') {
   try {
     return require('better-sqlite3')

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { fingerprint } from '../../lib/core/fingerprint'
 import { preToolUse, runBin, tempProject } from '../support/fixtures'
 import { FAKE } from '../support/fake-secrets'
@@ -46,6 +46,90 @@ describe('approvals bind to the folder the call runs in', () => {
     const here = call(dir, 4)
     expect(here.decision, here.reason).toBe('allow')
     expect(call(dir, 5).decision).toBe('deny')
+  }, 60_000)
+})
+
+// An approval binds to what the human saw and to the session that asked (issue 19 item 3). Seen on main: an
+// `npm publish` approved while its evidence was one thing ran after the agent changed what the package would hold
+// (the hook's own log listed .env in it), and an approval given in one session was used by another.
+describe('an approval binds to the evidence the human saw and to the session', () => {
+  // A fresh project per test: the first publish pauses (the first use of a capability), and an approval spends it.
+  let dir = ''
+  let env: NodeJS.ProcessEnv = {}
+  beforeEach(() => {
+    dir = tempProject('ratchet-bind-ev-')
+    env = { HOME: dir, XDG_CONFIG_HOME: path.join(dir, '.config'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bind-demo', version: '1.0.0', main: 'index.js', files: ['index.js'] }))
+    fs.writeFileSync(path.join(dir, 'index.js'), 'module.exports = 1\n')
+    fs.writeFileSync(path.join(dir, '.env'), `AWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
+  })
+  const call = (command: string, session: string, n: number) => {
+    const r = runBin('preflight-check', { ...preToolUse(dir, 'Bash', { command }, session), tool_use_id: `t${n}` }, { cwd: dir, env })
+    expect(r.status, r.stderr).toBe(0)
+    const out = r.stdout.trim() ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
+    return { decision: out.permissionDecision ?? 'allow', reason: String(out.permissionDecisionReason ?? '') }
+  }
+  const ratchet = (...args: string[]) => runBin('ratchet', '', { cwd: dir, env, args })
+  const pendingId = (reason: string) => /Pending: (pa-[0-9a-f]+)/.exec(reason)?.[1]
+  const queue = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8')) as { id: string; status: string; context: string; evidence?: { seen: { files: string[] } } }[]
+
+  it('approved as it was, the package then changed to hold .env: not covered, asked again naming .env', () => {
+    const first = call('npm publish', 'A', 1)
+    expect(first.decision, first.reason).toBe('deny')
+    const id = pendingId(first.reason)!
+    expect(queue().find((e) => e.id === id)?.evidence?.seen.files.map((f) => f.replace(/@.*/, '')).sort()).toEqual(['index.js', 'package.json'])
+    expect(ratchet('pending', 'approve', id).status).toBe(0)
+    // The agent widens the package after the approval.
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bind-demo', version: '1.0.0', main: 'index.js', files: ['index.js', '.env'] }))
+    try {
+      const after = call('npm publish', 'A', 2)
+      expect(after.decision, after.reason).toBe('deny')
+      expect(after.reason).toMatch(/The human's approval does not cover this call as it is now: what would leave is not what the human approved in pa-[0-9a-f]+: the evidence was clean, now hazard; new: \.env: an environment file/)
+      expect(after.reason).toMatch(/now also sends `\.env`/)
+      const again = pendingId(after.reason)!
+      expect(again).not.toBe(id)
+      expect(queue().find((e) => e.id === again)?.context).toMatch(/^Asked again: .*now also sends `\.env`/)
+      // The retry does not use it either; the approval stays unused for the call it was given for.
+      expect(call('npm publish', 'A', 3).decision).toBe('deny')
+      expect(queue().find((e) => e.id === id)?.status).toBe('approved')
+    } finally {
+      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bind-demo', version: '1.0.0', main: 'index.js', files: ['index.js'] }))
+    }
+    // Back as it was approved: it runs, once.
+    expect(call('npm publish', 'A', 4).decision).toBe('allow')
+    expect(queue().find((e) => e.id === id)?.status).toBe('consumed')
+  }, 60_000)
+
+  it('an approval given in one session is not used by another; "for this project" is explicit, scoped and expiring', () => {
+    // The project's own rule: every publish waits for a human (not only the first).
+    fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-PUBLISH', pattern: 'package_publish', rule: 'A human approves every publish.', severity: 'hard', decision: 'pause' }]))
+    const cmd = 'npm publish --tag next'
+    const a = call(cmd, 'S1', 10)
+    const id = pendingId(a.reason)!
+    expect(ratchet('pending', 'approve', id).status).toBe(0)
+    const other = call(cmd, 'S2', 11)
+    expect(other.decision).toBe('deny')
+    expect(other.reason).toMatch(new RegExp(`${id} was approved in another session`))
+    // The human approves S2's own ask for the project, for one hour: any session may now run it, more than once.
+    const id2 = pendingId(other.reason)!
+    expect(ratchet('pending', 'approve', id2, '--project', '--hours', '0').stderr).toMatch(/--hours: expected more than 0 and at most 168, got 0/)
+    const ok = ratchet('pending', 'approve', id2, '--project', '--hours', '1')
+    expect(ok.status, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/for this project, any session, until /)
+    const s3 = call(cmd, 'S3', 12)
+    expect(s3.decision, s3.reason).toBe('allow')
+    expect(call(cmd, 'S4', 13).decision).toBe('allow')
+    // Still bound to the hazards: with .env in the package it is asked again.
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bind-demo', version: '1.0.0', main: 'index.js', files: ['index.js', '.env'] }))
+    try {
+      const widened = call(cmd, 'S5', 14)
+      expect(widened.decision).toBe('deny')
+      expect(widened.reason, widened.reason).toMatch(/new: \.env/)
+    } finally {
+      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bind-demo', version: '1.0.0', main: 'index.js', files: ['index.js'] }))
+    }
+    expect(ratchet('pending', 'list', '--all').stdout).toMatch(new RegExp(`${id2} .*\\(for the project until `))
   }, 60_000)
 })
 

@@ -77,7 +77,9 @@ describe('a headless pause is visible on the run\'s stderr', () => {
 
   it('at the terminal: names the pending id, what it is, how to decide and how to resume', () => {
     const queue = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
-    expect(queue).toHaveLength(1) // the second run asked again for the same call: not queued twice
+    // Each run is its own session, and an approval covers the session that asked: one entry per run.
+    expect(queue).toHaveLength(2)
+    expect(new Set(queue.map((e: { session_id: string }) => e.session_id)).size).toBe(2)
     const id = queue[0].id as string
     expect(run.stdout).toContain(`[ratchet] Ratchet paused ${id}`)
     expect(run.stdout).toContain('touch release-3.0.txt')

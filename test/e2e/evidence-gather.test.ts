@@ -44,7 +44,7 @@ describe('git: what a push would send', () => {
     const { dir } = inc003()
     const { gathered, facts } = await evidence('git add -A && git commit -m "fix typo" && git push', dir)
     expect(gathered[0]).toMatchObject({ commits: 1, newBranch: false })
-    expect(gathered[0].files.map((f) => f.path).sort()).toEqual(['.env', 'README.md'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.env', 'README.md'])
     expect(facts.status).toBe('hazard')
     const note = facts.lines.join('\n')
     expect(note).toContain('Evidence: `git add -A` then `git commit -m fix typo` then `git push` → origin (')
@@ -61,7 +61,7 @@ describe('git: what a push would send', () => {
   it('with .env ignored, the same line is clean and names what it sends', async () => {
     const { dir } = inc003({ ignoreEnv: true })
     const { gathered, facts } = await evidence('git add -A && git commit -m "fix typo" && git push', dir)
-    expect(gathered[0].files.map((f) => f.path)).toEqual(['README.md'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path)).toEqual(['README.md'])
     expect(facts.status).toBe('clean')
     expect(facts.lines[0]).toContain('would send 1 commit, 1 file: `README.md`')
   })
@@ -69,7 +69,7 @@ describe('git: what a push would send', () => {
   it('`git commit -am` stages tracked changes only: the untracked .env stays out', async () => {
     const { dir } = inc003()
     const { gathered, facts } = await evidence('git commit -am "fix typo" && git push', dir)
-    expect(gathered[0].files.map((f) => f.path)).toEqual(['README.md'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path)).toEqual(['README.md'])
     expect(facts.status).toBe('clean')
   })
 
@@ -108,7 +108,7 @@ describe('git: what a push would send', () => {
     sh(dir, `git remote add backup ${other}`, 'git commit -qam two')
     const { gathered } = await evidence('git push backup main', dir)
     expect(gathered[0].commits).toBe(2)
-    expect(gathered[0].files.map((f) => f.path).sort()).toEqual(['.gitignore', 'README.md'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.gitignore', 'README.md'])
   })
 
   it('`git add -A` alone: the files it would stage, marked local', async () => {
@@ -123,7 +123,7 @@ describe('git: what a push would send', () => {
     fs.mkdirSync(path.join(dir, 'src'))
     fs.writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 1\n')
     const { gathered, facts } = await evidence('git add src/', dir)
-    expect(gathered[0].files.map((f) => f.path)).toEqual(['src/a.ts'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path)).toEqual(['src/a.ts'])
     expect(facts.status).toBe('clean')
   })
 
@@ -142,7 +142,7 @@ describe('git: what a push would send', () => {
   it('adding .env to .gitignore in the same line is the fix, and stays clean', async () => {
     const { dir } = inc003()
     const { gathered, facts } = await evidence('echo .env >> .gitignore && git add README.md .gitignore && git commit -m x && git push', dir)
-    expect(gathered[0].files.map((f) => f.path)).toEqual(['README.md'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path)).toEqual(['README.md'])
     expect(facts.status).toBe('clean')
   })
 
@@ -175,7 +175,7 @@ describe('git: what a push would send', () => {
     fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 30\n', { mode: 0o755 })
     const gathered = await gatherEvidence(planEvidence('npm publish', dir), { limits: { budgetMs: 1500 }, env: { PATH: `${bin}:${process.env.PATH}` } })
     expect(gathered[0].what).toContain('file list by Ratchet')
-    const names = gathered[0].files.map((f) => f.path).sort()
+    const names = gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()
     for (const w of want) expect(names).toContain(w)
     expect(names).not.toContain('.npmrc')
     if (extra['.gitignore' as never]) expect(names).not.toContain('.env')
@@ -215,7 +215,7 @@ describe('packages and uploads', () => {
     fs.writeFileSync(path.join(dir, 'index.js'), 'module.exports = 1\n')
     fs.writeFileSync(path.join(dir, '.env'), `STRIPE_KEY=${FAKE.stripe}\n`)
     const { gathered, facts } = await evidence('npm publish --access public', dir)
-    expect(gathered[0].files.map((f) => f.path).sort()).toEqual(['.env', 'index.js', 'package.json'])
+    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.env', 'index.js', 'package.json'])
     expect(facts.hazards.filter((h) => h.path === '.env').map((h) => h.why).join('; ')).toContain('a Stripe live key')
     // The check never runs the project's scripts.
     expect(fs.existsSync(path.join(dir, 'PREPACK_RAN'))).toBe(false)

@@ -84,7 +84,8 @@ const QUIET = [
   "script -q -c 'ls' /dev/null",
   'crontab -l',
   'atq',
-  'daemonize /usr/bin/python3 -m http.server',
+  // (on loopback: a file server on every interface is a public surface, lib/core/actions/serve.ts)
+  'daemonize /usr/bin/python3 -m http.server --bind 127.0.0.1',
   'pm2 start server.js --name api',
   'pm2 list',
   'forever start app.js',

@@ -1,6 +1,7 @@
 // Installed the way packages install: `npm pack` → `npm install -D <tarball>` in a fresh project →
 // `npx ratchet init` → the real claude CLI runs guarded. Then the package is moved away, and the next
 // tool call is blocked (not run) with a clear message; then dist/ alone goes missing, same.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { commandExecutable } from '../../lib/core/settings'
@@ -84,7 +85,10 @@ describe('installed from the packed tarball', () => {
   })
 
   it('the real claude session runs guarded: a push is held, an ordinary command runs', async () => {
-    fs.mkdirSync(path.join(project, '.git'), { recursive: true }) // not a repository: the push itself can never run
+    // A repository whose remote leads nowhere: the push itself can never run. (An empty .git folder would be a
+    // repository git cannot read, which the evidence calls unchecked: a pause, which a headless run defers.)
+    execFileSync('git', ['init', '-q'], { cwd: project })
+    execFileSync('git', ['remote', 'add', 'origin', path.join(work, 'no-such-remote.git')], { cwd: project })
     const s = await session(project, home, [
       { tool: 'Bash', input: { command: 'git push origin main', description: 'Push' } },
       { tool: 'Bash', input: { command: 'touch made-while-installed.txt', description: 'Create a file' } },

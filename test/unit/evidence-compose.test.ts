@@ -37,6 +37,36 @@ const entry = (o: Partial<PendingEntry>): PendingEntry => ({
   fingerprint: FP, decided_at: null, decided_by: null, reply: null, notified: false, session_id: 's', delivered: false, ...o,
 })
 
+const bound = (e: typeof SECRET) => ({ digest: e.digest, signature: e.signature, seen: e.seen })
+// The same push, after the agent changed what it sends (another file joins it).
+const SECRET_MORE = assessEvidence([pushed([{ path: 'README.md', how: 'x', text: '# Hello' }, { path: '.env', how: 'x', text: `AWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n` }, { path: 'notes.txt', how: 'x', text: 'more' }])])
+const SECRET_EDITED = assessEvidence([pushed([{ path: 'README.md', how: 'x', text: '# Hello', digest: 'aaaa' }, { path: '.env', how: 'x', text: `AWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n` }])])
+
+describe('an approval binds to the session and to what the human saw', () => {
+  const approved = (o: Partial<PendingEntry> = {}) => entry({ status: 'approved', decided_by: 'cli', evidence: bound(SECRET), ...o })
+  const run = (evidence: typeof SECRET, a: PendingEntry, session = 's') => decidePreToolUse({ ...bash(PUSH), session_id: session }, facts({ evidence, queue: { approved: a, approvals: [a], undelivered: [] } }))
+  it.each([
+    ['the same session and evidence: it runs', SECRET, approved(), 's', 'approved_by_human', undefined],
+    ['another session: asked again', SECRET, approved(), 'other', 'pause', /approved in another session/],
+    ['a file joined what would leave: asked again, naming it', SECRET_MORE, approved(), 's', 'pause', /now also sends `notes\.txt`/],
+    ['a file changed since: asked again', SECRET_EDITED, approved(), 's', 'pause', /changed since: `README\.md`/],
+    ['approved while incomplete, now a secret: asked again with the new hazard', SECRET, approved({ evidence: bound(UNCHECKED) }), 's', 'pause', /was incomplete, now hazard; new: \.env/],
+    ['for the project: another session, same hazards, more files: it runs', SECRET_MORE, approved({ scope: 'project', expires_at: new Date(NOW + 3600_000).toISOString() }), 'other', 'approved_by_human', undefined],
+    ['for the project, expired: asked again', SECRET, approved({ scope: 'project', expires_at: new Date(NOW - 1).toISOString() }), 'other', 'pause', /expired/],
+    ['for the project, a new hazard: asked again', SECRET, approved({ scope: 'project', expires_at: new Date(NOW + 3600_000).toISOString(), evidence: bound(CLEAN) }), 'other', 'pause', /new: \.env/],
+  ] as const)('%s', (_n, evidence, a, session, verdict, says) => {
+    const out = run(evidence, a, session)
+    expect(out.verdict).toBe(verdict)
+    if (says) {
+      expect(reason(out.decision)).toMatch(says)
+      expect(reason(out.decision)).toMatch(/They are asked again, with the difference/)
+      const q = out.effects.find((e) => e.kind === 'enqueue')
+      expect(q && 'entry' in q && q.entry.context).toMatch(/^Asked again: /)
+      expect(out.effects.map((e) => e.kind)).not.toContain('consume-approval')
+    } else expect(out.effects.find((e) => e.kind === 'consume-approval')).toMatchObject({ id: 'pa-1' })
+  })
+})
+
 describe('evidence in the decision', () => {
   it.each([
     ['a secret leaving pauses, even though the user asked for the push', { evidence: SECRET, prompt: 'fix the typo and push' }, 'deny', 'pause'],
@@ -71,9 +101,15 @@ describe('evidence in the decision', () => {
   })
 
   it('a retry of the paused call queues nothing new', () => {
-    const out = decidePreToolUse(bash(PUSH), facts({ evidence: SECRET, queue: { open: entry({}), undelivered: [] } }))
+    const out = decidePreToolUse(bash(PUSH), facts({ evidence: SECRET, queue: { open: entry({ evidence: bound(SECRET) }), undelivered: [] } }))
     expect(out.verdict).toBe('pause')
     expect(out.effects.map((e) => e.kind)).not.toContain('enqueue')
+  })
+
+  it('the queued pause keeps what the human is shown (digest, signature, files), never a value', () => {
+    const out = decidePreToolUse(bash(PUSH), facts({ evidence: SECRET }))
+    const q = out.effects.find((e) => e.kind === 'enqueue')
+    expect(q && 'entry' in q && q.entry.evidence).toMatchObject({ digest: SECRET.digest, signature: SECRET.signature, seen: { status: 'hazard', files: ['README.md', '.env'] } })
   })
 
   it("a human's approval of exactly this call lets it run once", () => {

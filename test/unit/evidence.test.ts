@@ -261,10 +261,23 @@ describe('assessEvidence', () => {
     expect(facts.status).toBe('hazard')
   })
 
-  it('says when contents were not all read', () => {
+  it('what was not read is not clean: a file never read, or read in part, is unchecked and named', () => {
     const facts = assessEvidence([push([{ path: 'a.bin', how: 'x', partial: 'binary' }, { path: 'b.txt', how: 'x', text: 'hi' }])])
-    expect(facts.status).toBe('clean')
-    expect(facts.lines.join('\n')).toContain('Scanned the contents of 1 file; 1 not read')
+    expect(facts.status).toBe('incomplete')
+    expect(facts.lines.join('\n')).toContain('Unchecked: `a.bin`: binary')
+    const part = assessEvidence([push([{ path: 'big.txt', how: 'x', found: [], unread: 'read 28 MB of 150 MB before the time ran out' }])])
+    expect(part.status).toBe('incomplete')
+    expect(part.lines.join('\n')).toContain('Unchecked: `big.txt`: read 28 MB of 150 MB before the time ran out')
+    expect(evidenceFloor(part)?.decision).toBe('pause')
+  })
+
+  it('files read whole at the edge are judged by what the stream scan found, and known secrets by the count', () => {
+    const facts = assessEvidence([push([{ path: 'x.txt', how: 'x', found: ['AWS_SECRET_ACCESS_KEY'] }, { path: 'y.b64', how: 'x', found: [], known: 3 }, { path: 'z.txt', how: 'x', found: [] }])])
+    expect(facts.hazards.map((h) => [h.path, h.why])).toEqual([
+      ['x.txt', 'contains AWS_SECRET_ACCESS_KEY'],
+      ['y.b64', 'holds 3 pieces of a secret this session has seen (read from a secret file or the environment), as it is or encoded'],
+    ])
+    expect(facts.scanned).toBe(3)
   })
 
   it('local staging is marked local', () => {

@@ -44,6 +44,29 @@ describe('queue transitions', () => {
     expect(used.result).toMatchObject({ status: 'consumed' })
     expect(consumeApproval(used.next, 'fp', { command: 'x' }, at(2)).result).toBeNull()
   })
+  it('a project approval is an explicit choice: scoped, expiring, reused until it expires, never for a non-call', () => {
+    const p = decideEntry([entry()], 'pa-1', 'approved', 'me', at(0), null, { project: true, hours: 2 })
+    expect(p.result).toMatchObject({ ok: true, value: { scope: 'project', expires_at: at(120).toISOString() } })
+    const once = consumeApproval(p.next, 'fp', { command: 'x' }, at(1), 'pa-1')
+    expect(once.result).toMatchObject({ status: 'approved', uses: 1 })
+    expect(consumeApproval(once.next, 'fp', { command: 'x' }, at(2), 'pa-1').result).toMatchObject({ status: 'approved', uses: 2 })
+    expect(consumeApproval(once.next, 'fp', { command: 'x' }, at(121), 'pa-1').result).toBeNull()
+    for (const hours of [0, -1, 169, Number.NaN]) {
+      const bad = decideEntry([entry()], 'pa-1', 'approved', 'me', at(0), null, { project: true, hours }).result
+      expect(bad.ok || bad.error.code).toBe('usage')
+    }
+    const noCall = decideEntry([entry({ fingerprint: null })], 'pa-1', 'approved', 'me', at(0), null, { project: true }).result
+    expect(noCall.ok || noCall.error.message).toBe('pa-1 is not a tool call: it can only be approved once')
+    // The default is the asking session, once.
+    expect(decideEntry([entry()], 'pa-1', 'approved', 'me', at(0)).result).toMatchObject({ ok: true, value: { status: 'approved' } })
+    expect(decideEntry([entry()], 'pa-1', 'approved', 'me', at(0)).next[0].scope).toBeUndefined()
+  })
+  it('an approval chosen by id is the one used up (not another approval of the same call)', () => {
+    const list = [entry({ status: 'approved' }), entry({ id: 'pa-2', status: 'approved', session_id: 's2' })]
+    const used = consumeApproval(list, 'fp', { command: 'x' }, at(1), 'pa-2')
+    expect(used.result?.id).toBe('pa-2')
+    expect(used.next.map((e) => e.status)).toEqual(['approved', 'consumed'])
+  })
   it('a pending entry for the same call is found instead of queueing a duplicate', () => {
     expect(openFor([entry()], 'fp')?.id).toBe('pa-1')
     expect(openFor([entry({ status: 'denied' })], 'fp')).toBeUndefined()

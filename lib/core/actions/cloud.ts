@@ -116,7 +116,8 @@ const own: Record<string, Detector> = {
       c.secrets.add('AWS credentials')
       c.add('secret_access', f.cmd)
     }
-    if (svc === 's3' && (op === 'cp' || op === 'sync' || op === 'mv') && ops.slice(2).some((o, i, all) => i === all.length - 1 && o.startsWith('s3://'))) c.add('remote_copy', f.cmd)
+    // An upload has a local source and an s3:// destination; an option's stray value (`--acl public-read`) never hides it.
+    if (svc === 's3' && (op === 'cp' || op === 'sync' || op === 'mv') && ops.slice(3).some((o) => o.startsWith('s3://')) && !(ops[2] ?? '').startsWith('s3://')) c.add('remote_copy', f.cmd)
     if ((svc === 's3' && (op === 'rm' || op === 'rb')) || /^(delete-|terminate-|remove-|deregister-)/.test(op ?? '')) c.add('infra_destroy', f.cmd)
     if (svc === 'ses' || svc === 'sesv2' || (svc === 'sns' && op === 'publish')) c.add('email_send', f.cmd)
     if (/deploy|update-function-code|create-deployment/.test(op ?? '')) c.add('deploy', f.cmd)

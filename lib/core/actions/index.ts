@@ -21,6 +21,7 @@ import * as ratchetSelf from './ratchet-self'
 import * as schedule from './schedule'
 import * as scope from './scope'
 import * as secrets from './secrets'
+import * as serve from './serve'
 import * as unreadable from './unreadable'
 import type { CodeScanner, Detector, FamilyMeta } from './types'
 
@@ -30,7 +31,7 @@ export interface Family {
   scanCode?: CodeScanner
 }
 
-export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, cloud, deploy, database, payments, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
+export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, payments, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
 
 export const PROGRAMS: Record<string, Detector> = {
   ...fsRead.programs,
