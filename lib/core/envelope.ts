@@ -203,7 +203,7 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
   if (question && questions.some(plain)) return clip(questions.join('; '))
   // A request to investigate and report, with nothing in it that asks for a change.
   // ("Investigate X and fix it" asks for a change: each coordinated verb is weighed, not the nouns in between.)
-  const heads = (c: string) => afterPolite(bare(c)).split(/\s+(?:and|then|&)\s+/i).map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
+  const heads = (c: string) => afterPolite(bare(c)).split(/(?<=\S)\s+(?:and|then|&)\s+/i).map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
   if (asks.length && asks.every((c) => INVESTIGATE.test(afterPolite(bare(c))) || (kinds[clauses.indexOf(c)] === 'question' && plain(c))) && !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))) return clip(asks.join('; '))
   return undefined
 }

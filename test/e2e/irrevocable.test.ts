@@ -30,7 +30,7 @@ function project(prefix: string): { dir: string; env: NodeJS.ProcessEnv; home: s
   return { dir, env, home }
 }
 
-const queueOf = (dir: string) => (fs.existsSync(path.join(dir, '.ratchet', 'pending-actions.json')) ? JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8')) : []) as { id: string; context: string; status: string; action: string }[]
+const queueOf = (dir: string) => (fs.existsSync(path.join(dir, '.ratchet', 'pending-actions.json')) ? JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8')) : []) as { id: string; context: string; status: string; action: string; session_id: string }[]
 
 beforeAll(() => {
   spawnSync('psql', ['-h', '127.0.0.1', '-d', 'test', '-c', `DROP DATABASE IF EXISTS ${DB}`])
@@ -127,8 +127,8 @@ describe('headless claude -p: deferred, not passed by a second run, run once aft
     first = await exec(claude, ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
     second = await exec(claude, ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
     branchesAfterRuns = branches()
-    const q = queueOf(p.dir)
-    expect((await exec(BIN('ratchet'), ['pending', 'approve', q[0].id], { cwd: p.dir, env: { ...process.env, CLAUDE_PROJECT_DIR: p.dir } })).status).toBe(0)
+    const mine = queueOf(p.dir).find((e) => e.session_id === JSON.parse(first.stdout).session_id)!
+    expect((await exec(BIN('ratchet'), ['pending', 'approve', mine.id], { cwd: p.dir, env: { ...process.env, CLAUDE_PROJECT_DIR: p.dir } })).status).toBe(0)
     resumed = await exec(claude, ['-p', '--resume', JSON.parse(first.stdout).session_id, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
   }, 240_000)
 
@@ -136,19 +136,20 @@ describe('headless claude -p: deferred, not passed by a second run, run once aft
     await model?.close()
   })
 
-  it('both runs stop at the call; the branch stays on the remote; one pending entry names it', () => {
+  it("both runs stop at the call; the branch stays on the remote; each session's pending entry names it", () => {
     expect(JSON.parse(first.stdout).stop_reason).toBe('tool_deferred')
     expect(JSON.parse(second.stdout).stop_reason).toBe('tool_deferred')
     expect(branchesAfterRuns).toContain('release/1.x')
+    // An approval binds to the session it was asked in: each run has its own entry, none of them approved by the other.
     const q = queueOf(p.dir)
-    expect(q).toHaveLength(1)
-    expect(q[0].context).toMatch(/Destroys: ref release\/1\.x on remote origin/)
+    expect(q.map((e) => e.session_id).sort()).toEqual([JSON.parse(first.stdout).session_id, JSON.parse(second.stdout).session_id].sort())
+    for (const e of q) expect(e.context).toMatch(/Destroys: ref release\/1\.x on remote origin/)
   })
 
   it('after the human approves, --resume runs exactly that call: the branch is gone from the remote', () => {
     expect(resumed.status, resumed.stderr).toBe(0)
     expect(branches(), JSON.stringify(model.toolResults())).not.toContain('release/1.x')
     expect(branches()).toContain('main')
-    expect(queueOf(p.dir)[0].status).toBe('consumed')
+    expect(queueOf(p.dir).find((e) => e.session_id === JSON.parse(first.stdout).session_id)?.status).toBe('consumed')
   })
 })
