@@ -96,7 +96,12 @@ export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, 
     packages.add(at(local))
     binDirs.add(at(path.join(project, 'node_modules', '.bin')))
   }
-  packages.add(at(realpath(PACKAGE_ROOT)))
+  // An installed package is guarded whole; a source checkout only in what the hooks run (bin/, dist/): a checkout of
+  // Ratchet is also a project someone works on. (Either way the package cannot be replaced: a folder holding a
+  // guarded mount point cannot be renamed or removed.)
+  const root = realpath(PACKAGE_ROOT)
+  if (root.split(path.sep).includes('node_modules')) packages.add(at(root))
+  else for (const d of ['bin', 'dist']) packages.add(at(path.join(root, d)))
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || isInside(dir, project)) continue
     if (BIN_NAMES.some((b) => realpath(path.join(dir, b)) === realpath(path.join(PACKAGE_ROOT, 'bin', b)))) binDirs.add(at(dir))

@@ -2,7 +2,12 @@
 // takes out, when the merged settings of every scope no longer hold the floor, and which changes wait for a human.
 import { describe, expect, it } from 'vitest'
 import { SANDBOX_SWITCHES, denyRules, floorChanges, floorFragment, floorProblems, guardedPaths, splitFragment, withFloor, withoutFloor, type FloorInputs, type ScopeSettings } from '../../lib/core/floor'
-import { rulePath, urlHost } from '../../lib/io/floor'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { floorInputs, rulePath, urlHost } from '../../lib/io/floor'
+import { resolvePaths } from '../../lib/io/state'
+import { ROOT } from '../support/fixtures'
 
 const INPUTS: FloorInputs = {
   state: './.ratchet',
@@ -154,5 +159,15 @@ describe('paths as the floor writes them', () => {
     ['/p', './'],
   ])('%s as a rule path', (abs, rule) => {
     expect(rulePath(abs, '/p', '/home/u')).toBe(rule)
+  })
+})
+
+describe('the install as the floor guards it', () => {
+  it('a source checkout of Ratchet is guarded in what the hooks run (bin/, dist/), not whole: it is also a project', () => {
+    const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-floor-inputs-')))
+    const inputs = floorInputs(resolvePaths({ CLAUDE_PROJECT_DIR: project, HOME: '/home/u' }, project), { HOME: '/home/u', PATH: '' })
+    expect(inputs.packages).toEqual([rulePath(path.join(ROOT, 'bin'), project, '/home/u'), rulePath(path.join(ROOT, 'dist'), project, '/home/u')])
+    expect(inputs.binDirs).toEqual([])
+    fs.rmSync(project, { recursive: true, force: true })
   })
 })
