@@ -22,7 +22,7 @@
 // a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
-import type { Deletion, FsFacts } from '../../lib/core/actions/types'
+import type { Deletion, Finding, FsFacts } from '../../lib/core/actions/types'
 import { trimTrailingSlashes } from '../../lib/core/actions/util'
 import { lossIrrecoverable, lossSummary, withLoss, type LossFacts } from '../../lib/core/loss'
 import type { Decision } from '../../lib/core/decision'
@@ -34,7 +34,7 @@ import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
 import { applyProbation, type Probation, type ProbationVerdict } from '../../lib/core/courtroom/probation'
-import { requestedBy } from './request'
+import { askedFor, requestedBy } from './request'
 import { decide, preflightNote, type PreflightResult, type Verdict } from './decide'
 
 /** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
@@ -110,6 +110,8 @@ export interface PreflightFacts {
   configHome?: string
   warmDirs?: string[]
   secretFilesUnder?: ClassifyContext['secretFilesUnder']
+  /** The agent's environment (where a database command connects: PGHOST, DATABASE_URL). */
+  env?: ClassifyContext['env']
   fileMentions?: ClassifyContext['fileMentions']
   /** The level custodiet would give a route-around finding now (3 by default, escalating with earlier findings). */
   routeAroundLevel?: () => number
@@ -180,7 +182,7 @@ function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts):
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, sandboxed: f.sandboxed, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, sandboxed: f.sandboxed, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, env: f.env, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
@@ -195,6 +197,10 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   result = applyRequest(result, facts)
   // 2. floors
   result = applyFloors(result, facts)
+  // 2·. what cannot be undone (a namespace, a table, a mail, a refund) waits for a human, named
+  result = applyIrrevocable(result, facts)
+  // 2·. the user's words that rule a change out are quoted in the note
+  result = applyScopeWords(result)
   // 2a. loss: deleting what nothing can bring back is a human's call, with the evidence of what would go
   const loss = lossOf(result, facts)
   result = applyLoss(result, facts, loss)
@@ -376,9 +382,81 @@ function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResul
   return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
 }
 
+const ASKED_CHECK = 'Check: Is this exactly what the user named (below)? Nothing brings it back.'
+const VERB: Record<string, string> = { destroys: 'Destroys', sends: 'Sends', pays: 'Pays' }
+
+/** `Destroys: namespace prod and everything in it` — one line per thing that cannot be undone. */
+export function lostLines(findings: readonly Finding[]): string[] {
+  return [...new Set(findings.filter((f) => f.lost).map((f) => `${VERB[f.lost!.kind]}: ${f.lost!.what}`))].slice(0, 8)
+}
+
+/** The note with these lines put before its Proceed line. */
+function beforeProceed(note: string, lines: string[]): string {
+  if (!lines.length || lines.every((l) => note.includes(l))) return note
+  const k = note.search(/^Proceed: /m)
+  return k < 0 ? `${note}\n${lines.join('\n')}` : `${note.slice(0, k)}${lines.join('\n')}\n${note.slice(k)}`
+}
+
+/**
+ * What cannot be undone — a cloud resource, a namespace, a table's rows, a published version, a remote branch, a
+ * mail, a refund — waits for a human: a check whose identical retry passes is no guard for it. Unless the user's
+ * latest message asked for exactly this (its verb and every name: "drop the sessions table"), and then it is a
+ * check that names what goes; a local development resource the user asked to reset runs quietly. Every note says
+ * what would be destroyed, sent or paid, never a bare "irreversible".
+ */
+function applyIrrevocable(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+  if (r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
+  const lost = r.action.findings.filter((f) => f.lost && !f.catastrophic)
+  if (!lost.length) return r
+  const prompt = facts.session.prompts[facts.session.prompts.length - 1]
+  const unasked = lost.filter((f) => !askedFor(prompt, f.lost!))
+  const lines = lostLines(lost)
+  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
+  const named = (d: PreflightResult['decision']) => ('reason' in d && d.reason ? { ...d, reason: beforeProceed(d.reason, lines) } : d.kind === 'allow' && d.context ? { ...d, context: beforeProceed(d.context, lines) } : d)
+  const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
+  if (unasked.length) {
+    if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, decision: named(r.decision) }
+    const why = "it cannot be undone, and the user's latest message did not ask for it by name"
+    const note = preflightNote(r.action, r.fired, r.classes, 'pause', { checkWindowMs: facts.config.checkWindowMs })
+      .replace(/^Trigger: /m, `Trigger: ${why} + `)
+      .replace(/^Check: .*$/m, 'Check: Tell the user exactly what would go (below) and let them decide; a retry will not run it.')
+    return { ...r, verdict: 'pause', requested: undefined, decision: { kind: 'deny', reason: beforeProceed(note, lines) } }
+  }
+  // Every one of them asked for. A local development resource with nothing else to weigh runs quietly.
+  const others = r.action.findings.filter((f) => !f.lost && f.class !== 'local_change' && f.class !== 'secret_access' && !(f.pattern === 'unrequested_publish'))
+  const generic = r.fired.every((f) => f.rule.source === 'built-in' && (f.decision === 'check' || f.decision === 'warn'))
+  if (lost.every((f) => f.lost!.local) && !others.length && !unreadable && generic && !r.builtin && (r.verdict === 'check' || r.verdict === 'warn' || r.verdict === 'allow' || r.verdict === 'proceeded_after_check'))
+    return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
+  if (current && STRENGTH[current] >= STRENGTH.check) {
+    const d = named(r.decision)
+    return { ...r, decision: current === 'check' && 'reason' in d && d.reason ? { ...d, reason: d.reason.replace(/^Check: .*$/m, ASKED_CHECK) } : d }
+  }
+  // Asked for, but nothing stops it yet (a rule turned down, a request that answered the generic check): a check that names it.
+  const at = facts.session.checks[facts.fingerprint]
+  if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
+  const note = preflightNote(r.action, r.fired, r.classes, 'check', { checkWindowMs: facts.config.checkWindowMs })
+    .replace(/^Trigger: /m, "Trigger: it cannot be undone; the user's latest message asked for it + ")
+    .replace(/^Check: .*$/m, ASKED_CHECK)
+  return { ...r, verdict: 'check', requested: undefined, decision: { kind: 'deny', reason: beforeProceed(note, lines) } }
+}
+
+const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_change'])
+
+/**
+ * A change the user's words rule out (after a question, against "don't touch X", outside the project) is the
+ * scope check RG-SCOPE gives; its note quotes those words, so the agent can act on them (stop, or ask).
+ */
+function applyScopeWords(r: PreflightResult): PreflightResult {
+  const lines = [...new Set(r.action.findings.filter((f) => SCOPE_WORDS.has(f.pattern)).map((f) => `Scope: ${f.detail}`))].slice(0, 3)
+  if (!lines.length || !('reason' in r.decision) || !r.decision.reason) return r
+  const onlyScope = r.classes.every((c) => c === 'scope_beyond_request' || c === 'local_change' || c === 'secret_access')
+  const reason = beforeProceed(onlyScope ? r.decision.reason.replace(/^Check: .*$/m, "Check: The user's words below rule this out. Do what they asked; if this change is needed, ask them first.") : r.decision.reason, lines)
+  return { ...r, decision: { ...r.decision, reason } }
+}
+
 /** What the call would lose for good, when it deletes something the classifier could not call recoverable. */
 function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefined {
-  if (!facts.loss || !r.action.deleted.length || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return undefined
+  if (!facts.loss || !r.action.deleted.length || r.builtin === 'catastrophic') return undefined
   const l = facts.loss(r.action.deleted, facts.session.created ?? {})
   return lossIrrecoverable(l) ? l : undefined
 }
@@ -392,6 +470,11 @@ function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefine
  */
 function applyLoss(r: PreflightResult, facts: PreflightFacts, loss: LossFacts | undefined): PreflightResult {
   if (!loss) return r
+  // Denied for touching Ratchet's files: the note leads with the user's data it would destroy, which is what matters.
+  if (r.builtin === 'self-protection' && 'reason' in r.decision && r.decision.reason) {
+    const head = `[RATCHET] Denied: ${r.action.summary} would destroy ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back (below), and it would change Ratchet's own files too.`
+    return { ...r, decision: { ...r.decision, reason: withLoss(`${head}\n${r.decision.reason.replace(/^\[RATCHET\] Denied: /, 'Also: ')}`, loss) } }
+  }
   const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
   if (r.requested && !unreadable) return r
   const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
@@ -457,7 +540,7 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
     r.verdict === 'check' &&
     !r.builtin &&
     r.fired.every((f) => f.rule.source === 'built-in' && f.decision === 'check') &&
-    r.action.findings.every((f) => f.class === 'public_surface' || f.class === 'local_change') &&
+    r.action.findings.every((f) => (f.class === 'public_surface' || f.class === 'local_change') && !f.lost) &&
     requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds, e.unnamed)
   )
     return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
@@ -515,7 +598,7 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule; and,
     // when an earlier approval of the same call no longer covers it, what changed since.
-    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
+    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
     // What the human is shown of what would leave: an approval covers the call only while this stays the same.
     ...(evidence ? { evidence: { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen } } : {}),
     severity,
@@ -546,4 +629,4 @@ export function withNotes(d: Decision, notes: string): Decision {
 const firstLine = (s: string) => s.split('\n')[0]
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
-for (const table of [FLOORS]) Object.setPrototypeOf(table, null)
+for (const table of [FLOORS, VERB]) Object.setPrototypeOf(table, null)

@@ -99,6 +99,9 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
     case 'warn':
       return { ...base, verdict: 'warn', decision: { kind: 'allow', context: note, notice: `Ratchet warned: ${firstLine(note)}` } }
     case 'check': {
+      // A check that asks for a Read is answered by the Read (the file then counts as read and the finding goes),
+      // not by a retry: retrying without reading would change a file the agent has not seen.
+      if (readsAnswer(action)) return { ...base, verdict: 'check', decision: { kind: 'deny', reason: note.replace(/^Proceed: .*$/m, `Proceed: not yet. Read ${staleFiles(action)} first (Read, or cat), then make the change; retrying without reading it will not run.`) } }
       const at = opts.checks[opts.fingerprint]
       if (at !== undefined && opts.now - at <= opts.checkWindowMs && opts.now >= at) return { ...base, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
       return { ...base, verdict: 'check', decision: { kind: 'deny', reason: note } }
@@ -110,6 +113,18 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
       // `pause` needs the approval queue (pause-and-ask); until it answers, a pause holds like a deny.
       return { ...base, verdict: strongest, decision: { kind: 'deny', reason: note } }
   }
+}
+
+/** Only stale data stands in the way: what answers the check is reading the file. */
+function readsAnswer(action: Classification): boolean {
+  const weighed = action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access')
+  return weighed.length > 0 && weighed.every((f) => f.pattern === 'stale_write')
+}
+
+/** The files a stale-data check names (from its findings' details, else the paths the call changes). */
+function staleFiles(action: Classification): string {
+  const files = [...new Set(action.paths)].slice(0, 3)
+  return files.length ? files.join(', ') : 'the file'
 }
 
 function classesOf(action: Classification, fired: FiredRule[]): ActionClass[] {

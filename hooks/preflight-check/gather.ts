@@ -64,11 +64,12 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileState: fileStates(paths.projectDir),
     // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
-    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir() })(deleted),
+    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir(), stateDir: paths.stateDir })(deleted),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,
     warmDirs: warmSpools(env),
+    env: (name) => env[name],
     ...secretFileFacts({ projectDir: paths.projectDir, homeDir: homeDir() }),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)

@@ -3,7 +3,7 @@
 // "don't push" is not a request to push; "push the branch" does not cover a force push (no "force" said)
 // or anything catastrophic; "commit it" does not cover a push.
 
-import type { Finding } from '../../lib/core/actions/types'
+import type { Finding, Irrevocable } from '../../lib/core/actions/types'
 
 /** Per pattern, the words that ask for it. A finding without an entry is never covered by a request. */
 const ASKS: Record<string, RegExp> = {
@@ -59,5 +59,40 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
   })
 }
 
+/** The verbs that ask for each kind of what cannot be undone. */
+const UNDO_VERBS: Record<Irrevocable['kind'], RegExp> = {
+  destroys: /\b(?:delete|destroy|drop|remove|tear(?:ing)?\s*down|teardown|uninstall|truncate|wipe|purge|prune|erase|reset|roll\s*back|rollback|downgrade|unpublish|yank|nuke|empty|clear|clean|flush|revert|undo|terminate|cancel|rm)\w*/i,
+  sends: /\b(?:send|e-?mail|mail|post|comment|reply|message|notify|announce|tweet|ping|dm|tell|let\s+\w+\s+know|ask)\w*/i,
+  pays: /\b(?:refund|charge|pay|payout|transfer|capture|bill|invoice)\w*/i,
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+/** Whether the prompt names `name` as a word of its own (`prod` is not named by `production`; `#12` counts as `12`). */
+export function namesWord(prompt: string, name: string): boolean {
+  const n = name.trim().toLowerCase()
+  if (n.length < 2) return false
+  return new RegExp(`(^|[^\\w.-])${escape(n)}($|[^\\w-]|\\.(?![\\w]))`).test(prompt.toLowerCase())
+}
+
+/**
+ * Whether the user's latest prompt asked for exactly this: a verb of its kind in a clause that does not negate
+ * it ("don't drop anything" vetoes), and every name it must use ("drop the users table" covers DROP TABLE users,
+ * not DROP TABLE orders). Words like "tear down the stack" with no name of what goes do not cover it: a human decides.
+ */
+export function askedFor(prompt: string | undefined, lost: Irrevocable): boolean {
+  if (!prompt) return false
+  const verb = UNDO_VERBS[lost.kind]
+  let asked = false
+  // A question ("should we delete the prod namespace?") asks nothing to be done.
+  const statements = prompt.slice(0, 8000).split(/(?<=[.!?])\s+|\n+/).filter((sentence) => !sentence.trimEnd().endsWith('?')).join('\n')
+  for (const c of clauses(statements)) {
+    const m = verb.exec(c)
+    if (!m) continue
+    if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length))) return false
+    asked = true
+  }
+  return asked && lost.names.every((group) => group.some((n) => namesWord(statements, n)))
+}
+
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
-for (const table of [ASKS, NEEDS]) Object.setPrototypeOf(table, null)
+for (const table of [ASKS, NEEDS, UNDO_VERBS]) Object.setPrototypeOf(table, null)

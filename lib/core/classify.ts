@@ -18,8 +18,8 @@ import { scheduleFile } from './actions/schedule'
 import { plantedWrite } from './actions/planted'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { sandboxBypass, unrequestedPublish, webAccess } from './actions/scope'
-import type { Classification, ClassifyContext, Deletion, Finding, Sink, ToolCall } from './actions/types'
+import { recordChange, requestScope, sandboxBypass, unrequestedPublish, webAccess, type Change, type ScopeSink } from './actions/scope'
+import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { joinLiterals, oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
 
@@ -33,8 +33,10 @@ export function classify(call: ToolCall, ctx: ClassifyContext): Classification {
   return c.result()
 }
 
-class Collector implements Sink {
+class Collector implements ScopeSink {
   findings: Finding[] = []
+  /** Changes of state no written path shows (`npx jest -u`, `npm install x`): for the request's scope (scope.ts). */
+  changes: Change[] = []
   undoable: Finding[] = []
   commands: string[] = []
   paths = new Set<string>()
@@ -61,13 +63,14 @@ class Collector implements Sink {
   }
 
   result(): Classification {
-    const seen = new Set<string>()
-    const findings = this.findings.filter((f) => {
+    // One finding per pattern and detail; the one that says what it destroys or sends wins.
+    const byKey = new Map<string, Finding>()
+    for (const f of this.findings) {
       const k = `${f.pattern}\u0000${f.detail}`
-      if (seen.has(k)) return false
-      seen.add(k)
-      return true
-    })
+      const had = byKey.get(k)
+      if (!had || (f.lost && !had.lost)) byKey.set(k, had?.catastrophic && !f.catastrophic ? { ...f, catastrophic: true } : f)
+    }
+    const findings = [...byKey.values()]
     return {
       tool: this.call.tool_name,
       summary: this.summary,
@@ -92,6 +95,11 @@ class Collector implements Sink {
   add(pattern: string, detail: string, catastrophic = false): void {
     const info = PATTERNS[pattern]
     this.findings.push({ class: info.class, pattern, detail, ...(catastrophic ? { catastrophic } : {}) })
+  }
+
+  irrevocable(pattern: string, detail: string, lost: Irrevocable): void {
+    const info = PATTERNS[pattern]
+    this.findings.push({ class: info.class, pattern, detail, lost })
   }
 
   resolve(p: string, base = this.cwd): string {
@@ -166,6 +174,7 @@ class Collector implements Sink {
     }
     secretSends(this, this.findings, this.summary, this.networked)
     unrequestedPublish(this, this.findings, this.summary)
+    if (!this.probe) requestScope(this, tool, input ?? {}, this.findings)
   }
 
   shell(command: string): void {
@@ -338,6 +347,7 @@ class Collector implements Sink {
     for (const a of args) if (/^https?:\/\//.test(a)) this.urls.add(a)
     if (asksForHelp(args)) return
     PROGRAMS[programKey(name)]?.(this, inv, facts)
+    recordChange(this, inv, facts)
     // Any file argument or input that holds a secret (`cat .env`, `curl -F f=@~/.ssh/id_rsa`, `nc host < .env`).
     if (name !== 'echo' && name !== 'printf') for (const a of args) {
       const file = /^(?:[\w.-]*=)?[@<]?([^=@<]+)$/.exec(a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a)?.[1]

@@ -26,6 +26,13 @@ export interface Envelope {
   keywords: string[]
   /** Why the deterministic reading may be wrong; the reviewer then judges from the raw request. */
   unsure?: string
+  /**
+   * The user's words that make the request read-only: a question, "only explain", "don't change any code yet",
+   * "leave the code alone", a request to investigate and report. A change of state goes against them.
+   */
+  readOnly?: string
+  /** Actions a constraint forbids by name ("do not push or tag anything" → push, tag), with the constraint's words. */
+  forbiddenActions?: { action: string; constraint: string }[]
 }
 
 const STOP = new Set(
@@ -51,7 +58,7 @@ const QUESTION_VERB = /^(?:explain|describe|tell me|summari[sz]e|list|show me|wa
 
 // (Bounded repeats: an unbounded `\S+`/`[^,.;]*` before a literal is quadratic on text that repeats the opener — redos test.)
 const NEGATION =
-  /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|(?:leave|leaving)\b[^,.;]{0,200}\balone|(?:keep|keeping|keeps)\b[^,.;]{0,200}\b(?:as is|unchanged|intact|the same|as they are)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
+  /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|(?:leave|leaving)\b(?:[^,.;]|\.(?=\S)){0,200}\balone|(?:keep|keeping|keeps)\b(?:[^,.;]|\.(?=\S)){0,200}\b(?:as is|as it is|unchanged|untouched|intact|the same|as they are)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
 const ONLY = /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
 const METHOD = /^(?:use|using|via|with the|through|by \w{1,30}ing|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
 const METHOD_INLINE = /\b(?:using|via|with the|by \w{1,30}ing|stick to|use|en utilisant|usando|utilizzando|utilizando)\s+([^,.;!?]+)/i
@@ -146,6 +153,85 @@ export function forbiddenTargets(constraint: string): string[] {
   return words.filter((w) => w.length >= 4 || /[./]/.test(w) || acronyms.has(w))
 }
 
+// ---- read-only requests and forbidden actions (preflight-check's scope check reads these) ----------------
+
+/** A constraint that forbids every change: "don't change any code yet", "no changes", "leave the code alone", "read-only". */
+// "don't change any code yet" / "no changes please" / "leave the code alone", "keep the files as they are" / "read-only" / "I'll fix it myself"
+const FREEZE =
+  /^(?:please\s+)?(?:(?:don['’]?t|do not|never|no need to|without|not)\s+(?:\w+\s+){0,2}?(?:change|changing|modify|modifying|edit|editing|touch|touching|fix|fixing|write|writing|alter|altering|update|updating|implement|implementing)(?:\s+(?:any|anything|a thing|any code|the code|code|any files?|files|the files|a line|it|them|nothing))?(?:\s+(?:yet|for now|yourself|myself|just yet|right now|at all|please))*|(?:make\s+)?no\s+(?:code\s+)?(?:changes|edits|modifications|fixes)(?:\s+(?:yet|for now|please|at all))*|(?:just\s+)?(?:leave|leaving|keep)\s+(?:the\s+)?(?:code|files|codebase|repo|everything|it|things)\s+(?:alone|as (?:it is|they are|is))(?:\s+(?:for now|please|yet))*|read[- ]only(?:\s+please)?|(?:i['’]ll|i will|let me)\s+(?:fix|change|do|handle|implement|commit)\s+(?:it|them|that)\s+myself)$/i
+/** "only explain", "just tell me": the request is to answer, not to act. */
+const ONLY_ANSWER = /^(?:(?:please\s+)?(?:only|just)\s+(?:explain|tell|describe|answer|report|look|read|review|summari[sz]e|show|list|investigate|analy[sz]e|diagnose)\b)/i
+/** Requests to find out, not to act. */
+const INVESTIGATE = /^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:investigate|look into|find out|figure out|diagnose|analy[sz]e|audit|review|profile|check (?:why|whether|if|what|how)|explain|describe|tell me|report|summari[sz]e|trace|debug why|work out why|see why|point out)\b/i
+/** Verbs that ask for a change; a request with one of them is not read-only. */
+const CHANGE_VERB = /\b(?:fix|add|implement|build|create|write|make|change|modify|edit|update|upgrade|bump|remove|delete|drop|refactor|rename|move|replace|convert|migrate|install|commit|push|deploy|publish|release|merge|rebase|revert|format|clean|generate|set ?up|configure|patch|repair|resolve|apply|rewrite|translate|document|correct)\w*/i
+
+const CHANGE_HEAD = new RegExp(`^${CHANGE_VERB.source.replace(/^\\b/, '')}`, 'i')
+
+/** Action verbs a constraint may forbid, and the action each names (preflight-check's scope check maps calls to these). */
+const ACTION_WORDS: [RegExp, string][] = [
+  [/\bforce[- ]?push\w*/i, 'force-push'],
+  [/\bpush\w*/i, 'push'],
+  [/\btag(?:s|ging)?\b/i, 'tag'],
+  [/\bcommit\w*/i, 'commit'],
+  [/\bmerg\w*/i, 'merge'],
+  [/\brebas\w*/i, 'rebase'],
+  [/\bdeploy\w*/i, 'deploy'],
+  [/\b(?:publish|release)\w*/i, 'publish'],
+  [/\binstall\w*/i, 'install'],
+  [/\b(?:upgrade|bump)\w*/i, 'upgrade'],
+  [/\b(?:delete|remove|rm)\b\w*/i, 'delete'],
+  [/\b(?:reformat|format)\w*/i, 'format'],
+  [/\bmigrat\w*/i, 'migrate'],
+  [/\b(?:e-?mail|send|post)\w*/i, 'send'],
+]
+
+function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): string | undefined {
+  const clip = (s: string) => (s.length > 160 ? s.slice(0, 159) + '…' : s)
+  const bare = (c: string) => c.replace(LEAD, '').trim()
+  // (Any clause: "Leave the code as it is" reads as a task to the clause reader; "read-only: audit X" has a colon.)
+  const freeze = clauses.find((c) => bare(c).split(/[:,]\s*/).some((part) => FREEZE.test(trimEnd(part.trim(), ' .!'))))
+  if (freeze) return clip(freeze)
+  const only = clauses.find((c) => ONLY_ANSWER.test(bare(c)))
+  if (only) return clip(only)
+  // (A clause the reader could not place but that opens with an investigating verb — "Diagnose why …" — asks too.)
+  const asks = clauses.filter((c, i) => kinds[i] === 'task' || kinds[i] === 'question' || (kinds[i] === 'other' && INVESTIGATE.test(afterPolite(bare(c)))))
+  // A question, when it plainly is one: a "?", a wh-word, or "explain/describe …". An auxiliary opener alone
+  // ("Have a look at the project and bump the constant", "Do the release") is how requests start too.
+  const plain = (c: string) => /\?\s*$/.test(c) || /^(?:what|why|how|where|when|which|who|whose)\b/i.test(bare(c)) || QUESTION_VERB.test(afterPolite(bare(c)))
+  const questions = clauses.filter((_, i) => kinds[i] === 'question')
+  if (question && questions.some(plain)) return clip(questions.join('; '))
+  // A request to investigate and report, with nothing in it that asks for a change.
+  // ("Investigate X and fix it" asks for a change: each coordinated verb is weighed, not the nouns in between.)
+  const heads = (c: string) => afterPolite(bare(c)).split(/(?<=\S)\s+(?:and|then|&)\s+/i).map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
+  if (asks.length && asks.every((c) => INVESTIGATE.test(afterPolite(bare(c))) || (kinds[clauses.indexOf(c)] === 'question' && plain(c))) && !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))) return clip(asks.join('; '))
+  return undefined
+}
+
+/**
+ * What a constraint forbids is what follows its negation: in "delete notes.txt, I do not need it any more" the
+ * negation governs "need", not "delete notes.txt". A clause that only says something is not needed ("I don't
+ * need it", "no need to run the linter") forbids nothing, and "only change X" names what is allowed: neither
+ * has a forbidden part.
+ */
+export function forbiddenPart(constraint: string): string {
+  const c = constraint.replace(LEAD, '')
+  if (/\b(?:don['’]?t|do not|does not|doesn['’]?t|no longer|not)\s+need\b|\bno need\b/i.test(c) || (ONLY.test(c) && !NEGATION.test(c))) return ''
+  // "without" forbids only an action ("without touching X", "without asking"); "items without a price" is a description.
+  if (/^without\s+(?!\w+ing\b)/i.test(c) && !/\b(?:don['’]?t|do not|never|must not|avoid|leave|keep)\b/i.test(c)) return ''
+  const m = NEGATION.exec(c) ?? /^(?:not|instead of|rather than|statt|au lieu de|en lugar de)\b/i.exec(c)
+  return m ? c.slice(m.index) : c
+}
+
+function forbiddenActionsOf(constraints: string[]): { action: string; constraint: string }[] {
+  const out: { action: string; constraint: string }[] = []
+  for (const c of constraints) {
+    const part = forbiddenPart(c)
+    for (const [re, action] of ACTION_WORDS) if (re.test(part) && !(action === 'push' && out.some((o) => o.action === 'force-push' && o.constraint === c))) out.push({ action, constraint: c })
+  }
+  return out
+}
+
 function fromPrompt(text: string): Envelope {
   const clauses = clausesOf(text.slice(0, MAX_READ))
   const kinds = clauses.map(clauseKind)
@@ -169,16 +255,20 @@ function fromPrompt(text: string): Envelope {
   else if (clauses.filter((_, i) => kinds[i] === 'other').length > tasks.length + questions.length) unsure = 'most of the request did not parse as task, question or constraint'
   const scope = [...tasks, ...questions].join('; ')
   const clip = (s: string) => (s.length > 400 ? s.slice(0, 399) + '…' : s)
+  const readOnly = readOnlyOf(clauses, kinds, question)
+  const forbiddenActions = forbiddenActionsOf(constraints)
   return {
     explicit: clip(unsure || !scope ? text : scope),
     question,
     implied: [...implied],
     methods: [...new Set(methods)],
     constraints,
-    forbidden: [...new Set(constraints.flatMap(forbiddenTargets))],
+    forbidden: [...new Set(constraints.map(forbiddenPart).flatMap(forbiddenTargets))],
     prompts: [text],
     keywords: keywordsOf(positive || text.slice(0, MAX_READ)),
     ...(unsure ? { unsure } : {}),
+    ...(readOnly ? { readOnly } : {}),
+    ...(forbiddenActions.length ? { forbiddenActions } : {}),
   }
 }
 
@@ -198,7 +288,10 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   const rel = relationOf(text, previous)
   if (!previous || rel === 'new') return previous ? { ...fresh, prompts: [...previous.prompts, text].slice(-10) } : fresh
   // "yes, go ahead" after a question or a proposal: what was discussed is now the task.
-  if (rel === 'confirmation') return { ...previous, question: false, explicit: `${previous.explicit} | confirmed: ${text}`, implied: [...new Set([...previous.implied, 'edit code', 'create files'])], prompts: [...previous.prompts, text].slice(-10) }
+  if (rel === 'confirmation') {
+    const { readOnly: _answered, ...rest } = previous
+    return { ...rest, question: false, explicit: `${previous.explicit} | confirmed: ${text}`, implied: [...new Set([...previous.implied, 'edit code', 'create files'])], prompts: [...previous.prompts, text].slice(-10) }
+  }
   // A follow-up extends; a correction amends: the task stays, the correction's scope, methods and
   // constraints are added (and a correction that names a task makes the envelope a task again).
   const merged: Envelope = {
@@ -211,6 +304,11 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
     prompts: [...previous.prompts, text].slice(-10),
     keywords: [...new Set([...previous.keywords, ...fresh.keywords])],
   }
+  // Still read-only unless the new words ask for a change ("also check the logs" stays a look; "now fix it" is a task).
+  const stillReadOnly = fresh.readOnly ?? (previous.readOnly && !CHANGE_VERB.test(text) ? previous.readOnly : undefined)
+  if (stillReadOnly) merged.readOnly = stillReadOnly
+  const actions = [...(previous.forbiddenActions ?? []), ...(fresh.forbiddenActions ?? [])]
+  if (actions.length) merged.forbiddenActions = actions
   if (!merged.question && (previous.question || fresh.question) && !fresh.question) {
     for (const a of ['edit code', 'create files']) if (!merged.implied.includes(a)) merged.implied.push(a)
   }
@@ -253,6 +351,9 @@ const EXPANSIONS: [RegExp, string, RegExp][] = [
   [/\b(ci|pipeline|workflow|infrastructure|dockerfile)\b/i, 'infrastructure or configuration', /\b(ci|pipeline|workflow|infra\w*|docker\w*|deploy\w*)\b/i],
 ]
 
+/** A todo that only reads: "Read the cron parser", "Check how the schema is used", "Understand …". */
+const READS_ONLY = /^(?:read|review|look at|look into|inspect|check|understand|study|investigate|find|search|explore|trace|examine|list)\b(?![^.]{0,200}\b(?:and|then)\s+(?:fix|change|edit|update|rewrite|refactor|remove|delete)\b)/i
+
 export interface Todo {
   content: string
   status?: string
@@ -274,7 +375,8 @@ export function scopeExpansions(todos: Todo[], env: Envelope): { todo: string; k
         break
       }
     }
-    const hit = env.forbidden.find((w) => t.content.toLowerCase().includes(singular(w)))
+    // Reading or studying what a constraint protects is not touching it.
+    const hit = READS_ONLY.test(t.content.trim()) ? undefined : env.forbidden.find((w) => t.content.toLowerCase().includes(singular(w)))
     if (hit && !flagged) {
       const c = env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit
       out.push({ todo: t.content, kind: `against the constraint "${c}"` })
@@ -366,20 +468,55 @@ export function questionEdits(events: ToolEvent[], env: Envelope): string[] {
   return events.filter(isChange).map((e) => describeCall(e))
 }
 
+/**
+ * The constraint a change of `target` breaches, if any: a forbidden word or file of a constraint names the target
+ * (the file, a folder on its way, a part of its name). Writing what the request asks for is never a breach: a plain
+ * word the task also names ("add tests …, leave the existing tests as they are") is the task's, except that an edit
+ * of an existing file is what "the existing/current/old …" protects. A file named in a constraint ("keep fr.json")
+ * is protected whatever the task says.
+ */
+export function breachedConstraint(env: Envelope, target: string, how: 'edit' | 'create' | 'other'): string | undefined {
+  const t = target.toLowerCase()
+  const parts = t.split(/[\s/"'=:._-]+/).filter(Boolean)
+  const asked = new Set(env.keywords.map((k) => singular(k.toLowerCase())))
+  for (const constraint of env.constraints) {
+    const existingOnly = /\b(?:existing|current|old|other)\b/i.test(constraint)
+    for (const word of forbiddenTargets(forbiddenPart(constraint))) {
+      const w = trimEnd(word.toLowerCase(), '/')
+      if (/^(?:existing|current|old|other|same|as|they|are|alone|untouched|unchanged|intact)$/.test(w)) continue
+      if (/[./]/.test(w)) {
+        const base = w.slice(w.lastIndexOf('/') + 1)
+        if (t === w || t.endsWith('/' + w) || t.startsWith(w + '/') || t.includes('/' + w + '/') || (base.includes('.') && t.slice(t.lastIndexOf('/') + 1) === base)) return constraint
+        continue
+      }
+      if (asked.has(singular(w)) && !(existingOnly && how === 'edit')) continue
+      if (parts.some((p) => p === w || singular(p) === singular(w))) return constraint
+    }
+  }
+  return undefined
+}
+
+/** What a shell command changes, as targets to weigh: its words, without quoted text (a commit message, an echo) or here-documents. */
+function commandTargets(command: string): string[] {
+  const cut = command.slice(0, 8 * MAX_READ).replace(/<<-?\s*['"]?\w+['"]?[\s\S]*$/, ' ')
+  return cut.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ' ').split(/\s+/).filter((w) => w && !w.startsWith('-'))
+}
+
 /** Changes to what a constraint protects ("don't touch the schema" → editing db/schema.sql). */
 export function forbiddenTouches(events: ToolEvent[], env: Envelope): { call: string; constraint: string }[] {
   if (!env.forbidden.length) return []
   const out: { call: string; constraint: string }[] = []
   for (const e of events) {
     if (!isChange(e)) continue
-    const target = (EDIT_TOOLS.has(e.tool) ? String(e.input.file_path ?? e.input.notebook_path ?? '') : String(e.input.command ?? '')).toLowerCase()
-    const segments = target.split(/[\s/"'=]+/).flatMap((s) => [s, s.replace(/\.[a-z0-9]+$/, '')])
-    const hit = env.forbidden.find((w) => {
-      const f = trimEnd(w.toLowerCase(), '/')
-      if (/[./]/.test(f)) return target.includes(f)
-      return segments.some((s) => s === f || s === singular(f) || singular(s) === singular(f) || s.startsWith(singular(f) + '.') || s.startsWith(singular(f) + '_') || s.startsWith(singular(f) + '-'))
-    })
-    if (hit) out.push({ call: describeCall(e), constraint: env.constraints.find((c) => c.toLowerCase().includes(hit.toLowerCase())) ?? hit })
+    const targets = EDIT_TOOLS.has(e.tool) ? [String(e.input.file_path ?? e.input.notebook_path ?? '')] : commandTargets(String(e.input.command ?? ''))
+    const how = e.tool === 'Write' ? 'create' : EDIT_TOOLS.has(e.tool) ? 'edit' : 'other'
+    for (const t of targets) {
+      const constraint = breachedConstraint(env, t, how)
+      if (constraint) {
+        out.push({ call: describeCall(e), constraint })
+        break
+      }
+    }
   }
   return out
 }

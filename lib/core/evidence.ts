@@ -847,6 +847,9 @@ export interface Hazard {
   why: string
 }
 
+/** The files under .ratchet/ that are the user's, tracked in git (lib/io/registry.ts owner 'human', tracked). */
+const USER_FILES = new Set(['guardrails.json', 'incidents.json', 'config.json', '.gitignore', ''])
+
 const ENV_TEMPLATE = /^\.env\.(example|sample|template|dist|defaults|schema|tpl)$|^\.env\.[^/]*\.(example|sample|template)$/i
 
 /** Private by its name alone. `rel` is the path as it would leave (repo-relative for git). */
@@ -857,8 +860,8 @@ export function privateByName(rel: string): Hazard | undefined {
   const ri = parts.indexOf('.ratchet')
   if (ri >= 0) {
     const inner = parts.slice(ri + 1).join('/')
-    // The project's rules and its (secret-free) config are meant to be shared; the rest is machine state.
-    if (inner !== 'guardrails.json' && inner !== 'config.json' && inner !== '.gitignore' && inner !== '') return { kind: 'ratchet_state', why: "Ratchet's machine state (approvals, activity log, sessions)" }
+    // The user's own tracked files (rules, incidents, the secret-free config) are meant to be shared; the rest is machine state.
+    if (!USER_FILES.has(inner)) return { kind: 'ratchet_state', why: "Ratchet's machine state (approvals, activity log, sessions)" }
   }
   // `.env`, `.env.production`, `prod.env`, `.envrc` — but not the templates meant to be shared.
   if ((/^\.env([.-]|$)/i.test(base) || /\.env$/i.test(base) || base === '.envrc') && !ENV_TEMPLATE.test(base) && !/^(\w+[.-])?(example|sample|template)\.env$/i.test(base))

@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Deletion } from '../core/actions/types'
+import { globMatch } from '../core/actions/util'
 import { gitBefore, statusEntries } from './git'
 import type { LossFacts, LossItem, LossWhy } from '../core/loss'
 
@@ -33,6 +34,8 @@ export interface LossOptions {
   tmpDirs?: string[]
   /** The user's home folder: what is in it is the user's even when the home folder itself sits under a temporary folder (a sandbox, a CI runner). */
   homeDir?: string
+  /** Ratchet's state folder: its untracked and ignored files are Ratchet's machine state, not the user's data. */
+  stateDir?: string
 }
 
 export function lossFacts(opts: LossOptions): (deleted: Deletion[]) => LossFacts | undefined {
@@ -59,7 +62,7 @@ function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
       items.push({ path: shown(d.path, opts.projectDir), why: 'unknown', bytes: 0, files: 0, note: 'not checked in time' })
       continue
     }
-    const r = target(d, opts.projectDir, inHome(d.path, opts.homeDir) ? [] : tmps, ownByAgent, deadline)
+    const r = target(d, opts.projectDir, inHome(d.path, opts.homeDir) ? [] : tmps, ownByAgent, deadline, opts.stateDir)
     for (const i of r.items) items.push(i)
     if (r.more) more = true
   }
@@ -77,7 +80,8 @@ function shown(abs: string, projectDir: string): string {
   return abs === projectDir ? '.' : abs.startsWith(projectDir + '/') ? abs.slice(projectDir.length + 1) : abs
 }
 
-function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (abs: string) => boolean, deadline: number): { items: LossItem[]; more?: boolean } {
+function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (abs: string) => boolean, deadline: number, stateDir?: string): { items: LossItem[]; more?: boolean } {
+  const machine = (abs: string) => !!stateDir && (abs === stateDir || abs.startsWith(stateDir + '/'))
   const abs = d.path
   let st: fs.Stats
   try {
@@ -113,6 +117,9 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     if (ownByAgent(fileAbs.replace(/\/$/, ''))) continue
     let why: LossWhy | undefined
     // Compiled files are regenerated whether or not git ignores them (`find . -name '*.pyc' -delete`).
+    // Ratchet's own untracked and ignored state (sessions, queue, caches) is not the user's data: `git clean -fdx`
+    // names the .env, data and drafts it would destroy, not Ratchet's cache.
+    if ((code === '??' || code === '!!') && machine(fileAbs.replace(/\/$/, ''))) continue
     if (code === '??') why = d.lose === 'changes' || COMPILED.test(file) ? undefined : 'untracked'
     else if (code === '!!') why = (d.lose === 'all' || d.lose === 'untracked+ignored') && !REGENERATED.test(file) ? 'ignored' : undefined
     else if (code[1] === 'D' || code === 'D ') why = undefined // already gone from the work tree
@@ -195,50 +202,6 @@ function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK, named
     }
   }
   return { files, bytes, more: false }
-}
-
-/**
- * A find/shell glob (`*`, `?`, `[…]`) against a file name, case-insensitively (`-iname` too), in linear-times-pattern
- * time (two pointers, no regex: an agent's glob of many stars cannot backtrack). A class `[…]` matches any one
- * character: a superset, so nothing that would be deleted is missed.
- */
-export function globMatch(glob: string, name: string): boolean {
-  const g: string[] = []
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]
-    if (c === '[') {
-      const end = glob.indexOf(']', i + 2)
-      if (end > 0) {
-        g.push('?')
-        i = end
-        continue
-      }
-    }
-    if (c === '\\' && i + 1 < glob.length) {
-      g.push(glob[++i].toLowerCase())
-      continue
-    }
-    g.push(c === '*' || c === '?' ? c : c.toLowerCase())
-  }
-  const s = name.toLowerCase()
-  let gi = 0
-  let si = 0
-  let star = -1
-  let mark = 0
-  while (si < s.length) {
-    if (gi < g.length && (g[gi] === '?' || g[gi] === s[si])) {
-      gi++
-      si++
-    } else if (gi < g.length && g[gi] === '*') {
-      star = gi++
-      mark = si
-    } else if (star >= 0) {
-      gi = star + 1
-      si = ++mark
-    } else return false
-  }
-  while (gi < g.length && g[gi] === '*') gi++
-  return gi === g.length
 }
 
 function repoRoot(abs: string): string | undefined {

@@ -113,6 +113,8 @@ export interface FiresMark {
   offset: number
   rotated?: { file: string; offset: number }
 }
+/** How often each rule fired and when last: machine state, never written into the user's guardrails.json. */
+export type FireCounts = Record<string, { n: number; last: string }>
 export type Schedule = { mined_at?: string; digest_at?: string }
 export type TelegramState = { offset: number }
 export interface LiveSession {
@@ -168,13 +170,14 @@ const f = <T = unknown>(name: string, s: Omit<StateFileSpec<T>, 'name' | 'root' 
 const obj = (raw: unknown) => !!raw && typeof raw === 'object' && !Array.isArray(raw)
 
 export const STATE = {
-  guardrails: f('guardrails.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (fire_count/last_fired are folded in only by the CLI and the heartbeat)', schema: hand((raw: unknown) => { const v = validateGuardrails(raw); return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : raw }) }),
+  guardrails: f('guardrails.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (never rewritten by a counter: fire counts live in fire-counts.json)', schema: hand((raw: unknown) => { const v = validateGuardrails(raw); return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : raw }) }),
   incidents: f<Incident[]>('incidents.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the incident log', schema: hand(validateIncidents), empty: () => [] }),
   config: f<Config>('config.json', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)', schema: handThenZod(handConfig, configSchema), empty: () => ({}) }),
   gitignore: f('.gitignore', { owner: 'machine', tracked: true, onCorrupt: 'ignore', what: 'keeps machine state out of git' }),
   pending: f<PendingEntry[]>('pending-actions.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the approval queue (masked text and fingerprints)', schema: hand(validatePendingList), empty: () => [] }),
   activity: f('activity.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one masked line per decision' }),
-  fires: f('fires.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'rule firings not yet folded into guardrails.json' }),
+  fires: f('fires.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'rule firings not yet folded into fire-counts.json' }),
+  fireCounts: f<FireCounts>('fire-counts.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: "how often each rule fired and when last (kept out of guardrails.json, the user's tracked file; seeded once from its old fire_count/last_fired)", schema: hand((raw: unknown) => (obj(raw) && Object.values(raw as object).every((v) => obj(v) && typeof (v as { n?: unknown }).n === 'number' && typeof (v as { last?: unknown }).last === 'string') ? (raw as FireCounts) : 'expected {"<rule id>": {"n": count, "last": time}}')), empty: () => ({}) }),
   firesRotated: f('fires.{id}.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'a rotated fire log, read once more for late writers' }),
   firesMark: f<FiresMark>('fires.offset.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'how far the fire log was folded', schema: zod(() => z.looseObject({ ino: z.nullable(z.number()), offset: z.number(), rotated: z.optional(z.object({ file: z.string(), offset: z.number() })) })), empty: () => ({ ino: null, offset: 0 }) }),
   ruleIndex: f('.guardrails-index.json', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'derived rule index, bound to a content hash of guardrails.json' }),

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { appendLine, appendState, createStateFrom, openRegular, readJson, readRegularFile, readState, removeState, renameState, setStateRoot, updateJson, updateState, withLock, writeFileAtomic, writeState } from './store'
-import { STATE, fileOf, pathsFor, type Config, type FiresMark, type Paths, type SessionState } from './registry'
+import { STATE, fileOf, pathsFor, type Config, type FireCounts, type FiresMark, type Paths, type SessionState } from './registry'
 import { fnv64 } from '../core/fingerprint'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
@@ -111,7 +111,17 @@ export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: bool
   // (A slim load's `rules` are the tunings alone, which is all withBuiltins needs from the file.)
   const l = loadFile(paths, opts)
   const merged = withBuiltins(l.rules)
-  return { ...l, rules: merged.rules, problems: [...l.problems, ...merged.problems.map((p) => `${l.file}: ${p}`)] }
+  // A full load shows how often each rule fired, from machine state (the file's own fields are history).
+  const rules = opts.full ? withCounts(merged.rules, fireCounts(paths)) : merged.rules
+  return { ...l, rules, problems: [...l.problems, ...merged.problems.map((p) => `${l.file}: ${p}`)] }
+}
+
+function withCounts(rules: ActiveRule[], counts: FireCounts): ActiveRule[] {
+  if (!Object.keys(counts).length) return rules
+  return rules.map((r) => {
+    const c = Object.hasOwn(counts, r.id) ? counts[r.id] : undefined
+    return c ? { ...r, fire_count: c.n, last_fired: c.last || r.last_fired } : r
+  })
 }
 
 /**
@@ -288,15 +298,6 @@ function indexOnDisk(paths: Paths, whole: boolean): IndexSource | null {
   return whole ? indexSourceOfText(readRegularFile(indexFile(paths))) : openIndexSource(indexFile(paths))
 }
 
-/** The whole index as it is on disk (any stamp), or null when there is none or it is not one. */
-function readIndexHead(paths: Paths): IndexSource | null {
-  try {
-    return indexOnDisk(paths, true)
-  } catch {
-    return null
-  }
-}
-
 function writeIndexText(paths: Paths, text: string): void {
   try {
     writeFileAtomic(indexFile(paths), text)
@@ -314,8 +315,11 @@ function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guar
 // ---- fire counts ------------------------------------------------------------------------------
 // Firing a rule is on the hot path, so it only appends one short line to `fires.jsonl` (a single
 // O_APPEND write: no lock, nothing lost however many hooks fire at once). The CLI, the heartbeat and
-// any full load of the rules fold the log into guardrails.json's `fire_count` / `last_fired`, under the
-// guardrails lock, remembering how far they read (`fires.offset.json`), so each line counts once.
+// any full load of the rules fold the log into `fire-counts.json` (machine state, untracked), under its
+// lock, remembering how far they read (`fires.offset.json`), so each line counts once. guardrails.json is
+// the user's tracked file and is never rewritten by a counter: counts written into it dirtied the work
+// tree, and the `git stash` / `git restore .` / `git reset --hard` the user asked for was then refused as
+// an edit of Ratchet's rules. A full load shows the counts as the rules' fire_count / last_fired.
 
 const firesFile = (paths: Paths) => paths.fires
 const firesMark = (paths: Paths) => paths.firesMark
@@ -370,13 +374,36 @@ function tallyFrom(file: string, from: number, ino: number | null, into: Tally):
 }
 
 /**
- * Folds the fire log into guardrails.json. Returns how many fires were counted. A guardrails.json that
- * does not validate is never rewritten: the log keeps its lines until the file is fixed.
- * If the process dies between writing guardrails.json and the offset, that batch counts twice (never lost).
+ * The counts guardrails.json held before they moved to machine state (its old fire_count / last_fired): read
+ * once, when fire-counts.json is first written, so no count is lost and the user's file is never touched.
+ */
+function countsInRules(paths: Paths): FireCounts {
+  const read = readJson(paths.guardrails, (raw) => raw, () => null)
+  const raw = read.ok ? (read.value as unknown) : null
+  const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown } | null)?.guardrails
+  const out: FireCounts = Object.create(null)
+  if (!Array.isArray(list)) return out
+  for (const g of list) {
+    const r = g as Record<string, unknown>
+    if (r && typeof r === 'object' && typeof r.id === 'string' && typeof r.fire_count === 'number' && r.fire_count > 0) out[r.id] = { n: r.fire_count, last: typeof r.last_fired === 'string' ? r.last_fired : '' }
+  }
+  return out
+}
+
+/** The fire counts as they stand: fire-counts.json, or (never folded yet) what guardrails.json still holds. */
+export function fireCounts(paths: Paths): FireCounts {
+  if (!fs.existsSync(paths.fireCounts)) return countsInRules(paths)
+  const r = readState(paths, 'fireCounts')
+  return r.ok ? r.value : Object.create(null)
+}
+
+/**
+ * Folds the fire log into fire-counts.json. Returns how many fires were counted.
+ * If the process dies between writing the counts and the offset, that batch counts twice (never lost).
  */
 export function foldFires(paths: Paths, now = Date.now()): number {
   if (!fs.existsSync(firesFile(paths)) && !fs.existsSync(firesMark(paths))) return 0
-  return withLock(paths.guardrails, () => {
+  return withLock(paths.fireCounts, () => {
     const m = readState(paths, 'firesMark')
     const mark: FiresMark = m.ok ? m.value : { ino: null, offset: 0 }
     const tally: Tally = new Map()
@@ -403,33 +430,12 @@ export function foldFires(paths: Paths, now = Date.now()): number {
     let counted = 0
     for (const c of tally.values()) counted += c.n
     if (counted) {
-      ensureProjectGuardrails(paths)
-      const indexBefore = readIndexHead(paths)
-      const validAtKey = indexBefore && indexBefore.head.key === statKey(paths.guardrails) ? indexBefore : null
-      const read = readJson(paths.guardrails, (raw) => raw, () => null)
-      const raw = read.ok ? (read.value as unknown) : null
-      const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown } | null)?.guardrails
-      // A file with any problem is the human's to fix: never reformatted or rewritten by a counter.
-      if (!Array.isArray(list) || (!validAtKey && validateGuardrails(raw).problems.length)) return 0
-      const counts = list.map((g) => {
-        const r = g as Record<string, unknown>
-        const c = r && typeof r === 'object' ? tally.get(r.id as string) : undefined
-        if (!c) return g
-        const last = typeof r.last_fired === 'string' && r.last_fired > c.last ? r.last_fired : c.last
-        return { ...r, last_fired: last, fire_count: (typeof r.fire_count === 'number' ? r.fire_count : 0) + c.n }
-      })
-      const out = Array.isArray(raw) ? counts : { ...(raw as object), guardrails: counts }
-      const text = JSON.stringify(out, null, 2) + '\n'
-      writeFileAtomic(paths.guardrails, text)
-      // Counters changed, matching did not: re-key the index to the file just written.
-      const key = validAtKey ? statKey(paths.guardrails) : null
-      if (key && validAtKey) {
-        // Rules unchanged but for their counters, which the index does not hold: the same entries, re-keyed.
-        const own = bucketedRules(validAtKey)
-        const hash = fnv64(text)
-        writeIndexText(paths, bucketedIndexText({ key, hash }, validAtKey.head.tunings, own))
-        writeFast(paths, key, hash, [...validAtKey.head.tunings, ...own])
+      const counts = { ...fireCounts(paths) }
+      for (const [id, c] of tally) {
+        const had = counts[id]
+        counts[id] = { n: (had?.n ?? 0) + c.n, last: had && had.last > c.last ? had.last : c.last }
       }
+      writeState(paths, 'fireCounts', JSON.stringify(counts, null, 2) + '\n')
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
       // If the rename fails, it is read in place next time.

@@ -12,10 +12,10 @@ describe('concurrent hooks', () => {
     const runs = await Promise.all(Array.from({ length: 50 }, (_, i) => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: `rm -rf build-${i}` }, `session-${i}`), { cwd: dir, env })))
     expect(runs.map((r) => r.status)).toEqual(Array(50).fill(0))
     expect(runs.every((r) => r.stdout.includes('"deny"'))).toBe(true)
-    // The hooks append to the fire log; a human's look (the CLI) folds it into guardrails.json.
+    // The hooks append to the fire log; a human's look (the CLI) folds it into fire-counts.json.
     expect(runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list'] }).status).toBe(0)
-    const rules = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8'))
-    expect(rules.find((r: { id: string }) => r.id === 'RG-IRREVERSIBLE').fire_count).toBe(50)
+    const counts = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'fire-counts.json'), 'utf8'))
+    expect(counts['RG-IRREVERSIBLE'].n).toBe(50)
     const log = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n')
     expect(log).toHaveLength(50)
     expect(log.every((l) => JSON.parse(l).decision === 'check')).toBe(true)

@@ -8,13 +8,14 @@ import { BIN, exec, preToolUse, runBinAsync, tempProject } from '../support/fixt
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram'
 
 const ratchet = (dir: string, args: string[], env: NodeJS.ProcessEnv = {}) => exec(BIN('ratchet'), args, { cwd: dir, env: { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', ...env } })
-const rulesOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8')) as { id: string; fire_count?: number; last_fired?: string | null }[]
+/** The fire counts, machine state beside the rules (never written into the user's guardrails.json). */
+const countsOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'fire-counts.json'), 'utf8')) as Record<string, { n: number; last: string }>
 
 /** A pid that certainly belongs to no process: one that just exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!
 
 describe('fire counts', () => {
-  it('200 concurrent firings lose none; the hooks never rewrite guardrails.json; the CLI folds before showing', async () => {
+  it('200 concurrent firings lose none; nothing writes guardrails.json; the CLI folds into fire-counts.json before showing', async () => {
     const dir = tempProject()
     const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
     for (let i = 0; i < 200; i++) fs.mkdirSync(path.join(dir, `build-${i}`)) // something to lose: deleting nothing is not irreversible
@@ -28,14 +29,15 @@ describe('fire counts', () => {
     const list = await ratchet(dir, ['guardrails', 'list', '--json'])
     expect(list.status, list.stderr).toBe(0)
     expect(JSON.parse(list.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({ fire_count: 200, last_fired: expect.any(String) })
-    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(200)
+    expect(countsOf(dir)['RG-IRREVERSIBLE'].n).toBe(200)
+    expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(false)
     // Folding again counts nothing twice.
     await ratchet(dir, ['guardrails', 'list'])
-    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(200)
+    expect(countsOf(dir)['RG-IRREVERSIBLE'].n).toBe(200)
     expect(fs.readdirSync(path.join(dir, '.ratchet')).filter((f) => /\.(lock|tmp)$|stale/.test(f))).toEqual([])
   }, 240_000)
 
-  it('a firing hook and a session start leave the user\'s tracked guardrails.json byte for byte as it was', async () => {
+  it('a firing hook, a session start and the CLI folding the counts leave the user\'s tracked guardrails.json byte for byte as it was', async () => {
     const dir = tempProject()
     const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
     expect((await ratchet(dir, ['init', '--project-dir', dir])).status).toBe(0)
@@ -46,12 +48,50 @@ describe('fire counts', () => {
     expect(fired.stdout).toContain('RG-IRREVERSIBLE')
     expect((await runBinAsync('session-start', { session_id: 's2', hook_event_name: 'SessionStart', source: 'startup', cwd: dir }, { cwd: dir, env })).status).toBe(0)
     expect(fs.readFileSync(file, 'utf8')).toBe(before)
-    // When the human looks, the count is there.
-    expect((await ratchet(dir, ['guardrails', 'list'])).status).toBe(0)
-    expect(rulesOf(dir).find((r) => r.id === 'RG-IRREVERSIBLE')?.fire_count).toBe(1)
+    // When the human looks, the count is there, and the file is still as the user committed it.
+    const list = await ratchet(dir, ['guardrails', 'list', '--json'])
+    expect(JSON.parse(list.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({ fire_count: 1 })
+    expect(countsOf(dir)['RG-IRREVERSIBLE'].n).toBe(1)
+    expect(fs.readFileSync(file, 'utf8')).toBe(before)
   }, 120_000)
 
-  it('a guardrails.json that does not validate is never rewritten; its fires wait in the log', async () => {
+  it('counts kept in an older guardrails.json move to machine state once, and the file is never rewritten', async () => {
+    const dir = tempProject()
+    fs.mkdirSync(path.join(dir, '.ratchet'))
+    const file = path.join(dir, '.ratchet', 'guardrails.json')
+    const old = JSON.stringify([{ id: 'GR-001', pattern: 'git_push', rule: 'List staged files before a push.', severity: 'soft', added: '2026-01-01', last_fired: '2026-03-01T10:00:00.000Z', fire_count: 7 }], null, 2) + '\n'
+    fs.writeFileSync(file, old)
+    // Before any fold, the old counts are shown as they are.
+    expect(JSON.parse((await ratchet(dir, ['guardrails', 'list', '--json'])).stdout).guardrails.find((r: { id: string }) => r.id === 'GR-001')).toMatchObject({ fire_count: 7, last_fired: '2026-03-01T10:00:00.000Z' })
+    fs.writeFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), JSON.stringify({ t: '2026-11-22T10:00:00.000Z', ids: ['GR-001'] }) + '\n')
+    const shown = JSON.parse((await ratchet(dir, ['guardrails', 'list', '--json'])).stdout).guardrails.find((r: { id: string }) => r.id === 'GR-001')
+    expect(shown).toMatchObject({ fire_count: 8, last_fired: '2026-11-22T10:00:00.000Z' })
+    expect(countsOf(dir)['GR-001']).toEqual({ n: 8, last: '2026-11-22T10:00:00.000Z' })
+    expect(fs.readFileSync(file, 'utf8')).toBe(old)
+  })
+
+  it('the git stash the user asked for runs after rules fired and a human looked (issue 19)', async () => {
+    const dir = tempProject()
+    const env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' }
+    const git = (...a: string[]) => spawnSync('git', a, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' } })
+    expect((await ratchet(dir, ['init', '--project-dir', dir])).status).toBe(0)
+    git('init', '-q')
+    git('add', '-A')
+    git('commit', '-qm', 'init with the rules')
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine\n')
+    expect((await runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: 'rm notes.txt' }), { cwd: dir, env })).stdout).toContain('RG-IRREVERSIBLE')
+    expect((await ratchet(dir, ['guardrails', 'list'])).status).toBe(0)
+    expect((await ratchet(dir, ['heartbeat'])).status).toBe(0)
+    // Nothing tracked changed: the user's stash, restore and reset have nothing of Ratchet's to refuse.
+    expect(git('status', '--porcelain').stdout.split('\n').filter((l) => l && !l.endsWith('notes.txt'))).toEqual([])
+    fs.appendFileSync(path.join(dir, 'README.md'), 'work in progress\n')
+    for (const command of ['git stash', 'git restore .', 'git reset --hard']) {
+      const r = await runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command }, 's-stash'), { cwd: dir, env })
+      expect(r.stdout, command).not.toContain("Ratchet's own rules")
+    }
+  }, 120_000)
+
+  it('a guardrails.json that does not validate is never rewritten; its fires are still counted', async () => {
     const dir = tempProject()
     fs.mkdirSync(path.join(dir, '.ratchet'))
     const broken = '[{"id":"A","pattern":"irreversible","rule":"r","severity":"sometimes"}]'
@@ -59,7 +99,7 @@ describe('fire counts', () => {
     fs.writeFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), JSON.stringify({ t: '2026-11-22T10:00:00.000Z', ids: ['A'] }) + '\n')
     await ratchet(dir, ['guardrails', 'list'])
     expect(fs.readFileSync(path.join(dir, '.ratchet', 'guardrails.json'), 'utf8')).toBe(broken)
-    expect(fs.readFileSync(path.join(dir, '.ratchet', 'fires.jsonl'), 'utf8')).toContain('"A"')
+    expect(countsOf(dir).A.n).toBe(1)
   })
 })
 

@@ -160,9 +160,10 @@ describe('the fast path on a real disk', () => {
       const entry = () => bucketedRules(indexSourceOfText(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8'))!).find((x) => x.id === 'GR-CAT')
       expect(entry()).toMatchObject({ rule: 'Ask before cat.', decision: 'ask' })
       expect(entry()).not.toHaveProperty('fire_count')
-      // A human looks: the fire count is folded into the file; the index is re-keyed to it, words and all.
+      // A human looks: the fire count is folded into machine state; the rules file and its index stay as they were.
       await runBin('ratchet', '', { cwd: dir, env: envOf(dir, true), args: ['guardrails', 'list'] })
-      expect(JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT').fire_count).toBe(1)
+      expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'fire-counts.json'), 'utf8'))['GR-CAT'].n).toBe(1)
+      expect(JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT')).not.toHaveProperty('fire_count')
       expect(entry()).toMatchObject({ rule: 'Ask before cat.', decision: 'ask' })
       const again = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), { cwd: dir, env: envOf(dir, true) })
       expect(JSON.parse(again.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')

@@ -34,9 +34,8 @@ describe('preflight-check', () => {
     const retry = guard(preToolUse(dir, 'Bash', { command: 'git  push origin feature', description: 'Push again' }))
     expect(retry).toEqual({ status: 0, stdout: '', stderr: '' })
     expect(activity().map((a) => a.decision)).toEqual(['check', 'proceeded_after_check'])
-    runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list'] }) // a human looks: the fire log is folded in
-    const rules = JSON.parse(fs.readFileSync(state('guardrails.json'), 'utf8'))
-    expect(rules.find((r: { id: string }) => r.id === 'RG-PUBLIC')).toMatchObject({ fire_count: 1, last_fired: expect.any(String) })
+    const listed = runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list', '--json'] }) // a human looks: the fire log is folded in
+    expect(JSON.parse(listed.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-PUBLIC')).toMatchObject({ fire_count: 1, last_fired: expect.any(String) })
     // The retry was used up: a third attempt is checked again.
     expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push origin feature' })).stdout).hookSpecificOutput.permissionDecision).toBe('deny')
   })

@@ -41,8 +41,8 @@ describe('the incident loop', () => {
     expect(reason).toContain('Rule: GR-001 (from INC-001, INC-002 (PD-001)): List staged files before any push.')
     expect(reason).toContain('quote what it showed')
     // 6. Counted (folded from the fire log when a human looks).
-    await run('ratchet', ['guardrails', 'list'])
-    expect(guardrails().find((g: { id: string }) => g.id === 'GR-001').fire_count).toBe(1)
+    const listed = await run('ratchet', ['guardrails', 'list', '--json'])
+    expect(JSON.parse(listed.stdout).guardrails.find((g: { id: string }) => g.id === 'GR-001').fire_count).toBe(1)
     // 7. The weekly review shows it, in text, JSON and a self-contained HTML page.
     const html = path.join(dir, 'review.html')
     const report = await run('ratchet', ['report', '--html', html])

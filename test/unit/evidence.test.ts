@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { FAKE } from '../support/fake-secrets'
 import { requestedByUser } from '../../lib/core/evidence'
 import { assessEvidence, credentialName, evidenceClean, evidenceFloor, evidenceSummary, withEvidence, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
+import { STATE_FILES } from '../../lib/io/registry'
 
 const git = (t: EvidenceTarget) => (t.kind === 'git' ? t : undefined)
 
@@ -153,11 +154,12 @@ describe('privateByName', () => {
     ['.ratchet/pending-actions.json', 'ratchet_state'],
     ['.ratchet/activity.jsonl', 'ratchet_state'],
     ['.ratchet/sessions/abc.json', 'ratchet_state'],
+    ['.ratchet/fire-counts.json', 'ratchet_state'],
   ])('%s is private', (p, kind) => {
     expect(privateByName(p)?.kind).toBe(kind)
   })
 
-  it.each(['.env.example', '.env.sample', '.env.template', 'config/.env.dist', 'example.env', 'id_rsa.pub', 'server.crt', 'README.md', 'src/env.ts', 'environment.ts', '.ratchet/guardrails.json', '.ratchet/config.json', '.ratchet/.gitignore', 'docs/credentials.md', 'src/tokenizer.ts', 'keyboard.ts', 'public.pem'])('%s is not private by name', (p) => {
+  it.each(['.env.example', '.env.sample', '.env.template', 'config/.env.dist', 'example.env', 'id_rsa.pub', 'server.crt', 'README.md', 'src/env.ts', 'environment.ts', '.ratchet/guardrails.json', '.ratchet/incidents.json', '.ratchet/config.json', '.ratchet/.gitignore', 'docs/credentials.md', 'src/tokenizer.ts', 'keyboard.ts', 'public.pem'])('%s is not private by name', (p) => {
     expect(privateByName(p)).toBeUndefined()
   })
 })
@@ -342,5 +344,14 @@ describe('requestedByUser', () => {
     ['push the branch', [], false],
   ] as const)('%s (%j) → %s', (prompt, kinds, want) => {
     expect(requestedByUser(prompt, [...kinds])).toBe(want)
+  })
+})
+
+describe("the user's tracked files under .ratchet are the user's, not machine state (issue 19)", () => {
+  it.each(STATE_FILES.filter((s) => s.root === 'state' && s.tracked && !s.name.includes('{id}')).map((s) => s.name))('.ratchet/%s is not private by name', (name) => {
+    expect(privateByName(`.ratchet/${name}`)).toBeUndefined()
+  })
+  it.each(STATE_FILES.filter((s) => s.root === 'state' && !s.tracked && !s.name.endsWith('/')).map((s) => s.name.replace('{id}', 'x')))('.ratchet/%s is machine state', (name) => {
+    expect(privateByName(`.ratchet/${name}`)?.kind).toBe('ratchet_state')
   })
 })

@@ -13,7 +13,8 @@ import { withBuiltins } from '../../lib/core/builtins'
 import { compileRules } from '../../lib/core/guardrails'
 import type { Deletion, FileState } from '../../lib/core/actions/types'
 import { lossSummary, type LossFacts, type LossItem } from '../../lib/core/loss'
-import { globMatch, lossFacts } from '../../lib/io/loss-facts'
+import { lossFacts } from '../../lib/io/loss-facts'
+import { globMatch } from '../../lib/core/actions/util'
 
 const NOW = 1_800_000_000_000
 const P = '/p'

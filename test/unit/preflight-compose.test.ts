@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { FLOORS, decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
 import { compileRules, validateGuardrails } from '../../lib/core/guardrails'
+import { withBuiltins } from '../../lib/core/builtins'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { Finding as HoldFinding } from '../../hooks/custodiet/decide'
 
@@ -101,5 +102,40 @@ describe('decidePreToolUse: details', () => {
     } finally {
       delete FLOORS.git_push
     }
+  })
+})
+
+describe('a stale-data check is answered by the Read, not by a retry (issue 19)', () => {
+  const edit = { session_id: 's', tool_name: 'Edit', tool_input: { file_path: '/p/src/app.ts', old_string: 'a', new_string: 'b' }, cwd: '/p' }
+  const stale = (o: Partial<PreflightFacts> = {}) => facts({ rules: compileRules(withBuiltins([]).rules), fileExists: () => true, ...o })
+  it('the first try is a check that asks for the Read', () => {
+    const out = decidePreToolUse(edit, stale())
+    expect(out.verdict).toBe('check')
+    expect('reason' in out.decision ? out.decision.reason : '').toMatch(/Proceed: not yet\. Read \/p\/src\/app\.ts first .* retrying without reading it will not run/)
+  })
+  it('the identical retry without a Read is the same check', () => {
+    const out = decidePreToolUse(edit, stale({ session: { reads: {}, prompts: [], checks: { [FP]: NOW - 1000 } } }))
+    expect(out.verdict).toBe('check')
+    expect(out.decision.kind).toBe('deny')
+  })
+  it('after the Read, the edit runs', () => {
+    const out = decidePreToolUse(edit, stale({ session: { reads: { '/p/src/app.ts': NOW - 500 }, prompts: [], checks: { [FP]: NOW - 1000 } } }))
+    expect(out.decision.kind).toBe('allow')
+  })
+  it('a check with more than stale data (a push) still passes on its retry', () => {
+    const out = decidePreToolUse(bash('git push origin feature'), stale({ session: { reads: {}, prompts: [], checks: { [FP]: NOW - 1000 } } }))
+    expect(out.verdict).toBe('proceeded_after_check')
+  })
+})
+
+describe("a denial for Ratchet's files leads with the user's data the call would also destroy (issue 19)", () => {
+  it('the user files first, then the self-protection reason, then the evidence', () => {
+    const loss = () => ({ items: [{ path: 'notes.txt', why: 'untracked' as const, bytes: 5, files: 1 }], files: 1, bytes: 5, more: false })
+    const out = decidePreToolUse(bash('rm -rf .ratchet notes.txt'), facts({ rules: compileRules(withBuiltins([]).rules), fileExists: () => true, loss }))
+    expect(out.verdict).toBe('deny')
+    const reason = 'reason' in out.decision ? out.decision.reason : ''
+    expect(reason.split('\n')[0]).toBe("[RATCHET] Denied: rm -rf .ratchet notes.txt would destroy 1 file of the user's that nothing can bring back (below), and it would change Ratchet's own files too.")
+    expect(reason).toMatch(/^Also: .*Ratchet's own rules/m)
+    expect(reason).toMatch(/^Evidence: notes\.txt \(5 B\) — untracked/m)
   })
 })

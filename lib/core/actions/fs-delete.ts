@@ -5,7 +5,7 @@ import path from 'node:path'
 import { findRoots, programName, type Invocation } from '../commands'
 import { protectedPath, protectedRemoval } from './ratchet-self'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
+import { globMatch, hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
 
 export const meta: FamilyMeta = {
   id: 'fs-delete',
@@ -30,9 +30,17 @@ export function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
  * ignored build output is not flagged; anything else, unknown targets (`xargs rm`, `$VAR`) and catastrophic
  * targets are.
  */
-export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: string[], recursive: boolean, names?: string[]): void {
+export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, given: string[], recursive: boolean, names?: string[]): void {
   let catastrophic = inv.args.includes('--no-preserve-root')
-  let lost = targets.length === 0
+  let lost = given.length === 0
+  // `rm -rf data/uploads/*`: the shell hands rm what the glob matches, so it is weighed as those entries are (the
+  // same evidence as `rm -rf data/uploads`), not as one name nothing is at.
+  // (A glob on home or a system folder stays as written: the catastrophic test reads the glob itself.)
+  const targets = given.flatMap((t) => {
+    const expanded = recursive && catastrophicTarget(c, t, f.at(t)) ? undefined : expandGlob(c, f, t)
+    if (expanded) c.paths.add(f.at(t))
+    return expanded ?? [t]
+  })
   // `{}` is filled in at run time (`find root -exec … rm {} +`, `parallel rm {} ::: …`): the target is
   // whatever lies under the folder before it, so that folder is what must be recoverable.
   for (const t of targets.map((t) => (t.includes('{}') ? trimTrailingSlashes(t.slice(0, t.indexOf('{}'))) || '.' : t))) {
@@ -52,6 +60,20 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, targets: 
   if (catastrophic || lost) c.add('file_delete', f.cmd, catastrophic)
   // Every target restorable: quiet for the built-ins, but a rule on file_delete itself still hears of it.
   else c.restorable('file_delete', f.cmd)
+}
+
+/** Entries a glob in the last part of a path matches, from a listing of its folder; undefined when it is no such glob or the folder cannot be listed (bounded). */
+function expandGlob(c: Sink, f: InvocationFacts, t: string): string[] | undefined {
+  const slash = t.lastIndexOf('/')
+  const dir = slash < 0 ? '.' : t.slice(0, slash) || '/'
+  const glob = t.slice(slash + 1)
+  // Not a plain glob, or something earlier on the line may change what it matches by the time it runs.
+  if (!/[*?[]/.test(glob) || /[*?[$`{}]/.test(dir) || /^\*?$/.test(t) || t === '/*' || f.earlier?.length) return undefined
+  const list = c.ctx.fs?.list(f.at(dir))
+  if (!list || list.length > 256) return undefined
+  // The shell's `*` skips names starting with a dot unless the glob starts with one.
+  const hits = list.filter((n) => n !== '.' && n !== '..' && (glob.startsWith('.') || !n.startsWith('.')) && globMatch(glob, n))
+  return hits.length ? hits.map((n) => (slash < 0 ? n : `${dir === '/' ? '' : dir}/${n}`)) : undefined
 }
 
 export const programs: Record<string, Detector> = {

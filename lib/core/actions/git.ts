@@ -76,7 +76,14 @@ const git: Detector = (c, inv, f) => {
       const branch = refs.length ? undefined : c.ctx.currentBranch(dir)
       const hitsDefault = refs.length ? refs.some((r) => DEFAULT_BRANCHES.test(r.replace(/^refs\/heads\//, ''))) || rest.includes('--all') || rest.includes('--mirror') : branch === undefined || DEFAULT_BRANCHES.test(branch)
       if (force) c.add('git_history_rewrite', f.cmd, hitsDefault)
-      if (del) c.add('git_ref_delete', f.cmd, refs.some((r) => DEFAULT_BRANCHES.test(r)))
+      if (del) {
+        // Deleting on the remote: what others fetched from there is gone from it (a local copy may still exist).
+        const remote = ops[0] ?? 'origin'
+        const gone = refs.filter(Boolean)
+        const catastrophic = refs.some((r) => DEFAULT_BRANCHES.test(r))
+        if (catastrophic || !gone.length) c.add('git_ref_delete', f.cmd, catastrophic)
+        else c.irrevocable('git_ref_delete', f.cmd, { kind: 'destroys', what: `${gone.length === 1 ? 'ref' : 'refs'} ${gone.join(', ')} on remote ${remote} (anyone who fetches from it loses ${gone.length === 1 ? 'it' : 'them'}; a local copy, if any, can be pushed back)`, names: gone.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]) })
+      }
       return
     }
     case 'add':
@@ -174,9 +181,12 @@ const git: Detector = (c, inv, f) => {
     case 'am':
       if (touchesProtected) c.add('ratchet_state_edit', f.cmd)
       return
-    case 'send-email':
-      if (!dry) c.add('email_send', f.cmd)
+    case 'send-email': {
+      if (dry) return
+      const to = rest.flatMap((x, k) => (x === '--to' || x === '--cc' ? [rest[k + 1] ?? ''] : x.startsWith('--to=') || x.startsWith('--cc=') ? [x.slice(x.indexOf('=') + 1)] : [])).filter(Boolean)
+      c.irrevocable('email_send', f.cmd, { kind: 'sends', what: `patches by mail to ${to.length ? to.join(', ') : 'the recipients in git’s configuration or the patches’ headers'}`, names: to.length ? to.map((r) => [r, r.split('@')[0]]) : [['send-email', 'patches', 'patch']] })
       return
+    }
   }
 }
 

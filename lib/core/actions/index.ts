@@ -14,6 +14,7 @@ import * as git from './git'
 import * as mail from './mail'
 import * as mcp from './mcp'
 import * as network from './network'
+import * as payments from './payments'
 import * as planted from './planted'
 import * as publish from './publish'
 import * as ratchetSelf from './ratchet-self'
@@ -30,7 +31,7 @@ export interface Family {
   scanCode?: CodeScanner
 }
 
-export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
+export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, payments, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
 
 export const PROGRAMS: Record<string, Detector> = {
   ...fsRead.programs,
@@ -45,6 +46,7 @@ export const PROGRAMS: Record<string, Detector> = {
   ...cloud.programs,
   ...deploy.programs,
   ...database.programs,
+  ...payments.programs,
   ...mail.programs,
   ...schedule.programs,
   ...secrets.programs,

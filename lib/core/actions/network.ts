@@ -2,15 +2,30 @@
 
 import { writesTo } from './fs-write'
 import type { Invocation } from '../commands'
+import { paymentEndpoint } from './payments'
+import { lastPart } from './rows'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { dryRun, hasFlag, isLocalUrl } from './util'
 
 export const meta: FamilyMeta = {
   id: 'network',
   classes: ['public_surface'],
-  patterns: ['http_upload', 'remote_copy', 'network_send', 'email_send', 'file_delete'],
-  description: 'HTTP POST/PUT/upload to an external host; copying files to another host; raw socket sends (nc, socat, /dev/tcp)',
-  examples: ['curl -F file=@report.pdf https://upload.example.com', 'scp build.tar.gz host:/srv/', 'rsync -av dist/ host:/var/www/'],
+  patterns: ['http_upload', 'remote_delete', 'payment', 'remote_copy', 'network_send', 'email_send', 'file_delete'],
+  description: 'HTTP POST/PUT/upload to an external host, HTTP DELETE and payment API calls; copying files to another host; raw socket sends (nc, socat, /dev/tcp)',
+  examples: ['curl -F file=@report.pdf https://upload.example.com', 'curl -X DELETE https://api.example.com/v1/users/42', 'scp build.tar.gz host:/srv/', 'rsync -av dist/ host:/var/www/'],
+}
+
+/**
+ * What cannot be taken back over HTTP: a DELETE to another host destroys what the URL names; a POST to a payment
+ * API moves money. Both wait for a human unless the user asked for exactly this (naming what the URL names).
+ */
+export function httpIrrevocable(c: Sink, method: string, url: string, detail: string): void {
+  if (!url || isLocalUrl(url)) return
+  const full = /^https?:\/\//i.test(url) ? url : `https://${url}`
+  const path = /^https?:\/\/[^/?#]+(\/[^?#]*)?/i.exec(full)?.[1] ?? '/'
+  if (method.toUpperCase() === 'DELETE') c.irrevocable('remote_delete', detail, { kind: 'destroys', what: `what ${full.replace(/[?#].*$/, '')} names (HTTP DELETE; the server keeps no undo)`, names: [[lastPart(path) || full]] })
+  const pay = paymentEndpoint(full, method)
+  if (pay) c.irrevocable('payment', detail, { kind: 'pays', what: pay, names: [[lastPart(path), 'refund', 'charge', 'payout', 'transfer', 'payment'].filter(Boolean)] })
 }
 
 const httpie: Detector = (c, _inv, f) => {
@@ -19,7 +34,8 @@ const httpie: Detector = (c, _inv, f) => {
   const hasBody = f.operands.some((o) => /^[\w.-]+(:=|=|@)/.test(o))
   // httpie's `:3000/path` is shorthand for localhost.
   const local = isLocalUrl(url) || /^:\d*(\/|$)/.test(url)
-  if ((/^(POST|PUT|PATCH|DELETE)$/i.test(method) || hasBody) && !local) c.add('http_upload', f.cmd)
+  if (!local) httpIrrevocable(c, /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)$/i.test(method) ? method : hasBody ? 'POST' : 'GET', url, f.cmd)
+  if ((/^(POST|PUT|PATCH)$/i.test(method) || hasBody) && !local) c.add('http_upload', f.cmd)
 }
 
 export const programs: Record<string, Detector> = {
@@ -34,12 +50,17 @@ export const programs: Record<string, Detector> = {
     const data = a.some((x) => /^(-d|--data|--data-raw|--data-binary|--data-urlencode|--json)(=|$)/.test(x) || (/^-[a-zA-Z]*d$/.test(x) && x.length <= 3))
     const file = a.some((x) => /^(-F|--form|--form-string|-T|--upload-file)(=|$)/.test(x) || (/^-[a-zA-Z]*[FT]$/.test(x) && x.length <= 3))
     const upload = method || file || (data && !get)
-    if (upload && !isLocalUrl(url)) c.add('http_upload', f.cmd)
+    const verb = (a.find((_x, i) => /^(-X|--request)$/.test(a[i - 1] ?? '')) ?? a.find((x) => /^(-X.+|--request=.+)$/.test(x))?.replace(/^(-X|--request=)/, '') ?? (file || (data && !get) ? (a.some((x) => /^(-T|--upload-file)(=|$)/.test(x)) ? 'PUT' : 'POST') : 'GET')).toUpperCase()
+    httpIrrevocable(c, verb, url, f.cmd)
+    // A DELETE with nothing to send is only a deletion; anything with a body or a file is an upload too.
+    if (upload && !isLocalUrl(url) && !(verb === 'DELETE' && !file && !data)) c.add('http_upload', f.cmd)
     if (a.some((x) => /^smtps?:\/\//.test(x)) || a.includes('--mail-rcpt')) c.add('email_send', f.cmd)
   },
   wget: (c, inv, f) => {
     const url = inv.args.find((x) => /^https?:\/\//.test(x)) ?? ''
-    if (inv.args.some((x) => /^--(post-data|post-file|method=(POST|PUT|PATCH|DELETE)|body-data|body-file)/i.test(x)) && !isLocalUrl(url)) c.add('http_upload', f.cmd)
+    const method = inv.args.find((x) => /^--method=/i.test(x))?.slice(9) ?? (inv.args.some((x) => /^--post-(data|file)/.test(x)) ? 'POST' : 'GET')
+    httpIrrevocable(c, method, url, f.cmd)
+    if (inv.args.some((x) => /^--(post-data|post-file|method=(POST|PUT|PATCH)|body-data|body-file)/i.test(x)) && !isLocalUrl(url)) c.add('http_upload', f.cmd)
   },
   http: httpie,
   https: httpie,
@@ -90,8 +111,14 @@ export function socketRedirects(c: Sink, inv: Invocation, f: InvocationFacts): v
 
 /** HTTP writes from interpreter code: requests.post, fetch with method POST, urlopen with data. */
 export const scanCode: CodeScanner = (c, s, detail) => {
-  if (/\b(requests|httpx|session)\.(post|put|patch|delete)\(|method\s*[:=]\s*['"](POST|PUT|PATCH|DELETE)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
+  if (/\b(requests|httpx|session)\.(post|put|patch)\(|method\s*[:=]\s*['"](POST|PUT|PATCH)['"]|urlopen\([^)]{0,512}data\s*=|HTTP::Request->new\(\s*['"]?(POST|PUT)/i.test(s.code))
     c.add('http_upload', detail)
+  // A DELETE from code: to the literal URL it names, or (none) to wherever the code sends it.
+  if (/\b(requests|httpx|session|axios)\.delete\(|\.request\(\s*['"]DELETE['"]|method\s*[:=]\s*['"]DELETE['"]|HTTP::Request->new\(\s*['"]?DELETE|Net::HTTP::Delete/i.test(s.code)) {
+    const urls = [...s.code.matchAll(/['"`](https?:\/\/[^'"`\s]{1,2048})['"`]/g)].map((m) => m[1]).filter((u) => !isLocalUrl(u))
+    if (urls.length) for (const u of urls.slice(0, 4)) httpIrrevocable(c, 'DELETE', u, detail)
+    else if (!/['"`]https?:\/\/(localhost|127\.)/.test(s.code)) c.irrevocable('remote_delete', detail, { kind: 'destroys', what: `an HTTP DELETE from ${s.lang} code to a URL it computes at run time`, names: [['delete']] })
+  }
 }
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.

@@ -12,7 +12,8 @@ export const meta: FamilyMeta = {
 
 export const programs: Record<string, Detector> = {
   crontab: (c, inv, f) => {
-    if (inv.args.includes('-r')) c.add('file_delete', f.cmd)
+    const user = inv.args[inv.args.indexOf('-u') + 1]
+    if (inv.args.includes('-r') || inv.args.some((a) => /^-[a-zA-Z]*r/.test(a) && !a.startsWith('--'))) c.irrevocable('file_delete', f.cmd, { kind: 'destroys', what: `every job in ${inv.args.includes('-u') && user ? `${user}’s` : 'the user’s'} crontab (no copy is kept)`, names: [['crontab', 'cron', 'cron jobs']] })
     if (!inv.args.includes('-l')) c.add('timezone_dependent_action', f.cmd)
   },
   at: (c, _inv, f) => c.add('timezone_dependent_action', f.cmd),

@@ -12,6 +12,24 @@ export interface Finding {
   detail: string
   /** The seed's "any action that would be P1 if wrong": hard by default, whatever the rules say. */
   catastrophic?: boolean
+  /** What it destroys, sends or pays that nothing brings back: a human decides unless the user asked for exactly this. */
+  lost?: Irrevocable
+}
+
+/**
+ * What a call would destroy, send or pay that no one can take back (a cloud resource, a namespace, a table, a
+ * published version, a mail, a refund). Unasked, it waits for a human; asked for by the user's latest message
+ * (its verb and every name in `names`), it is a check that names it, or nothing at all for a local development
+ * resource (`local`). preflight-check's note carries `what`: never a bare "irreversible".
+ */
+export interface Irrevocable {
+  kind: 'destroys' | 'sends' | 'pays'
+  /** Exactly what goes: `namespace prod and everything in it`, `every object under s3://assets/`, `mail to boss@example.com`. */
+  what: string
+  /** What the user's words must name for a request to cover it: every group, by one of its words (the program's name when empty). */
+  names: string[][]
+  /** A local development resource (a database on localhost, the project's SQLite file): asked for, it runs quietly. */
+  local?: boolean
 }
 
 export interface SessionFacts {
@@ -63,6 +81,8 @@ export interface ClassifyContext {
   configHome?: string
   /** The folders in memory the warm decision process hands requests through (lib/runtime/warm.cjs): private like configHome. */
   warmDirs?: string[]
+  /** An environment variable of the agent's session (`DATABASE_URL`, `PGHOST`): where a database command connects. */
+  env?(name: string): string | undefined
   /** Secret files (secrets.ts secretName) under a folder, bounded; for searches that read every file under it. */
   secretFilesUnder?(dir: string): string[]
   /** Whether a file holds this text (false: certainly not; undefined: could not tell, so assume it does). */
@@ -128,6 +148,8 @@ export interface Sink {
   /** What was found so far in this call (read-only: findings are added through `add`). */
   readonly findings: readonly Finding[]
   add(pattern: string, detail: string, catastrophic?: boolean): void
+  /** Records a finding that destroys, sends or pays what nothing brings back (see Irrevocable). */
+  irrevocable(pattern: string, detail: string, lost: Irrevocable): void
   /** Records an effect that can be undone (see Classification.restorable). */
   restorable(pattern: string, detail: string): void
   /** Classifies a shell command found inside this one (a git alias `!…`, an MCP tool's `command`). */

@@ -179,6 +179,50 @@ export function joinLiterals(code: string): string {
     .replace(/(['"])\s*,\s*(['"])(?=[^\]]{0,200}\]\s*\.join\(\s*(['"])\3\s*\))/g, '')
 }
 
+/**
+ * A find/shell glob (`*`, `?`, `[…]`) against a file name, case-insensitively (`-iname` too), in linear-times-pattern
+ * time (two pointers, no regex: an agent's glob of many stars cannot backtrack). A class `[…]` matches any one
+ * character: a superset, so nothing that would be deleted is missed.
+ */
+export function globMatch(glob: string, name: string): boolean {
+  const g: string[] = []
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]
+    if (c === '[') {
+      const end = glob.indexOf(']', i + 2)
+      if (end > 0) {
+        g.push('?')
+        i = end
+        continue
+      }
+    }
+    if (c === '\\' && i + 1 < glob.length) {
+      g.push(glob[++i].toLowerCase())
+      continue
+    }
+    g.push(c === '*' || c === '?' ? c : c.toLowerCase())
+  }
+  const s = name.toLowerCase()
+  let gi = 0
+  let si = 0
+  let star = -1
+  let mark = 0
+  while (si < s.length) {
+    if (gi < g.length && (g[gi] === '?' || g[gi] === s[si])) {
+      gi++
+      si++
+    } else if (gi < g.length && g[gi] === '*') {
+      star = gi++
+      mark = si
+    } else if (star >= 0) {
+      gi = star + 1
+      si = ++mark
+    } else return false
+  }
+  while (gi < g.length && g[gi] === '*') gi++
+  return gi === g.length
+}
+
 /** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
 export function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
   if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')

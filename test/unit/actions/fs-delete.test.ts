@@ -1,5 +1,7 @@
 import * as family from '../../../lib/core/actions/fs-delete'
-import { PROJECT, familyTable, withGit } from './table'
+import { describe, expect, it } from 'vitest'
+import type { ClassifyContext } from '../../../lib/core/classify'
+import { PROJECT, ctx, familyTable, run, withGit } from './table'
 
 familyTable(family, {
   valid: [
@@ -99,4 +101,28 @@ familyTable(family, {
     { input: 'npx rimraf dist', ctx: withGit({ dist: 'ignored' }) },
     { input: 'npx del-cli coverage', ctx: withGit({ coverage: 'ignored' }) },
   ],
+})
+
+describe('a glob in the last part of a path is weighed as the entries it matches (issue 19)', () => {
+  const listing = (dirs: Record<string, string[]>): Partial<ClassifyContext> => ({
+    fs: { realpath: (p) => p, isDir: () => true, list: (d) => dirs[d.replace(`${PROJECT}/`, '')], readText: () => undefined },
+    ...withGit({}),
+  })
+  const uploads = listing({ 'data/uploads': ['a.png', 'b.png', '.keep', 'notes.txt'], '/home/dev': ['.bashrc', 'docs'] })
+  it.each<[string, string[]]>([
+    ['rm -rf data/uploads/*', ['data/uploads/a.png', 'data/uploads/b.png', 'data/uploads/notes.txt']],
+    ['rm data/uploads/*.png', ['data/uploads/a.png', 'data/uploads/b.png']],
+    ['rm -f data/uploads/.k*', ['data/uploads/.keep']],
+    ['rm -rf data/uploads', ['data/uploads']],
+  ])('%s → %j', (command, paths) => {
+    expect(run(command, ctx(uploads)).deleted.map((d) => d.path.replace(`${PROJECT}/`, ''))).toEqual(paths)
+  })
+  it('a glob that matches nothing, an unlisted folder, or one changed earlier on the line stays as written', () => {
+    expect(run('rm -rf data/uploads/*.gif', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/data/uploads/*.gif`])
+    expect(run('rm -rf other/*', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/other/*`])
+    expect(run('mv x data/uploads/ && rm -rf data/uploads/*', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/data/uploads/*`])
+  })
+  it('a glob on the home folder stays catastrophic', () => {
+    expect(run('rm -rf ~/*', ctx(uploads)).findings.some((f) => f.catastrophic)).toBe(true)
+  })
 })

@@ -5,6 +5,14 @@ const tool = (name: string, input: Record<string, unknown> = {}) => ({ tool_name
 
 familyTable(family, {
   valid: [
+    // what cannot be undone through a tool, named from its inputs (issue 19)
+    [tool('mcp__slack__post_message', { channel: '#general', text: 'hi' }), 'external_post', /^post message through slack \(channel #general\)$/],
+    [tool('mcp__gmail__send_email', { to: 'boss@example.com', subject: 'x' }), 'external_post', /send email through gmail \(to boss@example\.com\)/],
+    [tool('mcp__github__create_pull_request', { title: 'x' }), 'external_post', false],
+    [tool('mcp__github__delete_repository', { owner: 'me', repo: 'app' }), 'irreversible_mcp', /^delete repository through github \(owner me, repo app\)$/],
+    [tool('mcp__postgres__query', { sql: 'TRUNCATE users' }), 'db_destroy', /every row of users \(the database behind MCP server postgres\)/],
+    [tool('mcp__stripe__create_refund', { charge: 'ch_1', amount: 500 }), 'payment', /create refund through stripe \(charge ch_1, amount 500\)/],
+    [tool('mcp__http__request', { url: 'https://api.example.com/v1/users/3', method: 'DELETE' }), 'remote_delete', /users\/3/],
     [tool('mcp__slack__post_message'), 'external_post'],
     [tool('mcp__gmail__send_email'), 'external_post'],
     [tool('mcp__github__create_pull_request'), 'external_post'],
@@ -25,6 +33,10 @@ familyTable(family, {
     [tool('mcp__filesystem__read_file', { path: '.env' }), 'secret_access'],
   ],
   invalid: [
+    tool('mcp__stripe__list_refunds'),
+    tool('mcp__stripe__retrieve_charge', { charge: 'ch_1' }),
+    tool('mcp__http__request', { url: 'http://localhost:3000/items/1', method: 'DELETE' }),
+    tool('mcp__slack__get_channel_history', { channel: '#general' }),
     tool('mcp__github__get_issue'),
     tool('mcp__slack__list_channels'),
     tool('Glob'),

@@ -3,6 +3,17 @@ import { familyTable } from './table'
 
 familyTable(family, {
   valid: [
+    // a DELETE to another host and a POST to a payment API cannot be taken back: the note names the URL (issue 19)
+    ['curl -X DELETE https://api.example.com/v1/users/42', 'remote_delete', /^what https:\/\/api\.example\.com\/v1\/users\/42 names/],
+    ['curl -XDELETE -H "Authorization: Bearer $T" api.example.com/v1/projects/old', 'remote_delete', /v1\/projects\/old/],
+    ['curl --request=DELETE https://api.example.com/items/7', 'remote_delete', /items\/7/],
+    ['http DELETE api.example.com/items/1', 'remote_delete', /items\/1/],
+    ['wget --method=DELETE https://api.example.com/items/1', 'remote_delete', /items\/1/],
+    ['python3 -c "import requests; requests.delete(\'https://api.example.com/v1/users/9\')"', 'remote_delete', /users\/9/],
+    ['node -e "fetch(url, {method: \'DELETE\'})"', 'remote_delete', /computes at run time/],
+    ['python3 -c "import requests; requests.request(\'DELETE\', \'https://api.example.com/v1/items/3\')"', 'remote_delete', /items\/3/],
+    ['curl https://api.stripe.com/v1/refunds -u $STRIPE_KEY: -d charge=ch_123', 'payment', /^a refund through api\.stripe\.com \(POST \/v1\/refunds\)$/],
+    ['curl -X POST https://api-m.paypal.com/v2/payments/captures/8F/refund', 'payment', /PayPal payment or refund/],
     ['curl -X POST https://api.example.com/v1/items -d @data.json', 'http_upload'],
     ['curl -F file=@report.pdf https://upload.example.com', 'http_upload'],
     ['curl --data-binary @x https://example.com/hook', 'http_upload'],
@@ -32,6 +43,12 @@ familyTable(family, {
     ['ssh host.example.com "cat > dump.sql" < dump.sql', 'remote_copy'],
   ],
   invalid: [
+    'curl -X DELETE http://localhost:3000/api/items/1',
+    'curl -X DELETE http://127.0.0.1:8080/cache',
+    'http DELETE :3000/items/1',
+    'curl https://api.example.com/v1/users/42',
+    'curl https://api.stripe.com/v1/refunds -u $STRIPE_KEY:',
+    'python3 -c "import requests; requests.get(\'https://api.example.com/v1/users/9\')"',
     'printf "%s\\n" "curl -X POST https://x.io"',
     'curl https://example.com/data.json -o data.json',
     'curl -X POST http://localhost:3000/api/test -d x',

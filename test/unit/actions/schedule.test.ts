@@ -5,6 +5,8 @@ familyTable(family, {
   valid: [
     ['crontab mycron', 'timezone_dependent_action'],
     ['crontab -r', 'file_delete'],
+    ['crontab -r', 'file_delete', /^every job in the user’s crontab/],
+    ['crontab -u deploy -r', 'file_delete', /every job in deploy’s crontab/],
     ['echo "0 9 * * * backup" | crontab -', 'timezone_dependent_action'],
     ['at 09:00 tomorrow < job.sh', 'timezone_dependent_action'],
     ['systemctl enable --now backup.timer', 'timezone_dependent_action'],

@@ -45,6 +45,10 @@ export interface Valid {
   pattern: string
   /** When set, whether the finding must (or must not) be catastrophic. */
   catastrophic?: boolean
+  /** What cannot be undone: the finding must say what it destroys, sends or pays (matching this), or (false) must not be such a finding. */
+  lost?: RegExp | false
+  /** With `lost`: whether it is a local development resource (a local database) the user may reset quietly. */
+  local?: boolean
   ctx?: Partial<ClassifyContext>
 }
 
@@ -55,14 +59,14 @@ export interface Invalid {
   allow?: string[]
 }
 
-type V = Valid | [Input, string] | [Input, string, boolean]
+type V = Valid | [Input, string] | [Input, string, boolean] | [Input, string, RegExp | false]
 type I = Invalid | Input
 
 const label = (input: Input) => (typeof input === 'string' ? input.replace(/\n/g, '⏎') : `${input.tool_name} ${JSON.stringify(input.tool_input)}`)
 
 /** `recordOnly`: programs that only record facts (a folder created) and never flag, so have no must-flag case. */
 export function familyTable(family: Family, cases: { valid: V[]; invalid: I[]; recordOnly?: string[] }): void {
-  const valid: Valid[] = cases.valid.map((v) => (Array.isArray(v) ? { input: v[0], pattern: v[1], ...(v.length > 2 ? { catastrophic: v[2] } : {}) } : v))
+  const valid: Valid[] = cases.valid.map((v) => (Array.isArray(v) ? { input: v[0], pattern: v[1], ...(typeof v[2] === 'boolean' ? { catastrophic: v[2] } : v.length > 2 ? { lost: v[2] as RegExp | false } : {}) } : v))
   const invalid: Invalid[] = cases.invalid.map((v) => (typeof v === 'string' || !('input' in v) ? { input: v as Input } : v))
 
   describe(`${family.meta.id}: must flag`, () => {
@@ -71,6 +75,12 @@ export function familyTable(family: Family, cases: { valid: V[]; invalid: I[]; r
       const found = run(v.input, c).findings.filter((f) => f.pattern === v.pattern)
       expect(found.map((f) => f.pattern), `${label(v.input)} → ${v.pattern}`).toContain(v.pattern)
       if (v.catastrophic !== undefined) expect(found.some((f) => f.catastrophic)).toBe(v.catastrophic)
+      const lost = found.find((f) => f.lost)?.lost
+      if (v.lost === false) expect(lost, 'must not be a finding of what cannot be undone').toBeUndefined()
+      else if (v.lost) {
+        expect(lost?.what, `${label(v.input)}: what it destroys, sends or pays`).toMatch(v.lost)
+        if (v.local !== undefined) expect(!!lost?.local, 'local development resource').toBe(v.local)
+      }
     })
   })
 
