@@ -14,7 +14,7 @@ import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
 import { floorHold, floorNow, sandboxTools } from '../io/floor'
-import { probeFloor } from '../io/probe'
+import { probeFloor, probeLine } from '../io/probe'
 
 interface Check {
   name: string
@@ -102,7 +102,7 @@ async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
     const r = await probeFloor(paths)
     // No client to probe with is a gap in what doctor can prove, not a floor that fails: said, not failed.
     if (r.error) out.push({ name: 'floor probe', ok: false, warn: true, detail: `not proven: could not run through claude (${r.error}); RATCHET_CLAUDE_BIN names the client if it is not on PATH` })
-    for (const c of r.checks) out.push({ name: 'floor probe', ok: c.outcome === 'held', detail: `${c.name}: ${c.outcome === 'held' ? 'refused by the OS' : c.outcome === 'open' ? 'it WORKED: the floor does not hold' : `no answer (${c.detail})`}` })
+    for (const c of r.checks) out.push({ name: 'floor probe', ok: c.outcome === 'held', detail: probeLine(c) })
   }
   return out
 }

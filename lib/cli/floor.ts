@@ -5,7 +5,7 @@ import readline from 'node:readline/promises'
 import { RatchetError } from '../core/errors'
 import { guardedPaths, modeLine } from '../core/floor'
 import { floorHold, floorInputs, floorNow, recordFloor } from '../io/floor'
-import { probeFloor, type ProbeResult } from '../io/probe'
+import { probeFloor, probeLine, type ProbeResult } from '../io/probe'
 import { readState, writeState } from '../io/store'
 import { resolvePaths, writeJsonFile, type Paths } from '../io/state'
 import { readSettings, settingsFile } from './install'
@@ -24,7 +24,7 @@ export function status(o: { projectDir: string; json?: boolean }): void {
     return
   }
   out(modeLine(now.mode))
-  if (hold) out(`\nHELD: every tool call waits until you run \`ratchet floor confirm\`:\n${hold.map((h) => `  - ${h}`).join('\n')}`)
+  if (hold) out(`\nHELD: every tool call waits until you set the floor up again (\`ratchet init\`) or accept what changed (\`ratchet floor confirm\`):\n${hold.map((h) => `  - ${h}`).join('\n')}`)
   const problems = now.problems
   out(problems.length ? `\nProblems:\n${problems.map((p) => `  ${p.block ? '✗' : '!'} ${p.what}`).join('\n')}` : '\nThe floor holds in the settings of every scope.')
   out(`\nGuarded (${guarded.length} paths; writes denied to commands and file tools${guarded.some((g) => g.read) ? ', reads of the config folder denied too' : ''}):`)
@@ -109,6 +109,6 @@ export async function probe(o: { projectDir: string; json?: boolean }): Promise<
 
 export function describeProbe(r: ProbeResult): string[] {
   if (r.error) return [`✗ the floor could not be probed: ${r.error}`]
-  return r.checks.map((c) => `${c.outcome === 'held' ? '✓' : '✗'} ${c.name}: ${c.outcome === 'held' ? 'refused by the OS, as it must be' : c.outcome === 'open' ? 'it WORKED: the floor does not hold' : `no answer (${c.detail})`}`)
+  return r.checks.map((c) => `${c.outcome === 'held' ? '✓' : '✗'} ${probeLine(c)}`)
 }
 

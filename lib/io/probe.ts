@@ -119,3 +119,8 @@ function stream(res: http.ServerResponse, call: { id: string; command: string } 
   send('message_stop', { type: 'message_stop' })
   res.end()
 }
+
+/** One probe's outcome in words, for doctor and `ratchet floor probe`. */
+export function probeLine(c: ProbeResult['checks'][number]): string {
+  return `${c.name}: ${c.outcome === 'held' ? 'refused by the OS' : c.outcome === 'open' ? 'it WORKED: the floor does not hold' : `no answer (${c.detail})`}`
+}
