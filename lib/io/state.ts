@@ -98,8 +98,8 @@ const fmt = (file: string, p: Problem) => `${file}: ${p.where}: ${p.message}`
 export function loadGuardrails(paths: Paths, opts: { full?: boolean; fold?: boolean } = {}): LoadedGuardrails {
   // A full load by the CLI or a report is a human looking at the rules: counts first. The hooks load the
   // full texts too (a note needs them) but never fold: guardrails.json is the user's tracked file, and a
-  // hook rewriting it dirtied the work tree after every fire, so the agent's next `git stash` was refused
-  // as an edit of Ratchet's rules (red team) and every broad add listed it as leaving.
+  // hook rewriting it would dirty the work tree after every fire, so the agent's next `git stash` would be
+  // refused as an edit of Ratchet's rules and every broad add would list it as leaving.
   if (opts.full && opts.fold !== false) {
     try {
       foldFires(paths)
@@ -317,9 +317,9 @@ function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guar
 // O_APPEND write: no lock, nothing lost however many hooks fire at once). The CLI, the heartbeat and
 // any full load of the rules fold the log into `fire-counts.json` (machine state, untracked), under its
 // lock, remembering how far they read (`fires.offset.json`), so each line counts once. guardrails.json is
-// the user's tracked file and is never rewritten by a counter: counts written into it dirtied the work
-// tree, and the `git stash` / `git restore .` / `git reset --hard` the user asked for was then refused as
-// an edit of Ratchet's rules. A full load shows the counts as the rules' fire_count / last_fired.
+// the user's tracked file and is never rewritten by a counter: counts written into it would dirty the
+// work tree, and the `git stash` / `git restore .` / `git reset --hard` the user asked for would then be
+// refused as an edit of Ratchet's rules. A full load shows the counts as the rules' fire_count / last_fired.
 
 const firesFile = (paths: Paths) => paths.fires
 const firesMark = (paths: Paths) => paths.firesMark

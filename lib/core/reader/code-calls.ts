@@ -10,8 +10,8 @@ const SHELL_CALL = /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:ru
 /**
  * Shell commands run from interpreter code: os.system("…"), subprocess.run(["git", "push"]),
  * execSync('…'), system "…", qx{…}, and backticks in perl, ruby and php. A scanner, not one big
- * regex: each string is read once, so the time is linear in the code (a regex for this once
- * backtracked catastrophically on 85 characters). An unclosed string runs to the end of the code.
+ * regex: each string is read once, so the time is linear in the code (a single regex for this
+ * backtracks catastrophically, on as little as 85 characters). An unclosed string runs to the end of the code.
  *
  * A command built at run time (`os.system(''.join(['r','m',' -rf x']))`, `system("r"."m -rf x")`, a variable)
  * is reported to `computed`, and the text of its string literals, put together, is still read as a command:

@@ -10,7 +10,7 @@ import { spawnDetached } from '../spawn'
 import { fileOf } from '../registry'
 import { readState, writeState } from '../store'
 
-export interface Finding {
+export interface HearingRequest {
   source: Charge['source']
   /** What kind of finding: a custodiet category (reactive, scope_expansion, drift, route_around…) or incident:<class>. */
   signal: string
@@ -25,7 +25,7 @@ export interface Finding {
 }
 
 /** Returns the docket id when a hearing was opened. */
-export function openHearing(paths: Paths, f: Finding): string | undefined {
+export function openHearing(paths: Paths, f: HearingRequest): string | undefined {
   try {
     // Absent with no ledger here (the usual case: never enabled) or written off: no hearing. Unreadable, or gone
     // while a ledger is here: the hearing process decides from the ledger and the key outside the project
