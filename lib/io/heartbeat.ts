@@ -5,7 +5,8 @@
 
 import { applyTimeouts, type PendingEntry } from '../core/pending'
 import { claimSend, queueEntries, releaseSend, updateQueue } from './queue'
-import { logActivity, type Paths } from './state'
+import { logActivity } from './activity'
+import type { Paths } from './registry'
 import { client, describeError, sendPause } from './telegram'
 import { configuredTelegram, type TelegramConfig } from './telegram-config'
 
