@@ -251,7 +251,7 @@ function realPlain(paths: string[], projectDir: string): boolean {
   return true
 }
 
-/** The state files the fast path reads, named as lib/io/state.ts resolvePaths and its neighbours name them. */
+/** The state files the fast path reads, named as lib/io/paths.ts resolvePaths and its neighbours name them. */
 export function fastPaths(env: NodeJS.ProcessEnv, cwd: string, session: string) {
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
@@ -289,7 +289,7 @@ const opt = (v: unknown, type: string) => v === undefined || typeof v === type
 type Session = SessionShape
 
 /**
- * A session file exactly in the shape lib/io/state.ts's schema writes (no unknown key, every type right),
+ * A session file exactly in the shape lib/io/session-state.ts writes (no unknown key, every type right),
  * so the update below gives what updateSession would; anything else goes to the full engine. No file: an
  * empty session.
  */

@@ -1,7 +1,7 @@
 // Small I/O helpers around pauses: is this a headless run, and which capabilities has this project
 // already used (the seed's mandatory first-use pause is spent by a human's approval).
 
-import type { Paths } from '../../lib/io/state'
+import type { Paths } from '../../lib/io/registry'
 import { readStateOr, updateState } from '../../lib/io/store'
 
 /**

@@ -4,48 +4,33 @@
 
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { applyTimeouts, decideEntry, outcomeNote, replyApproves, replyDenies, type PendingEntry } from '../core/pending'
+import { decideEntry, outcomeNote, replyApproves, replyDenies } from '../core/pending'
+import { emptyReport, logQueue as log, notifyOne, notifyPending, timeOut, type HeartbeatReport } from '../io/heartbeat'
 import { claimSend, enqueue, queueEntries, readQueue, releaseSend, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
-import { PACKAGE_ROOT, foldFires, logActivity, resolvePaths, type Paths } from '../io/state'
+import { PACKAGE_ROOT } from '../io/package-root'
+import { foldFires } from '../io/fires'
+import { logActivity } from '../io/activity'
+import { resolvePaths } from '../io/paths'
+import type { Paths } from '../io/registry'
 import { readStateOr, updateState } from '../io/store'
-import { client, describeError, interpret, sameSeal, sealer, sendNotice, sendPause, showOutcome, type Deciders, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import { client, describeError, interpret, sameSeal, sealer, sendNotice, showOutcome, type Deciders, type TelegramConfig, type TgUpdate } from '../io/telegram'
 import { readAsks } from '../io/labels'
 import { configuredTelegram } from '../io/telegram-config'
 
-export interface HeartbeatReport {
-  timedOut: string[]
-  notified: string[]
-  decided: string[]
-  notices: string[]
-  errors: string[]
-  ignored: string[]
-  telegram: boolean
-}
-
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
-function log(paths: Paths, decision: string, e: Partial<PendingEntry>, note?: string): void {
-  logActivity(paths, { time: new Date().toISOString(), hook: 'pause-and-ask', event: 'queue', session: e.session_id ?? undefined, action: e.action, decision, pending_id: e.id, severity: e.severity, ...(note ? { note } : {}) })
-}
-
 /** One heartbeat: timeouts, notifications and their retries, after-the-fact notices, replies. */
-export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; pollSeconds?: number; onlyId?: string; env?: NodeJS.ProcessEnv } = {}): Promise<HeartbeatReport> {
+export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; pollSeconds?: number; env?: NodeJS.ProcessEnv } = {}): Promise<HeartbeatReport> {
   const now = opts.now ?? (() => new Date())
-  const report: HeartbeatReport = { timedOut: [], notified: [], decided: [], notices: [], errors: [], ignored: [], telegram: false }
-
-  for (const e of updateQueue(paths, (list) => applyTimeouts(list, now()))) {
-    report.timedOut.push(e.id)
-    log(paths, `timeout_${e.timeout_outcome}`, e)
-  }
+  const report = emptyReport()
+  timeOut(paths, report, now())
   // Rule fire counts: the hooks only append to the fire log; guardrails.json catches up here.
-  if (!opts.onlyId) {
-    try {
-      foldFires(paths)
-    } catch (err) {
-      report.errors.push(`fire counts: ${(err as Error).message}`)
-    }
+  try {
+    foldFires(paths)
+  } catch (err) {
+    report.errors.push(`fire counts: ${(err as Error).message}`)
   }
 
   const cfg = configuredTelegram(paths, opts.env)
@@ -53,22 +38,7 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
   report.telegram = true
   const api = client(cfg)
   const fail = (what: string, e: unknown) => report.errors.push(`${what}: ${describeError(e, cfg)}`)
-
-  // Notify what has not reached the human yet (and retry earlier failures). Each message is claimed
-  // under the queue lock before it is sent, so parallel or slow heartbeats send it once.
-  for (const { id } of queueEntries(paths).filter((x) => x.status === 'pending' && !x.notified && (!opts.onlyId || x.id === opts.onlyId))) {
-    const e = claimSend(paths, id, 'notify')
-    if (!e) continue
-    try {
-      const messageId = await sendPause(api, cfg, e)
-      releaseSend(paths, id, 'notify', { notified: true, message_id: messageId, last_error: null })
-      report.notified.push(id)
-    } catch (err) {
-      releaseSend(paths, id, 'notify', (x) => ({ notify_attempts: (x.notify_attempts ?? 0) + 1, last_error: describeError(err, cfg) }))
-      fail(`notify ${id}`, err)
-    }
-  }
-  if (opts.onlyId) return report
+  await notifyPending(paths, cfg, api, report)
 
   await pollReplies(paths, cfg, api, report, opts.pollSeconds ?? 0, now)
   applyProposalDecisions(paths, report)
@@ -220,7 +190,7 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
 export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?: boolean; seconds?: string; notify?: string }): Promise<void> {
   const paths = resolvePaths()
   if (o.notify) {
-    const r = await heartbeatOnce(paths, { onlyId: o.notify })
+    const r = await notifyOne(paths, o.notify)
     for (const e of r.errors) process.stderr.write(`ratchet heartbeat: ${e}\n`)
     return
   }

@@ -10,7 +10,8 @@ import { canonicalJson } from '../core/courtroom/canonical'
 import { cohensKappa, JURORS, JUROR_LABEL, tally, type Charge } from '../core/courtroom/hearing'
 import { findOffense } from '../core/courtroom/offenses'
 import { describeProbation } from '../core/courtroom/probation'
-import { logActivity, resolvePaths } from '../io/state'
+import { logActivity } from '../io/activity'
+import { resolvePaths } from '../io/paths'
 import { ACKNOWLEDGMENTS, REQUIRED_ACKS, consentInForce, courtroomConfig, enabledPacks, loadPacks, readConsent, writeConsent, type Ack, type Consent } from '../io/courtroom/consent'
 import { courtroomFiles, keyFile } from '../io/courtroom/files'
 import { digest, generateKey, newAgentId, readKeyStore, writeKeyStore } from '../io/courtroom/keys'
@@ -233,7 +234,7 @@ export async function hearing(o: { docket: string }): Promise<void> {
   try {
     await holdHearing(paths, takeDocket(o.docket))
   } catch (e) {
-    const { logError } = await import('../io/state')
+    const { logError } = await import('../io/activity')
     logError(paths, 'courtroom hearing', e)
     process.exitCode = 1
   }

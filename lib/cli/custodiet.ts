@@ -4,7 +4,7 @@
 import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
 import { readDailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
-import { resolvePaths } from '../io/state'
+import { resolvePaths } from '../io/paths'
 import { hold, release as releaseHolds } from '../core/custodiet'
 import { custodietConfig } from '../io/custodiet-config'
 

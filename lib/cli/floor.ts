@@ -7,7 +7,9 @@ import { guardedPaths, modeLine } from '../core/floor'
 import { floorHold, floorInputs, floorNow, recordFloor } from '../io/floor'
 import { probeFloor, probeLine, type ProbeResult } from '../io/probe'
 import { readState, writeState } from '../io/store'
-import { resolvePaths, writeJsonFile, type Paths } from '../io/state'
+import { resolvePaths } from '../io/paths'
+import { writeJsonFile } from '../io/config'
+import type { Paths } from '../io/registry'
 import { readSettings, settingsFile } from './install'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')

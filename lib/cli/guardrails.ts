@@ -8,7 +8,8 @@ import type { ActiveRule } from '../core/builtins'
 import { decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
 import { parsePayload } from '../core/payloads'
-import { editGuardrails, loadGuardrails, resolvePaths, type LoadedGuardrails } from '../io/state'
+import { editGuardrails, loadGuardrails, type LoadedGuardrails } from '../io/guardrails'
+import { resolvePaths } from '../io/paths'
 import { openRegular } from '../io/store'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')

@@ -4,7 +4,8 @@ import { RatchetError } from '../core/errors'
 import { INCIDENT_SEVERITIES, nextIncidentId, type Incident } from '../core/incidents'
 import { isKnownPattern } from '../core/patterns'
 import { readIncidents, updateIncidents } from '../io/records'
-import { editGuardrails, resolvePaths } from '../io/state'
+import { editGuardrails } from '../io/guardrails'
+import { resolvePaths } from '../io/paths'
 import { nextGuardrailId, type Guardrail } from '../core/guardrails'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')

@@ -8,7 +8,10 @@ import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment,
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
 import type { FloorRecord } from '../io/registry'
 import { STATE } from '../io/registry'
-import { PACKAGE_ROOT, homeDir, readConfig, resolvePaths, warmProcess, writeJsonFile, type Paths } from '../io/state'
+import { PACKAGE_ROOT, warmProcess } from '../io/package-root'
+import { homeDir, resolvePaths } from '../io/paths'
+import { readConfig, writeJsonFile } from '../io/config'
+import type { Paths } from '../io/registry'
 import { createStateFrom, ensureStateDir, readState, removeState, updateState, writeState } from '../io/store'
 
 interface ScopeOptions {

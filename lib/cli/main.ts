@@ -272,7 +272,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--html <file>', 'also write a self-contained HTML page with charts')
     .option('--telegram', 'send the digest over Telegram when configured')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (await import('./pattern-detect')).printReport((await import('../io/state')).resolvePaths(), o))
+    .action(async (o) => (await import('./pattern-detect')).printReport((await import('../io/paths')).resolvePaths(), o))
     .command('label')
     .argument('[id]', 'a fire id from the list (F-…)')
     .argument('[answer]', 'needed | needless')
@@ -280,7 +280,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--json', 'machine-readable output')
     .description('was this check needed? label a sample of fires; the false-positive rate comes from these answers')
     // `report`'s own options (--json, --since) may be parsed by the parent: read them with the globals.
-    .action(async (id, answer, _o, cmd) => (await import('./pattern-detect')).label((await import('../io/state')).resolvePaths(), id, answer, cmd.optsWithGlobals()))
+    .action(async (id, answer, _o, cmd) => (await import('./pattern-detect')).label((await import('../io/paths')).resolvePaths(), id, answer, cmd.optsWithGlobals()))
 
   program
     .command('log')

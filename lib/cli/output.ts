@@ -8,7 +8,8 @@ import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { guardedPaths } from '../core/floor'
 import { floorInputs } from '../io/floor'
-import { homeDir, type Paths } from '../io/state'
+import { homeDir } from '../io/paths'
+import type { Paths } from '../io/registry'
 import { humanOnly } from './run'
 
 /** The absolute path a rule path names (`./x` in the project, `~/x`, `//x`), for comparing with a target. */

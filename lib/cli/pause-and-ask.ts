@@ -7,8 +7,9 @@ import { RatchetError } from '../core/errors'
 import { runCli } from './run'
 import { SEVERITIES, applyTimeouts, type PendingEntry } from '../core/pending'
 import { enqueue, readQueue, updateQueue } from '../io/queue'
-import { resolvePaths, logActivity } from '../io/state'
-import { heartbeatOnce } from './approvals'
+import { resolvePaths } from '../io/paths'
+import { logActivity } from '../io/activity'
+import { notifyOne } from '../io/heartbeat'
 import { configuredTelegram } from '../io/telegram-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
@@ -33,7 +34,7 @@ Examples:
       logActivity(paths, { time: entry.requested_at, hook: 'pause-and-ask', event: 'queue', session: o.session, action: entry.action, decision: 'paused', pending_id: entry.id, severity: entry.severity })
       out(JSON.stringify({ id: entry.id, status: entry.status }))
       if (configuredTelegram(paths)) {
-        const r = await heartbeatOnce(paths, { onlyId: entry.id })
+        const r = await notifyOne(paths, entry.id)
         for (const e of r.errors) process.stderr.write(`pause-and-ask: ${e}; queued anyway, the heartbeat retries\n`)
       } else process.stderr.write(`pause-and-ask: Telegram is not configured; decide with: ratchet pending approve|deny ${entry.id}\n`)
     })

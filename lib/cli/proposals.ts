@@ -3,7 +3,8 @@
 import { RatchetError } from '../core/errors'
 import { readProposals } from '../io/records'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
-import { logActivity, resolvePaths } from '../io/state'
+import { logActivity } from '../io/activity'
+import { resolvePaths } from '../io/paths'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const who = () => `terminal:${process.env.USER || process.env.LOGNAME || 'user'}`

@@ -7,7 +7,7 @@ import { CommanderError, type Command } from 'commander'
 import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
 import { findClaudeAncestor, isClaudeCli } from '../io/proc'
 import { terminalVerdict } from '../io/live-sessions'
-import { resolvePaths } from '../io/state'
+import { resolvePaths } from '../io/paths'
 
 /**
  * On every (sub)command: commander's own usage errors come back here as exceptions instead of exiting,
@@ -32,7 +32,7 @@ export async function runCli(name: string, program: Command, argv: string[]): Pr
     const r = oneLine(e)
     if (r.internal) {
       try {
-        const { logError, resolvePaths } = await import('../io/state')
+        const { logError } = await import('../io/activity'); const { resolvePaths } = await import('../io/paths')
         logError(resolvePaths(), name, e)
       } catch {
         /* the error log is best effort */

@@ -3,7 +3,7 @@
 
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { PACKAGE_ROOT } from '../io/state'
+import { PACKAGE_ROOT } from '../io/package-root'
 
 export async function serve(argv: string[]): Promise<void> {
   const file = path.join(PACKAGE_ROOT, 'dist', 'serve.cjs')

@@ -272,7 +272,7 @@ function programWords(command: string[] | undefined): Set<string> | null {
 }
 
 // ---- the bucketed index ----------------------------------------------------------------------
-// `.guardrails-index.json` (written by lib/io/state.ts from rules it validated) holds each rule under every
+// `.guardrails-index.json` (written by lib/io/guardrails.ts from rules it validated) holds each rule under every
 // bucket compileRules would file it under. Its first line is a header: the stamp, the tunings of built-ins,
 // and where each shard of the directory is (byte offset and length, counted from the second line); then one
 // bucket per line, each a JSON array of [order, rule]; then the directory's shards, each an object of bucket

@@ -5,7 +5,8 @@
 import { DEFAULT_POLICY, type Policy } from '../core/custodiet'
 import { readDailyCosts } from './custodiet-state'
 import type { ReviewerConfig } from './reviewer'
-import { readConfig, type Paths } from './state'
+import { readConfig } from './config'
+import type { Paths } from './registry'
 
 export interface CustodietConfig {
   policy: Policy

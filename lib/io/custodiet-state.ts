@@ -7,7 +7,7 @@ import { emptyState, hold, type CustodietState, type Finding } from '../core/cus
 import { maskDeep } from '../core/secrets'
 import { fileOf, type DayCost } from './registry'
 import { readRegularFile, readState as readStateFile, readStateOr, removeState, updateState as updateStateFile, writeState } from './store'
-import type { Paths } from './state'
+import type { Paths } from './registry'
 
 export type { DayCost }
 const dir = (paths: Paths) => paths.custodiet

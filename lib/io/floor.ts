@@ -8,7 +8,11 @@ import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, 
 import { BIN_NAMES, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
-import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, warmSpools, type Paths } from './state'
+import { PACKAGE_ROOT, warmSpools } from './package-root'
+import { homeDir } from './paths'
+import { loadGuardrails } from './guardrails'
+import { readConfig } from './config'
+import type { Paths } from './registry'
 import { readState, removeState, updateState, writeFileAtomic, writeState } from './store'
 
 /** Claude Code's machine-wide policy file: no user or project setting overrides what it sets. */

@@ -2,7 +2,7 @@
 
 import { withLabel, type Label, type LabelAsk } from '../core/labels'
 import { readState, readStateOr, updateState } from './store'
-import type { Paths } from './state'
+import type { Paths } from './registry'
 
 /** Throws a one-line error naming the file and field when labels.json is bad (it is never reset). */
 export function readLabels(paths: Paths): Label[] {

@@ -2,7 +2,7 @@
 // terminal of the claude process), so the deciding CLI can tell a human's terminal from a command the agent
 // detached (lib/cli/run.ts humanOnly). Linux only: elsewhere nothing is recorded and nothing is required.
 
-import type { Paths } from './state'
+import type { Paths } from './registry'
 import { readState, updateState } from './store'
 import { findClaudeAncestor, procStat } from './proc'
 import type { LiveSession } from './registry'

@@ -10,7 +10,7 @@ import http from 'node:http'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { spawn } from 'node:child_process'
-import type { Paths } from './state'
+import type { Paths } from './registry'
 import { removeFile, writePrivateFile } from './store'
 
 export interface ProbeResult {

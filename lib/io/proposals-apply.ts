@@ -4,7 +4,8 @@
 import { RatchetError } from '../core/errors'
 import { guardrailFor, type Proposal } from '../core/proposals'
 import { readProposals, updateProposals } from './records'
-import { editGuardrails, type Paths } from './state'
+import { editGuardrails } from './guardrails'
+import type { Paths } from './registry'
 
 export function applyProposal(paths: Paths, id: string, by: string): Proposal {
   const p = readProposals(paths).find((x) => x.id === id)

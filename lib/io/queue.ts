@@ -4,7 +4,7 @@
 
 import { claimSend as claim, newEntry, releaseSend as release, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
 import { processAlive, processTag, readState, updateState } from './store'
-import type { Paths } from './state'
+import type { Paths } from './registry'
 import type { Result } from '../core/errors'
 
 /** The queue, or the error (naming the file and field) when it cannot be read: for callers that must say so. */

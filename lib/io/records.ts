@@ -6,7 +6,7 @@ import { addEvent, newAggregate, type ActivityEvent, type Aggregate } from '../c
 import type { Incident } from '../core/incidents'
 import type { Proposal } from '../core/proposals'
 import { openRegular, readState, updateState } from './store'
-import type { Paths } from './state'
+import type { Paths } from './registry'
 
 
 export function readIncidents(paths: Paths): Incident[] {

@@ -3,7 +3,7 @@
 // on a hook's start-up path it costs milliseconds on every tool call.
 
 import path from 'node:path'
-import { PACKAGE_ROOT } from './state'
+import { PACKAGE_ROOT } from './package-root'
 
 /** Runs one of our executables (bin/<name>) in the background; returns its pid, or undefined. */
 export function spawnDetached(bin: string, args: string[]): number | undefined {

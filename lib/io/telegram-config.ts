@@ -15,7 +15,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { readRegularFile } from './store'
-import { configHomeOf, readConfig, type Paths } from './state'
+import { configHomeOf } from './paths'
+import { readConfig } from './config'
+import type { Paths } from './registry'
 import { fileOf } from './registry'
 
 export interface TelegramConfig {

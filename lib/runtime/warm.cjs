@@ -41,7 +41,7 @@ const idleMs = () => Number(process.env.RATCHET_WARM_IDLE_MS) || 10 * 60_000
 function placeOf(env, cwd) {
   // Linux only: the client proves the process is ours through /proc, and requests need a folder in memory.
   if (env.RATCHET_WARM === '0' || env.RATCHET_WRITE_CODE_CACHE === '1' || process.platform !== 'linux') return undefined
-  // As lib/io/state.ts resolvePaths and configHomeOf.
+  // As lib/io/paths.ts resolvePaths and configHomeOf.
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
   const home = env.HOME || require('os').homedir()

@@ -7,7 +7,7 @@ import { BIN, exec, preToolUse, runBinAsync, tempProject } from '../support/fixt
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram'
 import { FAKE } from '../support/fake-secrets'
 import { heartbeatOnce } from '../../lib/cli/approvals'
-import { resolvePaths } from '../../lib/io/state'
+import { resolvePaths } from '../../lib/io/paths'
 import type { PendingEntry } from '../../lib/core/pending'
 
 let dir: string

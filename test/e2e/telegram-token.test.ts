@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { resolvePaths } from '../../lib/io/state'
+import { resolvePaths } from '../../lib/io/paths'
 import { telegramConfig, telegramTokenFile, telegramTokenWarnings } from '../../lib/io/telegram-config'
 import { BIN, exec, tempProject } from '../support/fixtures'
 

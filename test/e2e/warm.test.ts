@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { warmSpools } from '../../lib/io/state'
+import { warmSpools } from '../../lib/io/package-root'
 import { ROOT, preToolUse, tempProject, type Run } from '../support/fixtures'
 
 let pkg: string
@@ -203,7 +203,7 @@ describe('the warm decision process', () => {
   it('requests go only through a private folder in memory: never through a link to somewhere else', async () => {
     const { dir, file } = await warmProject()
     const keys = keysIn(file) as unknown as { spool: string }
-    // One of the folders the classifier keeps the agent out of (lib/io/state.ts warmSpools).
+    // One of the folders the classifier keeps the agent out of (lib/io/package-root.ts warmSpools).
     expect(warmSpools(envOf(dir, true))).toContain(keys.spool)
     expect(fs.statSync(keys.spool).mode & 0o077).toBe(0)
     // The spool named in the keys is swapped for a link into the project (where `git add -A` would find it).

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { floorInputs, rulePath, urlHost } from '../../lib/io/floor'
-import { resolvePaths } from '../../lib/io/state'
+import { resolvePaths } from '../../lib/io/paths'
 import { ROOT } from '../support/fixtures'
 
 const INPUTS: FloorInputs = {

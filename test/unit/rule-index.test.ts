@@ -12,7 +12,8 @@ import { readCorpus } from '../../bench/classifier-corpus'
 import { withBuiltins } from '../../lib/core/builtins'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
 import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, indexSource, indexSourceOfText, matchRules, restampedIndexText, type Guardrail } from '../../lib/core/guardrails'
-import { loadGuardrails, resolvePaths, ruleIndexOf } from '../../lib/io/state'
+import { loadGuardrails, ruleIndexOf } from '../../lib/io/guardrails'
+import { resolvePaths } from '../../lib/io/paths'
 
 const PROJECT = '/home/dev/project'
 const CTX: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/dev', stateDir: `${PROJECT}/.ratchet`, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main' }

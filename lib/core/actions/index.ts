@@ -1,5 +1,6 @@
-// The action catalogue: every family, and one table from program name to detector. The table is a plain
-// object built once from the families' own tables (about a hundred keys: no work worth measuring at load).
+// The action catalogue: every family, and one table from program name to detector. The table is a plain object
+// without a prototype (keyed by words the agent types: `valueOf` or `__proto__` must find nothing), built once from
+// the families' own tables (about a hundred keys: no work worth measuring at load).
 
 import * as cloud from './cloud'
 import * as containers from './containers'
@@ -31,30 +32,17 @@ export interface Family {
   scanCode?: CodeScanner
 }
 
-export const FAMILIES: readonly Family[] = [fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, network, serve, cloud, deploy, database, payments, mail, schedule, secrets, mcp, scope, planted, ratchetSelf, unreadable]
+/**
+ * Every family. The order is the order interpreter code passes the families' code scanners (Ratchet's own files
+ * first); program tables do not overlap (catalogue.test.ts), so their order does not matter.
+ */
+export const FAMILIES: readonly Family[] = [ratchetSelf, fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, mail, network, serve, cloud, deploy, database, payments, schedule, secrets, mcp, scope, planted, unreadable]
 
-export const PROGRAMS: Record<string, Detector> = {
-  ...fsRead.programs,
-  ...fsDelete.programs,
-  ...fsWrite.programs,
-  ...disk.programs,
-  ...git.programs,
-  ...forge.programs,
-  ...publish.programs,
-  ...containers.programs,
-  ...network.programs,
-  ...cloud.programs,
-  ...deploy.programs,
-  ...database.programs,
-  ...payments.programs,
-  ...mail.programs,
-  ...schedule.programs,
-  ...secrets.programs,
-  ...ratchetSelf.programs,
-}
+/** Program name → its family's detector, from the families' own tables. */
+export const PROGRAMS: Record<string, Detector> = Object.assign(Object.create(null) as Record<string, Detector>, ...FAMILIES.map((f) => f.programs ?? {}))
 
-/** Interpreter one-liners pass through these, in this order. */
-export const CODE_SCANNERS: readonly CodeScanner[] = [ratchetSelf.scanCode, ratchetSelf.scanKeyCode, fsDelete.scanCode, fsWrite.scanCode, mail.scanCode, network.scanCode, database.scanCode, secrets.scanCode]
+/** Interpreter one-liners pass through these, in the order of FAMILIES. */
+export const CODE_SCANNERS: readonly CodeScanner[] = FAMILIES.flatMap((f) => (f.scanCode ? [f.scanCode] : []))
 
 /** The table key of a program: versioned names share one entry (`python3.12` → `python`, `mkfs.ext4` → `mkfs`). */
 export function programKey(name: string): string {
@@ -62,6 +50,3 @@ export function programKey(name: string): string {
   if (name.startsWith('mkfs.')) return 'mkfs'
   return name
 }
-
-// Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
-for (const table of [PROGRAMS]) Object.setPrototypeOf(table, null)

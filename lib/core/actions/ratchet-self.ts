@@ -12,6 +12,7 @@
 
 import path from 'node:path'
 import type { CodeSnippet, Invocation } from '../commands'
+import { EXECUTABLES } from '../manifest'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { joinLiterals, mcpInputPaths } from './util'
 
@@ -25,14 +26,15 @@ export const meta: FamilyMeta = {
   examples: ['echo [] > .ratchet/guardrails.json', 'ratchet pending approve pa-1', 'cp settings.local.json .claude/', 'rm -rf .claude'],
 }
 
-// Ratchet's executables (lib/core/manifest.ts); a launcher of one in the project's node_modules/.bin is protected.
-const RATCHET_BINS = new Set(['ratchet', 'preflight-check', 'session-start', 'pause-and-ask', 'custodiet', 'pattern-detect'])
+// Ratchet's executables with a bin/ launcher (lib/core/manifest.ts); a launcher of one in the project's
+// node_modules/.bin is protected.
+const RATCHET_BINS = new Set<string>(EXECUTABLES.filter((e) => e.bin).map((e) => e.name))
 /**
  * The executables Claude Code runs with a hook payload on stdin. Run by hand, one would record the payload as
  * Claude Code's (a prompt the user never typed widens what the agent was asked for). Inside the sandbox it could not
  * write that record; the name is still refused, so the agent hears why.
  */
-const HOOK_BINS = new Set(['preflight-check', 'session-start', 'custodiet'])
+const HOOK_BINS = new Set<string>(EXECUTABLES.filter((e) => e.kind === 'hook').map((e) => e.name))
 
 const inside = (abs: string, dir: string) => abs === dir || abs.startsWith(dir.endsWith('/') ? dir : dir + '/')
 
@@ -263,7 +265,7 @@ export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): vo
 }
 
 /** Interpreter code, where no sandbox holds the line: code that names a guarded path is refused (joined literals too). */
-export const scanCode: CodeScanner = (c, s, detail) => {
+const scanStateCode: CodeScanner = (c, s, detail) => {
   if (s.lang === 'sql') return
   const code = joinLiterals(s.code.slice(0, 65_536))
   // Loading Ratchet's own code runs it as its CLI, which could decide pauses or remove its hooks.
@@ -304,10 +306,16 @@ export function keyMention(c: Sink, inv: Invocation, f: InvocationFacts): void {
 }
 
 /** The same for interpreter code. */
-export const scanKeyCode: CodeScanner = (c, s, detail) => {
+const scanKeyCode: CodeScanner = (c, s, detail) => {
   if (c.ctx.sandboxed) return
   const hit = mentions(joinLiterals(s.code), keyMarkers(c.ctx))
   if (hit) c.add('ratchet_key_read', `${detail} (reads ${hit}: Ratchet's private keys and token)`)
+}
+
+/** Interpreter code that writes Ratchet's state, then code that reads its keys. */
+export const scanCode: CodeScanner = (c, s, detail) => {
+  scanStateCode(c, s, detail)
+  scanKeyCode(c, s, detail)
 }
 
 // ---- the file tools and MCP: outside every sandbox, judged by their paths --------------------

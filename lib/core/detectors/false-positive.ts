@@ -1,4 +1,4 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { isProtectedBuiltin, labelStats } from '../labels'
 
 const MIN_LABELS = 3
@@ -10,7 +10,7 @@ const MIN_LABELS_PROTECTED = 6
  * Only human labels count. An agent retrying after a check is the check doing its job, and a human
  * approving a pause approves that one action; neither says the rule is wrong.
  */
-export const falsePositive: Detector = {
+export const falsePositive: PatternDetector = {
   id: 'false-positive',
   description: 'a guardrail whose fires humans labelled needless at least 2 times in 3 (3 labels at least; 6 for a built-in public/irreversible/catastrophic rule)',
   detect({ rules, labels }) {

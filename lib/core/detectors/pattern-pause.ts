@@ -1,4 +1,4 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { coveredBy, draft } from './types'
 import { PATTERNS } from '../patterns'
 
@@ -10,7 +10,7 @@ const RISKY = new Set(['public_surface', 'irreversible'])
  * Propose a rule of its own that pauses for a human. Nothing is proposed if a rule that already brings
  * a human in (pause, ask, hard) covers the pattern.
  */
-export const patternPause: Detector = {
+export const patternPause: PatternDetector = {
   id: 'pattern-pause',
   description: 'a risky action self-approved (retried after a check) 3+ times in 2+ sessions under only generic built-in rules',
   detect({ agg, rules, today }) {

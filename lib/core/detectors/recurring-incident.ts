@@ -1,4 +1,4 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { draft } from './types'
 import { isKnownPattern } from '../patterns'
 import type { Incident } from '../incidents'
@@ -8,7 +8,7 @@ import type { Incident } from '../incidents'
  * *check* that asks for its evidence ("list staged files before any push" → show the list), not a deny
  * of every such action; without a prevention, a pause: a human decides each one.
  */
-export const recurringIncident: Detector = {
+export const recurringIncident: PatternDetector = {
   id: 'recurring-incident',
   description: 'two or more incidents of the same class, none of them cited by a guardrail',
   detect({ incidents, rules, today }) {

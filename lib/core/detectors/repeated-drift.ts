@@ -1,10 +1,10 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { draft } from './types'
 
 const LABEL: Record<string, string> = { error: 'reactive helpfulness after errors (Type A)', todo: 'scope expansion in plans (Type B)', periodic: 'drift from the request', subagent: 'subagents exceeding their task' }
 
 /** custodiet keeps finding the same kind of drift: make it a standing rule the agent sees at start. */
-export const repeatedDrift: Detector = {
+export const repeatedDrift: PatternDetector = {
   id: 'repeated-drift',
   description: 'custodiet found the same kind of drift at least 3 times, in 2 or more sessions',
   detect({ agg, rules, today }) {

@@ -1,9 +1,9 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { coveredBy, draft } from './types'
 import { PATTERNS } from '../patterns'
 
 /** The same risky pattern flagged again and again with no guardrail firing for it. */
-export const repeatedUnguarded: Detector = {
+export const repeatedUnguarded: PatternDetector = {
   id: 'repeated-unguarded',
   description: 'an action pattern flagged repeatedly, in several sessions, without any guardrail firing',
   detect({ agg, rules, today }) {

@@ -1,8 +1,8 @@
-import type { Detector } from './types'
+import type { PatternDetector } from './types'
 import { draft } from './types'
 
 /** Blocks followed by the same effect through another tool: close the side door explicitly. */
-export const routeAround: Detector = {
+export const routeAround: PatternDetector = {
   id: 'route-around',
   description: 'a block followed by the same effect through another tool or command, at least twice',
   detect({ agg, today }) {

@@ -34,7 +34,7 @@ export interface DetectInput {
   today: string
 }
 
-export interface Detector {
+export interface PatternDetector {
   id: string
   description: string
   detect(input: DetectInput): Candidate[]

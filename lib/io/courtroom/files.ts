@@ -7,7 +7,7 @@
 
 import path from 'node:path'
 import { fileOf } from '../registry'
-import type { Paths } from '../state'
+import type { Paths } from '../registry'
 
 /** The one file preflight-check looks for (an existsSync) on every call. Absent unless on probation. */
 export const probationFile = (paths: Paths): string => paths.probation

@@ -2,7 +2,7 @@
 // the store: preflight-check imports this, and must load nothing else of the courtroom.
 
 import type { Probation, ProbationFile } from '../../core/courtroom/probation'
-import type { Paths } from '../state'
+import type { Paths } from '../registry'
 import { readState, removeState, updateState } from '../store'
 
 // ---- probation -------------------------------------------------------------------------------

@@ -5,12 +5,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Charge } from '../../core/courtroom/hearing'
-import { logError, readConfig, type Paths } from '../state'
+import { logError } from '../activity'
+import { readConfig } from '../config'
+import type { Paths } from '../registry'
 import { spawnDetached } from '../spawn'
 import { fileOf } from '../registry'
 import { readState, writeState } from '../store'
 
-export interface Finding {
+export interface HearingRequest {
   source: Charge['source']
   /** What kind of finding: a custodiet category (reactive, scope_expansion, drift, route_around…) or incident:<class>. */
   signal: string
@@ -25,7 +27,7 @@ export interface Finding {
 }
 
 /** Returns the docket id when a hearing was opened. */
-export function openHearing(paths: Paths, f: Finding): string | undefined {
+export function openHearing(paths: Paths, f: HearingRequest): string | undefined {
   try {
     // Absent with no ledger here (the usual case: never enabled) or written off: no hearing. Unreadable, or gone
     // while a ledger is here: the hearing process decides from the ledger and the key outside the project

@@ -4,6 +4,7 @@
 // carry. The spellings that get past the coarse screen are listed here as its stated limits (docs/residual-risk.md).
 import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/ratchet-self'
+import { EXECUTABLES } from '../../../lib/core/manifest'
 import { PROJECT, ctx, familyTable, patterns } from './table'
 
 const w = (tool: string, input: Record<string, unknown>) => ({ tool_name: tool, tool_input: input })
@@ -143,5 +144,18 @@ describe('ratchet-self: details', () => {
   it('a write through a link to the state folder is the state folder', () => {
     const linked = ctx({ fs: { realpath: (p) => (p === `${PROJECT}/notes.txt` ? `${PROJECT}/.ratchet/guardrails.json` : p), isDir: () => false, list: () => undefined, readText: () => undefined } })
     expect(patterns(w('Write', { file_path: `${PROJECT}/notes.txt`, content: '[]' }) as never, linked)).toContain('ratchet_state_edit')
+  })
+})
+
+describe("Ratchet's executables come from the manifest", () => {
+  const bins = EXECUTABLES.filter((e) => e.bin).map((e) => e.name)
+  it.each(bins)('a write to the launcher node_modules/.bin/%s is stopped', (name) => {
+    expect(patterns(w('Write', { file_path: `${PROJECT}/node_modules/.bin/${name}`, content: '#!/bin/sh\nexit 0' }), SANDBOXED)).toContain('ratchet_state_edit')
+  })
+  it.each(bins)('and a write beside it is quiet: node_modules/.bin/%s-helper', (name) => {
+    expect(patterns(w('Write', { file_path: `${PROJECT}/node_modules/.bin/${name}-helper`, content: '#!/bin/sh\nexit 0' }), SANDBOXED)).not.toContain('ratchet_state_edit')
+  })
+  it.each(EXECUTABLES.filter((e) => e.kind === 'hook').map((e) => e.name))('the hook %s run by hand is stopped', (name) => {
+    expect(patterns(`echo '{}' | ${name}`, SANDBOXED)).toContain('ratchet_state_edit')
   })
 })

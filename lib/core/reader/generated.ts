@@ -1,0 +1,81 @@
+// What a command's input and output hold when the line shows it: files written earlier in the line (`printf 'rm -rf
+// x' > s.sh && sh s.sh`), here-documents, literal text piped in, and `$(cat f)` standing for a file's text.
+
+import type { SimpleCommand } from '../shell'
+import type { LineState } from './types'
+import { normPath, programName, short } from './words'
+
+/** The file in `$(cat f)`, `$(< f)`, `` `cat f` `` or `<(cat f)`: code that is that file's text. */
+export function catOf(word: string): string | undefined {
+  const m = /^(?:\$\(|<\(|`)[ \t]*(?:cat[ \t]+|<[ \t]*)([\w./~+-]+)[ \t]*[)`]$/.exec(word)
+  return m?.[1]
+}
+
+/** The file a command's standard input comes from: `< file`, or `cat file |` (one literal file). */
+export function stdinFile(simple: SimpleCommand): string | undefined {
+  const r = simple.redirects.find((x) => x.op === '<' && x.target && !/[$`]/.test(x.target))
+  if (r) return r.target
+  const from = simple.pipedFrom
+  if (!from || programName(from.argv[0] ?? '') !== 'cat' || from.computed.some(Boolean)) return undefined
+  const files = from.argv.slice(1).filter((a) => !a.startsWith('-'))
+  return files.length === 1 && from.redirects.length === 0 ? files[0] : undefined
+}
+
+
+/** What a command's stdin holds when it is visible: a here-document or here-string, or a literal echo/printf piped in. */
+export function inputText(simple: SimpleCommand): string | undefined {
+  if (simple.stdin !== undefined) return simple.stdin
+  const from = simple.pipedFrom
+  if (!from || from.computed.slice(1).some(Boolean)) return undefined
+  const src = from.argv.length ? programName(from.argv[0]) : ''
+  if (src === 'echo') return from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
+  if (src === 'printf') return (from.argv[1] ?? '').replace(/\\n/g, '\n')
+  if ((src === 'cat' || src === '') && from.stdin !== undefined) return from.stdin
+  return undefined
+}
+
+/**
+ * Records what a command writes through its redirects (and `tee`): a literal echo/printf or here-document's text,
+ * else null (written, but not visibly). `printf 'rm -rf x' > s.sh && sh s.sh` then runs what we can read.
+ */
+export function recordGenerated(simple: SimpleCommand, st: LineState): void {
+  const targets = simple.redirects.filter((r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d*-?$/.test(r.target) && !r.target.startsWith('/dev/'))
+  const name = simple.argv.length ? programName(simple.argv[0]) : ''
+  const teeTargets = name === 'tee' ? simple.argv.slice(1).filter((a) => !a.startsWith('-')) : []
+  if (!targets.length && !teeTargets.length) return
+  let text: string | null = null
+  const literal = !simple.computed.slice(1).some(Boolean)
+  if (name === 'echo' && literal) text = simple.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
+  else if (name === 'printf' && literal && !(simple.argv[1] ?? '').includes('%')) text = (simple.argv[1] ?? '').replace(/\\n/g, '\n')
+  else if ((name === 'cat' || name === 'tee' || name === '') && simple.stdin !== undefined && !simple.argv.slice(1).some((a) => !a.startsWith('-') && name === 'cat')) text = simple.stdin
+  for (const r of targets) {
+    const key = normPath(r.target)
+    const before = st.generated.get(key)
+    st.generated.set(key, r.op.includes('>>') && before !== undefined ? (before === null || text === null ? null : `${before}\n${text}`) : text)
+  }
+  for (const t of teeTargets) st.generated.set(normPath(t), text)
+}
+
+/** A script written earlier in this line is run: reads its text as code, or reports it unreadable. True if it was one. */
+export function runGenerated(script: string, st: LineState, read: (text: string) => void): boolean {
+  const key = normPath(script)
+  if (!st.generated.has(key)) return false
+  const text = st.generated.get(key)
+  if (text == null) st.unreadable.add(`${short(script)} is written earlier in this command and then run; what it holds is not visible`)
+  else read(text)
+  return true
+}
+
+/**
+ * Code piped into a shell or interpreter: its text is not in the command, so the command is
+ * unreadable. When the source is a literal `echo`/`printf`, its text is read as well (the worst
+ * reading is both: what we can see, and that more may run).
+ */
+export function pipedCode(from: SimpleCommand, into: string, st: LineState, read: (text: string) => void): void {
+  const src = from.argv.length ? programName(from.argv[0]) : ''
+  st.unreadable.add(`code is piped into ${into}${src ? ` from ${src}` : ''}: what it runs is not visible in the command`)
+  if ((src === 'echo' || src === 'printf') && !from.computed.slice(1).some(Boolean)) {
+    const words = from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
+    read(src === 'printf' ? words[0]?.replace(/\\n/g, '\n') ?? '' : words.join(' '))
+  } else if (from.stdin !== undefined && (src === 'cat' || src === '')) read(from.stdin)
+}
