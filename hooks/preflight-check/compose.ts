@@ -27,7 +27,8 @@
 //  14. the floor's hold (outranks all): the floor changed since a human last saw it (session-start)
 //
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
-// a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
+// a minimum decision goes in `FLOORS`; a new kind of line for the agent is a field of `Note` (note.ts), set by a
+// stage and shown by renderNote. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { Deletion, Finding, FsFacts } from '../../lib/core/actions/types'
