@@ -4,29 +4,38 @@
 //   compose.ts (pure) decidePreToolUse(call, facts) → { decision, verdict, effects, record }
 //   apply.ts   (I/O)  applies the effects in one place, then main.ts logs `record`
 //
-// The precedence, top to bottom (each step may only make the outcome stricter, except a human's approval):
+// The precedence, in the order the code runs (each step may only make the outcome stricter, except a human's
+// approval and the user's own request). Steps 1–7 decide the verdict and fill in the agent's note (note.ts), a
+// value rendered once after step 7; steps 8–14 put messages around it.
 //   1. the rules stage (decide.ts): self-protection deny > catastrophic > first-use pause > strongest rule
-//   2. floors: findings that set a minimum (e.g. an unreadable command is never less than a check)
-//   3. a pause meets the queue: a human's approval of exactly this call lets it run once; a human's denial
+//   2. the user's request: a generic built-in check on exactly what the latest prompt asked for stays quiet
+//   3. floors: findings that set a minimum (e.g. an unreadable command is never less than a check)
+//   4. what cannot be undone (a namespace, a table, a mail, a refund) waits for a human, named
+//   5. the user's words that rule a change out are quoted in the note
+//   6. loss: deleting what nothing can bring back is a human's call, with the evidence of what would go
+//   7. evidence: what would leave names itself in the note, and a secret in it is a human's call
+//   8. custodiet's hold (levels 3–4) is read: it decides whether a human's approval may be used now
+//   9. a pause meets the queue: a human's approval of exactly this call lets it run once; a human's denial
 //      of it in this session is final (answered with the human's words, never queued again); otherwise it
 //      is queued once (deferred in headless runs so the run stops visibly)
-//   4. route-around: the same effect as a call just blocked, by another way, gets a note (and a custodiet
+//  10. route-around: the same effect as a call just blocked, by another way, gets a note (and a custodiet
 //      finding when it would run)
-//   5. custodiet's hold (levels 3–4): turns anything that would run, or an ask, into its ask/deny
-//   5b. the courtroom's probation after a guilty verdict: a reminder, a check/ask, or a pause of the
+//  11. custodiet's hold: turns anything that would run, or an ask, into its ask/deny
+//  12. the courtroom's probation after a guilty verdict: a reminder, a check/ask, or a pause of the
 //      offense's action class (lib/core/courtroom/probation.ts); it only ever tightens
-//   6. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
-//   0. (applied last, outranks all) the floor's hold: the floor changed since a human last saw it (session-start)
+//  13. delivered outcomes of earlier pauses ride on a decision the model reads (allow context, deny reason)
+//  14. the floor's hold (outranks all): the floor changed since a human last saw it (session-start)
 //
 // Extension points: new facts go in `PreflightFacts` (see `evidence`, `probation`); a fact that should set
-// a minimum decision goes in `floorsOf`. Keep this file free of fs, env and clock: `now` is a fact.
+// a minimum decision goes in `FLOORS`; a new kind of line for the agent is a field of `Note` (note.ts), set by a
+// stage and shown by renderNote. Keep this file free of fs, env and clock: `now` is a fact.
 
 import type { ClassifyContext, FileState, ToolCall } from '../../lib/core/classify'
 import type { Deletion, Finding, FsFacts } from '../../lib/core/actions/types'
 import { trimTrailingSlashes } from '../../lib/core/actions/util'
-import { lossIrrecoverable, lossSummary, withLoss, type LossFacts } from '../../lib/core/loss'
+import { lossIrrecoverable, lossSummary, type LossFacts } from '../../lib/core/loss'
 import type { Decision } from '../../lib/core/decision'
-import { evidenceClean, evidenceFloor, evidenceSummary, requestedByUser, withEvidence, type EvidenceFacts } from '../../lib/core/evidence'
+import { evidenceClean, evidenceFloor, evidenceLines, evidenceSummary, requestedByUser, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
 import { approvalCovers, outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
@@ -35,7 +44,8 @@ import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
 import { applyProbation, type Probation, type ProbationVerdict } from '../../lib/core/courtroom/probation'
 import { askedFor, requestedBy } from './request'
-import { decide, preflightNote, type PreflightResult, type Verdict } from './decide'
+import { checkAnswered as answered, decide, rendered, type PreflightResult, type Staged } from './decide'
+import { because, naming, proceedFor, type Verdict } from './note'
 
 /** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
 export const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
@@ -191,21 +201,16 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability, firstUse: facts.config.firstUse }
   const ctx = classifyContext(facts)
   // 1. the rules stage
-  let result = decide(call, ctx, facts.rules, opts)
-  // 1b. the user's request: a generic built-in check on exactly what the latest prompt asked for stays quiet.
-  //     The floors and the evidence below still apply (a secret leaving is a human's call, asked or not).
-  result = applyRequest(result, facts)
-  // 2. floors
-  result = applyFloors(result, facts)
-  // 2·. what cannot be undone (a namespace, a table, a mail, a refund) waits for a human, named
-  result = applyIrrevocable(result, facts)
-  // 2·. the user's words that rule a change out are quoted in the note
-  result = applyScopeWords(result)
-  // 2a. loss: deleting what nothing can bring back is a human's call, with the evidence of what would go
-  const loss = lossOf(result, facts)
-  result = applyLoss(result, facts, loss)
-  // 2b. the evidence: what would leave names itself in the note, and a secret in it is a human's call
-  result = applyEvidence(result, facts)
+  const ruled = decide(call, ctx, facts.rules, opts)
+  // 2. the user's request. The floors and the evidence below still apply (a secret leaving is a human's call, asked or not).
+  let staged: Staged = applyRequest(ruled, facts)
+  staged = applyFloors(staged, facts) // 3
+  staged = applyIrrevocable(staged, facts) // 4
+  staged = applyScopeWords(staged) // 5
+  const loss = lossOf(staged, facts)
+  staged = applyLoss(staged, facts, loss) // 6
+  staged = applyEvidence(staged, facts) // 7
+  const result = rendered(staged)
 
   const { action } = result
   const effects: Effect[] = []
@@ -213,15 +218,14 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   let verdict: FinalVerdict = result.verdict
   let pendingId: string | undefined
 
-  // 5 (looked at first, because it decides whether an approval may be used): custodiet's hold.
+  // 8. custodiet's hold, read first: it decides whether an approval may be used.
   const held = facts.hold ? holdDecision(facts.hold, READ_ONLY_TOOLS.has(call.tool_name)) : null
 
-  // 3. a pause meets the queue (an approval counts only if it covers the call as it is now: session, evidence)
+  // 9. a pause meets the queue (an approval counts only if it covers the call as it is now: session, evidence)
   if (result.verdict === 'pause') {
     const q = boundQueue(facts.queue, call.session_id, facts.evidence, now)
     if (q.approved && held) {
-      // Bug fixed: the approval used to be used up even when custodiet's hold then stopped the call.
-      // It is kept for when the hold is lifted.
+      // The hold stops the call, so the approval is not used up: it is kept for when the hold is lifted.
       pendingId = q.approved.id
       decision = held
       verdict = held.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
@@ -246,7 +250,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     }
   }
 
-  // 4. route-around
+  // 10. route-around
   const patterns = [...new Set(action.findings.map((f) => f.pattern))]
   // A human's approval of exactly this call is not routing around anything (the blocks it answers are cleared below).
   const around = verdict === 'approved_by_human' ? undefined : routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
@@ -261,13 +265,13 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     }
   }
 
-  // 5. custodiet's hold
+  // 11. custodiet's hold
   if (hold && (decision.kind === 'allow' || (decision.kind === 'ask' && hold.kind === 'deny'))) {
     decision = hold
     verdict = hold.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
   }
 
-  // 5b. probation
+  // 12. probation
   let onProbation: string[] = []
   if (facts.probation) {
     // What the call changes in the project, whatever the tool: a Bash `echo >` is restrained like a Write.
@@ -279,8 +283,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     if (p.counted.length || p.lifted.length) effects.push({ kind: 'probation', counted: p.counted, lifted: p.lifted })
   }
 
-  // 6. outcomes of earlier pauses, where the model reads them (not an ask's reason, which only the user
-  //    sees, nor a defer's). Bug fixed: they used to be marked delivered on an ask the model never saw.
+  // 13. outcomes of earlier pauses, where the model reads them (not an ask's reason, which only the user
+  //     sees, nor a defer's): only then are they marked delivered.
   const undelivered = facts.queue.undelivered.filter((e) => e.id !== pendingId)
   if (undelivered.length && (decision.kind === 'allow' || decision.kind === 'deny')) {
     decision = withNotes(decision, undelivered.map(outcomeNote).join('\n'))
@@ -311,7 +315,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   // A proceed-after-check is the same action again: it was counted when the check fired.
   if (verdict !== 'proceeded_after_check' && result.fired.length) effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
 
-  // 0. the floor's hold outranks everything, a human's approval included: the authority that approval was given
+  // 14. the floor's hold outranks everything, a human's approval included: the authority that approval was given
   //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
   if (facts.floorHold) {
     const h = facts.floorHold
@@ -370,7 +374,7 @@ export function routeAroundVerdict(blocked: string, attempt: string): { issue: s
 /** Generic built-ins: a request from the user answers their check. The project's own rules are not generic. */
 const GENERIC_CHECKS = new Set(['RG-PUBLIC', 'RG-IRREVERSIBLE', 'RG-SCOPE'])
 
-function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+function applyRequest(r: Staged, facts: PreflightFacts): Staged {
   if (r.verdict !== 'check' || r.builtin) return r
   if (!r.fired.every((f) => (f.decision !== 'check' && f.decision !== 'warn') || (GENERIC_CHECKS.has(f.id) && (f.rule as { origin?: string }).origin === 'built-in'))) return r
   if (r.fired.some((f) => STRENGTH[f.decision] > STRENGTH.check)) return r
@@ -379,22 +383,15 @@ function applyRequest(r: PreflightResult, facts: PreflightFacts): PreflightResul
   if (findings.length !== r.action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access').length) return r
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
   if (!requestedBy(prompt, findings, r.action.paths)) return r
-  return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
+  return { ...r, verdict: 'allow', requested: true }
 }
 
-const ASKED_CHECK = 'Check: Is this exactly what the user named (below)? Nothing brings it back.'
+const ASKED_CHECK = 'Is this exactly what the user named (below)? Nothing brings it back.'
 const VERB: Record<string, string> = { destroys: 'Destroys', sends: 'Sends', pays: 'Pays' }
 
 /** `Destroys: namespace prod and everything in it` — one line per thing that cannot be undone. */
 export function lostLines(findings: readonly Finding[]): string[] {
   return [...new Set(findings.filter((f) => f.lost).map((f) => `${VERB[f.lost!.kind]}: ${f.lost!.what}`))].slice(0, 8)
-}
-
-/** The note with these lines put before its Proceed line. */
-function beforeProceed(note: string, lines: string[]): string {
-  if (!lines.length || lines.every((l) => note.includes(l))) return note
-  const k = note.search(/^Proceed: /m)
-  return k < 0 ? `${note}\n${lines.join('\n')}` : `${note.slice(0, k)}${lines.join('\n')}\n${note.slice(k)}`
 }
 
 /**
@@ -404,40 +401,30 @@ function beforeProceed(note: string, lines: string[]): string {
  * check that names what goes; a local development resource the user asked to reset runs quietly. Every note says
  * what would be destroyed, sent or paid, never a bare "irreversible".
  */
-function applyIrrevocable(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+function applyIrrevocable(r: Staged, facts: PreflightFacts): Staged {
   if (r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
   const lost = r.action.findings.filter((f) => f.lost && !f.catastrophic)
   if (!lost.length) return r
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
   const unasked = lost.filter((f) => !askedFor(prompt, f.lost!))
   const lines = lostLines(lost)
-  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
-  const named = (d: PreflightResult['decision']) => ('reason' in d && d.reason ? { ...d, reason: beforeProceed(d.reason, lines) } : d.kind === 'allow' && d.context ? { ...d, context: beforeProceed(d.context, lines) } : d)
+  const current = strengthOf(r.verdict)
   const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
   if (unasked.length) {
-    if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, decision: named(r.decision) }
-    const why = "it cannot be undone, and the user's latest message did not ask for it by name"
-    const note = preflightNote(r.action, r.fired, r.classes, 'pause', { checkWindowMs: facts.config.checkWindowMs })
-      .replace(/^Trigger: /m, `Trigger: ${why} + `)
-      .replace(/^Check: .*$/m, 'Check: Tell the user exactly what would go (below) and let them decide; a retry will not run it.')
-    return { ...r, verdict: 'pause', requested: undefined, decision: { kind: 'deny', reason: beforeProceed(note, lines) } }
+    if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, note: naming(r.note, lines) }
+    const note = because(r.note, "it cannot be undone, and the user's latest message did not ask for it by name")
+    return { ...r, verdict: 'pause', requested: undefined, note: naming({ ...note, check: 'Tell the user exactly what would go (below) and let them decide; a retry will not run it.', proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs) }, lines) }
   }
   // Every one of them asked for. A local development resource with nothing else to weigh runs quietly.
   const others = r.action.findings.filter((f) => !f.lost && f.class !== 'local_change' && f.class !== 'secret_access' && !(f.pattern === 'unrequested_publish'))
   const generic = r.fired.every((f) => f.rule.source === 'built-in' && (f.decision === 'check' || f.decision === 'warn'))
   if (lost.every((f) => f.lost!.local) && !others.length && !unreadable && generic && !r.builtin && (r.verdict === 'check' || r.verdict === 'warn' || r.verdict === 'allow' || r.verdict === 'proceeded_after_check'))
-    return { ...r, verdict: 'allow', decision: { kind: 'allow' }, requested: true }
-  if (current && STRENGTH[current] >= STRENGTH.check) {
-    const d = named(r.decision)
-    return { ...r, decision: current === 'check' && 'reason' in d && d.reason ? { ...d, reason: d.reason.replace(/^Check: .*$/m, ASKED_CHECK) } : d }
-  }
+    return { ...r, verdict: 'allow', requested: true }
+  if (current && STRENGTH[current] >= STRENGTH.check) return { ...r, note: naming(r.verdict === 'check' ? { ...r.note, check: ASKED_CHECK } : r.note, lines) }
   // Asked for, but nothing stops it yet (a rule turned down, a request that answered the generic check): a check that names it.
-  const at = facts.session.checks[facts.fingerprint]
-  if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
-  const note = preflightNote(r.action, r.fired, r.classes, 'check', { checkWindowMs: facts.config.checkWindowMs })
-    .replace(/^Trigger: /m, "Trigger: it cannot be undone; the user's latest message asked for it + ")
-    .replace(/^Check: .*$/m, ASKED_CHECK)
-  return { ...r, verdict: 'check', requested: undefined, decision: { kind: 'deny', reason: beforeProceed(note, lines) } }
+  if (checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
+  const note = because(r.note, "it cannot be undone; the user's latest message asked for it")
+  return { ...r, verdict: 'check', requested: undefined, note: naming({ ...note, check: ASKED_CHECK, proceed: proceedFor('check', r.fired, facts.config.checkWindowMs) }, lines) }
 }
 
 const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_change'])
@@ -446,16 +433,16 @@ const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_c
  * A change the user's words rule out (after a question, against "don't touch X", outside the project) is the
  * scope check RG-SCOPE gives; its note quotes those words, so the agent can act on them (stop, or ask).
  */
-function applyScopeWords(r: PreflightResult): PreflightResult {
+function applyScopeWords(r: Staged): Staged {
   const lines = [...new Set(r.action.findings.filter((f) => SCOPE_WORDS.has(f.pattern)).map((f) => `Scope: ${f.detail}`))].slice(0, 3)
-  if (!lines.length || !('reason' in r.decision) || !r.decision.reason) return r
+  if (!lines.length || !stops(r.verdict)) return r
   const onlyScope = r.classes.every((c) => c === 'scope_beyond_request' || c === 'local_change' || c === 'secret_access')
-  const reason = beforeProceed(onlyScope ? r.decision.reason.replace(/^Check: .*$/m, "Check: The user's words below rule this out. Do what they asked; if this change is needed, ask them first.") : r.decision.reason, lines)
-  return { ...r, decision: { ...r.decision, reason } }
+  const note = onlyScope ? { ...r.note, check: "The user's words below rule this out. Do what they asked; if this change is needed, ask them first." } : r.note
+  return { ...r, note: naming(note, lines) }
 }
 
 /** What the call would lose for good, when it deletes something the classifier could not call recoverable. */
-function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefined {
+function lossOf(r: Staged, facts: PreflightFacts): LossFacts | undefined {
   if (!facts.loss || !r.action.deleted.length || r.builtin === 'catastrophic') return undefined
   const l = facts.loss(r.action.deleted, facts.session.created ?? {})
   return lossIrrecoverable(l) ? l : undefined
@@ -468,27 +455,21 @@ function lossOf(r: PreflightResult, facts: PreflightFacts): LossFacts | undefine
  * Except when the user's latest prompt plainly asked for it (the request stage answered the check, naming each
  * target): then it runs quietly — unless the command could not be read, whose worst reading is what is weighed.
  */
-function applyLoss(r: PreflightResult, facts: PreflightFacts, loss: LossFacts | undefined): PreflightResult {
+function applyLoss(r: Staged, facts: PreflightFacts, loss: LossFacts | undefined): Staged {
   if (!loss) return r
   // Denied for touching Ratchet's files: the note leads with the user's data it would destroy, which is what matters.
-  if (r.builtin === 'self-protection' && 'reason' in r.decision && r.decision.reason) {
-    const head = `[RATCHET] Denied: ${r.action.summary} would destroy ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back (below), and it would change Ratchet's own files too.`
-    return { ...r, decision: { ...r.decision, reason: withLoss(`${head}\n${r.decision.reason.replace(/^\[RATCHET\] Denied: /, 'Also: ')}`, loss) } }
-  }
+  if (r.builtin === 'self-protection') return { ...r, note: { ...r.note, loss } }
   const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
   if (r.requested && !unreadable) return r
-  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
-  if (current && STRENGTH[current] >= STRENGTH.pause) return 'reason' in r.decision && r.decision.reason ? { ...r, decision: { ...r.decision, reason: withLoss(r.decision.reason, loss) } } : r
-  const why = `it would lose ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back`
-  const base = preflightNote(r.action, r.fired, r.classes, 'pause', { checkWindowMs: facts.config.checkWindowMs })
-  // The unreadable floor's reason stays in the note: the agent can spell the command out.
-  const floorWhy = unreadable && 'reason' in r.decision && r.decision.reason ? /^Trigger: (.*)$/m.exec(r.decision.reason)?.[1] : undefined
-  const note = withLoss(base.replace(/^Trigger: .*$/m, (t) => (floorWhy ? `Trigger: ${why} + ${floorWhy}` : t.replace(/^Trigger: /, `Trigger: ${why} + `))), loss)
-  return { ...r, verdict: 'pause', requested: undefined, decision: { kind: 'deny', reason: note } }
+  const current = strengthOf(r.verdict)
+  if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, note: { ...r.note, loss } }
+  // The reasons earlier stages gave stay in the note (an unreadable command's: the agent can spell it out).
+  const note = because(r.note, `it would lose ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back`)
+  return { ...r, verdict: 'pause', requested: undefined, note: { ...note, loss, proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs) } }
 }
 
 /** Raises the rules stage's result to the minimum a finding demands. */
-function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+function applyFloors(r: Staged, facts: PreflightFacts): Staged {
   if (r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
   let floor: { decision: RuleDecision; why: string; pattern: string } | undefined
   for (const f of r.action.findings) {
@@ -500,26 +481,14 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
   // act on it. (Code from the network also says what the reader could not read: the pipe, the substitution.)
   const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
   if (details.length) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
-  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
+  const current = strengthOf(r.verdict)
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
     // A rule already stops it: the note still says what could not be read, so the agent can spell it out.
-    if (floor.pattern === 'unreadable' && 'reason' in r.decision && r.decision.reason) return { ...r, decision: { ...r.decision, reason: r.decision.reason.replace(/^Trigger: /m, `Trigger: ${floor.why} + `) } }
-    return r
+    return floor.pattern === 'unreadable' && stops(r.verdict) ? { ...r, note: because(r.note, floor.why) } : r
   }
-  const note = preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `)
-  switch (floor.decision) {
-    case 'warn':
-      return { ...r, verdict: 'warn', decision: { kind: 'allow', context: note } }
-    case 'check': {
-      const at = facts.session.checks[facts.fingerprint]
-      if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
-      return { ...r, verdict: 'check', decision: { kind: 'deny', reason: note } }
-    }
-    case 'ask':
-      return { ...r, verdict: 'ask', decision: { kind: 'ask', reason: note } }
-    default:
-      return { ...r, verdict: floor.decision, decision: { kind: 'deny', reason: note } }
-  }
+  const note = { ...because(r.note, floor.why), proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs) }
+  if (floor.decision === 'check' && checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
+  return { ...r, verdict: floor.decision, note }
 }
 
 /**
@@ -529,7 +498,7 @@ function applyFloors(r: PreflightResult, facts: PreflightFacts): PreflightResult
  * - otherwise the note, if there is one, gains the Evidence lines (commit count, files) and nothing else changes.
  * Self-protection and catastrophic denials stay as they are.
  */
-function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResult {
+function applyEvidence(r: Staged, facts: PreflightFacts): Staged {
   const e = facts.evidence
   if (!e || r.builtin === 'self-protection' || r.builtin === 'catastrophic') return r
   // The user asked for exactly this kind of leaving, and the evidence shows nothing private: the generic
@@ -543,22 +512,25 @@ function applyEvidence(r: PreflightResult, facts: PreflightFacts): PreflightResu
     r.action.findings.every((f) => (f.class === 'public_surface' || f.class === 'local_change') && !f.lost) &&
     requestedByUser(facts.session.prompts[facts.session.prompts.length - 1], e.kinds, e.unnamed)
   )
-    return { ...r, verdict: 'allow', decision: { kind: 'allow' } }
+    return { ...r, verdict: 'allow' }
   const floor = evidenceFloor(e)
-  const current: RuleDecision | undefined = r.verdict === 'allow' ? undefined : r.verdict === 'proceeded_after_check' ? 'check' : r.verdict
-  if (floor && (!current || STRENGTH[current] < STRENGTH[floor.decision])) {
-    const note = withEvidence(preflightNote(r.action, r.fired, r.classes, floor.decision, { checkWindowMs: facts.config.checkWindowMs }).replace(/^Trigger: /m, `Trigger: ${floor.why} + `), e)
-    if (floor.decision === 'check') {
-      const at = facts.session.checks[facts.fingerprint]
-      if (at !== undefined && facts.now - at <= facts.config.checkWindowMs && facts.now >= at) return { ...r, verdict: 'proceeded_after_check', decision: { kind: 'allow' } }
-      return { ...r, verdict: 'check', decision: { kind: 'deny', reason: note } }
-    }
-    return { ...r, verdict: 'pause', decision: { kind: 'deny', reason: note } }
-  }
-  if ('reason' in r.decision) return { ...r, decision: { ...r.decision, reason: withEvidence(r.decision.reason, e) } }
-  if (r.decision.kind === 'allow' && r.decision.context) return { ...r, decision: { ...r.decision, context: withEvidence(r.decision.context, e) } }
-  return r
+  const current = strengthOf(r.verdict)
+  if (!floor || (current && STRENGTH[current] >= STRENGTH[floor.decision])) return { ...r, note: { ...r.note, evidence: evidenceLines(e) } }
+  if (floor.decision === 'check' && checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
+  const note = { ...because(r.note, floor.why), proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs) }
+  return { ...r, verdict: floor.decision, note: { ...note, evidence: evidenceLines(e) } }
 }
+
+/** The decision a verdict stands for, as strong as a rule's (a retry after a check is still a check). */
+function strengthOf(v: Verdict): RuleDecision | undefined {
+  return v === 'allow' ? undefined : v === 'proceeded_after_check' ? 'check' : v
+}
+
+/** The verdict stops the call with the note (a warn's note rides on an allowed call). */
+const stops = (v: Verdict) => v === 'check' || v === 'ask' || v === 'pause' || v === 'deny'
+
+/** An identical call was checked within the window, so this retry answers the check. */
+const checkAnswered = (facts: PreflightFacts) => answered({ checks: facts.session.checks, fingerprint: facts.fingerprint, now: facts.now, checkWindowMs: facts.config.checkWindowMs })
 
 /**
  * The queue as it bears on this call now: an approval only if it covers the call (given in this session or for the

@@ -1377,22 +1377,18 @@ export function evidenceClean(e: EvidenceFacts | undefined): boolean {
   return !!e && e.status === 'clean' && !e.local && (e.files > 0 || e.commits > 0)
 }
 
-/** The evidence lines go into the PRE-FLIGHT note before its Proceed line, with what to do about them. */
-export function withEvidence(note: string, e: EvidenceFacts): string {
-  const extra = [...e.lines]
+/** The evidence lines of a PRE-FLIGHT note (hooks/preflight-check/note.ts), with what to do about them. */
+export function evidenceLines(e: EvidenceFacts): string[] {
+  const lines = [...e.lines]
   if (e.status === 'hazard' && e.hazards.every((h) => h.kind === 'destination'))
-    extra.push('Do: push only where the user asked (`git remote -v` shows where each remote goes); tell the user where this would go. A human decides on this call as it is.')
+    lines.push('Do: push only where the user asked (`git remote -v` shows where each remote goes); tell the user where this would go. A human decides on this call as it is.')
   else if (e.status === 'hazard')
-    extra.push(
+    lines.push(
       e.local
         ? 'Do: leave these out (stage the files you changed by name; add private files to .gitignore). If you retry the identical call it runs.'
         : 'Do: do not send these. If the request does not need them, leave them out (commit only the files you changed; add private files to .gitignore) and tell the user; a human decides on this call as it is.',
     )
-  if (!extra.length) return note
-  const lines = note.split('\n')
-  const at = lines.findIndex((l) => l.startsWith('Proceed:'))
-  if (at < 0) return [...lines, ...extra].join('\n')
-  return [...lines.slice(0, at), ...extra, ...lines.slice(at)].join('\n')
+  return lines
 }
 
 /** One line for the pause queue and the human: which files and why (no secret values). */

@@ -75,10 +75,3 @@ export function lossLines(l: LossFacts): string[] {
   if (l.items.length > MAX_LOSS_SHOWN) lines.push(`Evidence: …and ${l.items.length - MAX_LOSS_SHOWN} more (${l.more ? 'at least ' : ''}${l.files} files, ${humanBytes(l.bytes)} in all)`)
   return lines
 }
-
-/** The note with the loss lines put before its Proceed line. */
-export function withLoss(note: string, l: LossFacts): string {
-  const lines = lossLines(l)
-  const at = note.lastIndexOf('\nProceed:')
-  return at < 0 ? `${note}\n${lines.join('\n')}` : `${note.slice(0, at)}\n${lines.join('\n')}${note.slice(at)}`
-}

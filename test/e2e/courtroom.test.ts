@@ -103,9 +103,8 @@ describe('a hearing through the reviewer backends', () => {
 
   it('a juror that hangs abstains at the deadline, and the hearing ends', async () => {
     config({ deadlineSeconds: 2, jurors: { pragmatist: VOTE('GUILTY'), pattern_matcher: { kind: 'command', command: 'sleep 60' }, agent_advocate: VOTE('GUILTY') } })
-    const started = Date.now()
+    // The juror sleeps 60 s: a hearing that waited for it would outlive the test's timeout.
     const out = JSON.parse((await ratchet('courtroom', 'hear', '--offense', 'drift', '--summary', 'wandered', '--json')).stdout)
-    expect(Date.now() - started).toBeLessThan(30_000)
     expect(out.record).toMatchObject({ verdict: 'GUILTY', vote: '2-0', abstentions: 1 })
     expect(out.votes.find((v: { role: string }) => v.role === 'pattern_matcher')).toMatchObject({ vote: 'ABSTAIN', reason: expect.stringMatching(/timed out|deadline/) })
   })

@@ -194,9 +194,8 @@ describe('bounded in time', () => {
     const pidFile = path.join(bin, 'grandchild.pid')
     // A git that starts a grandchild and hangs: both must be gone after the deadline.
     fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nsleep 60 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 })
-    const started = Date.now()
+    // The fake git hangs for 60 s: gathering that waited for it would outlive the test's timeout.
     const gathered = await gatherEvidence(planEvidence('git add -A && git commit -m x && git push', dir), { limits: { budgetMs: 500 }, env: { PATH: `${bin}:${process.env.PATH}` } })
-    expect(Date.now() - started).toBeLessThan(10_000)
     const facts = assessEvidence(gathered)
     expect(facts.status).toBe('incomplete')
     expect(facts.lines.join('\n')).toContain('gathering did not finish within 500 ms')

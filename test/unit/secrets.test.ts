@@ -114,13 +114,10 @@ describe('secret masking', () => {
   it('is idempotent (masking masked text changes nothing)', () => {
     for (const [text] of MUST_MASK) expect(maskSecrets(maskSecrets(text))).toBe(maskSecrets(text))
   })
-  it('finishes quickly on adversarial input (no catastrophic backtracking)', () => {
+  // Its time on adversarial input is bounded by redos.test.ts, in a child process it can kill.
+  it('finishes on adversarial input (no catastrophic backtracking)', () => {
     const inputs = ['a'.repeat(50_000), 'password=' + 'x'.repeat(50_000), 'https://' + 'a:'.repeat(20_000), '-u ' + 'a:'.repeat(20_000), 'mysql ' + ' -x'.repeat(10_000), '-----BEGIN PRIVATE KEY-----' + 'A'.repeat(50_000)]
-    for (const s of inputs) {
-      const t = performance.now()
-      maskSecrets(s)
-      expect(performance.now() - t).toBeLessThan(2000) // a hang bound, not a benchmark
-    }
+    for (const s of inputs) expect(typeof maskSecrets(s)).toBe('string')
   })
 })
 
