@@ -98,7 +98,7 @@ export function protectedRemoval(ctx: ClassifyContext, abs: string): boolean {
 const DECIDING: Record<string, RegExp | true> = {
   pending: /^(approve|deny)$/,
   proposals: /^(approve|reject)$/,
-  custodiet: /^release$/,
+  custodiet: /^(release|gate)$/,
   courtroom: /^(enable|disable|revoke|rotate-key|clear|hear|calibrate)$/,
   guardrails: /^(add|remove|edit|enable|disable|set)$/,
   cases: /^submit$/,
