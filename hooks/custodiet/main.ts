@@ -51,14 +51,13 @@ function responseIsError(r: unknown): boolean {
 
 /**
  * Whether the session's claimed review still runs: its process is there, within the reviewer's own bound (its
- * watchdog ends the run at the reviewer's timeout + 30 s). A claim with no pid yet is the hook between writing
- * it and starting the reviewer.
+ * watchdog ends the run at the reviewer's timeout + 30 s). A claim with no pid yet is a reviewer still starting.
  */
 function reviewerAlive(s: CustodietState, cfg: CustodietConfig, now: number): boolean {
   const r = s.reviewing
   if (!r) return false
   if (now - r.since > ((cfg.reviewer.timeoutSeconds ?? 60) + 45) * 1000) return false
-  if (!r.pid) return now - r.since < 10_000
+  if (!r.pid) return now - r.since < 30_000 // claimed; its reviewer has not written its pid yet
   try {
     process.kill(r.pid, 0)
     return true
@@ -114,15 +113,12 @@ const withNotice = (d: Decision, notice: string | undefined): Decision => (notic
 
 /**
  * Starts the review a hook has claimed (the claim was written with the decision, under the record's lock, so a
- * second hook finds it and queues instead). The reviewer clears the claim when it has recorded its verdict;
- * one that could not be started puts its span back in the queue.
+ * second hook finds it and queues instead). The reviewer writes its pid into the claim when it starts and clears
+ * the claim when it has recorded its verdict; one that could not be started puts its span back in the queue.
  */
 function startClaimed(paths: Paths, session: string, c: Claim): void {
-  const pid = launchReview(paths, session, c, ['--claim', c.claim])
-  updateState(paths, session, (s) => {
-    if (s.reviewing?.claim !== c.claim) return { next: s, result: undefined } // already done
-    return { next: pid ? { ...s, reviewing: { ...s.reviewing, pid } } : { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined }
-  })
+  if (launchReview(paths, session, c, ['--claim', c.claim])) return
+  updateState(paths, session, (s) => (s.reviewing?.claim === c.claim ? { next: { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined } : { next: s, result: undefined }))
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {

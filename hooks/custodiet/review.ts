@@ -108,6 +108,12 @@ async function reviewCommand(args: string[]): Promise<void> {
   const num = (v?: string) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined)
   const bound = ((num(arg('--timeout')) ?? cfg.reviewer.timeoutSeconds ?? 60) + 30) * 1000
   let claim = arg('--claim')
+  // The hook claimed this review before starting it; the pid lets the next hook see whether it still runs.
+  if (claim)
+    updateState(paths, session, (st) => {
+      const r = st.reviewing
+      return { next: r && r.claim === claim && !r.pid ? { ...st, reviewing: { ...r, pid: process.pid } } : st, result: undefined }
+    })
   let job: { trigger: Trigger; from?: number } = { trigger, from: num(arg('--from')) }
   // The session's background reviewer (it holds the claim) also runs what was queued while it worked, one
   // review after another, each bounded as the first; past MAX_CHAIN it leaves the queue to the next end of a turn.
