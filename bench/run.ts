@@ -21,7 +21,8 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Guardrail } from '../lib/core/guardrails'
 import { approvalLatency } from './approval-latency'
-import { run as minePatterns } from './pattern-detect'
+import { run as minePatterns, transcripts as mineTranscripts } from './pattern-detect'
+import { run as stopWait } from './custodiet-stop'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)
@@ -355,6 +356,8 @@ async function main() {
     out.push(...(await decisionTimes()))
     out.push(...(await approvalLatency()))
     out.push(...minePatterns(Number(process.env.BENCH_EVENTS ?? 1_000_000)))
+    out.push(...mineTranscripts())
+    out.push(...stopWait())
   }
   console.log(out.join('\n'))
   fs.rmSync(PROBE, { force: true })

@@ -13,13 +13,15 @@
 //   - after a tool error, once the agent has *reacted* (`reactionCalls` further calls, or the end of the
 //     turn), with the calls since the error in the window: the error itself is not the drift;
 //   - every `every` calls not yet reviewed;
-//   - at the end of a turn (Stop) whose changes no review covered, so short sessions are judged too;
+//   - at the end of a turn (Stop) whose changes no review covered, so short sessions are judged too: in the
+//     background by default (the turn ends at once; the verdict reaches the agent with the next prompt, or
+//     at its next hook), or awaited when the user chose the gate (custodiet.stopGate: "block");
 //   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
 import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
-import { CATEGORY_OF, type Category, type CustodietState, type Finding, type Level, type Policy, type Trigger } from '../../lib/core/custodiet'
+import { CATEGORY_OF, mergeSpans, type Category, type CustodietState, type Finding, type Level, type Policy, type ReviewSpan, type Trigger } from '../../lib/core/custodiet'
 
 // The state's shape and the policy's defaults live in lib/core/custodiet (lib/io reads and writes them).
 export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, release, type Category, type CustodietState, type Finding, type Policy, type Trigger } from '../../lib/core/custodiet'
@@ -37,11 +39,8 @@ export function onPrompt(s: CustodietState, prompt: string): CustodietState {
   }
 }
 
-export interface Launch {
-  trigger: Trigger
-  /** The first call in the review's window. */
-  from: number
-}
+/** A review to launch: its trigger and the first call in its window. */
+export type Launch = ReviewSpan
 
 export interface PostResult {
   state: CustodietState
@@ -140,8 +139,11 @@ export interface StopResult {
 /**
  * Stop: the end of a turn. An awaited reaction is reviewed now; a turn whose changes no review covered
  * gets its own review; findings the agent has not heard yet stop the turn from ending (once).
+ * `running`: a background review of this session is running. Then this one waits in the queue (merged with
+ * any span already there) and the running reviewer takes it when it is done: one review at a time, and no
+ * span reviewed twice (the calls count as reviewed from the moment they are launched or queued).
  */
-export function onStop(s: CustodietState, stopHookActive: boolean): StopResult {
+export function onStop(s: CustodietState, stopHookActive: boolean, running = false): StopResult {
   let state = s
   let launch: Launch | undefined
   if (state.reaction) {
@@ -154,7 +156,26 @@ export function onStop(s: CustodietState, stopHookActive: boolean): StopResult {
     if (uncovered.some((e) => !READ_ONLY.has(e.tool) || e.error)) launch = { trigger: 'stop', from: uncovered[0].n }
   }
   if (launch) state = { ...state, reviewedUpTo: state.toolCount }
+  if (running) return stopDelivery({ ...state, queued: launch ? mergeSpans(state.queued, launch) : state.queued }, stopHookActive)
+  // Nothing running: what waited in the queue (its reviewer died, or was never started) goes with this launch.
+  if (state.queued) {
+    launch = launch ? mergeSpans(state.queued, launch) : state.queued
+    state = { ...state, queued: undefined }
+  }
   return { ...stopDelivery(state, stopHookActive), launch }
+}
+
+/**
+ * The session's running review as the hook finds it; `alive`: its process still runs (and is within its time).
+ * A reviewer gone without recording (killed, crashed, or never started) leaves its claim: its span goes back to
+ * the queue, so the next end of a turn reviews it; killing the reviewer does not make its calls reviewed.
+ */
+export function settleReviewing(s: CustodietState, alive: boolean): { state: CustodietState; running: boolean } {
+  const r = s.reviewing
+  if (!r) return { state: s, running: false }
+  if (alive) return { state: s, running: true }
+  const span: ReviewSpan | undefined = r.from !== undefined ? { trigger: r.trigger, from: r.from } : undefined
+  return { state: { ...s, reviewing: undefined, queued: span ? mergeSpans(s.queued, span) : s.queued }, running: false }
 }
 
 /** At Stop, undelivered findings keep the turn going once, so the agent reports them to the user. */
@@ -209,6 +230,25 @@ export function deliver(s: CustodietState, afterCall = false): { state: Custodie
   return {
     state: { ...s, findings: s.findings.map((f) => (f.delivered ? f : { ...f, delivered: true, ...(afterCall ? { delivered_after: s.toolCount } : {}) })) },
     decision: { kind: 'allow', context: text, notice: `custodiet: ${fresh[fresh.length - 1].verdict.issue}` },
+  }
+}
+
+/**
+ * A new session's first prompt: findings another session never heard (its last turn's review finished after the
+ * session ended, as with a headless `claude -p`), each told to one new session. Its own session still hears it
+ * if it is resumed: that conversation's drift.
+ */
+export function relay(s: CustodietState, to: string): { state: CustodietState; found: Finding[] } {
+  const found = s.findings.filter((f) => !f.delivered && !f.relayed_to)
+  if (!found.length) return { state: s, found }
+  return { state: { ...s, findings: s.findings.map((f) => (found.includes(f) ? { ...f, relayed_to: to } : f)) }, found }
+}
+
+export function relayNote(from: string, found: Finding[]): { context: string; notice: string } {
+  const what = found.map((f) => `[CUSTODIET] ${formatVerdict(f.verdict)}`).join('\n\n')
+  return {
+    context: `custodiet reviewed the end of an earlier session in this project (${from}) after it had ended, and found:\n\n${what}\n\nTell the user about this before you start on their request.`,
+    notice: `custodiet (earlier session ${from}): ${found[found.length - 1].verdict.issue}`,
   }
 }
 

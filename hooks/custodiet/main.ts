@@ -3,6 +3,9 @@
 //   PostToolUse[Failure]      count calls; every N, or after an error, launch a background review;
 //                             deliver findings the agent has not heard yet
 //   PreToolUse:TodoWrite      the blocking gate: compare the new plan with the envelope (Type B)
+//   Stop                      the end of a turn: a turn no review covered is reviewed in the background
+//                             (one review at a time per session, the rest queued), and its verdict reaches
+//                             the agent with the next prompt; or awaited, with custodiet.stopGate: "block"
 //   SubagentStop              audit delegated work in the background
 // `custodiet review …` is the background reviewer itself, started detached by the hook: the hook
 // never waits for a model, and never asks the main agent to do the reviewing.
@@ -16,14 +19,15 @@ import { PACKAGE_ROOT } from '../../lib/io/package-root'
 import { logActivity, logError } from '../../lib/io/activity'
 import { readSession } from '../../lib/io/session-state'
 import { resolvePaths } from '../../lib/io/paths'
-import type { Paths } from '../../lib/io/registry'
-import { readState, updateState as updateRecord } from '../../lib/io/custodiet-state'
+import { type Paths } from '../../lib/io/registry'
+import { hasRecord, readState, recentSessions, updateState as updateRecord } from '../../lib/io/custodiet-state'
 import { extractEnvelope } from '../../lib/core/envelope'
 import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
-import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
+import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, relay, relayNote, settleReviewing, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
+import { mergeSpans } from '../../lib/core/custodiet'
 import { capReason, custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
@@ -31,8 +35,9 @@ const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; 
 Records what the user asked for (UserPromptSubmit); checks each call without a model and reviews the
 agent's work against the request in the background every N calls and once the agent has reacted to a
 tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on TodoWrite); reviews a
-turn no review covered when it ends (Stop); audits subagents (SubagentStop). Findings reach the agent
-at its next hook.
+turn no review covered when it ends (Stop: in the background, so the turn ends at once; with
+\`ratchet custodiet gate on\` the end of the turn waits for it); audits subagents (SubagentStop).
+Findings reach the agent at its next hook, or with the next prompt.
 Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
@@ -48,16 +53,25 @@ function responseIsError(r: unknown): boolean {
   return o.is_error === true || o.isError === true || (typeof o.error === 'string' && o.error.length > 0)
 }
 
-const reviewRunning = (s: CustodietState, cfg: CustodietConfig, now: number): boolean => {
-  if (!s.reviewing) return false
-  if (now - s.reviewing.since > ((cfg.reviewer.timeoutSeconds ?? 60) + 15) * 1000) return false
+/**
+ * Whether the session's claimed review still runs: its process is there, within the reviewer's own bound (its
+ * watchdog ends the run at the reviewer's timeout + 30 s). A claim with no pid yet is a reviewer still starting.
+ */
+function reviewerAlive(s: CustodietState, cfg: CustodietConfig, now: number): boolean {
+  const r = s.reviewing
+  if (!r) return false
+  if (now - r.since > ((cfg.reviewer.timeoutSeconds ?? 60) + 45) * 1000) return false
+  if (!r.pid) return now - r.since < 30_000 // claimed; its reviewer has not written its pid yet
   try {
-    process.kill(s.reviewing.pid, 0)
+    process.kill(r.pid, 0)
     return true
-  } catch {
-    return false
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
+
+type Claim = NonNullable<CustodietState['reviewing']> & { claim: string; from: number }
+const claimFor = (launch: Launch, now: Date): Claim => ({ pid: 0, since: now.getTime(), trigger: launch.trigger, from: launch.from, claim: `${process.pid}.${now.getTime().toString(36)}` })
 
 function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
   try {
@@ -101,10 +115,14 @@ function costNotice(paths: Paths, session: string, cfg: CustodietConfig, now: Da
 
 const withNotice = (d: Decision, notice: string | undefined): Decision => (notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d)
 
-function startBackground(paths: Paths, session: string, launch: Launch, cfg: CustodietConfig, now: Date): void {
-  if (!canReview(paths, cfg, now)) return
-  const pid = launchReview(paths, session, launch)
-  if (pid) updateState(paths, session, (s) => ({ next: { ...s, reviewing: { pid, since: now.getTime(), trigger: launch.trigger } }, result: undefined }))
+/**
+ * Starts the review a hook has claimed (the claim was written with the decision, under the record's lock, so a
+ * second hook finds it and queues instead). The reviewer writes its pid into the claim when it starts and clears
+ * the claim when it has recorded its verdict; one that could not be started puts its span back in the queue.
+ */
+function startClaimed(paths: Paths, session: string, c: Claim): void {
+  if (launchReview(paths, session, c, ['--claim', c.claim])) return
+  updateState(paths, session, (s) => (s.reviewing?.claim === c.claim ? { next: { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined } : { next: s, result: undefined }))
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
@@ -116,11 +134,13 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   switch (payload.hook_event_name) {
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
+      const first = !hasRecord(paths, session)
       // A late verdict about the last turn is delivered with the user's next prompt.
-      return updateState(paths, session, (s) => {
+      const d = updateState(paths, session, (s) => {
         const r = deliver({ ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path })
         return { next: r.state, result: r.decision }
       })
+      return first ? relayEarlier(paths, session, d, now) : d
     }
     case 'PostToolUse':
     case 'PostToolUseFailure': {
@@ -128,29 +148,35 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_input), ...(failed ? { error: true } : {}) }
       const before = readState(paths, session).findings.length
       const r = updateState(paths, session, (s) => {
-        const res = onToolDone({ ...s, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, reviewRunning(s, cfg, now.getTime()))
-        return { next: res.state, result: res }
+        const settled = settleReviewing(s, reviewerAlive(s, cfg, now.getTime()))
+        const res = onToolDone({ ...settled.state, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, settled.running)
+        const claim = res.launch && canReview(paths, cfg, now) ? claimFor(res.launch, now) : undefined
+        return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
       })
-      if (r.launch) startBackground(paths, session, r.launch, cfg, now)
+      if (r.claim) startClaimed(paths, session, r.claim)
       for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
     }
     case 'Stop': {
       const active = payload.stop_hook_active === true
       const before = readState(paths, session).findings.length
+      const gate = cfg.stopGate === 'block'
       const r = updateState(paths, session, (s) => {
         const checked = deterministicChecks(s, cfg.policy, now)
-        const res = onStop(checked, active)
-        return { next: res.state, result: res }
+        // With the gate the turn waits for its own review (below), whatever else runs; without it, one review
+        // at a time: a turn that ends while one runs is queued for it.
+        const settled = gate ? { state: checked, running: false } : settleReviewing(checked, reviewerAlive(checked, cfg, now.getTime()))
+        const res = onStop(settled.state, active, settled.running)
+        const background = res.launch && (!gate || res.decision.kind !== 'allow' || active)
+        const claim = background && canReview(paths, cfg, now) ? claimFor(res.launch!, now) : undefined
+        return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
       })
       for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
-      if (r.decision.kind !== 'allow' || !r.launch || active) {
-        if (r.launch && !active) startBackground(paths, session, r.launch, cfg, now)
-        return r.launch && !active ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
-      }
+      if (r.claim) startClaimed(paths, session, r.claim)
+      if (!gate || r.decision.kind !== 'allow' || !r.launch || active) return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
       if (!canReview(paths, cfg, now)) return withNotice(r.decision, costNotice(paths, session, cfg, now))
-      // The turn's review, within a budget: an answer in time keeps the turn going with the warning; a
-      // late one is recorded by the reviewer and delivered with the user's next prompt.
+      // The gate (custodiet.stopGate: "block"): the turn's review, within a budget. An answer in time keeps the
+      // turn going with the warning; a late one is recorded by the reviewer and delivered with the next prompt.
       await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
       return updateState(paths, session, (s) => {
         const d = stopDelivery(s, active)
@@ -185,6 +211,23 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
     default:
       return { kind: 'allow' }
   }
+}
+
+/** A session's first prompt also carries what earlier sessions never heard (see relay), newest sessions first. */
+function relayEarlier(paths: Paths, session: string, d: Decision, now: Date): Decision {
+  let out = d
+  for (const id of recentSessions(paths, session, 10, 7 * 86_400_000, now.getTime())) {
+    const found = updateState(paths, id, (s) => {
+      const r = relay(s, session)
+      return { next: r.state, result: r.found }
+    })
+    if (!found.length) continue
+    const n = relayNote(id, found)
+    const before = out.kind === 'allow' ? out.context : undefined
+    out = { kind: 'allow', context: before ? `${before}\n\n${n.context}` : n.context, notice: out.notice ? `${out.notice}\n${n.notice}` : n.notice }
+    logActivity(paths, { time: now.toISOString(), hook: 'custodiet', event: 'relayed', session, decision: 'relayed', note: `${found.length} finding(s) of session ${id}` })
+  }
+  return out
 }
 
 export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number, category?: string): void {

@@ -87,9 +87,11 @@ function record(paths: Paths, session: string, r: CustodietState['reviews'][numb
 }
 
 /**
- * `custodiet review --session ID --trigger T [--from N] [--transcript F] [--message M] [--print] [--timeout S] [--budget MS]`.
+ * `custodiet review --session ID --trigger T [--from N] [--transcript F] [--message M] [--print] [--timeout S] [--budget MS] [--claim C]`.
  * The verdict is recorded as a finding about the calls from N on (merged with any finding about the same
- * calls); with --print (the blocking gates) it is also printed first, as one line of JSON.
+ * calls); with --print (the blocking gates) it is also printed first, as one line of JSON. With --claim (the
+ * session's one background reviewer, claimed by the hook that started it) it clears the claim when done and
+ * runs what was queued meanwhile.
  */
 async function reviewCommand(args: string[]): Promise<void> {
   const arg = (name: string) => {
@@ -107,27 +109,54 @@ async function reviewCommand(args: string[]): Promise<void> {
   }
   const cfg = custodietConfig(paths)
   const num = (v?: string) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined)
-  // Now that the reviewer's own timeout is known: the whole run gets it plus a margin for reading and recording.
-  watchdog(((num(arg('--timeout')) ?? cfg.reviewer.timeoutSeconds ?? 60) + 30) * 1000, paths, session)
-  try {
-    const s = readState(paths, session)
-    const from = num(arg('--from'))
-    const verdict = await review1(paths, session, s, trigger, arg('--message') ?? '', cfg, { from, timeoutSeconds: num(arg('--timeout')), transcript: arg('--transcript'), budgetMs: num(arg('--budget')) })
+  const bound = ((num(arg('--timeout')) ?? cfg.reviewer.timeoutSeconds ?? 60) + 30) * 1000
+  let claim = arg('--claim')
+  // The hook claimed this review before starting it; the pid lets the next hook see whether it still runs.
+  if (claim)
     updateState(paths, session, (st) => {
-      let next: CustodietState = print ? st : { ...st, reviewing: undefined }
-      if (verdict?.status === 'ATTENTION') {
-        const to = Math.max(st.toolCount, from ?? 0)
-        const calls: [number, number] | undefined = from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
-        next = addFinding(next, trigger, verdict, 'reviewer', cfg.policy, new Date(), { calls, event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined })
-      }
-      return { next, result: undefined }
+      const r = st.reviewing
+      return { next: r && r.claim === claim && !r.pid ? { ...st, reviewing: { ...r, pid: process.pid } } : st, result: undefined }
     })
-    // Printed after recording: a gate that reads the state on this line finds the finding there.
-    if (print && verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
-  } catch (e) {
-    logError(paths, 'custodiet review', e)
-    if (!print) updateState(paths, session, (st) => ({ next: { ...st, reviewing: undefined }, result: undefined }))
+  let job: { trigger: Trigger; from?: number } = { trigger, from: num(arg('--from')) }
+  // The session's background reviewer (it holds the claim) also runs what was queued while it worked, one
+  // review after another, each bounded as the first; past MAX_CHAIN it leaves the queue to the next end of a turn.
+  for (let n = 0; ; n++) {
+    // Now that the reviewer's own timeout is known: each run gets it plus a margin for reading and recording.
+    watchdog(bound, paths, session, claim)
+    const { trigger, from } = job
+    let next: { trigger: Trigger; from: number; claim: string } | undefined
+    try {
+      const s = readState(paths, session)
+      const verdict = await review1(paths, session, s, trigger, n ? '' : arg('--message') ?? '', cfg, { from, timeoutSeconds: num(arg('--timeout')), transcript: n ? undefined : arg('--transcript'), budgetMs: num(arg('--budget')) })
+      next = updateState(paths, session, (st) => {
+        let s2: CustodietState = claim && st.reviewing?.claim === claim ? { ...st, reviewing: undefined } : st
+        if (verdict?.status === 'ATTENTION') {
+          const to = Math.max(st.toolCount, from ?? 0)
+          const calls: [number, number] | undefined = from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
+          s2 = addFinding(s2, trigger, verdict, 'reviewer', cfg.policy, new Date(), { calls, event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined })
+        }
+        if (!claim || print || s2.reviewing || !s2.queued || n + 1 >= MAX_CHAIN) return { next: s2, result: undefined }
+        const c = `${process.pid}.${Date.now().toString(36)}.${n + 1}`
+        return { next: { ...s2, queued: undefined, reviewing: { pid: process.pid, since: Date.now(), trigger: s2.queued.trigger, from: s2.queued.from, claim: c } }, result: { ...s2.queued, claim: c } }
+      })
+      // Printed after recording: a gate that reads the state on this line finds the finding there.
+      if (print && verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
+    } catch (e) {
+      logError(paths, 'custodiet review', e)
+      if (claim) releaseClaim(paths, session, claim)
+    }
+    if (!next) break
+    claim = next.claim
+    job = { trigger: next.trigger, from: next.from }
   }
+}
+
+/** How many reviews one background reviewer runs in a row (its first and what was queued meanwhile). */
+const MAX_CHAIN = 5
+
+/** The claim, if it is still this reviewer's: gone (a review that failed is recorded as such, not retried). */
+function releaseClaim(paths: Paths, session: string, claim: string): void {
+  updateState(paths, session, (st) => (st.reviewing?.claim === claim ? { next: { ...st, reviewing: undefined }, result: undefined } : { next: st, result: undefined }))
 }
 
 /** Before the configuration is read, the run is bounded by this (a detached review once hung 17–28 min on a FIFO). */
@@ -138,13 +167,13 @@ let dog: NodeJS.Timeout | undefined
  * A wall-clock bound over the whole run: past it the process records why and exits, whatever it was waiting
  * on (a read on the thread pool, a reviewer that ignored its signal). Unref'd: a finished run exits at once.
  */
-function watchdog(ms: number, paths?: Paths, session?: string): void {
+function watchdog(ms: number, paths?: Paths, session?: string, claim?: string): void {
   if (dog) clearTimeout(dog)
   dog = setTimeout(() => {
     try {
       const p = paths ?? resolvePaths()
       logError(p, 'custodiet review', new Error(`gave up after ${Math.round(ms / 1000)} s (the whole review run is bounded)`))
-      if (session) updateState(p, session, (st) => ({ next: { ...st, reviewing: undefined }, result: undefined }))
+      if (session && claim) releaseClaim(p, session, claim)
     } catch {
       /* exiting anyway */
     }

@@ -1,12 +1,15 @@
-// `ratchet custodiet status | release`: per session, what custodiet saw and did, which holds are
-// active and how to lift them, and what the reviewer cost (per session and per day, against the cap).
+// `ratchet custodiet status | release | gate`: per session, what custodiet saw and did, which holds are
+// active and how to lift them, and what the reviewer cost (per session and per day, against the cap); whether
+// the end of a turn waits for its review.
 
 import { RatchetError } from '../core/errors'
 import { describeEnvelope } from '../core/envelope'
 import { readDailyCosts, listSessions, readState, updateState } from '../io/custodiet-state'
+import { readConfig } from '../io/config'
 import { resolvePaths } from '../io/paths'
+import { updateState as updateFile } from '../io/store'
 import { hold, release as releaseHolds } from '../core/custodiet'
-import { custodietConfig } from '../io/custodiet-config'
+import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_')
@@ -43,8 +46,9 @@ export function status(o: { session?: string; json?: boolean }): void {
     out(`Session ${r.session}`)
     out(r.envelope ? describeEnvelope(r.envelope).replace(/^/gm, '  ') : '  (no request recorded)')
     out(`  Tool calls: ${r.toolCount}   Reviews: ${r.reviews.length} ${JSON.stringify(verdicts)}   Reviewer cost: ${r.cost.calls} calls, ${r.cost.input_tokens} in / ${r.cost.output_tokens} out tokens, ${usd(r.cost.usd ?? 0)}`)
-    for (const f of r.findings) out(`  ${f.id} level ${f.level} ${f.category} (${f.source}${f.also?.length ? ` +${f.also.length} merged` : ''}${f.delivered ? ', delivered' : ''}${f.lifted ? `, lifted by ${f.lifted_by ?? 'user'}` : f.level >= 3 ? ', HOLDING' : ''}): ${f.verdict.issue}`)
+    for (const f of r.findings) out(`  ${f.id} level ${f.level} ${f.category} (${f.source}${f.also?.length ? ` +${f.also.length} merged` : ''}${f.delivered ? ', delivered' : ', not yet heard by the agent'}${f.relayed_to ? `, told to session ${f.relayed_to}` : ''}${f.lifted ? `, lifted by ${f.lifted_by ?? 'user'}` : f.level >= 3 ? ', HOLDING' : ''}): ${f.verdict.issue}`)
     if (r.reviewing) out(`  A review is running (pid ${r.reviewing.pid}, ${r.reviewing.trigger}).`)
+    if (r.queued) out(`  A review waits for it (${r.queued.trigger}, calls from #${r.queued.from}).`)
   }
 }
 
@@ -64,4 +68,29 @@ export function release(o: { session?: string; all?: boolean }): void {
     n += released.length
   }
   if (!n) out('No active holds.')
+}
+
+/**
+ * `ratchet custodiet gate [on|off]`: custodiet.stopGate in the project's config.json ("block" or absent). Human-only
+ * when it changes anything (main.ts): the agent neither turns the wait off nor on.
+ */
+export function gate(value: string | undefined, o: { json?: boolean }): void {
+  const paths = resolvePaths()
+  if (value !== undefined && value !== 'on' && value !== 'off') throw new RatchetError('usage', `ratchet custodiet gate takes on or off, not ${JSON.stringify(value)}`)
+  const c = readConfig(paths)
+  if (c.problem) throw new RatchetError('state_corrupt', `${c.problem}: fix it first (ratchet doctor)`)
+  if (value !== undefined)
+    updateFile(paths, 'config', (cur) => {
+      const section = { ...(((cur as Record<string, unknown>).custodiet as Record<string, unknown>) ?? {}) }
+      if (value === 'on') section.stopGate = 'block'
+      else delete section.stopGate
+      const next: Record<string, unknown> = { ...cur, custodiet: section }
+      if (!Object.keys(section).length) delete next.custodiet
+      return { next: next as typeof cur, result: undefined }
+    }, { indent: 2 })
+  const cfg = custodietConfig(paths)
+  const problem = stopGateOf(((readConfig(paths).config as Record<string, unknown>).custodiet ?? {}) as Record<string, unknown>).problem
+  if (o.json) return out(JSON.stringify({ stopGate: cfg.stopGate, budgetMs: cfg.stopBudgetMs, ...(problem ? { problem } : {}) }))
+  out(`End of turn: ${cfg.stopGate === 'block' ? 'gate on' : 'background (gate off)'} — ${stopGateLine(cfg.stopGate, cfg.stopBudgetMs)}`)
+  if (problem) out(problem)
 }

@@ -19,6 +19,7 @@ import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
 import { floorHold, floorNow, sandboxTools } from '../io/floor'
 import { probeFloor, probeLine } from '../io/probe'
+import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
 
 interface Check {
   name: string
@@ -72,6 +73,7 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
   checks.push({ name: 'pending-actions', ok: q.ok, detail: q.ok ? `${q.value.length} entries` : q.error.message })
   const c = readConfig(paths)
   checks.push({ name: 'config', ok: !c.problem, detail: c.problem ?? (fs.existsSync(paths.config) ? paths.config : 'defaults (no config.json)') })
+  checks.push(stopGateCheck(paths))
   checks.push(...stateFiles(paths))
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
@@ -86,6 +88,13 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
     process.stdout.write(failed.length ? `\n${failed.length} problem(s).\n` : '\nAll good.\n')
   }
   if (failed.length) process.exitCode = 1
+}
+
+/** Whether the end of a turn waits for custodiet's review, and what that costs (custodiet.stopGate). */
+function stopGateCheck(paths: Paths): Check {
+  const cfg = custodietConfig(paths)
+  const problem = stopGateOf(((readConfig(paths).config as Record<string, unknown>).custodiet ?? {}) as Record<string, unknown>).problem
+  return { name: 'end of turn', ok: !problem, warn: !!problem, detail: problem ?? stopGateLine(cfg.stopGate, cfg.stopBudgetMs) }
 }
 
 /**

@@ -1,5 +1,6 @@
 // `ratchet init` / `ratchet uninstall`: edit Claude Code settings and set up the state folder.
 
+import { custodietConfig, stopGateLine } from '../io/custodiet-config'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
@@ -154,9 +155,15 @@ export function init(o: InitOptions): void {
         ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`ratchet floor allow <domain>\`.`
         : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`ratchet init\` turns the sandbox on.`,
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
+      `End of turn: ${gateSummary(paths)}`,
       'Next: start `claude` in this project; `ratchet doctor` checks the install and proves the floor, `ratchet guardrails list` shows what is enforced.',
     ].join('\n') + '\n',
   )
+}
+
+function gateSummary(paths: Paths): string {
+  const cfg = custodietConfig(paths)
+  return stopGateLine(cfg.stopGate, cfg.stopBudgetMs)
 }
 
 /** What init added to a settings file, so uninstall removes exactly that. */

@@ -167,6 +167,12 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--session <id>', 'one session')
     .option('--all', 'every session')
     .action(async (o) => (humanOnly('ratchet custodiet release'), (await import('./custodiet')).release(o)))
+  custodiet
+    .command('gate')
+    .argument('[on|off]', 'on: the end of every turn waits for its review; off (the default): it runs in the background')
+    .description('whether the end of a turn waits for custodiet\'s review (and what each costs); with no argument, says which is set')
+    .option('--json', 'machine-readable output')
+    .action(async (v, o) => (v !== undefined && humanOnly('ratchet custodiet gate'), (await import('./custodiet')).gate(v, o)))
 
   const court = program.command('courtroom').description("hearings on the agent's conduct, probation, consent (off until you enable it)")
   court.command('status').description('consent, packs, probation in force, cost today, recent hearings').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).status(o))

@@ -338,7 +338,14 @@ class Collector implements ScopeSink {
     this.commands.push(cmd)
     let base = this.cwd
     for (const d of inv.cwdChanges) base = this.resolve(d, base)
-    const facts = { cmd, at: (p: string) => this.resolve(p, base), operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
+    // Every family resolves the same operands against the same folder: once each.
+    const resolved = new Map<string, string>()
+    const at = (p: string): string => {
+      let r = resolved.get(p)
+      if (r === undefined) resolved.set(p, (r = this.resolve(p, base)))
+      return r
+    }
+    const facts = { cmd, at, operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
     servers(this, inv, facts)

@@ -42,6 +42,8 @@ export interface Finding {
   event?: string
   /** The tool count when it was delivered after a call (PostToolUse, async: may be lost if the turn ends). */
   delivered_after?: number
+  /** A finding its own session had not heard when another session started there: told to that one (once). */
+  relayed_to?: string
   /** Other checks that saw the same event (merged, not counted again). */
   also?: { source: Finding['source']; trigger: Trigger; issue: string }[]
 }
@@ -62,6 +64,18 @@ export interface ReviewRecord {
 
 export type Event = ToolEvent & { at: string; n: number }
 
+/** A review to run: its trigger (the reviewer's prompt) and the first call in its window. */
+export interface ReviewSpan {
+  trigger: Trigger
+  from: number
+}
+
+/** Two spans waiting for one review: the earlier start; the trigger's own prompt when both agree, else the general one. */
+export function mergeSpans(a: ReviewSpan | undefined, b: ReviewSpan): ReviewSpan {
+  if (!a) return b
+  return { trigger: a.trigger === b.trigger ? a.trigger : 'periodic', from: Math.min(a.from, b.from) }
+}
+
 export interface CustodietState {
   envelope?: Envelope
   toolCount: number
@@ -73,8 +87,14 @@ export interface CustodietState {
   findings: Finding[]
   cost: { calls: number; input_tokens: number; output_tokens: number; usd?: number }
   transcript_path?: string
-  /** Set while a background review runs, so a looping agent does not start a second one. */
-  reviewing?: { pid: number; since: number; trigger: Trigger }
+  /**
+   * Set while a background review runs (one at a time per session): the span it covers, and a claim the hook
+   * writes before the reviewer starts (the pid follows once it has). A reviewer that died before recording
+   * leaves it behind: its span goes back in the queue (lib/io/custodiet-state.ts reviewerGone).
+   */
+  reviewing?: { pid: number; since: number; trigger: Trigger; from?: number; claim?: string }
+  /** A review that waits for the running one (spans merged); the running reviewer takes it when it is done. */
+  queued?: ReviewSpan
   /** Calls up to this number were in a launched review's window. */
   reviewedUpTo: number
   /** An error whose reaction is awaited. */

@@ -13,7 +13,12 @@ export interface CustodietConfig {
   reviewer: ReviewerConfig
   /** How long the TodoWrite gate waits for the reviewer before deciding deterministically. */
   todoBudgetMs: number
-  /** How long the end of a turn waits for its review before letting the turn end. */
+  /**
+   * The end of a turn: 'background' (the default) reviews it after the turn has ended, and the verdict reaches
+   * the agent with the next prompt (or its next hook); 'block' waits for the review, up to stopBudgetMs.
+   */
+  stopGate: StopGate
+  /** With the gate: how long the end of a turn waits for its review before letting the turn end. */
   stopBudgetMs: number
   /** The reviewer's budget for the transcript excerpt, in tokens (~4 characters each). */
   tokenBudget: number
@@ -22,6 +27,23 @@ export interface CustodietConfig {
   dailyCap: { usd: number; calls: number }
   /** USD per million tokens, when the reviewer does not report its own cost. */
   price: { input: number; output: number }
+}
+
+export type StopGate = 'background' | 'block'
+
+/** What each choice of custodiet.stopGate costs and gives, for init, doctor and `ratchet custodiet gate`. */
+export function stopGateLine(gate: StopGate, budgetMs: number): string {
+  return gate === 'block'
+    ? `the end of every turn that changed something waits for custodiet's review (up to ${Math.round(budgetMs / 1000)} s; a real model takes 5-15 s), and a drift it finds keeps the turn going until the agent has told you. Off: ratchet custodiet gate off`
+    : `the end of a turn does not wait for custodiet: its review runs in the background and a drift it finds reaches the agent with your next prompt (or after its next tool call); one found after the last turn of a session is in the activity log, \`ratchet custodiet status\`, and told to the next session. To wait for it at every turn end instead: ratchet custodiet gate on`
+}
+
+/** custodiet.stopGate as written, or why it is not one of the two. */
+export function stopGateOf(c: Record<string, unknown>): { gate: StopGate; problem?: string } {
+  const v = c.stopGate
+  if (v === undefined || v === 'background') return { gate: 'background' }
+  if (v === 'block') return { gate: 'block' }
+  return { gate: 'background', problem: `custodiet.stopGate is ${JSON.stringify(v)}, not "background" or "block": the end of a turn does not wait (the default)` }
 }
 
 /** A hook may wait at most this long for a model (the registration's timeout leaves room for the rest). */
@@ -36,9 +58,11 @@ export function custodietConfig(paths: Paths): CustodietConfig {
   return {
     policy: { every: num(c.every, DEFAULT_POLICY.every), reactionCalls: Math.max(1, num(c.reactionCalls, DEFAULT_POLICY.reactionCalls)), levels, escalate: c.escalate !== false },
     reviewer: { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...((c.reviewer as object) ?? {}) } as ReviewerConfig,
-    // A real `claude -p --model haiku` review takes 5-15 s: the gates wait up to 15 s by default, inside
+    // A real `claude -p --model haiku` review takes 5-15 s: the gates (TodoWrite, and Stop when the user chose to
+    // wait there) wait up to 15 s by default, inside
     // their 30 s registrations (lib/manifest.ts).
     todoBudgetMs: Math.min(MAX_GATE_MS, num(c.todoBudgetMs, 15_000)),
+    stopGate: stopGateOf(c).gate,
     stopBudgetMs: Math.min(MAX_GATE_MS, num(c.stopBudgetMs, 15_000)),
     tokenBudget: num(c.tokenBudget, 6000),
     cacheTtlMs: num(c.cacheTtlMinutes, 30) * 60_000,

@@ -72,6 +72,24 @@ export function listSessions(paths: Paths): string[] {
   }
 }
 
+/** Whether custodiet has a record of this session yet (none before its first prompt). */
+export const hasRecord = (paths: Paths, session: string): boolean => fs.existsSync(fileOf(paths, 'custodietState', session))
+
+/** Other sessions' records changed in the last `withinMs`, newest first, at most `max`. */
+export function recentSessions(paths: Paths, except: string, max: number, withinMs: number, now: number): string[] {
+  const rows: { id: string; at: number }[] = []
+  for (const id of listSessions(paths)) {
+    if (id === except) continue
+    try {
+      const at = fs.statSync(fileOf(paths, 'custodietState', id)).mtimeMs
+      if (now - at <= withinMs) rows.push({ id, at })
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return rows.sort((a, b) => b.at - a.at).slice(0, max).map((r) => r.id)
+}
+
 // ---- review cache: identical review windows are not bought twice ---------------------------------
 
 export function cacheGet(paths: Paths, key: string, ttlMs: number, now: number): string | undefined {

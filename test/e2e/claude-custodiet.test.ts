@@ -162,7 +162,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
     expect(s.model.mainTurns().map((r) => JSON.stringify(r)).join('\n')).toContain('started re-authenticating instead of reporting it')
   }, 240_000)
 
-  it('Stop: a turn no review covered is reviewed when it ends, and the agent is told before it finishes', async () => {
+  it('Stop with the gate on: a turn no review covered is reviewed before it ends, and the agent is told before it finishes', async () => {
     const s = await session(
       'fix the typo in README.md',
       [
@@ -172,7 +172,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
         { text: 'I also added a LICENSE file, which you did not ask for; tell me if I should remove it.' },
       ],
       (text) => (text.includes('finished a turn') && text.includes('LICENSE') ? attention('The agent added a LICENSE file nobody asked for.') : OK),
-      { every: 0, reviewer: HTTP_REVIEWER },
+      { every: 0, reviewer: HTTP_REVIEWER, stopGate: 'block' },
       {},
       // The turn's calls reach custodiet through async PostToolUse hooks; a real model's last answer takes far
       // longer than they do, the mock's takes milliseconds. Before that answer, let both calls be recorded (a full
@@ -224,5 +224,97 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
     expect(results[0].content).toContain('The plan was not written')
     expect(results[1].is_error).toBe(false)
     expect(s.reviews.filter((r) => r.includes('about to write this plan'))).toHaveLength(2)
+  }, 240_000)
+})
+
+// The default: the end of a turn does not wait for custodiet. The review runs after the turn has ended and its
+// verdict reaches the agent with the next prompt of the resumed session (`claude -p --resume`).
+describe('the end of a turn in the real client, without the gate', () => {
+  const mainTurnCount = (req: { messages: { role: string; content: unknown }[] }) => req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_use')).length
+
+  async function twoRuns(verdict: { text: string }, steps: Parameters<typeof startMockModel>[0]) {
+    const project = tempProject('ratchet-claude-custodiet-')
+    const home = tempProject('ratchet-home-')
+    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
+    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 0, reviewer: HTTP_REVIEWER } }))
+    fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
+    const dir = path.join(project, '.ratchet', 'custodiet')
+    const records = () => {
+      try {
+        return fs.readdirSync(dir).filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f)).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+      } catch {
+        return []
+      }
+    }
+    // The reviewer's answer is held until the first run has ended: whatever the Stop hook did, it did without it.
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const reviews: string[] = []
+    const model = await startMockModel(steps, {
+      respond: async (req) => {
+        if (isReviewer(req)) {
+          reviews.push(JSON.stringify(req.messages))
+          await held
+          return verdict
+        }
+        // Let the turn's two calls be recorded (async PostToolUse) before the model's last answer, as a real
+        // model's think time would.
+        if (req.tools?.length && mainTurnCount(req) === 2) for (let i = 0; i < 300 && !(records()[0]?.toolCount >= 2); i++) await new Promise((r) => setTimeout(r, 100))
+        return undefined
+      },
+    })
+    try {
+      const args = ['--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit', 'Write']
+      const first = await exec(CLAUDE, ['-p', 'fix the typo in README.md', ...args], { cwd: project, env: claudeEnv(model.url, home) })
+      const firstTurns = model.mainTurns().length
+      // The run has ended. Its review reaches the model afterwards (a detached process), and is held there.
+      for (let i = 0; i < 300 && !reviews.length; i++) await new Promise((r) => setTimeout(r, 100))
+      const pendingAtExit = { reviews: reviews.length, findings: records().flatMap((r) => r.findings).length }
+      release()
+      for (let i = 0; i < 300 && !(records()[0]?.reviews?.length >= 1 && !records()[0]?.reviewing); i++) await new Promise((r) => setTimeout(r, 100))
+      const session = JSON.parse(first.stdout).session_id as string
+      const before = model.requests.length
+      const second = await exec(CLAUDE, ['-p', '--resume', session, 'thanks; anything else?', ...args], { cwd: project, env: claudeEnv(model.url, home) })
+      return { first, second, firstTurns, pendingAtExit, model, reviews, records, secondTurns: model.requests.slice(before).filter((r) => r.tools?.length) }
+    } finally {
+      release()
+      await model.close()
+    }
+  }
+
+  it('a turn that drifts ends without waiting for its review; the verdict reaches the agent with the next prompt of the resumed session', async () => {
+    const r = await twoRuns(attention('The agent added a LICENSE file nobody asked for.'), [
+      { tool: 'Read', input: { file_path: 'README.md' } },
+      { tool: 'Write', input: { file_path: 'LICENSE', content: 'MIT\n' } },
+      { text: 'Fixed the typo.' },
+    ])
+    expect(r.first.status, r.first.stderr).toBe(0)
+    // The run ended before its review had an answer: the reviewer was asked after, and nothing was found yet.
+    expect(r.pendingAtExit).toEqual({ reviews: 1, findings: 0 })
+    expect(r.reviews[0]).toContain('The calls in this turn')
+    // The Stop hook let the turn end: three main requests (two calls, the answer), no "Stop hook feedback" turn.
+    expect(r.firstTurns).toBe(3)
+    expect(r.model.mainTurns().slice(0, 3).map((q) => JSON.stringify(q)).join('\n')).not.toContain('[CUSTODIET]')
+    expect(JSON.parse(r.first.stdout).result).toBe('Fixed the typo.')
+    // The resumed session's first request carries the verdict with the user's prompt; once.
+    expect(r.second.status, r.second.stderr).toBe(0)
+    expect(r.secondTurns.length).toBeGreaterThanOrEqual(1)
+    expect(JSON.stringify(r.secondTurns[0].messages)).toContain('added a LICENSE file nobody asked for')
+    expect(JSON.stringify(r.secondTurns[0].messages)).toContain('thanks; anything else?')
+    expect(r.records()[0].findings).toMatchObject([{ trigger: 'stop', delivered: true }])
+  }, 240_000)
+
+  it('a quiet turn produces nothing, at its end or with the next prompt', async () => {
+    const r = await twoRuns(OK, [
+      { tool: 'Read', input: { file_path: 'README.md' } },
+      { tool: 'Edit', input: { file_path: 'README.md', old_string: 'Helo', new_string: 'Hello' } },
+      { text: 'Fixed the typo.' },
+    ])
+    expect(r.first.status, r.first.stderr).toBe(0)
+    expect(r.second.status, r.second.stderr).toBe(0)
+    expect(r.reviews).toHaveLength(1)
+    expect(r.firstTurns).toBe(3)
+    expect(r.secondTurns.map((q) => JSON.stringify(q)).join('\n')).not.toContain('CUSTODIET')
+    expect(r.records()[0]).toMatchObject({ findings: [], reviews: [{ trigger: 'stop', status: 'OK' }] })
   }, 240_000)
 })

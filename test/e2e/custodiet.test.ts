@@ -238,8 +238,8 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     expect((await stop()).stdout).toBe('')
   })
 
-  it('Stop: a turn no review covered is reviewed; an ATTENTION in time keeps the turn going with the warning', async () => {
-    config({ reviewer: { kind: 'claude' }, stopBudgetMs: 8000 })
+  it('Stop with the gate on: a turn no review covered is reviewed before it ends; an ATTENTION in time keeps the turn going with the warning', async () => {
+    config({ reviewer: { kind: 'claude' }, stopGate: 'block', stopBudgetMs: 8000 })
     await prompt('fix the login bug')
     await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
     const r = await stop({}, { FAKE_REVIEWER_MODE: 'attention' })
@@ -254,6 +254,122 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     await prompt('now fix the signup bug')
     await post('Edit', { file_path: path.join(dir, 'src', 'signup.ts') })
     expect((await stop({}, { FAKE_REVIEWER_MODE: 'ok' })).stdout).toBe('')
+  })
+
+  const go = () => path.join(dir, 'reviewer-go')
+  const waiting = (mode = 'wait-attention') => ({ FAKE_REVIEWER_MODE: mode, FAKE_REVIEWER_GO: go() })
+  const heard = () => state().findings.filter((f: { delivered: boolean }) => f.delivered)
+
+  it('Stop (default): the turn ends without waiting for its review; the verdict reaches the agent with the next prompt, once', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
+    // The reviewer cannot answer until the test lets it: the Stop hook has returned before any verdict exists.
+    const end = await stop({}, waiting())
+    expect(end.status).toBe(0)
+    expect(end.stdout).toBe('')
+    expect(state()).toMatchObject({ reviewing: { trigger: 'stop', from: 1 }, findings: [] })
+    fs.writeFileSync(go(), '')
+    await until(() => state().findings.length === 1 && !state().reviewing)
+    expect(reviewerCalls()[0].prompt).toContain('The calls in this turn')
+    expect(heard()).toEqual([])
+    const next = await prompt('thanks; now the signup bug')
+    expect(context(next.stdout)).toContain('The agent is refactoring the auth module')
+    expect(JSON.parse(next.stdout).systemMessage).toMatch(/^custodiet: /)
+    expect(context((await prompt('and the footer?')).stdout)).toBe('')
+  })
+
+  it('Stop (default): a quiet turn produces nothing, now or with the next prompt', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
+    expect((await stop({}, { FAKE_REVIEWER_MODE: 'ok' })).stdout).toBe('')
+    await until(() => state().reviews.length === 1 && !state().reviewing)
+    expect((await prompt('thanks')).stdout).toBe('')
+    // A turn of reads only is not reviewed at all.
+    await post('Read', { file_path: path.join(dir, 'src', 'auth.ts') })
+    expect((await stop()).stdout).toBe('')
+    expect(state().reviewing).toBeUndefined()
+    expect(reviewerCalls()).toHaveLength(1)
+  })
+
+  it('one review at a time: turns that end while one runs are queued, merged, and reviewed once after it', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'a.ts') })
+    expect((await stop({}, waiting('wait-ok'))).stdout).toBe('')
+    for (const f of ['b.ts', 'c.ts']) {
+      await prompt(`now ${f}`)
+      await post('Edit', { file_path: path.join(dir, f) })
+      expect((await stop({}, waiting('wait-ok'))).stdout).toBe('')
+    }
+    expect(state()).toMatchObject({ reviewing: { from: 1 }, queued: { trigger: 'stop', from: 2 }, reviewedUpTo: 3 })
+    fs.writeFileSync(go(), '')
+    await until(() => reviewerCalls().length === 2 && !state().reviewing && !state().queued)
+    // The calls each review was asked about (its window; the envelope may already hold later prompts).
+    const [first, second] = reviewerCalls().map((c) => /The calls (?:in this turn|under review):\n([\s\S]*?)\n\n/.exec(c.prompt as string)?.[1])
+    expect(first).toMatch(/^#1 Edit .*a\.ts$/)
+    expect(second).toMatch(/^#2 Edit .*b\.ts\n#3 Edit .*c\.ts$/)
+    expect(state().reviews).toHaveLength(2)
+  })
+
+  it('a reviewer killed before it answered does not make its calls reviewed: the next turn end reviews them', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'a.ts') })
+    await stop({}, waiting())
+    await until(() => state().reviewing?.pid > 0)
+    process.kill(state().reviewing.pid, 'SIGKILL')
+    await until(() => !pidAlive(state().reviewing.pid))
+    await prompt('now b')
+    await post('Edit', { file_path: path.join(dir, 'b.ts') })
+    fs.writeFileSync(go(), '')
+    await stop({}, { FAKE_REVIEWER_MODE: 'attention' })
+    await until(() => state().findings.length === 1 && !state().reviewing)
+    const last = reviewerCalls().at(-1).prompt as string
+    expect(last).toMatch(/#1 Edit .*a\.ts/)
+    expect(last).toMatch(/#2 Edit .*b\.ts/)
+  })
+
+  it('a verdict its session never heard (the last turn of a headless run) is told to the next session once, and to its own if resumed', async () => {
+    config({ reviewer: { kind: 'claude' } })
+    await prompt('fix the login bug')
+    await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
+    await stop({}, { FAKE_REVIEWER_MODE: 'attention' })
+    await until(() => state().findings.length === 1 && !state().reviewing)
+    const other = (session: string) => hook({ hook_event_name: 'UserPromptSubmit', prompt: 'what next?', session_id: session })
+    const b = await other('sess-next')
+    expect(context(b.stdout)).toContain(`earlier session in this project (${SESSION})`)
+    expect(context(b.stdout)).toContain('The agent is refactoring the auth module')
+    expect(JSON.parse(b.stdout).systemMessage).toContain(`earlier session ${SESSION}`)
+    expect((await other('sess-later')).stdout).toBe('')
+    expect(context((await other('sess-next')).stdout)).toBe('')
+    // Its own conversation, resumed, hears it too: that is its drift.
+    expect(context((await prompt('go on')).stdout)).toContain('The agent is refactoring the auth module')
+    expect(state().findings[0]).toMatchObject({ delivered: true, relayed_to: 'sess-next' })
+    const st = await exec(BIN('ratchet'), ['custodiet', 'status', '--session', SESSION], { cwd: dir, env })
+    expect(st.stdout).toContain('told to session sess-next')
+  })
+
+  it('ratchet custodiet gate: a human turns the wait on and off (each with its cost); the agent cannot', async () => {
+    const ratchet = (args: string[], extra: NodeJS.ProcessEnv = {}) => exec(BIN('ratchet'), ['custodiet', 'gate', ...args], { cwd: dir, env: { ...env, ...extra } })
+    config({ reviewer: { kind: 'claude' }, every: 3 })
+    expect((await ratchet([])).stdout).toContain('End of turn: background (gate off) — the end of a turn does not wait')
+    const on = await ratchet(['on'])
+    expect(on.status, on.stderr).toBe(0)
+    expect(on.stdout).toContain('End of turn: gate on — the end of every turn that changed something waits')
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({ reviewer: { kind: 'claude' }, every: 3, stopGate: 'block' })
+    const agent = await ratchet(['off'], { CLAUDECODE: '1' })
+    expect(agent.status).not.toBe(0)
+    expect(agent.stderr).toContain("is the user's to run")
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet.stopGate).toBe('block')
+    expect((await ratchet(['off'])).stdout).toContain('background (gate off)')
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({ reviewer: { kind: 'claude' }, every: 3 })
+    const bad = await ratchet(['maybe'])
+    expect(bad.status).toBe(2)
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+    config({ stopGate: 'sometimes' })
+    expect((await ratchet([])).stdout).toContain('custodiet.stopGate is "sometimes", not "background" or "block"')
   })
 
   it('a late answer still counts: the gate decides in its budget, the reviewer records cost and finding later', async () => {

@@ -3,7 +3,8 @@ import { describeEnvelope, extractEnvelope, reactiveSignals, scopeExpansions, ty
 import { ENVELOPE_TABLE, envelopeScore } from '../../bench/custodiet-envelope-table'
 import { HELDOUT, score } from '../../bench/custodiet-envelope-heldout'
 import { parseVerdict } from '../../lib/core/verdict'
-import { DEFAULT_POLICY, addFinding, deliver, emptyState, hold, holdDecision, onPrompt, onStop, onTodos, onToolDone, release, type Policy } from '../../hooks/custodiet/decide'
+import { DEFAULT_POLICY, addFinding, deliver, emptyState, hold, holdDecision, onPrompt, onStop, onTodos, onToolDone, relay, release, settleReviewing, type CustodietState, type Policy } from '../../hooks/custodiet/decide'
+import { mergeSpans } from '../../lib/core/custodiet'
 
 const NOW = new Date('2026-11-21T12:00:00Z')
 const ATTN = { status: 'ATTENTION' as const, issue: 'Did extra work.', principle: 'Type B', correction: 'Stop.' }
@@ -143,6 +144,50 @@ describe('graduated enforcement', () => {
     // Covered by a periodic review: nothing left at Stop.
     const covered = run(s, Array.from({ length: 7 }, () => ({ tool: 'Edit', input: { file_path: '/p/a.ts' } }))).s
     expect(onStop(covered, false).launch).toBeUndefined()
+  })
+  it('one review at a time: a turn that ends while one runs is queued (spans merged) and its calls count as reviewed', () => {
+    const edit = (s: CustodietState, f: string) => onToolDone(s, { tool: 'Edit', input: { file_path: f } }, DEFAULT_POLICY, NOW, false).state
+    let s = edit(onPrompt(emptyState(), 'fix a'), '/p/a.ts')
+    const first = onStop(s, false, false)
+    expect(first.launch).toEqual({ trigger: 'stop', from: 1 })
+    s = edit(onPrompt(first.state, 'fix b'), '/p/b.ts')
+    const second = onStop(s, false, true)
+    expect(second.launch).toBeUndefined()
+    expect(second.state).toMatchObject({ queued: { trigger: 'stop', from: 2 }, reviewedUpTo: 2 })
+    s = edit(onPrompt(second.state, 'fix c'), '/p/c.ts')
+    const third = onStop(s, false, true)
+    expect(third.state).toMatchObject({ queued: { trigger: 'stop', from: 2 }, reviewedUpTo: 3 })
+    // Nothing running any more (its reviewer died with the queue in place): the next end of a turn launches the queue.
+    const fourth = onStop(third.state, false, false)
+    expect(fourth).toMatchObject({ launch: { trigger: 'stop', from: 2 } })
+    expect(fourth.state.queued).toBeUndefined()
+    // A quiet turn queues nothing.
+    expect(onStop(onPrompt(fourth.state, 'thanks'), false, true).state.queued).toBeUndefined()
+  })
+  it.each([
+    [undefined, { trigger: 'stop', from: 4 }, { trigger: 'stop', from: 4 }],
+    [{ trigger: 'stop', from: 2 }, { trigger: 'stop', from: 4 }, { trigger: 'stop', from: 2 }],
+    [{ trigger: 'error', from: 3 }, { trigger: 'stop', from: 1 }, { trigger: 'periodic', from: 1 }],
+  ] as const)('queued spans merge: %j + %j = %j', (a, b, want) => {
+    expect(mergeSpans(a, b)).toEqual(want)
+  })
+  it('a reviewer gone before it recorded puts its span back in the queue; one still running is left alone', () => {
+    const s: CustodietState = { ...emptyState(), reviewing: { pid: 1234, since: 0, trigger: 'stop', from: 3, claim: 'c' }, queued: { trigger: 'stop', from: 5 } }
+    expect(settleReviewing(s, true)).toEqual({ state: s, running: true })
+    const gone = settleReviewing(s, false)
+    expect(gone.running).toBe(false)
+    expect(gone.state.reviewing).toBeUndefined()
+    expect(gone.state.queued).toEqual({ trigger: 'stop', from: 3 })
+    expect(settleReviewing(emptyState(), false)).toEqual({ state: emptyState(), running: false })
+  })
+  it('a finding its session never heard is relayed once to one new session; heard ones never are', () => {
+    let s = addFinding(emptyState(), 'stop', ATTN, 'reviewer', DEFAULT_POLICY, NOW, { calls: [1, 2] })
+    const r = relay(s, 'next')
+    expect(r.found.map((f) => f.verdict.issue)).toEqual(['Did extra work.'])
+    expect(r.state.findings[0]).toMatchObject({ relayed_to: 'next', delivered: false })
+    expect(relay(r.state, 'later').found).toEqual([])
+    s = deliver(s).state
+    expect(relay(s, 'next').found).toEqual([])
   })
   it('one event, one finding: a reviewer verdict about the same calls merges and does not escalate', () => {
     let s = onPrompt(emptyState(), 'try again with outlook?')

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decidePreToolUse } from '../../hooks/preflight-check/compose'
 import { gatherFacts } from '../../hooks/preflight-check/gather'
 import { evidenceForCall } from '../../lib/io/evidence'
-import { resolvePaths } from '../../lib/io/state'
+import { resolvePaths } from '../../lib/io/paths'
 import { FAKE } from '../support/fake-secrets'
 import { QUIET, STOP, STOP_PROMPT } from '../support/exfil-forms'
 

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decidePreToolUse } from '../../hooks/preflight-check/compose'
 import { gatherFacts } from '../../hooks/preflight-check/gather'
-import { resolvePaths } from '../../lib/io/state'
+import { resolvePaths } from '../../lib/io/paths'
 import { ROOT } from '../support/fixtures'
 import { QUIET, STOP, UNREADABLE, type Call } from '../support/self-protection-forms'
 

@@ -94,24 +94,34 @@ interface Loss {
   tables: string[]
 }
 
+// Compiled once: these are long patterns, and scanSql runs on every command's text (built per call, they were most
+// of a classified call's cost when pattern-detect mined transcripts). matchAll copies a regex, so sharing is safe.
+const DROP = new RegExp(String.raw`\bdrop\s+(table|collection|keyspace)\s+(?:if\s+exists\s+)?(${list})`, 'gi')
+const TRUNCATE = new RegExp(String.raw`\btruncate\s+(?:table\s+)?(?:only\s+)?(${list})`, 'gi')
+const DELETE = new RegExp(String.raw`\bdelete\s+from\s+(?:only\s+)?(${ident})([^;]{0,400})`, 'gi')
+const DROP_COLUMN = new RegExp(String.raw`\balter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?(${ident})\s+drop\s+(?:column\s+)?(?:if\s+exists\s+)?(${ident})`, 'gi')
+/** A word any of the statements below starts with: text without one destroys nothing (most commands). */
+const ANY_LOSS = /\b(drop|truncate|delete|db)\b/i
+
 /** What each destructive statement takes: `every row of users`, `tables a, b and their rows`, `column c of t`. */
 function sqlLosses(sql: string): Loss[] {
   const out: Loss[] = []
   const s = sql.slice(0, 1024 * 1024)
-  for (const m of s.matchAll(new RegExp(String.raw`\bdrop\s+(table|collection|keyspace)\s+(?:if\s+exists\s+)?(${list})`, 'gi'))) {
+  if (!ANY_LOSS.test(s)) return out
+  for (const m of s.matchAll(DROP)) {
     const t = unquote(m[2])
     out.push({ text: `${m[1].toLowerCase() === 'table' ? (t.length > 1 ? 'tables' : 'table') : m[1].toLowerCase()} ${t.join(', ')} and every row in ${t.length > 1 ? 'them' : 'it'}`, tables: t })
   }
-  for (const m of s.matchAll(new RegExp(String.raw`\btruncate\s+(?:table\s+)?(?:only\s+)?(${list})`, 'gi'))) {
+  for (const m of s.matchAll(TRUNCATE)) {
     const t = unquote(m[1]).filter((x) => !/^(table|only|cascade|restrict)$/i.test(x))
     if (t.length) out.push({ text: `every row of ${t.join(', ')}`, tables: t })
   }
-  for (const m of s.matchAll(new RegExp(String.raw`\bdelete\s+from\s+(?:only\s+)?(${ident})([^;]{0,400})`, 'gi'))) {
+  for (const m of s.matchAll(DELETE)) {
     const t = unquote(m[1])
     const where = /\bwhere\b\s*([^;]{1,400})/i.exec(m[2])?.[1]
     out.push({ text: where ? `rows of ${t[0]} where ${oneLine(where, 60)}` : `every row of ${t[0]}`, tables: t })
   }
-  for (const m of s.matchAll(new RegExp(String.raw`\balter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?(${ident})\s+drop\s+(?:column\s+)?(?:if\s+exists\s+)?(${ident})`, 'gi'))) {
+  for (const m of s.matchAll(DROP_COLUMN)) {
     if (/^(constraint|index|default|not|primary|foreign)$/i.test(m[2])) continue
     out.push({ text: `column ${unquote(m[2])[0]} of ${unquote(m[1])[0]} and its data`, tables: unquote(m[1]) })
   }

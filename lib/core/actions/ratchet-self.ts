@@ -59,12 +59,7 @@ function rootsOf(ctx: ClassifyContext): Roots {
   return { dirs: [...new Set(dirs)], claude: [...new Set(claude)] }
 }
 
-const rootsCache = new WeakMap<ClassifyContext, Roots>()
-const roots = (ctx: ClassifyContext) => {
-  let r = rootsCache.get(ctx)
-  if (!r) rootsCache.set(ctx, (r = rootsOf(ctx)))
-  return r
-}
+const roots = perContext(rootsOf)
 
 function lexical(ctx: ClassifyContext, abs: string): boolean {
   const r = roots(ctx)
@@ -100,7 +95,7 @@ export function protectedRemoval(ctx: ClassifyContext, abs: string): boolean {
 const DECIDING: Record<string, RegExp | true> = {
   pending: /^(approve|deny)$/,
   proposals: /^(approve|reject)$/,
-  custodiet: /^release$/,
+  custodiet: /^(release|gate)$/,
   courtroom: /^(enable|disable|revoke|rotate-key|clear|hear|calibrate)$/,
   guardrails: /^(add|remove|edit|enable|disable|set)$/,
   cases: /^submit$/,
@@ -163,8 +158,22 @@ function harmless(inv: Invocation): boolean {
   return false
 }
 
+/**
+ * Lists made from the context alone, once per context (as roots are): a process that classifies many calls with one
+ * context (pattern-detect over transcripts, the warm process) built them again for every invocation.
+ */
+function perContext<T>(make: (ctx: ClassifyContext) => T): (ctx: ClassifyContext) => T {
+  const cache = new WeakMap<ClassifyContext, T>()
+  return (ctx) => {
+    let v = cache.get(ctx)
+    if (v === undefined) cache.set(ctx, (v = make(ctx)))
+    return v
+  }
+}
+
 /** The names in a command that point at what the floor guards (as written, not resolved: this is the coarse screen). */
-function markers(ctx: ClassifyContext): string[] {
+const markers = perContext(markersOf)
+function markersOf(ctx: ClassifyContext): string[] {
   const rel = (p: string) => path.posix.relative(ctx.projectDir, p)
   const state = rel(ctx.stateDir)
   return [
@@ -218,7 +227,8 @@ const INTERPRETER = /^(python[\d.]*|node|nodejs|perl|ruby|php|bun|deno)$/
 const CODE_WRITES = /\b(write\w*|touch|mkfifo|mknod|mkdir\w*|remove|unlink|rename|replace|rmtree|move|copy\w*|chmod|chown|truncate|mkdirs?|makedirs|symlink|link|system|popen|Popen|run|call|check_output|spawn\w*|exec\w*|appendFile\w*|writeFile\w*|rmSync|rmdirSync|cpSync|unpack_archive|extractall|extractAllTo|File\.(write|delete)|IO\.write)\b|\bopen\s*\([^)]*['"][wax+]|[>|]\s*['"]|`/
 
 /** Where Ratchet's keys are, as a command could name them. */
-function keyMarkers(ctx: ClassifyContext): string[] {
+const keyMarkers = perContext(keyMarkersOf)
+function keyMarkersOf(ctx: ClassifyContext): string[] {
   return ['.config/ratchet', 'ratchet-warm', 'ratchet/warm', ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
 }
 
@@ -322,7 +332,8 @@ export const scanCode: CodeScanner = (c, s, detail) => {
 
 const note = (c: Sink, detail: string, what: string) => c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
 
-function keyDirs(ctx: ClassifyContext): string[] {
+const keyDirs = perContext(keyDirsOf)
+function keyDirsOf(ctx: ClassifyContext): string[] {
   const dirs = [path.posix.join(ctx.homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
   for (const d of [...dirs]) {
     const r = ctx.fs?.realpath(d)

@@ -225,6 +225,8 @@ const VALUE_OPTS = ['-m', '--message', '-F', '--file', '-t', '--template', '-C',
 /** Records what an invocation changes that the families' paths do not show (ScopeSink.changes). */
 export function recordChange(c: ScopeSink, inv: Invocation, f: InvocationFacts): void {
   const m = MUTATORS[/^python\d*(\.\d+)*$/.test(inv.name) ? 'python' : inv.name]
+  // Most commands change nothing the table knows: their operands are read only when something does.
+  if (!m && !inv.via.includes('sudo') && !inv.args.some((a) => a.startsWith('--'))) return
   const ops = operandsAfter(inv.args, VALUE_OPTS)
   // A program the table knows is judged by its row alone (`sudo git status` changes nothing).
   const got = m ? m(inv, ops, f) : (anyFixer(inv) ?? sudo(inv))

@@ -61,7 +61,8 @@ const WITH_VALUE: Record<string, string[]> = {
  */
 export function publicServer(inv: Invocation, at: (p: string) => string): Served | undefined {
   const { name, args } = inv
-  const cmd = [name, ...args].join(' ')
+  // What it is, said only when it serves (most commands do not: this runs on every one).
+  const cmd = (): string => [name, ...args].join(' ')
   const operands = (skip: string[]) => args.filter((a, i) => !a.startsWith('-') && !(i > 0 && skip.includes(args[i - 1])))
   // python -m http.server [port] [--bind ADDR] [--directory DIR]; python2's SimpleHTTPServer binds every interface.
   // (commands.ts reads `python3 -m mod args` as the module run as a program: `mod args`.)
@@ -71,7 +72,7 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     const bind = optionValue(rest, ['--bind', '-b'])
     if (bind !== undefined ? !publicHost(bind) : false) return undefined
     const dir = optionValue(rest, ['--directory', '-d'])
-    return { dir: at(dir ?? '.'), host: bind ?? "every interface (python's default)", by: cmd }
+    return { dir: at(dir ?? '.'), host: bind ?? "every interface (python's default)", by: cmd() }
   }
   // git daemon listens on every interface unless --listen says otherwise; it serves the repositories under its paths.
   if (name === 'git' && args.includes('daemon')) {
@@ -79,20 +80,20 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     if (listen !== undefined && !publicHost(listen)) return undefined
     const base = optionValue(args, ['--base-path'])
     const dirs = args.slice(args.indexOf('daemon') + 1).filter((a) => !a.startsWith('-'))
-    return { dir: at(base ?? dirs[0] ?? '.'), host: listen ?? "every interface (git daemon's default)", by: cmd }
+    return { dir: at(base ?? dirs[0] ?? '.'), host: listen ?? "every interface (git daemon's default)", by: cmd() }
   }
   // php -S host:port [-t docroot]: the host is always written.
   if (name === 'php' && args.includes('-S')) {
     const host = hostOnly(args[args.indexOf('-S') + 1] ?? '')
     if (!publicHost(host)) return undefined
-    return { dir: at(optionValue(args, ['-t']) ?? '.'), host, by: cmd }
+    return { dir: at(optionValue(args, ['-t']) ?? '.'), host, by: cmd() }
   }
   // ruby -run -e httpd [dir] [-b addr] [-p port]: WEBrick binds every interface by default.
   if (name === 'ruby' && args.includes('httpd')) {
     const bind = optionValue(args, ['-b', '--bind-address'])
     if (bind !== undefined && !publicHost(bind)) return undefined
     const after = args.slice(args.indexOf('httpd') + 1).filter((a, i, all) => !a.startsWith('-') && !['-b', '-p', '--port', '--bind-address'].includes(all[i - 1]))
-    return { dir: at(after[0] ?? '.'), host: bind ?? "every interface (WEBrick's default)", by: cmd }
+    return { dir: at(after[0] ?? '.'), host: bind ?? "every interface (WEBrick's default)", by: cmd() }
   }
   // busybox httpd [-p [ip:]port] [-h home]: every interface unless the port names one.
   // (commands.ts reads `busybox httpd …` as `httpd …`.)
@@ -100,7 +101,7 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     const port = optionValue(args, ['-p']) ?? ''
     const host = port.includes(':') ? port.slice(0, port.lastIndexOf(':')) : undefined
     if (host !== undefined && !publicHost(host)) return undefined
-    return { dir: at(optionValue(args, ['-h']) ?? '.'), host: host ?? "every interface (busybox's default)", by: cmd }
+    return { dir: at(optionValue(args, ['-h']) ?? '.'), host: host ?? "every interface (busybox's default)", by: cmd() }
   }
   // Node file servers, run directly or through npx/pnpm dlx/yarn dlx/bunx (commands.ts unwraps those runners).
   if (name === 'http-server' || name === 'serve' || name === 'live-server') {
@@ -108,32 +109,32 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     const host = addr?.replace(/^tcp:\/\//, '').replace(/:\d+$/, '')
     if (addr !== undefined && !publicHost(host) && !/^\d+$/.test(addr)) return undefined
     const dir = operands(WITH_VALUE[name] ?? [])[0]
-    return { dir: at(dir ?? '.'), host: host && !/^\d+$/.test(host) ? host : `every interface (${name}'s default)`, by: cmd }
+    return { dir: at(dir ?? '.'), host: host && !/^\d+$/.test(host) ? host : `every interface (${name}'s default)`, by: cmd() }
   }
   // A listener fed a file or a folder: `nc -l -p 8000 < .env`, `socat TCP-LISTEN:8000 FILE:x`.
   if (/^(nc|ncat|netcat)$/.test(name) && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === '--listen')) {
     const local = args.some((a) => LOOPBACK.test(a))
     const fed = inv.redirects.some((r) => r.op === '<') || inv.stdin !== undefined || args.some((a) => /^-[ec]$|^--(exec|sh-exec)$/.test(a))
     if (local || !fed) return undefined
-    return { host: 'every interface', by: cmd }
+    return { host: 'every interface', by: cmd() }
   }
   if (name === 'socat' && args.some((a) => /^(tcp|udp|openssl|ssl)[46]?-listen:/i.test(a))) {
     const listen = args.find((a) => /-listen:/i.test(a)) ?? ''
     const bind = /[,:]bind=([^,]+)/i.exec(listen)?.[1]
     if (bind !== undefined && !publicHost(bind)) return undefined
-    return { host: bind ?? 'every interface', by: cmd }
+    return { host: bind ?? 'every interface', by: cmd() }
   }
   // Tunnels: a local port on the internet, whatever listens there.
-  if (name === 'ngrok' || name === 'lt' || name === 'localtunnel' || (name === 'cloudflared' && args.includes('tunnel')) || (name === 'tailscale' && args[0] === 'funnel')) return { host: 'the internet (a tunnel)', by: cmd }
-  if (name === 'ssh' && args.some((a) => /^-[a-zA-Z]*R/.test(a))) return { host: 'the remote host (ssh -R)', by: cmd }
+  if (name === 'ngrok' || name === 'lt' || name === 'localtunnel' || (name === 'cloudflared' && args.includes('tunnel')) || (name === 'tailscale' && args[0] === 'funnel')) return { host: 'the internet (a tunnel)', by: cmd() }
+  if (name === 'ssh' && args.some((a) => /^-[a-zA-Z]*R/.test(a))) return { host: 'the remote host (ssh -R)', by: cmd() }
   // An app's dev server told to listen on every interface.
-  const host = optionValue(args, ['--host', '-H', '--hostname'])
   const devServer = /^(vite|next|nuxt|astro|webpack|webpack-dev-server|ng|react-scripts|remix|svelte-kit|parcel|flask|uvicorn|gunicorn|hugo|jekyll|mkdocs|eleventy)$/.test(name) || (name === 'rails' && /^(s|server)$/.test(args[0] ?? '')) || (/^python[\d.]*$/.test(name) && args[0] === 'manage.py' && args[1] === 'runserver')
   if (devServer) {
+    const host = optionValue(args, ['--host', '-H', '--hostname'])
     const bare = args.includes('--host') && (host === undefined || host.startsWith('-') || host === '')
     const django = name.startsWith('python') ? args.slice(2).find((a) => /^(0\.0\.0\.0|\[?::\]?)(:\d+)?$/.test(a)) : undefined
     const bindAll = optionValue(args, ['--bind', '-b'])
-    if (bare || publicHost(host) || django || (name === 'gunicorn' && publicHost(bindAll?.replace(/:\d+$/, '')))) return { host: bare ? 'every interface (--host)' : (host ?? django ?? bindAll ?? ''), by: cmd }
+    if (bare || publicHost(host) || django || (name === 'gunicorn' && publicHost(bindAll?.replace(/:\d+$/, '')))) return { host: bare ? 'every interface (--host)' : (host ?? django ?? bindAll ?? ''), by: cmd() }
   }
   return undefined
 }
