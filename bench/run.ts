@@ -21,6 +21,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Guardrail } from '../lib/core/guardrails'
 import { approvalLatency } from './approval-latency'
+import { sessionBench } from './session'
 import { run as minePatterns } from './pattern-detect'
 
 const ROOT = path.resolve(__dirname, '..')
@@ -366,6 +367,8 @@ async function main() {
     } catch {}
   }
   fs.rmSync(CONFIG_HOME, { recursive: true, force: true })
+  // A whole session in the real client, per transport (BENCH_SESSION=0 skips it; BENCH_HOOKS_ONLY=1 too).
+  if (process.env.BENCH_SESSION !== '0' && process.env.BENCH_HOOKS_ONLY !== '1') await sessionBench()
 }
 
 if (require.main === module)

@@ -7,11 +7,10 @@
 //   npx tsx bench/session.ts              3 rounds (BENCH_SESSION_ROUNDS=n for more)
 //   npm run bench                         runs it after the start-up tables (BENCH_SESSION=0 skips it)
 //
-// Transports: none (no hooks); command (`ratchet init --no-sandbox`, what every hook costs as a process);
-// http-floor (one `type: "http"` PreToolUse hook that answers `{}`: the least any hook can cost); service
-// (`ratchet init --no-sandbox --transport http`: Ratchet's resident service). The sandbox is off in every
-// transport: it costs the same in each (~40 ms of CPU per Bash call, bench/floor.ts), and under it an http
-// hook goes through the sandbox's proxy (see docs/threat-model.md, "The transport").
+// Transports, each with Claude Code's sandbox on as `ratchet init` turns it on (it costs the same in each, ~40 ms
+// of CPU per Bash call; under it an http hook goes through the sandbox's proxy, so 127.0.0.1 is allowed there):
+// none (no hooks); command (`ratchet init`, the default: a process per hook); http-floor (one `type: "http"`
+// PreToolUse hook that answers `{}`: the least any hook can cost); service (`ratchet init --transport http`).
 
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -56,10 +55,11 @@ function project(): string {
 function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv): boolean {
   const settings = path.join(dir, '.claude', 'settings.json')
   fs.mkdirSync(path.dirname(settings), { recursive: true })
-  if (mode === 'none') fs.writeFileSync(settings, '{}\n')
-  else if (mode === 'http-floor') fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: floorUrl, timeout: 10, onFailure: 'block' }] }] } }))
+  const sandbox = { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, network: { allowedDomains: ['127.0.0.1'] } }
+  if (mode === 'none') fs.writeFileSync(settings, JSON.stringify({ sandbox }))
+  else if (mode === 'http-floor') fs.writeFileSync(settings, JSON.stringify({ sandbox, hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: floorUrl, timeout: 10, onFailure: 'block' }] }] } }))
   else {
-    const args = ['init', '--no-sandbox', '--project-dir', dir, ...(mode === 'service' ? ['--transport', 'http'] : [])]
+    const args = ['init', '--project-dir', dir, ...(mode === 'service' ? ['--transport', 'http'] : [])]
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), ...args], { cwd: dir, env, encoding: 'utf8' })
     if (r.status !== 0) {
       process.stdout.write(`  (${mode} skipped: ratchet init said: ${(r.stderr || r.stdout).trim().split('\n')[0]})\n`)
@@ -73,13 +73,16 @@ interface RunResult {
   ms: number
   ok: boolean
   preToolUse: number[]
+  /** The end of the turn: how long the client waited on Stop hooks. */
+  stop: number[]
   load: string
 }
 
-/** The client's own times for each PreToolUse hook, from its debug log. */
-function hookTimes(home: string): number[] {
+/** The client's own times for each PreToolUse hook and each Stop hook, from its debug log. */
+function hookTimes(home: string): { pre: number[]; stop: number[] } {
   const dir = path.join(home, '.claude', 'debug')
   const out: number[] = []
+  const stop: number[] = []
   // Each session's log once (the folder also holds a `latest` link to the newest).
   for (const f of fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => fs.lstatSync(path.join(dir, x)).isFile()) : []) {
     let post: number | undefined
@@ -89,6 +92,8 @@ function hookTimes(home: string): number[] {
       // A command hook: "Hooks: PreToolUse:Bash [<command>] finished with status 0 (12ms)".
       const cmd = /Hooks: PreToolUse:\S+ \[.*\] finished with status \d+ \((\d+)ms\)/.exec(line)
       if (cmd && /preflight-check/.test(line)) out.push(Number(cmd[1]))
+      const end = /Hooks: Stop \[.*\] finished with status \d+ \((\d+)ms\)/.exec(line)
+      if (end) stop.push(Number(end[1]))
       // An http hook: the POST and its response, logged a few milliseconds apart (ms resolution).
       const p = /Hooks: HTTP hook POST to (\S+)/.exec(line)
       if (p) {
@@ -101,7 +106,7 @@ function hookTimes(home: string): number[] {
       }
     }
   }
-  return out
+  return { pre: out, stop }
 }
 
 async function runOnce(mode: Mode, floorUrl: string, serviceEnv: NodeJS.ProcessEnv): Promise<RunResult | undefined> {
@@ -128,7 +133,8 @@ async function runOnce(mode: Mode, floorUrl: string, serviceEnv: NodeJS.ProcessE
   const calls = model.mainTurns().length - 1
   const ok = r.status === 0 && calls === CALLS
   if (!ok) process.stdout.write(`  (${mode}: exit ${r.status}, ${calls} of ${CALLS} calls reached the model)\n`)
-  return { ms, ok, preToolUse: hookTimes(home), load: `${before}→${load()}` }
+  const times = hookTimes(home)
+  return { ms, ok, preToolUse: times.pre, stop: times.stop, load: `${before}→${load()}` }
 }
 
 export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROUNDS ?? 3)): Promise<void> {
@@ -158,18 +164,20 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
   floor.close()
   const base = median(results.none.filter((r) => r.ok).map((r) => r.ms))
   const floorAdded = (median(results['http-floor'].filter((r) => r.ok).map((r) => r.ms)) - base) / CALLS
-  process.stdout.write(`\n| transport | session (median) | added per tool call | vs the http floor | PreToolUse in the client's log (median, p90) |\n|---|---|---|---|---|\n`)
+  process.stdout.write(`\n| transport | session (median) | added per tool call | vs the http floor | PreToolUse in the client's log (median, p90) | Stop wait (median) |\n|---|---|---|---|---|---|\n`)
   for (const mode of MODES) {
     const ok = results[mode].filter((r) => r.ok)
     if (!ok.length) {
-      process.stdout.write(`| ${mode} | ${skipped.has(mode) ? 'skipped' : 'no complete run'} | | | |\n`)
+      process.stdout.write(`| ${mode} | ${skipped.has(mode) ? 'skipped' : 'no complete run'} | | | | |\n`)
       continue
     }
     const m = median(ok.map((r) => r.ms))
     const added = (m - base) / CALLS
     const hooks = ok.flatMap((r) => r.preToolUse).sort((a, b) => a - b)
     const hookText = hooks.length ? `${median(hooks)} ms, ${hooks[Math.floor(hooks.length * 0.9)]} ms (${hooks.length} calls)` : '—'
-    process.stdout.write(`| ${mode} | ${(m / 1000).toFixed(2)} s | ${mode === 'none' ? '—' : `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`} | ${mode === 'none' || mode === 'http-floor' ? '—' : `${added - floorAdded >= 0 ? '+' : ''}${(added - floorAdded).toFixed(0)} ms`} | ${hookText} |\n`)
+    const stops = ok.flatMap((r) => r.stop)
+    const stopText = stops.length ? `${median(stops)} ms` : '—'
+    process.stdout.write(`| ${mode} | ${(m / 1000).toFixed(2)} s | ${mode === 'none' ? '—' : `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`} | ${mode === 'none' || mode === 'http-floor' ? '—' : `${added - floorAdded >= 0 ? '+' : ''}${(added - floorAdded).toFixed(0)} ms`} | ${hookText} | ${stopText} |\n`)
   }
   process.stdout.write(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}\n`)
   // The service this bench started: it would leave on its own when idle; it goes now.

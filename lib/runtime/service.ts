@@ -188,8 +188,9 @@ async function serve(): Promise<void> {
         answered.set(s.session_id, seen)
       }
       lastUsed = Date.now()
-      if (stamp() !== built) restart()
-      void serial(() => decide(name, s, body)).then((r) => answer(200, renderHttp(String(payload.hook_event_name), r)))
+      const done = serial(() => decide(name, s, body)).then((r) => answer(200, renderHttp(String(payload.hook_event_name), r)))
+      // Out of date: this call is still answered, by the engine it was taken by; the next goes to the new process.
+      if (stamp() !== built) void done.finally(restart)
     })
   })
   // Only this account's sockets: another user on the machine reaches 127.0.0.1 too.
