@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, '..')
 const load = () => os.loadavg()[0].toFixed(2)
 const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-service-')))
 const PORT = 45000 + (process.pid % 1000)
-const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'cfg'), RATCHET_SERVICE_PORT: String(PORT) }
+const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'cfg'), RATCHET_SERVICE_PORT: String(PORT), RATCHET_SERVICE_LOG: path.join(home, 'service.log') }
 
 function project(name: string): string {
   const dir = path.join(home, name)
@@ -92,7 +92,10 @@ async function main(): Promise<void> {
   const marks = new Set([0, 1000, 5000, total])
   const t = Date.now()
   for (let i = 0; i <= total; i++) {
-    if (marks.has(i)) lines.push(`| ${i.toLocaleString('en')} | ${rss(pid).toFixed(1)} MB | ${load()} |`)
+    if (marks.has(i)) {
+      lines.push(`| ${i.toLocaleString('en')} | ${rss(pid).toFixed(1)} MB | ${load()} |`)
+      if (process.env.BENCH_VERBOSE) console.error(lines[lines.length - 1])
+    }
     if (i === total) break
     // A fresh session now and then: the service keeps per-session state (replay ids), which must stay bounded too.
     await ask({ session_id: 'bench', transcript_path: '/dev/null', cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse', ...mix[i % mix.length], tool_use_id: `toolu_${i}` })
@@ -121,6 +124,8 @@ async function main(): Promise<void> {
   const hs = hookCpu(dir, push('hook-slow'), { ...hookEnv, PATH: slow })
   lines.push(`| the command hook's process, warm process answering | ${hf.toFixed(1)} ms | ${hs.toFixed(1)} ms |`)
   console.log(lines.join('\n'))
+  const log = fs.readFileSync(base.RATCHET_SERVICE_LOG!, 'utf8').trim()
+  if (log) console.log(`The service said on stderr:\n${log}`)
   stopService(base)
   // The warm process the command hook started ends with the bench (its keys name its pid).
   const warm = path.join(home, 'cfg', 'ratchet', 'warm')
@@ -135,5 +140,6 @@ async function main(): Promise<void> {
 if (require.main === module)
   main().catch((e) => {
     console.error(`bench failed: ${e.message}`)
+    if (fs.existsSync(base.RATCHET_SERVICE_LOG!)) console.error(fs.readFileSync(base.RATCHET_SERVICE_LOG!, 'utf8'))
     process.exitCode = 1
   })

@@ -102,7 +102,10 @@ function spawnService(env: NodeJS.ProcessEnv): void {
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
   const clean = { ...env }
   delete clean.CLAUDE_ENV_FILE
-  spawn(process.execPath, [RATCHET_BIN, 'service', 'run'], { detached: true, stdio: 'ignore', cwd: '/', env: clean }).unref()
+  // RATCHET_SERVICE_LOG: a file for what the service prints on stderr (nothing, unless it fails).
+  const log = env.RATCHET_SERVICE_LOG ? fs.openSync(env.RATCHET_SERVICE_LOG, 'a', 0o600) : 'ignore'
+  spawn(process.execPath, [RATCHET_BIN, 'service', 'run'], { detached: true, stdio: ['ignore', 'ignore', log], cwd: '/', env: clean }).unref()
+  if (typeof log === 'number') fs.closeSync(log)
 }
 
 export type Ensured = { ok: true; pid: number; started: boolean } | { ok: false; why: string }

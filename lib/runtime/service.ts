@@ -129,7 +129,7 @@ async function serve(): Promise<void> {
     if (leaving) return
     leaving = true
     try {
-      if (readServiceKeys()?.pid === process.pid) fs.unlinkSync(files.keys)
+      if (readServiceKeys(home.env)?.pid === process.pid) fs.unlinkSync(files.keys)
     } catch {}
     process.exit(0)
   }
@@ -213,7 +213,8 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', quit)
   setInterval(() => {
     for (const [id, s] of sessions) if (!alive(s.ppid)) sessions.delete(id), answered.delete(id)
-    if (readServiceKeys()?.pid !== process.pid) quit()
+    // Its own environment, not whichever session's a decision in flight has put in process.env.
+    if (readServiceKeys(home.env)?.pid !== process.pid) quit()
     if (stamp() !== built) restart()
     if (!sessions.size && Date.now() - lastUsed > idleMs()) quit()
   }, 30_000).unref()

@@ -96,3 +96,46 @@ describe('the decision service in a sandboxed session, attacked from the agent\'
     expect(result('forged PreToolUse via the proxy')).toMatch(/permissionDecision.* 200 rc=0|^ 200 rc=0/)
   })
 })
+
+describe('the decision service missing mid-session', () => {
+  it('blocks every served call with one line saying how to bring it back; the next session brings it back', async () => {
+    const project = tempProject('ratchet-service-gone-')
+    const home = tempProject('ratchet-service-gone-home-')
+    const port = PORT + 1
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: project })
+    fs.writeFileSync(path.join(project, 'README.md'), '# app\n')
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), RATCHET_SERVICE_PORT: String(port) }
+    expect((await exec(BIN('ratchet'), ['init', '--transport', 'http', '--project-dir', project], { env })).status).toBe(0)
+    const clientEnv = (url: string) => claudeEnv(url, home, { XDG_CONFIG_HOME: path.join(home, '.config'), RATCHET_SERVICE_PORT: String(port) })
+    const steps: Step[] = [{ tool: 'Bash', input: { command: 'ls' } }, { tool: 'Bash', input: { command: 'ls -la' } }]
+    // The service goes away between the session's first call and its second.
+    let stopped = false
+    const first = await startMockModel(steps, {
+      respond: async (req) => {
+        const done = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
+        if (req.tools?.length && done === 1 && !stopped) {
+          stopped = true
+          await exec(BIN('ratchet'), ['service', 'stop'], { env })
+          await new Promise((r) => setTimeout(r, 300))
+        }
+        return undefined
+      },
+    })
+    const a = await exec(CLAUDE, ['-p', 'look', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: clientEnv(first.url), timeoutMs: 120_000 })
+    await first.close()
+    expect(a.status, a.stderr).toBe(0)
+    const [ok, blocked] = first.toolResults()
+    expect(ok.content).toContain('README.md')
+    expect(blocked.is_error).toBe(true)
+    expect(blocked.content).toMatch(/^PreToolUse:Bash hook error: \[http:\/\/127\.0\.0\.1:\d+\/hook\/preflight-check\?if-down=run-ratchet-service-start\]: failed; blocking/)
+    // The client adds the proxy's status (502 under the sandbox) on a line of its own; nothing else.
+    expect(blocked.content.split('\n').slice(1).join('\n')).toMatch(/^(HTTP 502 from http:\/\/127\.0\.0\.1:\d+\/hook\/preflight-check\?if-down=run-ratchet-service-start)?$/)
+    // A new session: SessionStart starts it again, and the calls go through.
+    const second = await startMockModel([{ tool: 'Bash', input: { command: 'ls -la' } }])
+    const b = await exec(CLAUDE, ['-p', 'look again', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: clientEnv(second.url), timeoutMs: 120_000 })
+    await second.close()
+    expect(b.status, b.stderr).toBe(0)
+    expect(second.toolResults()[0].content).toContain('README.md')
+    await exec(BIN('ratchet'), ['service', 'stop'], { env })
+  }, 300_000)
+})
