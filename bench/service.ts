@@ -101,16 +101,23 @@ async function main(): Promise<void> {
     await ask({ session_id: 'bench', transcript_path: '/dev/null', cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse', ...mix[i % mix.length], tool_use_id: `toolu_${i}` })
   }
   lines.push(`(${((Date.now() - t) / total).toFixed(2)} ms per call, one at a time, including the round trip)`)
+  if (process.env.BENCH_VERBOSE) console.error(lines[lines.length - 1], 'alive:', fs.existsSync(`/proc/${pid}`))
 
   // Waiting on git: the service.
   const slow = slowGitPath()
   const push = (id: string) => ({ session_id: id, transcript_path: '/dev/null', cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push origin main' }, tool_use_id: `toolu_${id}` })
   const serviceCpu = async (id: string, env: Record<string, string>) => {
-    await ensureService({ session_id: id, env, cwd: dir, ppid: process.pid }, base, 15_000)
-    const c0 = cpu(pid)
+    const r = await ensureService({ session_id: id, env, cwd: dir, ppid: process.pid }, base, 15_000)
+    if (!r.ok) {
+      const alive = fs.existsSync(`/proc/${pid}`)
+      const probe = execFileSync('sh', ['-c', `curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -d '{}' http://127.0.0.1:${PORT}/register; echo " rc=$?"`], { encoding: 'utf8' })
+      throw new Error(`${r.why} (pid ${pid} alive: ${alive}, fds: ${alive ? fs.readdirSync(`/proc/${pid}/fd`).length : '-'}, a fresh connection: ${probe.trim()})`)
+    }
+    if (r.pid !== pid) lines.push(`(the service was replaced: pid ${pid} → ${r.pid})`)
+    const c0 = cpu(r.pid)
     const w0 = Date.now()
     await ask(push(id))
-    return { cpu: cpu(pid) - c0, wall: Date.now() - w0 }
+    return { cpu: cpu(r.pid) - c0, wall: Date.now() - w0 }
   }
   const fast = await serviceCpu('git-fast', envOf())
   const slowS = await serviceCpu('git-slow', envOf({ PATH: slow }))

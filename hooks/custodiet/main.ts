@@ -12,7 +12,7 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
-import { PACKAGE_ROOT, logActivity, logError, readSession, resolvePaths, type Paths } from '../../lib/io/state'
+import { PACKAGE_ROOT, closeIndexSources, logActivity, logError, readSession, resolvePaths, type Paths } from '../../lib/io/state'
 import { readState, updateState as updateRecord } from '../../lib/io/custodiet-state'
 import { extractEnvelope } from '../../lib/core/envelope'
 import { hookSpec } from '../../lib/core/manifest'
@@ -242,5 +242,5 @@ export function main(_argv?: string[], pre?: { stdin?: string; io?: Pick<HookIO,
       handle: (p) => handle(p, paths),
     },
     { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io },
-  )
+  ).finally(closeIndexSources)
 }

@@ -10,7 +10,7 @@ import { evidenceForCall } from '../../lib/io/evidence'
 import { knownSecrets, rememberRemotes, sessionRemotes } from '../../lib/io/known-secrets'
 import type { Recognizer } from '../../lib/core/known-secrets'
 import { mayHoldSecret, redactOutcome } from './redact'
-import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { closeIndexSources, homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
@@ -114,5 +114,5 @@ export function main(_argv?: string[], pre?: { stdin?: string; failNow?: string;
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
     { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io, ...(pre?.failNow ? { failNow: pre.failNow } : {}) },
-  )
+  ).finally(closeIndexSources)
 }

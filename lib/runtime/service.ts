@@ -196,15 +196,20 @@ async function serve(): Promise<void> {
   // Only this account's sockets: another user on the machine reaches 127.0.0.1 too.
   server.on('connection', (sock) => {
     const mine = socketInodes('/proc/net/tcp', (local, remote) => local === loopback(sock.remotePort ?? 0) && remote === loopback(port))
-    if (!mine.length || mine.some((m) => m.uid !== uid)) sock.destroy()
+    if (!mine.length || mine.some((m) => m.uid !== uid)) {
+      process.stderr.write(`ratchet service: refused a connection from port ${sock.remotePort} (${mine.length ? `uid ${mine.map((m) => m.uid).join(',')}` : 'not found in /proc/net/tcp'})\n`)
+      sock.destroy()
+    }
   })
 
   // The port may still be held for a moment by the process this one replaces.
   for (let tries = 0; ; tries++) {
     const err = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-      server.once('error', resolve)
-      server.listen(port, '127.0.0.1', () => resolve(undefined))
+      const failed = (e: NodeJS.ErrnoException) => resolve(e)
+      server.once('error', failed)
+      server.listen(port, '127.0.0.1', () => (server.off('error', failed), resolve(undefined)))
     })
+    if (err) server.removeAllListeners('listening')
     if (!err) break
     if (err.code !== 'EADDRINUSE' || tries > 100) process.exit(1)
     await new Promise((r) => setTimeout(r, 50))

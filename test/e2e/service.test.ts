@@ -3,7 +3,7 @@
 // did not come from a registered session's hooks (no key, an unknown or another session, a replay, an event it does
 // not serve); it will not register with an impostor in its port; 50 calls at once all settle; it restarts itself
 // when its files change, keeping its sessions.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -171,6 +171,19 @@ describe('the resident decision service', () => {
     rs.forEach((r, i) => expect(decision(r.body), `call ${i}`).toBe(i % 2 ? undefined : 'deny'))
     const lines = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n')
     expect(lines.length).toBe(50)
+  }, 120_000)
+
+  it('keeps no file open from one call to the next (a descriptor per call ran it out of files)', async () => {
+    const dir = project()
+    execFileSync('git', ['init', '-q'], { cwd: dir })
+    await session(dir, 'sess-fd')
+    const pid = readServiceKeys(base)!.pid
+    const fds = () => fs.readdirSync(`/proc/${pid}/fd`).length
+    const mix = [{ command: 'ls -la' }, { command: 'npm test' }, { command: 'git status --short' }]
+    await ask('preflight-check', { ...preToolUse(dir, 'Bash', mix[0], 'sess-fd'), tool_use_id: 'fd-warm' })
+    const before = fds()
+    for (let i = 0; i < 150; i++) await ask('preflight-check', { ...preToolUse(dir, 'Bash', mix[i % 3], 'sess-fd'), tool_use_id: `fd-${i}` })
+    expect(fds() - before).toBeLessThan(10)
   }, 120_000)
 
   it('an impostor in its port is not registered with (it never sees a session\'s environment), and is replaced', async () => {
