@@ -3,7 +3,6 @@
 // session (session-start, `ratchet service start`). One service per user and port; its key file lives in the
 // per-user config folder, which the agent can neither read nor change (the floor's Read/Edit deny rules).
 
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { PACKAGE_ROOT, configHomeOf } from './state'
@@ -59,7 +58,11 @@ export function isService(pid: number): boolean {
 }
 
 /** The proof a service gives for `nonce`: only the holder of the key file's key can compute it. */
-export const proof = (key: string, nonce: string): string => crypto.createHmac('sha256', key).update(nonce).digest('hex')
+export const proof = (key: string, nonce: string): string => crypto().createHmac('sha256', key).update(nonce).digest('hex')
+
+// Required when used: node:crypto brings in the stream machinery, and session-start loads this module on every
+// session, mostly to learn that the command transport needs no service.
+const crypto = () => require('node:crypto') as typeof import('node:crypto')
 
 /** What the service keeps about a session: the hook environment it decides with (an http request carries none). */
 export interface SessionRegistration {
@@ -88,7 +91,7 @@ function post(port: number, route: string, key: string, body: unknown, timeoutMs
 
 /** Tells the service at `keys` about a session; true only when the one that answered proved it holds the key. */
 export async function register(keys: ServiceKeys, session: SessionRegistration, timeoutMs = 1500): Promise<boolean> {
-  const nonce = crypto.randomBytes(16).toString('hex')
+  const nonce = crypto().randomBytes(16).toString('hex')
   try {
     const r = await post(keys.port, '/register', keys.key, { ...session, nonce }, timeoutMs)
     return r.status === 200 && JSON.parse(r.body).proof === proof(keys.key, nonce)
