@@ -23,6 +23,8 @@ import type { Guardrail } from '../lib/core/guardrails'
 import { approvalLatency } from './approval-latency'
 import { run as minePatterns, transcripts as mineTranscripts } from './pattern-detect'
 import { run as stopWait } from './custodiet-stop'
+import { sessionBench } from './session'
+import { run as minePatterns } from './pattern-detect'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)
@@ -369,6 +371,8 @@ async function main() {
     } catch {}
   }
   fs.rmSync(CONFIG_HOME, { recursive: true, force: true })
+  // A whole session in the real client, per transport (BENCH_SESSION=0 skips it; BENCH_HOOKS_ONLY=1 too).
+  if (process.env.BENCH_SESSION !== '0' && process.env.BENCH_HOOKS_ONLY !== '1') await sessionBench()
 }
 
 if (require.main === module)

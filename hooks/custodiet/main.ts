@@ -21,9 +21,10 @@ import { readSession } from '../../lib/io/session-state'
 import { resolvePaths } from '../../lib/io/paths'
 import { type Paths } from '../../lib/io/registry'
 import { hasRecord, readState, recentSessions, updateState as updateRecord } from '../../lib/io/custodiet-state'
+import { closeIndexSources } from '../../lib/io/guardrails'
 import { extractEnvelope } from '../../lib/core/envelope'
 import { hookSpec } from '../../lib/core/manifest'
-import { processIO, runHook } from '../../lib/runtime/run-hook'
+import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
 import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, relay, relayNote, settleReviewing, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
@@ -276,7 +277,8 @@ function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: n
   })
 }
 
-export function main(): Promise<void> {
+/** `pre`: the payload and the edges, when the resident service (lib/runtime/service.ts) answers the call. */
+export function main(_argv?: string[], pre?: { stdin?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {
@@ -287,6 +289,6 @@ export function main(): Promise<void> {
       onFailure: () => ({ kind: 'allow' }),
       handle: (p) => handle(p, paths),
     },
-    processIO((hook, e) => logError(paths, hook, e)),
-  )
+    { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io },
+  ).finally(closeIndexSources)
 }

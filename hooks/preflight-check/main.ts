@@ -14,6 +14,7 @@ import { homeDir, resolvePaths } from '../../lib/io/paths'
 import { logActivity, logError } from '../../lib/io/activity'
 import { updateSession } from '../../lib/io/session-state'
 import type { Paths } from '../../lib/io/registry'
+import { closeIndexSources } from '../../lib/io/guardrails'
 import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
@@ -117,5 +118,5 @@ export function main(_argv?: string[], pre?: { stdin?: string; failNow?: string;
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
     { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io, ...(pre?.failNow ? { failNow: pre.failNow } : {}) },
-  )
+  ).finally(closeIndexSources)
 }

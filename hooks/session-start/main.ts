@@ -19,6 +19,8 @@ import { hookSpec } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { modeLine } from '../../lib/core/floor'
 import { checkSessionFloor, type SessionFloor } from '../../lib/io/floor'
+import { ensureService } from '../../lib/io/service'
+import { registeredRatchetHooks } from '../../lib/core/settings'
 
 const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)
 
@@ -35,7 +37,7 @@ export function pendingSummaries(paths: Paths): PendingSummary[] {
     .map((e) => ({ id: String(e.id), action: String(e.action ?? ''), severity: e.severity as string | undefined, requested_at: e.requested_at as string | undefined }))
 }
 
-function handle(payload: HookPayload, paths: Paths) {
+async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   if (payload.hook_event_name !== 'SessionStart') return { kind: 'allow' as const }
   if (payload.source === 'compact' || payload.source === 'clear') {
     updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
@@ -50,7 +52,25 @@ function handle(payload: HookPayload, paths: Paths) {
   const pending = pendingSummaries(paths)
   const floor = checkSessionFloor(paths)
   logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length} floor=${floor.state.mode}${floor.held ? ' held' : ''}` })
-  return withFloor(withProbation(decide(loaded.rules, pending, loaded.problems), paths), floor)
+  const d = withFloor(withProbation(decide(loaded.rules, pending, loaded.problems), paths), floor)
+  return servedOverHttp(floor) ? withService(d, payload.session_id) : d
+}
+
+/** Some scope registers Ratchet's hooks over http (`init --transport http`): this session needs the service. */
+function servedOverHttp(floor: SessionFloor): boolean {
+  return floor.state.scopes.some((x) => registeredRatchetHooks(x.settings).some((r) => r.command.startsWith('http:')))
+}
+
+/**
+ * Brings the resident service up and tells it about this session, with the environment its hooks run with (an
+ * http request carries none). Without it every served call is blocked, so the session hears why.
+ */
+async function withService(d: Decision, session: string): Promise<Decision> {
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'CLAUDE_ENV_FILE'))
+  const r = await ensureService({ session_id: session, env, cwd: process.cwd(), ppid: process.ppid })
+  if (r.ok || d.kind !== 'allow') return d
+  const line = `[RATCHET] Ratchet's decision service could not start (${r.why}), so every tool call it checks is refused. Tell the user: \`ratchet service start\` in a terminal, then \`claude --continue\`.`
+  return { ...d, context: d.context ? `${d.context}\n${line}` : line, notice: [d.notice, `Ratchet: the decision service could not start (${r.why}); run \`ratchet service start\``].filter(Boolean).join('\n') }
 }
 
 /**

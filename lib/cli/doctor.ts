@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { commandExecutable, registeredRatchetHooks, REGISTRATIONS } from '../core/settings'
 import { distFiles } from '../core/manifest'
 import { activeSummary } from './guardrails'
+import { serviceStatus } from '../io/service'
 import { PACKAGE_ROOT, warmProcess } from '../io/package-root'
 import { homeDir, resolvePaths } from '../io/paths'
 import { loadGuardrails } from '../io/guardrails'
@@ -59,7 +60,7 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
     })
     for (const h of hits) {
       const exe = commandExecutable(h.command).replace(/\$CLAUDE_PROJECT_DIR|\$\{CLAUDE_PROJECT_DIR\}/g, projectDir)
-      if (!fs.existsSync(exe)) checks.push({ name: label, ok: false, detail: `${exe} does not exist (moved or uninstalled?): every call it guards is blocked until you run \`ratchet init\` again` })
+      if (!exe.startsWith('http:') && !fs.existsSync(exe)) checks.push({ name: label, ok: false, detail: `${exe} does not exist (moved or uninstalled?): every call it guards is blocked until you run \`ratchet init\` again` })
       if (reg.onFailure === 'block' && h.onFailure !== 'block') checks.push({ name: label, ok: false, detail: `registered without "onFailure": "block", so a crash or hang of ${reg.hook} lets the call run: run \`ratchet init\` again` })
     }
   }
@@ -80,6 +81,7 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
   checks.push(...(await floorChecks(paths, o.probe !== false)))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
+  checks.push(transportCheck(found.map((f) => f.command)))
 
   const failed = checks.filter((x) => !x.ok && !x.warn)
   if (o.json) process.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }, null, 2) + '\n')
@@ -141,6 +143,13 @@ function stateFiles(paths: Paths): Check[] {
   }
   if (aside.length) out.push({ name: 'sessions/', ok: false, warn: true, detail: `${aside.length} damaged session record${aside.length > 1 ? 's' : ''} kept aside (${aside.slice(0, 2).join(', ')}${aside.length > 2 ? ', …' : ''}): ${aside.length > 1 ? 'those sessions count' : 'that session counts'} as having read a secret from then on; remove them once looked at` })
   return out
+}
+
+/** How Claude Code reaches the guard (`init --transport`), and for http whether the resident service runs. */
+function transportCheck(commands: string[]): Check {
+  if (!commands.some((c) => c.startsWith('http:'))) return { name: 'transport', ok: true, detail: 'command: a process per call (`ratchet init --transport http` for the resident service; see docs/threat-model.md)' }
+  const s = serviceStatus()
+  return { name: 'transport', ok: true, warn: !s.running, detail: `http: the resident service on 127.0.0.1:${s.port}, ${s.running ? `running (pid ${s.pid})` : 'not running: the next session starts it (`ratchet service start` for sessions already open)'}` }
 }
 
 /** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */

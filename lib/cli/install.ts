@@ -4,7 +4,8 @@ import { custodietConfig, stopGateLine } from '../io/custodiet-config'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings } from '../core/settings'
+import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
+import { servicePort } from '../io/service'
 import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
 import type { FloorRecord } from '../io/registry'
@@ -81,7 +82,7 @@ export function hookCommand(hook: HookName, projectDir: string, user: boolean, e
   return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
 }
 
-type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean }
+type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; transport?: Transport }
 
 /**
  * Registers the hooks and turns the floor on (lib/core/floor.ts): Claude Code's sandbox for every command, and
@@ -97,11 +98,16 @@ export function init(o: InitOptions): void {
     const tools = sandboxTools()
     if (!tools.ok) throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
   }
+  // Without the sandbox the agent's commands reach loopback directly: they could answer in the service's place.
+  if (o.transport === 'http' && mode !== 'sandbox') throw new RatchetError('usage', '--transport http needs the sandbox (without it the agent\'s commands can reach or impersonate the service on 127.0.0.1): use --transport command with --no-sandbox')
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
   if (o.managed) assertRootOwnedInstall()
   const inputs = floorInputs(paths, process.env, projectReach(projectDir))
   const fragment = floorFragment(inputs, mode)
   const { portable, machine } = splitFragment(fragment, inputs)
+  // Under the sandbox Claude Code sends http hooks through the sandbox's proxy, which must then let them reach
+  // the service on loopback, and so lets the agent's commands reach it too (docs/threat-model.md, "The transport").
+  if (o.transport === 'http' && mode === 'sandbox') portable.domains = [...portable.domains, '127.0.0.1']
   const hooksFile = o.managed ? managedSettingsFile() : settingsFile(o)
   // Machine-specific entries go beside the hooks unless the hooks go in the committed project file.
   const machineFile = o.managed || o.user || o.local ? hooksFile : settingsFile({ ...o, local: true })
@@ -110,7 +116,8 @@ export function init(o: InitOptions): void {
     const cur = writes.get(file) ?? { before: readSettings(file), after: readSettings(file) }
     writes.set(file, { before: cur.before, after: change(cur.after) })
   }
-  edit(hooksFile, (s) => withFloor(withRatchet(s, (h, event) => hookCommand(h, projectDir, !!(o.user || o.managed), event)), portable))
+  const transport = { kind: o.transport ?? 'command', port: servicePort() }
+  edit(hooksFile, (s) => withFloor(withRatchet(s, (h, event) => hookCommand(h, projectDir, !!(o.user || o.managed), event), undefined, transport), portable))
   if (machine.deny.length || machine.writable.length) edit(machineFile, (s) => withFloor(s, machine))
   if (o.dryRun) {
     const out = [...writes].map(([file, w]) => ({ file, changed: JSON.stringify(w.before) !== JSON.stringify(w.after), settings: w.after }))

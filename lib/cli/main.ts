@@ -27,6 +27,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--local', 'register in .claude/settings.local.json (personal, not committed)').conflicts('managed'))
     .option('--managed', "register in Claude Code's managed settings (root): no project or user setting can switch the hooks or the floor off")
     .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (only the file tools are held by permission rules); named in every session')
+    .addOption(new Option('--transport <kind>', 'how Claude Code reaches the guard: command (a process per call) or http (the resident service; faster, but see docs/threat-model.md)').choices(['command', 'http']).default('command'))
     .option('--project-dir <dir>', 'the project to set up', process.cwd())
     .option('--dry-run', 'print the settings that would be written, change nothing')
     .option('--json', 'machine-readable output')
@@ -237,6 +238,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .helpOption(false)
     .argument('[args...]')
     .action(async () => (await import('./serve')).serve(process.argv))
+
+  // `ratchet service …` is the resident decision service's own bundle (dist/service.cjs), started directly by bin/ratchet.
+  program
+    .command('service')
+    .description("the resident decision service that answers the hooks under `init --transport http`: run | start | stop | status [--json]")
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[args...]')
 
   const incident = program.command('incident').description('the incident log (INC-001, …) and guardrails derived from it')
   incident

@@ -23,6 +23,13 @@ export interface Registration {
   onFailure?: 'block'
   /** Run in the background: the agent's loop does not wait (Claude Code ignores onFailure then). */
   async?: boolean
+  /**
+   * With `ratchet init --transport http`: answered by the resident decision service (lib/runtime/service.ts) over
+   * a `type: "http"` hook instead of a process per call. The rest stay commands: SessionStart (Claude Code sends
+   * no http hook for it), UserPromptSubmit (see docs/threat-model.md, "The transport") and custodiet's gates,
+   * which may wait seconds for a reviewer.
+   */
+  served?: boolean
 }
 
 export interface Executable {
@@ -65,9 +72,10 @@ export const EXECUTABLES = [
     onMalformed: 'block',
     failure: 'closed',
     registrations: [
+      // The user's words stay a command: a prompt the agent forged over http would be taken as the user's.
       { event: 'UserPromptSubmit', timeout: 10 },
-      { event: 'PreToolUse', matcher: '*', timeout: 10, onFailure: 'block' },
-      { event: 'PreCompact', timeout: 10 },
+      { event: 'PreToolUse', matcher: '*', timeout: 10, onFailure: 'block', served: true },
+      { event: 'PreCompact', timeout: 10, served: true },
     ],
   },
   {
@@ -95,8 +103,8 @@ export const EXECUTABLES = [
     registrations: [
       { event: 'UserPromptSubmit', timeout: 40 },
       // Off the critical path: the loop does not wait; a warning reaches the model a request later.
-      { event: 'PostToolUse', matcher: '*', timeout: 40, async: true },
-      { event: 'PostToolUseFailure', matcher: '*', timeout: 40, async: true },
+      { event: 'PostToolUse', matcher: '*', timeout: 40, async: true, served: true },
+      { event: 'PostToolUseFailure', matcher: '*', timeout: 40, async: true, served: true },
       { event: 'PreToolUse', matcher: 'TodoWrite', timeout: 40 },
       { event: 'Stop', timeout: 40 },
       { event: 'SubagentStop', timeout: 40, async: true },
@@ -104,6 +112,9 @@ export const EXECUTABLES = [
   },
   { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },
   { name: 'ratchet', entry: 'lib/cli/main.ts', kind: 'cli', bin: true, registrations: [] },
+  // The resident decision service (`ratchet service run|start|stop|status`): preflight-check's and custodiet's
+  // engines loaded once, answering the `served` registrations over http.
+  { name: 'service', entry: 'lib/runtime/service.ts', kind: 'worker', bin: false, via: { bin: 'ratchet', arg: 'service' }, registrations: [] },
   // The case server (fastify, pg, ioredis, better-sqlite3 kept external): loaded by `ratchet serve …` alone.
   { name: 'serve', entry: 'lib/server/main.ts', kind: 'worker', bin: false, via: { bin: 'ratchet', arg: 'serve' }, registrations: [] },
   { name: 'pause-and-ask', entry: 'lib/cli/pause-and-ask.ts', kind: 'cli', bin: true, registrations: [] },

@@ -7,6 +7,7 @@ import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestReg
 export interface HookHandler {
   type: string
   command?: string
+  url?: string
   timeout?: number
   [k: string]: unknown
 }
@@ -52,8 +53,24 @@ export function guardedCommand(hook: string, exe: string, event?: string): strin
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */
 export const SAFE_PATH = `p=; set -f; IFS=:; for d in $PATH; do case $d in /*) case $d/ in "\${CLAUDE_PROJECT_DIR:-/nonexistent}"/*) ;; *) p=$p\${p:+:}$d;; esac;; esac; done; unset IFS; set +f; PATH=$p`
 
-/** The executable a registered command runs, as written (a shell word, quotes removed). */
+/**
+ * How Claude Code reaches the served registrations (the manifest's `served`): a process per call (`command`), or
+ * the resident decision service over `type: "http"` hooks (`http`; see docs/threat-model.md, "The transport").
+ */
+export type Transport = 'command' | 'http'
+
+/**
+ * The URL of a served hook. When the service is down, Claude Code blocks the call with one line naming this URL
+ * and nothing else, so the URL itself says how to bring the service back.
+ */
+export function serviceUrl(hook: string, port: number): string {
+  return `http://127.0.0.1:${port}/hook/${hook}?if-down=run-ratchet-service-start`
+}
+const SERVICE_URL = /^http:\/\/127\.0\.0\.1:\d+\/hook\/([a-z-]+)(\?|$)/
+
+/** The executable a registered command runs, as written (a shell word, quotes removed); for a served hook, its URL's path. */
 export function commandExecutable(command: string): string {
+  if (SERVICE_URL.test(command)) return command.split('?')[0]
   const m = /^f=((?:"[^"]*"|[^\s;"])+);/.exec(command.trim()) ?? /^((?:"[^"]*"|[^\s;"])+)/.exec(command.trim())
   return (m?.[1] ?? '').replace(/"/g, '')
 }
@@ -62,6 +79,7 @@ export function commandExecutable(command: string): string {
 const OURS = new RegExp(`(^|[/\\\\"'\\s=])\\.?bin/(${BIN_NAMES.join('|')})(["';\\s]|$)`)
 
 export function isRatchetHandler(h: HookHandler): boolean {
+  if (h.type === 'http') return typeof h.url === 'string' && BIN_NAMES.includes(SERVICE_URL.exec(h.url)?.[1] ?? '')
   return h.type === 'command' && typeof h.command === 'string' && OURS.test(h.command.trim())
 }
 
@@ -79,11 +97,15 @@ export function withoutRatchet(settings: Settings): Settings {
   return next
 }
 
-export function withRatchet(settings: Settings, commandFor: (hook: HookName, event: string) => string, regs: Registration[] = REGISTRATIONS): Settings {
+export function withRatchet(settings: Settings, commandFor: (hook: HookName, event: string) => string, regs: Registration[] = REGISTRATIONS, transport: { kind: Transport; port: number } = { kind: 'command', port: 0 }): Settings {
   const base = withoutRatchet(settings)
   const hooks: Record<string, MatcherGroup[]> = { ...(base.hooks ?? {}) }
   for (const r of regs) {
-    const handler: HookHandler = { type: 'command', command: commandFor(r.hook, r.event), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
+    // A served hook answers in milliseconds, so it is never async over http (the loop waits ~3 ms for it).
+    const handler: HookHandler =
+      transport.kind === 'http' && r.served
+        ? { type: 'http', url: serviceUrl(r.hook, transport.port), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}) }
+        : { type: 'command', command: commandFor(r.hook, r.event), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
     const groups = [...(hooks[r.event] ?? [])]
     const i = groups.findIndex((g) => (g.matcher ?? '') === (r.matcher ?? ''))
     if (i >= 0) groups[i] = { ...groups[i], hooks: [...groups[i].hooks, handler] }
@@ -106,6 +128,6 @@ export function registeredRatchetHooks(settings: Settings): Registered[] {
   const out: Registered[] = []
   for (const [event, groups] of Object.entries(settings.hooks ?? {}))
     for (const g of groups ?? [])
-      for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: h.command!, timeout: h.timeout, onFailure: h.onFailure, async: h.async })
+      for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: (h.type === 'http' ? h.url : h.command)!, timeout: h.timeout, onFailure: h.onFailure, async: h.async })
   return out
 }

@@ -62,3 +62,20 @@ export function renderNotice(line: string): Rendered {
 export function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').trim()
 }
+
+/**
+ * A command hook's output as the body of an http hook's answer (the resident service, lib/runtime/service.ts),
+ * so both transports say the same thing. An http hook has no exit code and no stderr: a blocking exit 2 becomes
+ * the event's own refusal with stderr as the reason; a notice on stderr becomes the user's systemMessage.
+ */
+export function renderHttp(event: string | undefined, r: Rendered): string {
+  const why = oneLine(r.stderr)
+  if (r.exitCode === 2) {
+    if (event === 'PreToolUse') return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why } })
+    if (event === 'PermissionRequest') return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: why } } })
+    return JSON.stringify({ decision: 'block', reason: why })
+  }
+  const out = (r.stdout.trim() ? JSON.parse(r.stdout) : {}) as Record<string, unknown>
+  if (why && out.systemMessage === undefined) out.systemMessage = why
+  return JSON.stringify(out)
+}

@@ -179,8 +179,11 @@ exports.ask = function ask(argv, stdin) {
       }
     }
     Atomics.wait(sleeper, 0, 0, pause)
-    // Short naps: an answer takes ~2 ms, and every nap past it is time the agent waits (each wake costs µs).
-    pause = Math.min(pause * 1.5, 0.25)
+    // Short naps while an answer is due (it takes ~2 ms: every nap past it is time the agent waits); longer ones
+    // once the call is plainly waiting on something (a push asks git, the network): a quarter-millisecond nap for
+    // a second of git was ~6 ms of CPU spent polling, on the cores the agent and git need.
+    const waited = Date.now() - started
+    pause = Math.min(pause * 1.5, waited < 30 ? 0.25 : waited < 300 ? 2 : 10)
   }
 }
 

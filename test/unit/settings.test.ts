@@ -87,3 +87,36 @@ describe('the registered command (run by /bin/sh, as Claude Code runs it)', () =
     expect(run(cmd('preflight-check')).status).toBe(2)
   })
 })
+
+describe('the http transport (init --transport http)', () => {
+  const http = withRatchet(theirs, cmd, undefined, { kind: 'http', port: 41234 })
+  const handlers = (event: string) => http.hooks![event].flatMap((g) => g.hooks)
+
+  it('serves PreToolUse, PreCompact and custodiet\'s PostToolUse over http, blocking on failure where the command did', () => {
+    expect(handlers('PreToolUse')).toContainEqual({ type: 'http', url: 'http://127.0.0.1:41234/hook/preflight-check?if-down=run-ratchet-service-start', timeout: 10, onFailure: 'block' })
+    expect(handlers('PreCompact')).toContainEqual(expect.objectContaining({ type: 'http', url: expect.stringContaining('/hook/preflight-check') }))
+    expect(handlers('PostToolUse')).toContainEqual(expect.objectContaining({ type: 'http', url: expect.stringContaining('/hook/custodiet') }))
+    // Never async over http: the answer is milliseconds away.
+    expect(handlers('PostToolUse').find((h) => h.type === 'http')).not.toHaveProperty('async')
+  })
+
+  it("keeps the user's prompt, SessionStart and custodiet's gates as commands", () => {
+    for (const event of ['UserPromptSubmit', 'SessionStart', 'Stop']) expect(handlers(event).filter((h) => h.type === 'http'), event).toEqual([])
+    expect(handlers('PreToolUse')).toContainEqual(expect.objectContaining({ type: 'command', command: cmd('custodiet') }))
+  })
+
+  it('counts served hooks as ours: registered by the name in their URL, removed by uninstall, replaced by a command install', () => {
+    expect(registeredRatchetHooks(http).map((r) => `${r.event}:${path.basename(commandExecutable(r.command))}`).sort()).toEqual(registeredRatchetHooks(withRatchet(theirs, cmd)).map((r) => `${r.event}:${path.basename(commandExecutable(r.command))}`).sort())
+    expect(withoutRatchet(http)).toEqual(theirs)
+    expect(withRatchet(http, cmd)).toEqual(withRatchet(theirs, cmd))
+  })
+
+  it.each([
+    ['another host', 'http://example.com:41234/hook/preflight-check'],
+    ['a path that is not ours', 'http://127.0.0.1:41234/hook/my-linter'],
+    ['https to a tunnel', 'https://127.0.0.1:41234/hook/preflight-check'],
+  ])('leaves an http hook alone that only looks like ours: %s', (_what, url) => {
+    const s: Settings = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url }] }] } }
+    expect(withoutRatchet(s)).toEqual(s)
+  })
+})
