@@ -29,7 +29,7 @@ agent's work against the request in the background every N calls and once the ag
 tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on TodoWrite); reviews a
 turn no review covered when it ends (Stop); audits subagents (SubagentStop). Findings reach the agent
 at its next hook.
-Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
+Register with \`npx ratchet-guard init\`; see what it saw with \`npx ratchet-guard custodiet status\`.`
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
 function summarize(input: Record<string, unknown>): Record<string, unknown> {

@@ -70,7 +70,7 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
         ? `[RATCHET] Denied: ${self.detail}. Ratchet's token and keys are the user's alone: with them a pause could be approved or a case signed without a human. Nothing there is needed for the task; if you think it is, tell the user.`
         : `[RATCHET] Denied: ${self.detail} would change Ratchet's own rules, approvals, log or hook registrations. ` +
           `The agent may read them but never change them. If a rule is wrong, tell the user which one and why; ` +
-          `they can edit it themselves or run \`ratchet guardrails explain\`.`
+          `they can edit it themselves or run \`npx ratchet-guard guardrails explain\`.`
     return { ...base, builtin: 'self-protection', verdict: 'deny', decision: { kind: 'deny', reason } }
   }
 

@@ -692,7 +692,7 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
           continue
         }
         // `yarn ratchet …` runs the project's bin of that name.
-        if (args[0] === 'ratchet') {
+        if (args[0] === 'ratchet' || args[0] === 'ratchet-guard') {
           via.push(name)
           to(args)
           continue

@@ -2,7 +2,7 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from './manifest'
+import { BIN_NAMES, CLI, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -46,7 +46,7 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
 export function guardedCommand(hook: string, exe: string, event?: string): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Restore it with npm install in the project, or remove the hooks with ${CLI} uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
 }
 
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */

@@ -197,11 +197,11 @@ function npmRegistries(projectDir: string, env: NodeJS.ProcessEnv): string[] {
 /** What the sandbox needs from this host, and if it is missing, exactly what to install. */
 export function sandboxTools(env: NodeJS.ProcessEnv = process.env, platform = process.platform): { ok: boolean; detail: string } {
   if (platform === 'darwin') return { ok: true, detail: 'macOS: Seatbelt (sandbox-exec) is built in' }
-  if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`ratchet init --no-sandbox\` (best-effort mode)` }
+  if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`npx ratchet-guard init --no-sandbox\` (best-effort mode)` }
   const missing = ['bwrap', 'socat'].filter((b) => !onPath(b, env))
-  if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`ratchet init --no-sandbox\`` }
+  if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`npx ratchet-guard init --no-sandbox\`` }
   const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'], { timeout: 5000, env })
-  if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`ratchet init --no-sandbox\`` }
+  if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`npx ratchet-guard init --no-sandbox\`` }
   return { ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' }
 }
 
@@ -267,7 +267,7 @@ function hookProblems(scopes: ScopeSettings[]): FloorProblem[] {
   const out: FloorProblem[] = []
   for (const reg of REGISTRATIONS) {
     const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
-    if (!hits.length) out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`ratchet init\``, block: true })
+    if (!hits.length) out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`npx ratchet-guard init\``, block: true })
     else if (reg.onFailure === 'block' && !hits.some((h) => h.onFailure === 'block')) out.push({ what: `${reg.hook} is registered for ${reg.event} without "onFailure": "block": a crash or hang lets the call run`, block: true })
   }
   return out

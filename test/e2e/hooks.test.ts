@@ -243,7 +243,7 @@ describe('session-start', () => {
     expect(ctx).toContain('Floor: sandboxed')
     expect(ctx).toMatch(/HELD: .*ratchet init.*ratchet floor confirm/)
     const denied = guard(preToolUse(dir, 'Bash', { command: 'ls' }))
-    expect(denyReason(denied.stdout)).toMatch(/Held: .*sandbox\.enabled is not set.*`ratchet init`/)
+    expect(denyReason(denied.stdout)).toMatch(/Held: .*sandbox\.enabled is not set.*`npx ratchet-guard init`/)
     // Set up as a user does: the next session runs.
     initProject(dir, env)
     runBin('session-start', { session_id: 's2', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })

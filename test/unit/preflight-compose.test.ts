@@ -81,7 +81,7 @@ describe('decidePreToolUse: details', () => {
 
   it('a headless pause tells the user the id, how to decide and how to resume', () => {
     const out = decidePreToolUse(bash('git push'), facts({ rules: rules(PAUSE_PUSH), config: { checkWindowMs: 600_000, defer: true, telegram: false } }))
-    expect(out.decision.notice).toMatch(/^Ratchet paused pa-[0-9a-f]{8}: git push\. Decide with `ratchet pending approve pa-\w+` or `ratchet pending deny pa-\w+ --note "…"`, then resume with: claude -p --resume s$/)
+    expect(out.decision.notice).toMatch(/^Ratchet paused pa-[0-9a-f]{8}: git push\. Decide with `npx ratchet-guard pending approve pa-\w+` or `npx ratchet-guard pending deny pa-\w+ --note "…"`, then resume with: claude -p --resume s$/)
   })
 
   it('a rules or config problem reaches the user on every call', () => {
