@@ -112,8 +112,8 @@ export function lineDiff(before: string, after: string): string[] {
   let j = 0
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) out.push(`  ${a[i++]}`), j++
-    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push(`+ ${b[j++]}`)
-    else out.push(`- ${a[i++]}`)
+    else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(`- ${a[i++]}`)
+    else out.push(`+ ${b[j++]}`)
   }
   return out
 }

@@ -90,7 +90,9 @@ export function withRatchet(settings: Settings, commandFor: (hook: HookName, eve
     else groups.push(r.matcher === undefined ? { hooks: [handler] } : { matcher: r.matcher, hooks: [handler] })
     hooks[r.event] = groups
   }
-  return { ...base, hooks }
+  // Where the hooks were: installing twice writes the same bytes.
+  if (!settings.hooks) return { ...base, hooks }
+  return Object.fromEntries(Object.keys({ ...settings, ...base }).map((k) => [k, k === 'hooks' ? hooks : base[k]])) as Settings
 }
 
 /** Which of our hooks each event runs, as registered in these settings. */
