@@ -55,7 +55,7 @@ function handle(payload: HookPayload, paths: Paths) {
  */
 function withFloor(d: Decision, floor: SessionFloor): Decision {
   if (d.kind !== 'allow') return d
-  const lines = [`[RATCHET] ${modeLine(floor.state.mode)}`]
+  const lines = [`[RATCHET] ${modeLine(floor.state.mode, floor.state.plugin)}`]
   const warnings = floor.state.problems.filter((p) => !p.block).map((p) => p.what)
   if (warnings.length) lines.push(...warnings.map((w) => `  Note: ${w}`))
   let notice = d.notice

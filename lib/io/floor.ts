@@ -250,15 +250,29 @@ export interface FloorState {
   scopes: ScopeSettings[]
   problems: FloorProblem[]
   facts: FloorFacts
+  /** The hooks come from Ratchet's Claude Code plugin (lib/io/floor.ts pluginRoute). */
+  plugin?: boolean
 }
 
 /** The floor as it stands now for this project. */
 export function floorNow(paths: Paths, env: NodeJS.ProcessEnv = process.env): FloorState {
-  const mode = floorMode(paths)
   const { scopes, problems: unreadable } = readScopes(paths.projectDir, env)
+  // The plugin registers the hooks itself and cannot turn on the sandbox: until `init` puts the floor in settings,
+  // the hooks are all there is (best-effort, said so), and no hold waits for a floor nobody set up.
+  const plugin = pluginRoute(env)
+  const bare = plugin && !scopes.some((x) => registeredRatchetHooks(x.settings).length || (x.settings.sandbox as { enabled?: unknown } | undefined)?.enabled === true)
+  const mode = bare ? 'best-effort' : floorMode(paths)
   const fragment = floorFragment(floorInputs(paths, env), mode)
-  const problems = [...unreadable, ...floorProblems(scopes, fragment), ...hookProblems(scopes)]
-  return { mode, fragment, scopes, problems, facts: floorFacts(paths, mode, scopes) }
+  const problems = [...unreadable, ...(bare ? [] : floorProblems(scopes, fragment)), ...(plugin ? [] : hookProblems(scopes))]
+  return { mode, fragment, scopes, problems, facts: floorFacts(paths, mode, scopes), plugin }
+}
+
+/**
+ * Whether this process is a hook of Ratchet's Claude Code plugin: Claude Code runs a plugin's hooks with
+ * CLAUDE_PLUGIN_ROOT set to the plugin's folder, which is then this package.
+ */
+export function pluginRoute(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!env.CLAUDE_PLUGIN_ROOT && realpath(env.CLAUDE_PLUGIN_ROOT) === realpath(PACKAGE_ROOT)
 }
 
 /** Ratchet's own registrations: every one present somewhere, preflight-check's with "onFailure": "block". */
@@ -423,6 +437,8 @@ function lexists(p: string): boolean {
 export function sandboxedCall(paths: Paths, mode: FloorMode, tool: string, command: string): boolean {
   if (tool !== 'Bash' || mode !== 'sandbox') return false
   const rec = readState(paths, 'floor')
+  // The session started without a sandbox (the plugin route before `init`): recorded as best-effort.
+  if (rec.ok && rec.value.facts?.mode === 'best-effort') return false
   const excluded = rec.ok ? (rec.value.facts?.['sandbox excludedCommands'] ?? 'none') : 'none'
   return excluded === 'none' || !runsExcluded(command, excluded.split(', '))
 }
