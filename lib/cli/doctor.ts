@@ -13,7 +13,8 @@ import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
-import { floorHold, floorNow, sandboxTools } from '../io/floor'
+import { claudeUserDir, floorHold, floorNow, sandboxTools } from '../io/floor'
+import { CLI, PACKAGE_NAME } from '../core/manifest'
 import { probeFloor, probeLine } from '../io/probe'
 
 interface Check {
@@ -44,13 +45,15 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
       checks.push({ name: 'settings', ok: false, detail: (e as Error).message })
     }
   }
+  const plugin = pluginCheck(projectDir)
+  if (plugin) checks.push(plugin.check)
   for (const reg of REGISTRATIONS) {
     const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
     const label = `hook ${reg.event}${reg.matcher && reg.matcher !== '*' ? ` (${reg.matcher})` : ''}`
     checks.push({
       name: label,
-      ok: hits.length > 0,
-      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : `${reg.hook} not registered: run \`ratchet init\``,
+      ok: hits.length > 0 || !!plugin?.enabled,
+      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : plugin?.enabled ? `${reg.hook}: from the plugin` : `${reg.hook} not registered: run \`ratchet init\``,
     })
     for (const h of hits) {
       const exe = commandExecutable(h.command).replace(/\$CLAUDE_PROJECT_DIR|\$\{CLAUDE_PROJECT_DIR\}/g, projectDir)
@@ -71,7 +74,8 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
   checks.push(...stateFiles(paths))
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
-  checks.push(...(await floorChecks(paths, o.probe !== false)))
+  // With the plugin enabled, the hooks are registered by it: the floor's own checks of settings hooks do not apply.
+  checks.push(...(await floorChecks(paths, o.probe !== false)).filter((c) => !(plugin?.enabled && / is not registered for /.test(c.detail))))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
 
@@ -207,4 +211,34 @@ function latency(bundle: string, guardrails: string): Check {
   const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]
   const ratio = med(hook) / med(bare)
   return { name: 'hook start-up', ok: true, warn: ratio > 1.5, detail: `preflight-check ${med(hook).toFixed(0)} ms vs bare node ${med(bare).toFixed(0)} ms (${ratio.toFixed(2)}×)` }
+}
+
+/**
+ * The plugin route: Ratchet's Claude Code plugin, as Claude Code recorded its install (plugins/installed_plugins.json)
+ * and whether a settings scope enables it. Its hooks run in every project it is enabled for; it cannot turn on the
+ * sandbox, which lives in settings (`npx ratchet-guard install` writes it).
+ */
+function pluginCheck(projectDir: string): { check: Check; enabled: boolean } | undefined {
+  const dir = claudeUserDir()
+  let installed: Record<string, { scope?: string; installPath?: string; version?: string }[]> = {}
+  try {
+    installed = JSON.parse(fs.readFileSync(path.join(dir, 'plugins', 'installed_plugins.json'), 'utf8')).plugins ?? {}
+  } catch {
+    return undefined
+  }
+  const id = Object.keys(installed).find((k) => k.split('@')[0] === PACKAGE_NAME)
+  if (!id) return undefined
+  const at = installed[id][0] ?? {}
+  const scopes: [string, string][] = [['user', path.join(dir, 'settings.json')], ['project', path.join(projectDir, '.claude', 'settings.json')], ['local', path.join(projectDir, '.claude', 'settings.local.json')]]
+  let enabled = false
+  for (const [, file] of scopes) {
+    try {
+      const v = (readSettings(file).enabledPlugins as Record<string, unknown> | undefined)?.[id]
+      if (typeof v === 'boolean') enabled = v
+    } catch {
+      /* reported by the settings check */
+    }
+  }
+  const floor = `it cannot turn on the sandbox: \`${CLI} install\` in the project adds the floor`
+  return { enabled, check: { name: 'plugin', ok: true, warn: !enabled, detail: `${id} ${at.version ?? '?'} (${at.scope ?? '?'} scope, ${at.installPath ?? '?'}) is ${enabled ? 'enabled: its hooks guard sessions here' : 'installed but not enabled here'}; ${floor}` } }
 }

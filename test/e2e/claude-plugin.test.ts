@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, exec, tempProject, type Run } from '../support/fixtures'
+import { BIN, ROOT, exec, tempProject, type Run } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 import { FAKE } from '../support/fake-secrets'
 
@@ -97,5 +97,14 @@ describe('the plugin, through the real CLI from a local marketplace', () => {
     const context = JSON.stringify(model.requests.filter((r) => r.tools?.length)[0]?.messages ?? [])
     expect(context).toContain("Ratchet's hooks come from its Claude Code plugin, which cannot turn on Claude Code's sandbox")
     expect(context).not.toContain('HELD')
+  })
+
+  it('doctor reports the plugin route: enabled, its hooks count as registered, and that the floor needs install', async () => {
+    const r = await exec(BIN('ratchet'), ['doctor', '--no-probe', '--json', '--project-dir', project], { cwd: project, env })
+    const checks: { name: string; ok: boolean; detail: string }[] = JSON.parse(r.stdout).checks
+    const plugin = checks.find((c) => c.name === 'plugin')
+    expect(plugin?.detail).toMatch(/^ratchet-guard@ratchet-local 0\.1\.0 \(user scope, .*\) is enabled: its hooks guard sessions here; it cannot turn on the sandbox: `npx ratchet-guard install` in the project adds the floor$/)
+    expect(checks.filter((c) => c.name.startsWith('hook ')).every((c) => c.ok)).toBe(true)
+    expect(checks.some((c) => / is not registered for /.test(c.detail))).toBe(false)
   })
 })
