@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, floorProblems, guardedPaths, runsExcluded, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
-import { BIN_NAMES, distFiles } from '../core/manifest'
+import { BIN_NAMES, PACKAGE_NAME, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
 import { PACKAGE_ROOT, homeDir, loadGuardrails, readConfig, warmSpools, type Paths } from './state'
@@ -296,9 +296,31 @@ function floorFacts(paths: Paths, mode: FloorMode, scopes: ScopeSettings[]): Flo
       facts[key] = facts[key] ? `${facts[key]}, ${value}` : value
     }
   facts.install = installFingerprint()
+  facts[`dependency ${PACKAGE_NAME}`] = dependencyFact(paths.projectDir)
   const g = loadGuardrails(paths, { full: true, fold: false })
   for (const r of g.rules) facts[`rule ${r.id}`] = r.enabled === false ? 'off' : decisionOf(r)
   return facts
+}
+
+/**
+ * What the project's next `npm install` would put in node_modules/ratchet-guard: the spec in package.json and what the
+ * lockfile resolves it to. Commands may edit both (the sandbox guards the install, not these files), and a human's
+ * install then replaces the hooks: so a change holds the next session, as a change of the install does.
+ */
+function dependencyFact(projectDir: string): string {
+  const read = (f: string): Record<string, unknown> | undefined => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(projectDir, f), 'utf8'))
+    } catch {
+      return undefined
+    }
+  }
+  const pkg = read('package.json')
+  if (!pkg) return 'none'
+  const spec = ['dependencies', 'devDependencies', 'optionalDependencies'].map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME]).find((v) => typeof v === 'string')
+  const over = (pkg.overrides as Record<string, unknown> | undefined)?.[PACKAGE_NAME]
+  const locked = ((read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined) ?? {})[`node_modules/${PACKAGE_NAME}`]
+  return [spec ?? 'none', ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []), ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : [])].join(' | ')
 }
 
 export interface SessionFloor {
