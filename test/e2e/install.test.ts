@@ -73,6 +73,8 @@ describe('installed from the packed tarball', () => {
     // hooks/hooks.json is the plugin's (the package root is the plugin root); the hooks' sources stay out.
     expect(files.filter((f) => (/^(lib|hooks|test|scripts|bench)\//.test(f) && f !== 'hooks/hooks.json') || f.endsWith('.ts'))).toEqual([])
     for (const f of ['.claude-plugin/plugin.json', '.claude-plugin/marketplace.json', 'hooks/hooks.json']) expect(files, f).toContain(f)
+    // Code caches written on this machine under other V8 options (<name>.<key>.v8cache) are not the build's.
+    expect(files.filter((f) => /\.[0-9a-z]+\.v8cache$/.test(f) && !/\.fast\.v8cache$/.test(f))).toEqual([])
   })
 
   it('npx ratchet init registers the project-local bin links, never a path into a checkout', () => {
