@@ -53,6 +53,15 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   })
 
+  it.each(['install', 'update', 'uninstall'])('%s is the user\'s: refused inside a Claude Code session, nothing written', async (cmd) => {
+    const files = ['package.json', '.claude/settings.json'].map((f) => path.join(a, f))
+    const before = files.map((f) => fs.readFileSync(f, 'utf8'))
+    const r = await exec('npx', ['--yes', `file:${tarball}`, cmd], { cwd: a, env: { ...env, CLAUDECODE: '1' }, timeoutMs: 240_000 })
+    expect(r.status).toBe(5)
+    expect(r.stderr).toBe(`ratchet: ratchet-guard ${cmd} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: CLAUDECODE=1)\n`)
+    expect(files.map((f) => fs.readFileSync(f, 'utf8'))).toEqual(before)
+  }, 240_000)
+
   it('--dry-run shows the package.json and settings diff and changes nothing', () => {
     expect(dryRun.status, dryRun.stderr).toBe(0)
     expect(dryRun.stdout).toContain('+     "ratchet-guard": "file:.ratchet/vendor/ratchet-guard-0.1.0.tgz"')
