@@ -14,7 +14,7 @@ import { dependencyOf, dependencyPlan, lineDiff, lockWithout, withDependency, wi
 import { sandboxTools } from '../io/floor'
 import { npm, packageVersion, readJson, runningSource, vendorTarball } from '../io/package-source'
 import { writeFileAtomic } from '../io/store'
-import { warmProcess } from '../io/state'
+import { PACKAGE_ROOT, warmProcess } from '../io/state'
 import { initPlan, planDiff, uninstall as removeHooks } from './install'
 
 interface SetupOptions {
@@ -76,7 +76,8 @@ export function install(o: SetupOptions & { update?: boolean }): void {
 
   if (plan.vendor && source.kind === 'local') {
     ensureVendorTracked(projectDir)
-    vendorTarball(source, path.join(projectDir, plan.vendor))
+    // A folder or a local git repository: the copy npm installed (this one) packed, as npm would ship it.
+    vendorTarball(source.tarball ? source : { ...source, path: PACKAGE_ROOT }, path.join(projectDir, plan.vendor))
   }
   if (!latest && JSON.stringify(before) !== JSON.stringify(after)) writeFileAtomic(pkgFile, stringify(after, had?.indent ?? 2))
   const r = latest ? npm(['install', '--save-dev', source.kind === 'git' ? source.url : `${PACKAGE_NAME}@latest`], projectDir) : npm(['install'], projectDir)
