@@ -212,4 +212,20 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     expect(next.results[0].content).toContain('dependency ratchet-guard: file:.ratchet/vendor/ratchet-guard-0.1.1.tgz')
     expect(next.results[0].content).toContain('→ file:./evil')
   }, 480_000)
+
+  it('--user: a global install (here under a scratch prefix) and its init --user; no package.json or project settings', async () => {
+    const userHome = path.join(work, 'user-home')
+    const prefix = path.join(work, 'prefix')
+    const project = path.join(work, 'solo')
+    for (const d of [userHome, prefix, project]) fs.mkdirSync(d)
+    execFileSync('git', ['init', '-q', project])
+    const r = await exec('npx', ['--yes', `file:${tarball}`, 'install', '--user', '--json'], { cwd: project, env: { ...env, HOME: userHome, npm_config_prefix: prefix }, timeoutMs: 240_000 })
+    expect(r.status, r.stderr + r.stdout).toBe(0)
+    expect(JSON.parse(r.stdout).steps.map((s: { what: string; ok: boolean }) => [s.what, s.ok])).toEqual(expect.arrayContaining([['npm install -g', true], ['init --user', true]]))
+    const settings = JSON.parse(fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8'))
+    expect(settings.hooks.PreToolUse[0].hooks[0].command).toContain(`f="${path.join(prefix, 'lib', 'node_modules', 'ratchet-guard', 'bin', 'preflight-check')}";`)
+    expect(settings.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false })
+    // init --user still gives the project its state folder (its own rules); nothing else of the project changes.
+    expect(fs.readdirSync(project).sort()).toEqual(['.git', '.ratchet'])
+  }, 240_000)
 })
