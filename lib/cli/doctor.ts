@@ -13,8 +13,8 @@ import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
-import { claudeUserDir, floorHold, floorNow, sandboxTools } from '../io/floor'
-import { CLI, PACKAGE_NAME } from '../core/manifest'
+import { floorHold, floorNow, ratchetPlugin, sandboxTools } from '../io/floor'
+import { CLI } from '../core/manifest'
 import { probeFloor, probeLine } from '../io/probe'
 
 interface Check {
@@ -213,32 +213,10 @@ function latency(bundle: string, guardrails: string): Check {
   return { name: 'hook start-up', ok: true, warn: ratio > 1.5, detail: `preflight-check ${med(hook).toFixed(0)} ms vs bare node ${med(bare).toFixed(0)} ms (${ratio.toFixed(2)}×)` }
 }
 
-/**
- * The plugin route: Ratchet's Claude Code plugin, as Claude Code recorded its install (plugins/installed_plugins.json)
- * and whether a settings scope enables it. Its hooks run in every project it is enabled for; it cannot turn on the
- * sandbox, which lives in settings (`npx ratchet-guard install` writes it).
- */
+/** The plugin route (lib/io/floor.ts ratchetPlugin): its hooks run where it is enabled; it cannot set up the floor. */
 function pluginCheck(projectDir: string): { check: Check; enabled: boolean } | undefined {
-  const dir = claudeUserDir()
-  let installed: Record<string, { scope?: string; installPath?: string; version?: string }[]> = {}
-  try {
-    installed = JSON.parse(fs.readFileSync(path.join(dir, 'plugins', 'installed_plugins.json'), 'utf8')).plugins ?? {}
-  } catch {
-    return undefined
-  }
-  const id = Object.keys(installed).find((k) => k.split('@')[0] === PACKAGE_NAME)
-  if (!id) return undefined
-  const at = installed[id][0] ?? {}
-  const scopes: [string, string][] = [['user', path.join(dir, 'settings.json')], ['project', path.join(projectDir, '.claude', 'settings.json')], ['local', path.join(projectDir, '.claude', 'settings.local.json')]]
-  let enabled = false
-  for (const [, file] of scopes) {
-    try {
-      const v = (readSettings(file).enabledPlugins as Record<string, unknown> | undefined)?.[id]
-      if (typeof v === 'boolean') enabled = v
-    } catch {
-      /* reported by the settings check */
-    }
-  }
+  const p = ratchetPlugin(projectDir)
+  if (!p) return undefined
   const floor = `it cannot turn on the sandbox: \`${CLI} install\` in the project adds the floor`
-  return { enabled, check: { name: 'plugin', ok: true, warn: !enabled, detail: `${id} ${at.version ?? '?'} (${at.scope ?? '?'} scope, ${at.installPath ?? '?'}) is ${enabled ? 'enabled: its hooks guard sessions here' : 'installed but not enabled here'}; ${floor}` } }
+  return { enabled: p.enabled, check: { name: 'plugin', ok: true, warn: !p.enabled, detail: `${p.id} ${p.version ?? '?'} (${p.scope ?? '?'} scope, ${p.installPath ?? '?'}) is ${p.enabled ? 'enabled: its hooks guard sessions here' : 'installed but not enabled here'}; ${floor}` } }
 }

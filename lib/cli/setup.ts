@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process'
 import { RatchetError } from '../core/errors'
 import { BIN_NAMES, CLI, PACKAGE_NAME } from '../core/manifest'
 import { dependencyOf, dependencyPlan, lineDiff, lockWithout, withDependency, withoutDependency, type Source } from '../core/dependency'
-import { sandboxTools } from '../io/floor'
+import { ratchetPlugin, sandboxTools } from '../io/floor'
 import { npm, packageVersion, readJson, runningSource, vendorTarball } from '../io/package-source'
 import { writeFileAtomic } from '../io/store'
 import { PACKAGE_ROOT, warmProcess } from '../io/state'
@@ -53,6 +53,9 @@ export function install(o: SetupOptions & { update?: boolean }): void {
   const tools = o.sandbox === false ? { ok: true, detail: 'best-effort mode: no OS sandbox (--no-sandbox)' } : sandboxTools()
   steps.push({ what: 'sandbox', ok: tools.ok, detail: tools.detail })
   if (!tools.ok) return finish(o, steps, `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
+  const plugin = ratchetPlugin(projectDir)
+  // Both would register the hooks, and Claude Code would run each twice (it merges hooks, deduplicating only identical commands).
+  if (plugin?.enabled) steps.push({ what: 'plugin', ok: false, warn: true, detail: `${plugin.id} is enabled here too: its hooks and these would both run; \`claude plugin disable ${plugin.id}\` (the plugin cannot set up the floor this install writes)` })
   const source = runningSource()
   const version = packageVersion()
   if (o.user) return installUser(o, steps, source)

@@ -268,6 +268,31 @@ export function floorNow(paths: Paths, env: NodeJS.ProcessEnv = process.env): Fl
 }
 
 /**
+ * Ratchet's Claude Code plugin as Claude Code recorded its install (plugins/installed_plugins.json), and whether a
+ * settings scope of this project enables it (the last scope that says so wins: user, project, local).
+ */
+export function ratchetPlugin(projectDir: string, env: NodeJS.ProcessEnv = process.env): { id: string; version?: string; scope?: string; installPath?: string; enabled: boolean } | undefined {
+  const dir = claudeUserDir(env)
+  const json = (file: string): Record<string, unknown> | undefined => {
+    try {
+      const v = JSON.parse(fs.readFileSync(file, 'utf8'))
+      return v && typeof v === 'object' ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const installed = (json(path.join(dir, 'plugins', 'installed_plugins.json'))?.plugins ?? {}) as Record<string, { scope?: string; installPath?: string; version?: string }[]>
+  const id = Object.keys(installed).find((k) => k.split('@')[0] === PACKAGE_NAME)
+  if (!id) return undefined
+  let enabled = false
+  for (const file of [path.join(dir, 'settings.json'), path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json')]) {
+    const v = (json(file)?.enabledPlugins as Record<string, unknown> | undefined)?.[id]
+    if (typeof v === 'boolean') enabled = v
+  }
+  return { id, ...(installed[id][0] ?? {}), enabled }
+}
+
+/**
  * Whether this process is a hook of Ratchet's Claude Code plugin: Claude Code runs a plugin's hooks with
  * CLAUDE_PLUGIN_ROOT set to the plugin's folder, which is then this package.
  */

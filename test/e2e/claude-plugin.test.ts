@@ -107,4 +107,10 @@ describe('the plugin, through the real CLI from a local marketplace', () => {
     expect(checks.filter((c) => c.name.startsWith('hook ')).every((c) => c.ok)).toBe(true)
     expect(checks.some((c) => / is not registered for /.test(c.detail))).toBe(false)
   })
+
+  it('install in a project where the plugin is enabled warns that both would register the hooks', async () => {
+    const r = await exec(BIN('ratchet'), ['install', '--dry-run', '--project-dir', project], { cwd: project, env })
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain('! plugin         ratchet-guard@ratchet-local is enabled here too: its hooks and these would both run; `claude plugin disable ratchet-guard@ratchet-local`')
+  })
 })
