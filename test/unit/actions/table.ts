@@ -64,10 +64,14 @@ type I = Invalid | Input
 
 const label = (input: Input) => (typeof input === 'string' ? input.replace(/\n/g, '⏎') : `${input.tool_name} ${JSON.stringify(input.tool_input)}`)
 
+/** Every table this process has set up, in order: scripts/checks-catalogue.ts reads them to write docs/checks.md. */
+export const TABLES: { family: Family; valid: Valid[]; invalid: Invalid[] }[] = []
+
 /** `recordOnly`: programs that only record facts (a folder created) and never flag, so have no must-flag case. */
 export function familyTable(family: Family, cases: { valid: V[]; invalid: I[]; recordOnly?: string[] }): void {
   const valid: Valid[] = cases.valid.map((v) => (Array.isArray(v) ? { input: v[0], pattern: v[1], ...(typeof v[2] === 'boolean' ? { catastrophic: v[2] } : v.length > 2 ? { lost: v[2] as RegExp | false } : {}) } : v))
   const invalid: Invalid[] = cases.invalid.map((v) => (typeof v === 'string' || !('input' in v) ? { input: v as Input } : v))
+  TABLES.push({ family, valid, invalid })
 
   describe(`${family.meta.id}: must flag`, () => {
     it.each(valid.map((v) => [label(v.input), v] as const))('%s', (_l, v) => {
