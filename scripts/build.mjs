@@ -3,16 +3,19 @@
 // each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.cjs).
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 
 // What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
-const compiled = await build({ stdin: { contents: "export { CHUNKS, EXECUTABLES } from './lib/core/manifest'; export { launcherSource } from './lib/runtime/launcher'", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
+const compiled = await build({ stdin: { contents: "export { CHUNKS, EXECUTABLES } from './lib/core/manifest'; export { launcherSource } from './lib/runtime/launcher'; export { pluginHooks } from './lib/core/settings'", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
-const { CHUNKS: CHUNK_NAMES, EXECUTABLES, launcherSource } = manifest.exports
+const { CHUNKS: CHUNK_NAMES, EXECUTABLES, launcherSource, pluginHooks } = manifest.exports
+// The Claude Code plugin's hooks (the package root is the plugin root: .claude-plugin/plugin.json).
+const pluginHooksText = JSON.stringify(pluginHooks(), null, 2) + '\n'
+if (!existsSync('hooks/hooks.json') || readFileSync('hooks/hooks.json', 'utf8') !== pluginHooksText) writeFileSync('hooks/hooks.json', pluginHooksText)
 // A hook's fast path is its own small bundle, <name>.fast.cjs (see the manifest's `fast`).
 export const entries = Object.fromEntries(EXECUTABLES.flatMap((e) => [[e.name, e.entry], ...(e.fast ? [[`${e.name}.fast`, e.fast]] : [])]))
 

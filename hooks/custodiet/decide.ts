@@ -296,7 +296,7 @@ const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…'
 export function holdDecision(f: Finding, readOnly: boolean): Decision | null {
   if (readOnly) return null
   const why = `[CUSTODIET] Holding since ${f.at}: ${f.verdict.issue} ${f.verdict.correction}`
-  const lift = 'The hold lifts when the user replies (or a human runs `ratchet custodiet release`).'
+  const lift = 'The hold lifts when the user replies (or a human runs `npx ratchet-guard custodiet release`).'
   return f.level >= 4 ? { kind: 'deny', reason: `${why} Actions are blocked. ${lift}` } : { kind: 'ask', reason: `${why} Confirm to let this action run. ${lift}` }
 }
 

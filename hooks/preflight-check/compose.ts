@@ -319,7 +319,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
   if (facts.floorHold) {
     const h = facts.floorHold
-    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor does not hold as a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user, in a terminal, sets it up again with \`ratchet init\` or accepts the change with \`ratchet floor confirm\` (\`ratchet floor status\` shows what changed). Tell the user and stop; do not try other ways.` }
+    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor does not hold as a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user, in a terminal, sets it up again with \`npx ratchet-guard init\` or accepts the change with \`npx ratchet-guard floor confirm\` (\`npx ratchet-guard floor status\` shows what changed). Tell the user and stop; do not try other ways.` }
     verdict = 'floor_hold'
     effects.length = 0
   }
@@ -581,11 +581,11 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
 }
 
 function pauseDecision(call: ToolCall & { session_id: string }, entry: { id: string; severity: Severity }, d: Decision, facts: PreflightFacts): Decision {
-  const where = facts.config.telegram ? 'on Telegram' : `at the terminal (\`ratchet pending approve ${entry.id}\` or \`ratchet pending deny ${entry.id} --note "…"\`)`
+  const where = facts.config.telegram ? 'on Telegram' : `at the terminal (\`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`)`
   const note = 'reason' in d ? d.reason : ''
   if (facts.config.defer) {
     const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — deferred until the human decides ${where}; resume with: claude -p --resume ${call.session_id}`
-    return { kind: 'defer', reason, notice: `Ratchet paused ${entry.id}: ${firstLine(note).replace(/^\[PRE-FLIGHT\] Action: /, '')}. Decide with \`ratchet pending approve ${entry.id}\` or \`ratchet pending deny ${entry.id} --note "…"\`, then resume with: claude -p --resume ${call.session_id}` }
+    return { kind: 'defer', reason, notice: `Ratchet paused ${entry.id}: ${firstLine(note).replace(/^\[PRE-FLIGHT\] Action: /, '')}. Decide with \`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`, then resume with: claude -p --resume ${call.session_id}` }
   }
   const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — the human has been asked ${where}. You will be told the outcome at a later step; an approval lets exactly this call through once.`
   return { kind: 'deny', reason }

@@ -31,7 +31,7 @@ the request) and applies the matching guardrails: allow silently, warn, check (d
 [PRE-FLIGHT] note, let the identical retry through), ask, pause for a human, or deny. Also records
 prompts (UserPromptSubmit) and forgets reads at compaction (PreCompact).
 
-Register it with \`ratchet init\`. Try a decision by hand with:
+Register it with \`npx ratchet-guard init\`. Try a decision by hand with:
   ratchet guardrails explain --command "git push origin main"
 State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
 
@@ -105,7 +105,7 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
 export function failurePolicy(payload: HookPayload, why: string): Decision {
   if (payload.hook_event_name !== 'PreToolUse' || READ_ONLY_TOOLS.has(payload.tool_name)) return { kind: 'allow' }
   // Never fail open on an action we could not check.
-  return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`ratchet doctor\` shows what is wrong.` }
+  return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`npx ratchet-guard doctor\` shows what is wrong.` }
 }
 
 /**

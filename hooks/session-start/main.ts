@@ -26,7 +26,7 @@ const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payl
 
 Injects a compact "active guardrails" block (hard rules first, at most 5 lines plus a count of the
 rest) and any pending approvals into the new session, via additionalContext.
-Register it with \`ratchet init\`; see the block by hand with \`ratchet guardrails list\`.`
+Register it with \`npx ratchet-guard init\`; see the block by hand with \`npx ratchet-guard guardrails list\`.`
 
 export function pendingSummaries(paths: Paths): PendingSummary[] {
   // Loosely (any array): a queue with one bad entry still shows the others at session start.
@@ -79,13 +79,13 @@ async function withService(d: Decision, session: string): Promise<Decision> {
  */
 function withFloor(d: Decision, floor: SessionFloor): Decision {
   if (d.kind !== 'allow') return d
-  const lines = [`[RATCHET] ${modeLine(floor.state.mode)}`]
+  const lines = [`[RATCHET] ${modeLine(floor.state.mode, floor.state.plugin)}`]
   const warnings = floor.state.problems.filter((p) => !p.block).map((p) => p.what)
   if (warnings.length) lines.push(...warnings.map((w) => `  Note: ${w}`))
   let notice = d.notice
   if (floor.held) {
-    lines.push(`[RATCHET] HELD: Ratchet's floor does not hold as a human last saw it, so every tool call is refused until the user, in a terminal, sets it up again (\`ratchet init\`) or accepts the change (\`ratchet floor confirm\`). Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
-    notice = `Ratchet: this session is held until you run \`ratchet init\` or \`ratchet floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''}); \`ratchet floor status\` shows what changed`
+    lines.push(`[RATCHET] HELD: Ratchet's floor does not hold as a human last saw it, so every tool call is refused until the user, in a terminal, sets it up again (\`npx ratchet-guard init\`) or accepts the change (\`npx ratchet-guard floor confirm\`). Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
+    notice = `Ratchet: this session is held until you run \`npx ratchet-guard init\` or \`npx ratchet-guard floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''}); \`npx ratchet-guard floor status\` shows what changed`
   }
   const block = lines.join('\n')
   return { ...d, context: d.context ? `${d.context}\n${block}` : block, ...(notice ? { notice } : {}) }

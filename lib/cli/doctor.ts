@@ -18,7 +18,8 @@ import { STATE_FILES, type FileKey } from '../io/registry'
 import { readSettings } from './install'
 import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
-import { floorHold, floorNow, sandboxTools } from '../io/floor'
+import { floorHold, floorNow, ratchetPlugin, sandboxTools } from '../io/floor'
+import { CLI } from '../core/manifest'
 import { probeFloor, probeLine } from '../io/probe'
 import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
 
@@ -50,13 +51,15 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
       checks.push({ name: 'settings', ok: false, detail: (e as Error).message })
     }
   }
+  const plugin = pluginCheck(projectDir)
+  if (plugin) checks.push(plugin.check)
   for (const reg of REGISTRATIONS) {
     const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
     const label = `hook ${reg.event}${reg.matcher && reg.matcher !== '*' ? ` (${reg.matcher})` : ''}`
     checks.push({
       name: label,
-      ok: hits.length > 0,
-      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : `${reg.hook} not registered: run \`ratchet init\``,
+      ok: hits.length > 0 || !!plugin?.enabled,
+      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : plugin?.enabled ? `${reg.hook}: from the plugin` : `${reg.hook} not registered: run \`ratchet init\``,
     })
     for (const h of hits) {
       const exe = commandExecutable(h.command).replace(/\$CLAUDE_PROJECT_DIR|\$\{CLAUDE_PROJECT_DIR\}/g, projectDir)
@@ -78,7 +81,8 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
   checks.push(...stateFiles(paths))
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
-  checks.push(...(await floorChecks(paths, o.probe !== false)))
+  // With the plugin enabled, the hooks are registered by it: the floor's own checks of settings hooks do not apply.
+  checks.push(...(await floorChecks(paths, o.probe !== false)).filter((c) => !(plugin?.enabled && / is not registered for /.test(c.detail))))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
   checks.push(transportCheck(found.map((f) => f.command)))
@@ -229,4 +233,12 @@ function latency(bundle: string, guardrails: string): Check {
   const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]
   const ratio = med(hook) / med(bare)
   return { name: 'hook start-up', ok: true, warn: ratio > 1.5, detail: `preflight-check ${med(hook).toFixed(0)} ms vs bare node ${med(bare).toFixed(0)} ms (${ratio.toFixed(2)}×)` }
+}
+
+/** The plugin route (lib/io/floor.ts ratchetPlugin): its hooks run where it is enabled; it cannot set up the floor. */
+function pluginCheck(projectDir: string): { check: Check; enabled: boolean } | undefined {
+  const p = ratchetPlugin(projectDir)
+  if (!p) return undefined
+  const floor = `it cannot turn on the sandbox: \`${CLI} install\` in the project adds the floor`
+  return { enabled: p.enabled, check: { name: 'plugin', ok: true, warn: !p.enabled, detail: `${p.id} ${p.version ?? '?'} (${p.scope ?? '?'} scope, ${p.installPath ?? '?'}) is ${p.enabled ? 'enabled: its hooks guard sessions here' : 'installed but not enabled here'}; ${floor}` } }
 }

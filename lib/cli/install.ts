@@ -4,6 +4,8 @@ import { custodietConfig, stopGateLine } from '../io/custodiet-config'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
+import { PACKAGE_NAME } from '../core/manifest'
+import { lineDiff } from '../core/dependency'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
 import { servicePort } from '../io/service'
 import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
@@ -82,27 +84,18 @@ export function hookCommand(hook: HookName, projectDir: string, user: boolean, e
   return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
 }
 
-type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; transport?: Transport }
+type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; projectBins?: boolean; transport?: Transport }
 
-/**
- * Registers the hooks and turns the floor on (lib/core/floor.ts): Claude Code's sandbox for every command, and
- * permission rules that keep the file tools off every path that carries authority. Project scope splits what it
- * writes: what holds on any teammate's machine goes in .claude/settings.json (committed), what names this machine's
- * own folders (a git remote that is a local folder, an install outside the project) in .claude/settings.local.json.
- */
-export function init(o: InitOptions): void {
+/** What init would write: each settings file before and after, the floor fragment and its mode. Changes nothing. */
+export function initPlan(o: InitOptions) {
   const projectDir = path.resolve(o.projectDir)
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
   const mode: FloorMode = o.sandbox === false ? 'best-effort' : 'sandbox'
-  if (mode === 'sandbox') {
-    const tools = sandboxTools()
-    if (!tools.ok) throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
-  }
   // Without the sandbox the agent's commands reach loopback directly: they could answer in the service's place.
   if (o.transport === 'http' && mode !== 'sandbox') throw new RatchetError('usage', '--transport http needs the sandbox (without it the agent\'s commands can reach or impersonate the service on 127.0.0.1): use --transport command with --no-sandbox')
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
-  if (o.managed) assertRootOwnedInstall()
-  const inputs = floorInputs(paths, process.env, projectReach(projectDir))
+  const found = floorInputs(paths, process.env, projectReach(projectDir))
+  // `projectBins`: what the project's own copy will guard once installed, not the copy running now (npx's cache).
+  const inputs = o.projectBins ? { ...found, packages: [`./node_modules/${PACKAGE_NAME}`], binDirs: ['./node_modules/.bin'] } : found
   const fragment = floorFragment(inputs, mode)
   const { portable, machine } = splitFragment(fragment, inputs)
   // Under the sandbox Claude Code sends http hooks through the sandbox's proxy, which must then let them reach
@@ -116,12 +109,38 @@ export function init(o: InitOptions): void {
     const cur = writes.get(file) ?? { before: readSettings(file), after: readSettings(file) }
     writes.set(file, { before: cur.before, after: change(cur.after) })
   }
+  // `projectBins`: the package is (about to be) the project's own dependency, whatever copy runs this.
+  const exe = (h: HookName, event: string) => (o.projectBins ? guardedCommand(h, `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${h}`, event) : hookCommand(h, projectDir, !!(o.user || o.managed), event))
   const transport = { kind: o.transport ?? 'command', port: servicePort() }
-  edit(hooksFile, (s) => withFloor(withRatchet(s, (h, event) => hookCommand(h, projectDir, !!(o.user || o.managed), event), undefined, transport), portable))
+  edit(hooksFile, (s) => withFloor(withRatchet(s, exe, undefined, transport), portable))
   if (machine.deny.length || machine.writable.length) edit(machineFile, (s) => withFloor(s, machine))
+  return { projectDir, mode, paths, inputs, fragment, hooksFile, writes }
+}
+
+/** The dry run's lines: per settings file, a line diff of what would change. */
+export function planDiff(writes: Map<string, { before: Settings; after: Settings }>): { file: string; changed: boolean; diff: string[] }[] {
+  const text = (s: Settings) => (Object.keys(s).length ? JSON.stringify(s, null, 2) + '\n' : '')
+  return [...writes].map(([file, w]) => ({ file, changed: text(w.before) !== text(w.after), diff: lineDiff(text(w.before), text(w.after)).filter((l) => !l.startsWith('  ')) }))
+}
+
+/**
+ * Registers the hooks and turns the floor on (lib/core/floor.ts): Claude Code's sandbox for every command, and
+ * permission rules that keep the file tools off every path that carries authority. Project scope splits what it
+ * writes: what holds on any teammate's machine goes in .claude/settings.json (committed), what names this machine's
+ * own folders (a git remote that is a local folder, an install outside the project) in .claude/settings.local.json.
+ */
+export function init(o: InitOptions): void {
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
+  const mode: FloorMode = o.sandbox === false ? 'best-effort' : 'sandbox'
+  if (mode === 'sandbox') {
+    const tools = sandboxTools()
+    if (!tools.ok) throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
+  }
+  if (o.managed) assertRootOwnedInstall()
+  const { projectDir, paths, inputs, fragment, hooksFile, writes } = initPlan(o)
   if (o.dryRun) {
-    const out = [...writes].map(([file, w]) => ({ file, changed: JSON.stringify(w.before) !== JSON.stringify(w.after), settings: w.after }))
-    process.stdout.write(o.json ? JSON.stringify({ mode, files: out }, null, 2) + '\n' : out.map((x) => `${x.changed ? 'Would write' : 'Unchanged'} ${x.file}:\n${JSON.stringify(x.settings, null, 2)}`).join('\n') + '\n')
+    const out = planDiff(writes)
+    process.stdout.write(o.json ? JSON.stringify({ mode, files: out.map((x, i) => ({ ...x, settings: [...writes.values()][i].after })) }, null, 2) + '\n' : out.map((x) => (x.changed ? `Would change ${x.file}:\n${x.diff.join('\n')}` : `Unchanged: ${x.file}`)).join('\n') + '\n')
     return
   }
   const added: NonNullable<FloorRecord['added']> = {}
@@ -253,12 +272,16 @@ export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
   const added = rec.ok ? (rec.value.added ?? {}) : {}
   // The floor init added, file by file (the machine file beside the project's too); without a record, the deny
   // rules this install would write, and the sandbox switches are left to the user.
+  // No record (a teammate's clone: the record is machine state): the rules this install would write, as if the
+  // package were the project's own (it may be gone already, and this copy be npx's).
+  const inputs = floorInputs(paths)
+  const fallbackDeny = floorFragment({ ...inputs, packages: [...new Set([...inputs.packages, `./node_modules/${PACKAGE_NAME}`])], binDirs: [...new Set([...inputs.binDirs, './node_modules/.bin'])] }, 'sandbox').deny
   const files = new Set([file, ...(o.user || o.local || o.managed ? [] : [settingsFile({ ...o, local: true })])].filter((f) => f === file || added[f]))
   let floorRemoved = 0
   for (const f of files) {
     const was = f === file ? before : readSettings(f)
     const cur = f === file ? withoutRatchet(before) : was
-    const a = added[f] ?? { deny: floorFragment(floorInputs(paths), 'sandbox').deny, domains: [], writable: [], set: {} }
+    const a = added[f] ?? { deny: fallbackDeny, domains: [], writable: [], set: {} }
     const next = withoutFloor(cur, a, a.set)
     const rules = (s: Settings) => ((s.permissions as { deny?: unknown } | undefined)?.deny as string[] | undefined) ?? []
     floorRemoved += rules(was).filter((r) => !rules(next).includes(r)).length

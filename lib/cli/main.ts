@@ -13,9 +13,9 @@ export function buildProgram(): Command {
       'after',
       `
 Quick start:
-  ratchet init [--project-dir DIR]   register the hooks in .claude/settings.json, create .ratchet/
-  ratchet guardrails list            what is enforced
-  ratchet guardrails explain --command "git push origin main"
+  npx ratchet-guard install          add it to package.json, register the hooks, turn on the floor
+  npx ratchet-guard doctor           prove the install
+  npx ratchet-guard guardrails explain --command "git push origin main"
 
 State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     )
@@ -34,13 +34,36 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
 
   program
+    .command('install')
+    .description('make Ratchet this project\'s own dependency (so a teammate\'s clone gets it with npm install), then init: hooks, the OS floor, the state folder (idempotent)')
+    .option('--user', 'every project of yours: a global install and ~/.claude/settings.json')
+    .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (see init)')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--dry-run', 'show what would change (package.json, settings) as a diff; change nothing')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (humanOnly('ratchet-guard install'), (await import('./setup')).install(o)))
+
+  program
+    .command('update')
+    .description('install the newest version the project\'s source has (registry, git; a vendored tarball: the one you run this from), register its hooks, restart the warm process')
+    .option('--user', 'the global install and ~/.claude/settings.json')
+    .option('--no-sandbox', 'best-effort mode')
+    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--dry-run', 'show what would change; change nothing')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (humanOnly('ratchet-guard update'), (await import('./setup')).install({ ...o, update: true })))
+
+  program
     .command('uninstall')
-    .description("remove Ratchet's hooks and the floor it added from Claude Code settings (keeps the state folder and other hooks)")
+    .description("remove Ratchet's hooks and the floor it added from Claude Code settings, and the package from package.json (keeps the state folder and other hooks); works with the package already gone")
     .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts(['local', 'managed']))
     .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
     .option('--managed', "from Claude Code's managed settings (root)")
+    .option('--keep-package', 'only the settings: leave the dependency in package.json')
     .option('--project-dir <dir>', 'the project', process.cwd())
-    .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
+    .option('--dry-run', 'show what would change; change nothing')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => (humanOnly('ratchet-guard uninstall'), o.managed ? (await import('./install')).uninstall(o) : (await import('./setup')).uninstall(o)))
 
   const floor = program.command('floor').description("the OS floor: Claude Code's sandbox and the permission rules that keep the agent off what carries authority")
   floor

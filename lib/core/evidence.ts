@@ -847,7 +847,7 @@ export interface Hazard {
   why: string
 }
 
-/** The files under .ratchet/ that are the user's, tracked in git (lib/io/registry.ts owner 'human', tracked). */
+/** The files under .ratchet/ that are the user's, tracked in git (lib/io/registry.ts owner 'human', tracked; and vendor/*.tgz). */
 const USER_FILES = new Set(['guardrails.json', 'incidents.json', 'config.json', '.gitignore', ''])
 
 const ENV_TEMPLATE = /^\.env\.(example|sample|template|dist|defaults|schema|tpl)$|^\.env\.[^/]*\.(example|sample|template)$/i
@@ -861,7 +861,7 @@ export function privateByName(rel: string): Hazard | undefined {
   if (ri >= 0) {
     const inner = parts.slice(ri + 1).join('/')
     // The user's own tracked files (rules, incidents, the secret-free config) are meant to be shared; the rest is machine state.
-    if (!USER_FILES.has(inner)) return { kind: 'ratchet_state', why: "Ratchet's machine state (approvals, activity log, sessions)" }
+    if (!USER_FILES.has(inner) && !/^vendor\/[^/]+\.tgz$/.test(inner)) return { kind: 'ratchet_state', why: "Ratchet's machine state (approvals, activity log, sessions)" }
   }
   // `.env`, `.env.production`, `prod.env`, `.envrc` — but not the templates meant to be shared.
   if ((/^\.env([.-]|$)/i.test(base) || /\.env$/i.test(base) || base === '.envrc') && !ENV_TEMPLATE.test(base) && !/^(\w+[.-])?(example|sample|template)\.env$/i.test(base))

@@ -243,7 +243,7 @@ export function floorProblems(scopes: ScopeSettings[], f: FloorFragment): FloorP
   }
   const present = new Set(scopes.flatMap((x) => (isObj(x.settings.permissions) ? strings(x.settings.permissions.deny) : [])))
   const missing = f.deny.filter((r) => !present.has(r))
-  if (missing.length) out.push({ what: `${missing.length} of Ratchet's permission deny rules are missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): run \`ratchet init\``, block: true })
+  if (missing.length) out.push({ what: `${missing.length} of Ratchet's permission deny rules are missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): run \`npx ratchet-guard init\``, block: true })
   return out
 }
 
@@ -305,8 +305,9 @@ export function describeChange(c: FloorChange): string {
 }
 
 /** The one line session-start and doctor show for a mode. */
-export function modeLine(mode: FloorMode): string {
+export function modeLine(mode: FloorMode, plugin = false): string {
+  if (plugin && mode === 'best-effort') return "Floor: best-effort. Ratchet's hooks come from its Claude Code plugin, which cannot turn on Claude Code's sandbox: commands are judged by their text, which a determined agent can get past. `npx ratchet-guard install` in the project adds the floor (docs/threat-model.md)."
   return mode === 'sandbox'
     ? "Floor: sandboxed. Commands run in Claude Code's OS sandbox: Ratchet's state, Claude Code's settings and Ratchet's install are read-only to them, and the network is limited to the project's hosts."
-    : 'Floor: best-effort (no OS sandbox, chosen with `ratchet init --no-sandbox`). Only the file tools are held by permission rules; commands are judged by their text, which a determined agent can get past (docs/threat-model.md).'
+    : 'Floor: best-effort (no OS sandbox, chosen with `npx ratchet-guard init --no-sandbox`). Only the file tools are held by permission rules; commands are judged by their text, which a determined agent can get past (docs/threat-model.md).'
 }

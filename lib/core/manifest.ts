@@ -135,6 +135,14 @@ export function distFiles(): string[] {
   return [...out, ...Object.values(CHUNKS).map((c) => `${c}.cjs`)]
 }
 
+/**
+ * The package's name on the registry, and the command every hint names: it works wherever a hint is read (no
+ * `ratchet` on PATH in a project install; `npx ratchet` is someone else's package), the project's own copy first,
+ * else the registry's, so also once the package is gone.
+ */
+export const PACKAGE_NAME = 'ratchet-guard'
+export const CLI = `npx ${PACKAGE_NAME}`
+
 export type ExecutableName = (typeof EXECUTABLES)[number]['name']
 export type HookName = Extract<(typeof EXECUTABLES)[number], { kind: 'hook' }>['name']
 /** Names with a bin/ launcher: what a settings entry of ours can point at, now or in an older install. */

@@ -2,7 +2,7 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, EXECUTABLES, type HookName, type Registration as ManifestRegistration } from './manifest'
+import { BIN_NAMES, CLI, EXECUTABLES, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -44,10 +44,10 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
  * process, so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string, event?: string): string {
+export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with ${CLI} uninstall`): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. Reinstall it and run ratchet init, or remove the hooks with ratchet uninstall." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
 }
 
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */
@@ -112,7 +112,9 @@ export function withRatchet(settings: Settings, commandFor: (hook: HookName, eve
     else groups.push(r.matcher === undefined ? { hooks: [handler] } : { matcher: r.matcher, hooks: [handler] })
     hooks[r.event] = groups
   }
-  return { ...base, hooks }
+  // Where the hooks were: installing twice writes the same bytes.
+  if (!settings.hooks) return { ...base, hooks }
+  return Object.fromEntries(Object.keys({ ...settings, ...base }).map((k) => [k, k === 'hooks' ? hooks : base[k]])) as Settings
 }
 
 /** Which of our hooks each event runs, as registered in these settings. */
@@ -130,4 +132,13 @@ export function registeredRatchetHooks(settings: Settings): Registered[] {
     for (const g of groups ?? [])
       for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: (h.type === 'http' ? h.url : h.command)!, timeout: h.timeout, onFailure: h.onFailure, async: h.async })
   return out
+}
+
+/**
+ * hooks/hooks.json of the Claude Code plugin (the package root is the plugin root): the same registrations, each
+ * running the plugin's own launcher behind the same guard. Written by scripts/build.mjs, checked by a test.
+ */
+export function pluginHooks(): { description: string; hooks: Record<string, MatcherGroup[]> } {
+  const hooks = withRatchet({}, (h, event) => guardedCommand(h, `"\${CLAUDE_PLUGIN_ROOT}"/bin/${h}`, event, `Reinstall the plugin (claude plugin install ${PACKAGE_NAME}), or remove it with claude plugin uninstall ${PACKAGE_NAME}`)).hooks!
+  return { description: "Ratchet's hooks (lib/core/manifest.ts). The OS floor is not here: a plugin cannot turn on the sandbox (npx ratchet-guard install does).", hooks }
 }

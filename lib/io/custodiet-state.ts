@@ -51,7 +51,7 @@ function heldOver(paths: Paths, session: string): CustodietState {
   } catch {
     /* read as the strictest below */
   }
-  f ??= { id: 'unreadable-record', at: new Date().toISOString(), trigger: 'periodic', category: 'drift', level: 4, source: 'deterministic', delivered: true, verdict: { status: 'ATTENTION', issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`, correction: 'Read as the strictest hold until the user replies or runs `ratchet custodiet release`.' } } as Finding
+  f ??= { id: 'unreadable-record', at: new Date().toISOString(), trigger: 'periodic', category: 'drift', level: 4, source: 'deterministic', delivered: true, verdict: { status: 'ATTENTION', issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`, correction: 'Read as the strictest hold until the user replies or runs `npx ratchet-guard custodiet release`.' } } as Finding
   return { ...base, findings: [f] }
 }
 

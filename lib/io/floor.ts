@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, floorProblems, guardedPaths, runsExcluded, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
-import { BIN_NAMES, distFiles } from '../core/manifest'
+import { BIN_NAMES, PACKAGE_NAME, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
 import { PACKAGE_ROOT, warmSpools } from './package-root'
@@ -201,11 +201,11 @@ function npmRegistries(projectDir: string, env: NodeJS.ProcessEnv): string[] {
 /** What the sandbox needs from this host, and if it is missing, exactly what to install. */
 export function sandboxTools(env: NodeJS.ProcessEnv = process.env, platform = process.platform): { ok: boolean; detail: string } {
   if (platform === 'darwin') return { ok: true, detail: 'macOS: Seatbelt (sandbox-exec) is built in' }
-  if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`ratchet init --no-sandbox\` (best-effort mode)` }
+  if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`npx ratchet-guard init --no-sandbox\` (best-effort mode)` }
   const missing = ['bwrap', 'socat'].filter((b) => !onPath(b, env))
-  if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`ratchet init --no-sandbox\`` }
+  if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`npx ratchet-guard init --no-sandbox\`` }
   const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'], { timeout: 5000, env })
-  if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`ratchet init --no-sandbox\`` }
+  if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`npx ratchet-guard init --no-sandbox\`` }
   return { ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' }
 }
 
@@ -254,15 +254,54 @@ export interface FloorState {
   scopes: ScopeSettings[]
   problems: FloorProblem[]
   facts: FloorFacts
+  /** The hooks come from Ratchet's Claude Code plugin (lib/io/floor.ts pluginRoute). */
+  plugin?: boolean
 }
 
 /** The floor as it stands now for this project. */
 export function floorNow(paths: Paths, env: NodeJS.ProcessEnv = process.env): FloorState {
-  const mode = floorMode(paths)
   const { scopes, problems: unreadable } = readScopes(paths.projectDir, env)
+  // The plugin registers the hooks itself and cannot turn on the sandbox: until `init` puts the floor in settings,
+  // the hooks are all there is (best-effort, said so), and no hold waits for a floor nobody set up.
+  const plugin = pluginRoute(env)
+  const bare = plugin && !scopes.some((x) => registeredRatchetHooks(x.settings).length || (x.settings.sandbox as { enabled?: unknown } | undefined)?.enabled === true)
+  const mode = bare ? 'best-effort' : floorMode(paths)
   const fragment = floorFragment(floorInputs(paths, env), mode)
-  const problems = [...unreadable, ...floorProblems(scopes, fragment), ...hookProblems(scopes)]
-  return { mode, fragment, scopes, problems, facts: floorFacts(paths, mode, scopes) }
+  const problems = [...unreadable, ...(bare ? [] : floorProblems(scopes, fragment)), ...(plugin ? [] : hookProblems(scopes))]
+  return { mode, fragment, scopes, problems, facts: floorFacts(paths, mode, scopes), plugin }
+}
+
+/**
+ * Ratchet's Claude Code plugin as Claude Code recorded its install (plugins/installed_plugins.json), and whether a
+ * settings scope of this project enables it (the last scope that says so wins: user, project, local).
+ */
+export function ratchetPlugin(projectDir: string, env: NodeJS.ProcessEnv = process.env): { id: string; version?: string; scope?: string; installPath?: string; enabled: boolean } | undefined {
+  const dir = claudeUserDir(env)
+  const json = (file: string): Record<string, unknown> | undefined => {
+    try {
+      const v = JSON.parse(fs.readFileSync(file, 'utf8'))
+      return v && typeof v === 'object' ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const installed = (json(path.join(dir, 'plugins', 'installed_plugins.json'))?.plugins ?? {}) as Record<string, { scope?: string; installPath?: string; version?: string }[]>
+  const id = Object.keys(installed).find((k) => k.split('@')[0] === PACKAGE_NAME)
+  if (!id) return undefined
+  let enabled = false
+  for (const file of [path.join(dir, 'settings.json'), path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json')]) {
+    const v = (json(file)?.enabledPlugins as Record<string, unknown> | undefined)?.[id]
+    if (typeof v === 'boolean') enabled = v
+  }
+  return { id, ...(installed[id][0] ?? {}), enabled }
+}
+
+/**
+ * Whether this process is a hook of Ratchet's Claude Code plugin: Claude Code runs a plugin's hooks with
+ * CLAUDE_PLUGIN_ROOT set to the plugin's folder, which is then this package.
+ */
+export function pluginRoute(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!env.CLAUDE_PLUGIN_ROOT && realpath(env.CLAUDE_PLUGIN_ROOT) === realpath(PACKAGE_ROOT)
 }
 
 /** Ratchet's own registrations: every one present somewhere, preflight-check's with "onFailure": "block". */
@@ -271,7 +310,7 @@ function hookProblems(scopes: ScopeSettings[]): FloorProblem[] {
   const out: FloorProblem[] = []
   for (const reg of REGISTRATIONS) {
     const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
-    if (!hits.length) out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`ratchet init\``, block: true })
+    if (!hits.length) out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`npx ratchet-guard init\``, block: true })
     else if (reg.onFailure === 'block' && !hits.some((h) => h.onFailure === 'block')) out.push({ what: `${reg.hook} is registered for ${reg.event} without "onFailure": "block": a crash or hang lets the call run`, block: true })
   }
   return out
@@ -286,9 +325,31 @@ function floorFacts(paths: Paths, mode: FloorMode, scopes: ScopeSettings[]): Flo
       facts[key] = facts[key] ? `${facts[key]}, ${value}` : value
     }
   facts.install = installFingerprint()
+  facts[`dependency ${PACKAGE_NAME}`] = dependencyFact(paths.projectDir)
   const g = loadGuardrails(paths, { full: true, fold: false })
   for (const r of g.rules) facts[`rule ${r.id}`] = r.enabled === false ? 'off' : decisionOf(r)
   return facts
+}
+
+/**
+ * What the project's next `npm install` would put in node_modules/ratchet-guard: the spec in package.json and what the
+ * lockfile resolves it to. Commands may edit both (the sandbox guards the install, not these files), and a human's
+ * install then replaces the hooks: so a change holds the next session, as a change of the install does.
+ */
+function dependencyFact(projectDir: string): string {
+  const read = (f: string): Record<string, unknown> | undefined => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(projectDir, f), 'utf8'))
+    } catch {
+      return undefined
+    }
+  }
+  const pkg = read('package.json')
+  if (!pkg) return 'none'
+  const spec = ['dependencies', 'devDependencies', 'optionalDependencies'].map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME]).find((v) => typeof v === 'string')
+  const over = (pkg.overrides as Record<string, unknown> | undefined)?.[PACKAGE_NAME]
+  const locked = ((read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined) ?? {})[`node_modules/${PACKAGE_NAME}`]
+  return [spec ?? 'none', ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []), ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : [])].join(' | ')
 }
 
 export interface SessionFloor {
@@ -427,6 +488,8 @@ function lexists(p: string): boolean {
 export function sandboxedCall(paths: Paths, mode: FloorMode, tool: string, command: string): boolean {
   if (tool !== 'Bash' || mode !== 'sandbox') return false
   const rec = readState(paths, 'floor')
+  // The session started without a sandbox (the plugin route before `init`): recorded as best-effort.
+  if (rec.ok && rec.value.facts?.mode === 'best-effort') return false
   const excluded = rec.ok ? (rec.value.facts?.['sandbox excludedCommands'] ?? 'none') : 'none'
   return excluded === 'none' || !runsExcluded(command, excluded.split(', '))
 }

@@ -173,6 +173,7 @@ export const STATE = {
   guardrails: f('guardrails.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the rules (never rewritten by a counter: fire counts live in fire-counts.json)', schema: hand((raw: unknown) => { const v = validateGuardrails(raw); return v.fatal ? v.problems.map((p) => `${p.where}: ${p.message}`).join('; ') : raw }) }),
   incidents: f<Incident[]>('incidents.json', { owner: 'human', tracked: true, onCorrupt: 'fail', what: 'the incident log', schema: hand(validateIncidents), empty: () => [] }),
   config: f<Config>('config.json', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'settings (no secrets: the Telegram token lives outside the project)', schema: handThenZod(handConfig, configSchema), empty: () => ({}) }),
+  vendor: f('vendor/', { owner: 'human', tracked: true, onCorrupt: 'ignore', what: 'the package tarball a project installed from a file on one machine depends on (`file:.ratchet/vendor/…`), committed so every clone installs the same' }),
   gitignore: f('.gitignore', { owner: 'machine', tracked: true, onCorrupt: 'ignore', what: 'keeps machine state out of git' }),
   pending: f<PendingEntry[]>('pending-actions.json', { owner: 'machine', tracked: false, onCorrupt: 'reset', what: 'the approval queue (masked text and fingerprints)', schema: hand(validatePendingList), empty: () => [] }),
   activity: f('activity.jsonl', { owner: 'machine', tracked: false, onCorrupt: 'ignore', what: 'one masked line per decision' }),
@@ -253,6 +254,7 @@ export function fileOf(paths: Pick<Paths, 'stateDir' | 'configHome'>, key: FileK
  * Deny-by-default, so a machine file added later (or a lock, temp or corrupt copy) is never committed.
  */
 export function stateGitignore(): string {
-  const keep = STATE_FILES.filter((s) => s.tracked && s.root === 'state').map((s) => `!${s.name}`)
+  // A tracked folder: the folder and what is in it (`*` matches names at every depth).
+  const keep = STATE_FILES.filter((s) => s.tracked && s.root === 'state').flatMap((s) => (s.name.endsWith('/') ? [`!${s.name}`, `!${s.name}*`] : [`!${s.name}`]))
   return ['# Written by Ratchet. Machine state (queue, logs, sessions, indexes, caches) stays out of git;', '# only the human-authored files below are trackable. See lib/io/registry.ts.', '*', ...keep, ''].join('\n')
 }

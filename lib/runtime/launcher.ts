@@ -1,7 +1,7 @@
 // The bin/ launchers, written by scripts/build.mjs from the manifest (lib/core/manifest.ts) and
 // checked against it by test/unit/manifest.test.ts.
 
-import { EXECUTABLES, type Executable } from '../core/manifest'
+import { CLI, EXECUTABLES, type Executable } from '../core/manifest'
 
 /**
  * The bin/ launcher of an executable: tiny, so a hook starts close to bare node. When dist/ is missing
@@ -20,7 +20,7 @@ export function launcherSource(e: Executable): string {
     'try {',
     '  loader = require("../dist/loader.cjs")',
     '} catch (err) {',
-    `  process.stderr.write("ratchet ${e.name}: the install is incomplete (" + err.code + " " + require("path").join(__dirname, "..", "dist") + "); blocked to be safe. Reinstall ratchet, or run \`ratchet doctor\`.\\n")`,
+    `  process.stderr.write("ratchet ${e.name}: the install is incomplete (" + err.code + " " + require("path").join(__dirname, "..", "dist") + "); blocked to be safe. Reinstall it (npm install in the project), or run \`${CLI} doctor\`.\\n")`,
     `  process.exit(${exitCode})`,
     '}',
     run,

@@ -73,7 +73,7 @@ exports.run = function run(name, ...args) {
   } catch (e) {
     if (!e || !e.incompleteInstall) throw e
     // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
-    process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall ratchet, or run \`ratchet doctor\`.\n`)
+    process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`)
     process.exitCode = 2
     return Promise.resolve()
   }
@@ -118,7 +118,7 @@ exports.chunk = function chunk(name, names) {
       } catch (e) {
         if (!e || !e.incompleteInstall) throw e
         // Not an internal error: the person reading it has something to do (the hook still fails closed).
-        const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall ratchet`)
+        const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`)
         err.incompleteInstall = e.incompleteInstall
         throw err
       }

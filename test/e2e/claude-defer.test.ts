@@ -83,7 +83,7 @@ describe('a headless pause is visible on the run\'s stderr', () => {
     const id = queue[0].id as string
     expect(run.stdout).toContain(`[ratchet] Ratchet paused ${id}`)
     expect(run.stdout).toContain('touch release-3.0.txt')
-    expect(run.stdout).toContain(`ratchet pending approve ${id}`)
+    expect(run.stdout).toContain(`npx ratchet-guard pending approve ${id}`)
     expect(run.stdout).toMatch(/claude -p --resume [0-9a-f-]{36}/)
     expect(run.stdout).toContain('"stop_reason":"tool_deferred"')
     expect(fs.existsSync(path.join(project, 'release-3.0.txt'))).toBe(false)

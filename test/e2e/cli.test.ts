@@ -28,7 +28,7 @@ describe('ratchet init / uninstall', () => {
     for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()]) fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
     const r = ratchet(['init'], undefined, { PATH: bin })
     expect(r.status).toBe(7)
-    expect(r.stderr).toBe('ratchet: the OS sandbox cannot run here, so nothing was changed: bwrap and socat not found: install them (sudo apt-get install bubblewrap socat), or choose best-effort mode with `ratchet init --no-sandbox`\n')
+    expect(r.stderr).toBe('ratchet: the OS sandbox cannot run here, so nothing was changed: bwrap and socat not found: install them (sudo apt-get install bubblewrap socat), or choose best-effort mode with `npx ratchet-guard init --no-sandbox`\n')
     expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
     expect(fs.existsSync(path.join(dir, '.ratchet'))).toBe(false)
     const b = ratchet(['init', '--no-sandbox'], undefined, { PATH: bin })

@@ -94,7 +94,7 @@ describe('probation in preflight-check', () => {
     for (let i = 0; i < 3; i++) {
       const r = write('a.txt')
       expect(r.permissionDecision).toBe('deny')
-      expect(r.permissionDecisionReason).toMatch(/wait for a human until they clear the case \(`ratchet courtroom clear case_severe`/)
+      expect(r.permissionDecisionReason).toMatch(/wait for a human until they clear the case \(`npx ratchet-guard courtroom clear case_severe`/)
       expect(r.permissionDecisionReason).toMatch(/Reflect before you continue/)
     }
     expect(bash('echo other work')).toEqual({ permissionDecision: 'allow (silent)' })

@@ -241,9 +241,9 @@ describe('session-start', () => {
     const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
     const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
     expect(ctx).toContain('Floor: sandboxed')
-    expect(ctx).toMatch(/HELD: .*ratchet init.*ratchet floor confirm/)
+    expect(ctx).toMatch(/HELD: .*npx ratchet-guard init.*npx ratchet-guard floor confirm/)
     const denied = guard(preToolUse(dir, 'Bash', { command: 'ls' }))
-    expect(denyReason(denied.stdout)).toMatch(/Held: .*sandbox\.enabled is not set.*`ratchet init`/)
+    expect(denyReason(denied.stdout)).toMatch(/Held: .*sandbox\.enabled is not set.*`npx ratchet-guard init`/)
     // Set up as a user does: the next session runs.
     initProject(dir, env)
     runBin('session-start', { session_id: 's2', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })

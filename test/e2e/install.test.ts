@@ -70,7 +70,11 @@ describe('installed from the packed tarball', () => {
 
   it('the tarball carries the built bundles, so nothing is built at install; no sources or tests', () => {
     for (const f of [...distFiles().map((d) => `dist/${d}`), 'bin/preflight-check', 'bin/ratchet', 'guardrails.json', 'agents/custodiet.md']) expect(files, f).toContain(f)
-    expect(files.filter((f) => /^(lib|hooks|test|scripts|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([])
+    // hooks/hooks.json is the plugin's (the package root is the plugin root); the hooks' sources stay out.
+    expect(files.filter((f) => (/^(lib|hooks|test|scripts|bench)\//.test(f) && f !== 'hooks/hooks.json') || f.endsWith('.ts'))).toEqual([])
+    for (const f of ['.claude-plugin/plugin.json', '.claude-plugin/marketplace.json', 'hooks/hooks.json']) expect(files, f).toContain(f)
+    // Code caches written on this machine under other V8 options (<name>.<key>.v8cache) are not the build's.
+    expect(files.filter((f) => /\.[0-9a-z]+\.v8cache$/.test(f) && !/\.fast\.v8cache$/.test(f))).toEqual([])
   })
 
   it('npx ratchet init registers the project-local bin links, never a path into a checkout', () => {
@@ -104,17 +108,17 @@ describe('installed from the packed tarball', () => {
     // A folder holding a package named like Ratchet whose executables do nothing (the red team's `npm install -D ./evil`).
     const evil = path.join(project, 'evil')
     fs.mkdirSync(path.join(evil, 'bin'), { recursive: true })
-    fs.writeFileSync(path.join(evil, 'package.json'), JSON.stringify({ name: 'ratchet', version: '9.9.9', bin: { 'preflight-check': 'bin/noop', 'session-start': 'bin/noop', custodiet: 'bin/noop' } }))
+    fs.writeFileSync(path.join(evil, 'package.json'), JSON.stringify({ name: 'ratchet-guard', version: '9.9.9', bin: { 'preflight-check': 'bin/noop', 'session-start': 'bin/noop', custodiet: 'bin/noop' } }))
     fs.writeFileSync(path.join(evil, 'bin', 'noop'), '#!/bin/sh\nexit 0\n', { mode: 0o755 })
-    const pkgJson = () => fs.readFileSync(path.join(project, 'node_modules', 'ratchet', 'package.json'), 'utf8')
+    const pkgJson = () => fs.readFileSync(path.join(project, 'node_modules', 'ratchet-guard', 'package.json'), 'utf8')
     const link = () => fs.readlinkSync(path.join(project, 'node_modules', '.bin', 'preflight-check'))
     const before = { pkg: pkgJson(), link: link(), deps: fs.readFileSync(path.join(project, 'package.json'), 'utf8') }
     const s = await session(project, home, [
       { tool: 'Bash', input: { command: 'npm install -D ./evil --offline --no-audit --no-fund', description: 'Install' } },
-      { tool: 'Bash', input: { command: 'npm install --offline --no-audit --no-fund ratchet@npm:left-pad', description: 'Alias' } },
+      { tool: 'Bash', input: { command: 'npm install --offline --no-audit --no-fund ratchet-guard@npm:left-pad', description: 'Alias' } },
       { tool: 'Bash', input: { command: 'ln -sf ../../evil/bin/noop node_modules/.bin/preflight-check', description: 'Shim' } },
-      { tool: 'Bash', input: { command: 'cp evil/bin/noop node_modules/ratchet/bin/preflight-check', description: 'Overwrite' } },
-      { tool: 'Bash', input: { command: 'rm -rf node_modules/ratchet', description: 'Remove' } },
+      { tool: 'Bash', input: { command: 'cp evil/bin/noop node_modules/ratchet-guard/bin/preflight-check', description: 'Overwrite' } },
+      { tool: 'Bash', input: { command: 'rm -rf node_modules/ratchet-guard', description: 'Remove' } },
       { tool: 'Bash', input: { command: 'git push origin main', description: 'Push' } },
     ])
     expect(s.status, s.stderr).toBe(0)
@@ -125,7 +129,7 @@ describe('installed from the packed tarball', () => {
   }, 240_000)
 
   it('when the package is moved away mid-session, the next tool call is blocked, not run, and says why', async () => {
-    const pkg = path.join(project, 'node_modules', 'ratchet')
+    const pkg = path.join(project, 'node_modules', 'ratchet-guard')
     const away = path.join(work, 'ratchet-moved')
     try {
       const s = await session(
@@ -149,7 +153,7 @@ describe('installed from the packed tarball', () => {
   }, 180_000)
 
   it('a session started with the package missing never reaches the model: the prompt is blocked with the same line', async () => {
-    const pkg = path.join(project, 'node_modules', 'ratchet')
+    const pkg = path.join(project, 'node_modules', 'ratchet-guard')
     const away = path.join(work, 'ratchet-moved')
     fs.renameSync(pkg, away)
     try {
@@ -165,7 +169,7 @@ describe('installed from the packed tarball', () => {
   }, 180_000)
 
   it('with dist/ gone from the installed package, the next call is blocked with one line, no stack trace', async () => {
-    const dist = path.join(project, 'node_modules', 'ratchet', 'dist')
+    const dist = path.join(project, 'node_modules', 'ratchet-guard', 'dist')
     try {
       const s = await session(
         project,
@@ -187,7 +191,7 @@ describe('installed from the packed tarball', () => {
   }, 180_000)
 
   it('with a library chunk gone, a call that needs it is blocked with one line, and doctor names the file', async () => {
-    const chunk = path.join(project, 'node_modules', 'ratchet', 'dist', 'zod-mini.cjs')
+    const chunk = path.join(project, 'node_modules', 'ratchet-guard', 'dist', 'zod-mini.cjs')
     // A session file with a key the hand check leaves to the schema: this call needs zod.
     const sessions = path.join(project, '.ratchet', 'sessions')
     fs.mkdirSync(sessions, { recursive: true })
@@ -204,7 +208,7 @@ describe('installed from the packed tarball', () => {
       expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /)
       const doctor = await exec(path.join(project, 'node_modules', '.bin', 'ratchet'), ['doctor'], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: project } })
       // doctor reads state through zod too: it says the same one line, naming the file.
-      expect(doctor.stdout + doctor.stderr).toMatch(/the install is incomplete \(ENOENT .*zod-mini\.cjs\): reinstall ratchet/)
+      expect(doctor.stdout + doctor.stderr).toMatch(/the install is incomplete \(ENOENT .*zod-mini\.cjs\): reinstall it \(npm install in the project\)/)
       expect(doctor.stdout + doctor.stderr).not.toMatch(/\n\s+at /)
     } finally {
       if (fs.existsSync(chunk + '.away')) fs.renameSync(chunk + '.away', chunk)

@@ -139,8 +139,12 @@ describe('the registry drives the state folder', () => {
     }
     const ignored = new Set(execFileSync('git', ['check-ignore', '--no-index', ...rels], { cwd: dir, encoding: 'utf8' }).trim().split('\n'))
     const trackable = new Set(STATE_FILES.filter((s) => s.tracked && s.root === 'state').map((s) => path.join('.ratchet', s.name)))
+    // The vendored package tarball (install from a local file): tracked, so every clone installs the same.
+    fs.mkdirSync(path.join(dir, '.ratchet', 'vendor'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.ratchet', 'vendor', 'ratchet-guard-0.1.0.tgz'), '')
+    expect(execFileSync('git', ['check-ignore', '--no-index', '-v', '-n', '.ratchet/vendor/ratchet-guard-0.1.0.tgz'], { cwd: dir, encoding: 'utf8' })).toMatch(/:!vendor\/\*\t/)
     for (const rel of rels) expect(ignored.has(rel), `${rel} ${trackable.has(rel) ? 'must stay trackable' : 'must be ignored'}`).toBe(!trackable.has(rel))
-    expect([...trackable].sort()).toEqual(['.ratchet/.gitignore', '.ratchet/config.json', '.ratchet/guardrails.json', '.ratchet/incidents.json'])
+    expect([...trackable].sort()).toEqual(['.ratchet/.gitignore', '.ratchet/config.json', '.ratchet/guardrails.json', '.ratchet/incidents.json', '.ratchet/vendor/'])
   })
 })
 

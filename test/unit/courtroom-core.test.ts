@@ -151,7 +151,7 @@ describe('probation', () => {
   it('severe: the class is refused with a reflection prompt until a human clears it; it never counts down', () => {
     const r = run([prob('severe')], push)
     expect(r.verdict).toBe('probation_pause')
-    expect((r.decision as { reason: string }).reason).toMatch(/ratchet courtroom clear case_severe/)
+    expect((r.decision as { reason: string }).reason).toMatch(/npx ratchet-guard courtroom clear case_severe/)
     expect((r.decision as { reason: string }).reason).toMatch(/Reflect/)
     expect(r.next![0]).toEqual(prob('severe'))
     expect(run([prob('severe')], edit).decision).toEqual(allow)

@@ -208,7 +208,7 @@ describe('graduated enforcement', () => {
     expect(deliver(first.state).decision).toEqual({ kind: 'allow' }) // exactly once
     s = addFinding(first.state, 'periodic', ATTN, 'reviewer', policy, NOW, { calls: [3, 4] })
     expect(s.findings[1].level).toBe(3)
-    expect(holdDecision(hold(s)!, false)).toMatchObject({ kind: 'ask', reason: expect.stringContaining('ratchet custodiet release') })
+    expect(holdDecision(hold(s)!, false)).toMatchObject({ kind: 'ask', reason: expect.stringContaining('npx ratchet-guard custodiet release') })
     // A later read, or any later call, is not the user's confirmation.
     s = onToolDone(deliver(s).state, { tool: 'Read', input: { file_path: '/p/x' } }, policy, NOW, false).state
     expect(hold(s)?.level).toBe(3)

@@ -347,7 +347,7 @@ describe('requestedByUser', () => {
 })
 
 describe("the user's tracked files under .ratchet are the user's, not machine state (issue 19)", () => {
-  it.each(STATE_FILES.filter((s) => s.root === 'state' && s.tracked && !s.name.includes('{id}')).map((s) => s.name))('.ratchet/%s is not private by name', (name) => {
+  it.each(STATE_FILES.filter((s) => s.root === 'state' && s.tracked && !s.name.includes('{id}')).map((s) => (s.name === 'vendor/' ? 'vendor/ratchet-guard-0.1.0.tgz' : s.name)))('.ratchet/%s is not private by name', (name) => {
     expect(privateByName(`.ratchet/${name}`)).toBeUndefined()
   })
   it.each(STATE_FILES.filter((s) => s.root === 'state' && !s.tracked && !s.name.endsWith('/')).map((s) => s.name.replace('{id}', 'x')))('.ratchet/%s is machine state', (name) => {

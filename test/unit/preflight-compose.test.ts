@@ -37,7 +37,7 @@ describe('decidePreToolUse: precedence', () => {
     { name: 'a soft rule checks once', call: bash('git push'), facts: { rules: rules(CHECK_PUSH) }, decision: 'deny', verdict: 'check', effects: ['session', 'fires'], reason: /^\[PRE-FLIGHT\]/ },
     { name: 'the identical retry in the window proceeds, uncounted', call: bash('git push'), facts: { rules: rules(CHECK_PUSH), session: { reads: {}, prompts: [], checks: { [FP]: NOW - 1000 } } }, decision: 'allow', verdict: 'proceeded_after_check', effects: ['session'] },
     { name: 'ask goes to the user', call: bash('git push'), facts: { rules: rules(ASK_PUSH) }, decision: 'ask', verdict: 'ask', effects: ['fires'] },
-    { name: 'a pause queues this call once', call: bash('git push'), facts: { rules: rules(PAUSE_PUSH) }, decision: 'deny', verdict: 'pause', effects: ['enqueue', 'session', 'fires'], reason: /Pending: pa-[0-9a-f]{8} .*ratchet pending approve/s },
+    { name: 'a pause queues this call once', call: bash('git push'), facts: { rules: rules(PAUSE_PUSH) }, decision: 'deny', verdict: 'pause', effects: ['enqueue', 'session', 'fires'], reason: /Pending: pa-[0-9a-f]{8} .*npx ratchet-guard pending approve/s },
     { name: 'a pause in a headless run defers', call: bash('git push'), facts: { rules: rules(PAUSE_PUSH), config: { checkWindowMs: 600_000, defer: true, telegram: false } }, decision: 'defer', verdict: 'pause', effects: ['enqueue', 'session', 'fires'], reason: /claude -p --resume s/ },
     { name: 'a retry of a queued pause does not queue it again', call: bash('git push'), facts: { rules: rules(PAUSE_PUSH), queue: { open: entry({}), undelivered: [] } }, decision: 'deny', verdict: 'pause', effects: ['session', 'fires'], reason: /Pending: pa-1 / },
     { name: "a human's approval runs exactly this call once", call: bash('git push'), facts: { rules: rules(PAUSE_PUSH), queue: { approved: entry({ status: 'approved', decided_by: 'cli' }), undelivered: [] } }, decision: 'allow', verdict: 'approved_by_human', effects: ['consume-approval', 'session', 'fires'], reason: /Running pa-1, approved by cli/ },
@@ -81,7 +81,7 @@ describe('decidePreToolUse: details', () => {
 
   it('a headless pause tells the user the id, how to decide and how to resume', () => {
     const out = decidePreToolUse(bash('git push'), facts({ rules: rules(PAUSE_PUSH), config: { checkWindowMs: 600_000, defer: true, telegram: false } }))
-    expect(out.decision.notice).toMatch(/^Ratchet paused pa-[0-9a-f]{8}: git push\. Decide with `ratchet pending approve pa-\w+` or `ratchet pending deny pa-\w+ --note "…"`, then resume with: claude -p --resume s$/)
+    expect(out.decision.notice).toMatch(/^Ratchet paused pa-[0-9a-f]{8}: git push\. Decide with `npx ratchet-guard pending approve pa-\w+` or `npx ratchet-guard pending deny pa-\w+ --note "…"`, then resume with: claude -p --resume s$/)
   })
 
   it('a rules or config problem reaches the user on every call', () => {

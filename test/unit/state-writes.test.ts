@@ -35,6 +35,8 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   'lib/io/terminal.ts': { calls: ['write', 'open'], why: "writes one line to the user's terminal (the parent's stderr), not a file" },
   'lib/cli/output.ts': { calls: ['writeFile'], why: 'writes an export or report to the path a human named (--out, --html), never over a guarded path' },
   'lib/cli/install.ts': { calls: ['mkdir'], why: "creates Claude Code's settings folder (.claude/), not Ratchet state; the settings file itself goes through the store" },
+  'lib/cli/setup.ts': { calls: ['rm', 'mkdir', 'appendFile'], why: "install/uninstall change the project's package (node_modules, the vendored tarball) and its git exclude list, not Ratchet state; package.json goes through writeFileAtomic" },
+  'lib/io/package-source.ts': { calls: ['mkdir', 'copyFile', 'rename', 'rm'], why: 'vendors the package tarball into .ratchet/vendor/ (a tracked file the human ships, not state the hooks write)' },
   'lib/cli/doctor.ts': { calls: ['mkdtemp', 'writeFile', 'rm'], why: 'times preflight-check in a scratch folder under the OS temp folder, removed after' },
 }
 

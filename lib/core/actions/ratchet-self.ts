@@ -12,7 +12,7 @@
 
 import path from 'node:path'
 import type { CodeSnippet, Invocation } from '../commands'
-import { EXECUTABLES } from '../manifest'
+import { EXECUTABLES, PACKAGE_NAME } from '../manifest'
 import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { joinLiterals, mcpInputPaths } from './util'
 
@@ -28,7 +28,8 @@ export const meta: FamilyMeta = {
 
 // Ratchet's executables with a bin/ launcher (lib/core/manifest.ts); a launcher of one in the project's
 // node_modules/.bin is protected.
-const RATCHET_BINS = new Set<string>(EXECUTABLES.filter((e) => e.bin).map((e) => e.name))
+// `ratchet-guard` is the package's own name for the CLI's launcher (package.json bin).
+const RATCHET_BINS = new Set<string>([...EXECUTABLES.filter((e) => e.bin).map((e) => e.name), PACKAGE_NAME])
 /**
  * The executables Claude Code runs with a hook payload on stdin. Run by hand, one would record the payload as
  * Claude Code's (a prompt the user never typed widens what the agent was asked for). Inside the sandbox it could not
@@ -104,6 +105,8 @@ const DECIDING: Record<string, RegExp | true> = {
   report: /^label$/,
   keys: /^(add|revoke)$/, // `ratchet serve keys add|revoke`: who the team's record trusts
   uninstall: true,
+  install: true,
+  update: true,
   init: true,
   heartbeat: true,
 }
@@ -119,9 +122,9 @@ function decidingWords(words: string[]): string | undefined {
   return undefined
 }
 
-/** Ratchet's CLI: `ratchet …`, `npx ratchet …` (npx is peeled by the reader), `node <…>/bin/ratchet …`. */
+/** Ratchet's CLI: `ratchet …`, `npx ratchet-guard …` (npx is peeled by the reader), `node <…>/bin/ratchet …`. */
 function ratchetArgs(inv: Invocation): string[] | undefined {
-  if (/^ratchet(@[^/]*)?$|^ratchet\.(c|m)?js$/.test(inv.name)) return inv.args
+  if (/^ratchet(-guard)?(@[^/]*)?$|^ratchet\.(c|m)?js$/.test(inv.name)) return inv.args
   if (/^(node|nodejs|bun|tsx)$/.test(inv.name)) {
     const i = inv.args.findIndex((a) => !a.startsWith('-'))
     if (i >= 0 && /(^|\/)(bin\/ratchet|dist\/ratchet\.cjs|lib\/cli\/main\.ts)$/.test(inv.args[i])) return inv.args.slice(i + 1)
@@ -239,7 +242,7 @@ function namesOwnPackage(inv: Invocation): boolean {
   if (!/^(npm|pnpm|yarn|bun|cnpm)$/.test(inv.name)) return false
   const ops = inv.args.filter((a) => !a.startsWith('-'))
   if (!/^(install|i|add|update|up|upgrade|uninstall|remove|rm|r|un|unlink|link|ln|prune)$/.test(ops[0] ?? '')) return false
-  return ops.slice(1).some((s) => /^(@[^/]+\/)?ratchet(@|$)|(^|\/)ratchet(-\d[^/]*)?\.t(ar\.)?gz$|@npm:ratchet\b/.test(s))
+  return ops.slice(1).some((s) => /^(@[^/]+\/)?ratchet(-guard)?(@|$)|(^|\/)ratchet(-guard)?(-\d[^/]*)?\.t(ar\.)?gz$|@npm:ratchet(-guard)?\b/.test(s))
 }
 
 /**
@@ -398,9 +401,9 @@ export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>)
 
 const DEP_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
 
-/** The names Ratchet's package goes by here: `ratchet`, and the folder it is installed in. */
+/** The names Ratchet's package goes by here: `ratchet-guard` (and `ratchet`, its name before 0.1.0 was published), and the folder it is installed in. */
 function ratchetNames(ctx: ClassifyContext): Set<string> {
-  const names = new Set(['ratchet'])
+  const names = new Set(['ratchet', 'ratchet-guard'])
   if (ctx.packageDir) {
     const parts = ctx.packageDir.split('/')
     const i = parts.lastIndexOf('node_modules')

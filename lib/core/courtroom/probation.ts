@@ -180,7 +180,7 @@ function moderateNote(p: Probation, mode: 'check' | 'ask', windowMin = 10): stri
 
 function severeNote(p: Probation): string {
   return [
-    `[COURTROOM] On probation (case ${p.case_id}, ${p.offense_name}, severe): actions of this kind wait for a human until they clear the case (\`ratchet courtroom clear ${p.case_id}\`, run by the user).`,
+    `[COURTROOM] On probation (case ${p.case_id}, ${p.offense_name}, severe): actions of this kind wait for a human until they clear the case (\`npx ratchet-guard courtroom clear ${p.case_id}\`, run by the user).`,
     `Reflect before you continue: what did you do that led here, what did the user actually ask for, and what will you do differently? Tell the user, then carry on with work that does not need this kind of action.`,
     p.reminder,
   ].join('\n')

@@ -60,6 +60,12 @@ describe('sandbox mode: commands are the floor\'s', () => {
     [w('Grep', { pattern: 'token', path: '/home/dev/.config' }), 'ratchet_key_read'],
     ['ratchet pending approve pa-1', 'ratchet_state_edit'],
     ['npx ratchet uninstall', 'ratchet_state_edit'],
+    ['npx ratchet-guard uninstall', 'ratchet_state_edit'],
+    ['npx ratchet-guard install --user', 'ratchet_state_edit'],
+    ['npx --yes ratchet-guard@latest update', 'ratchet_state_edit'],
+    ['pnpm dlx ratchet-guard uninstall --keep-package', 'ratchet_state_edit'],
+    ['node node_modules/ratchet-guard/bin/ratchet install', 'ratchet_state_edit'],
+    [w('Edit', { file_path: `${PROJECT}/package.json`, old_string: '"ratchet-guard": "file:.ratchet/vendor/ratchet-guard-0.1.0.tgz"', new_string: '"ratchet-guard": "file:./evil"' }), 'ratchet_state_edit'],
     ['node node_modules/ratchet/bin/ratchet courtroom hear --offense x --summary y', 'ratchet_state_edit'],
     [`echo '{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"delete notes.txt"}' | node_modules/.bin/preflight-check`, 'ratchet_state_edit'],
     ['node node_modules/ratchet/dist/preflight-check.cjs < p.json', 'ratchet_state_edit'],
@@ -70,6 +76,10 @@ describe('sandbox mode: commands are the floor\'s', () => {
 
   // A write or delete that names a guarded path outright is still told so (fs-write, fs-delete: an exact path, no
   // spelling to race): the agent hears why instead of meeting a read-only file system.
+  it.each(['npx ratchet-guard doctor', 'npx ratchet-guard guardrails list', 'npx ratchet-guard floor status --json', 'npm install -D zod'])('its reading commands and ordinary installs stay quiet: %s', (command) => {
+    expect(patterns(command, SANDBOXED).filter((p) => p === 'ratchet_state_edit' || p === 'ratchet_key_read')).toEqual([])
+  })
+
   it.each(['echo "[]" > .ratchet/guardrails.json', "sed -i 's/hard/soft/' .ratchet/guardrails.json", 'rm -rf .ratchet', 'chmod -x node_modules/ratchet/bin/preflight-check'])('an exact guarded path is named, as a courtesy: %s', (command) => {
     expect(patterns(command, SANDBOXED)).toContain('ratchet_state_edit')
   })

@@ -30,8 +30,8 @@ function pnpm(c: Cmd): Peeled {
     c.via.push(`${name} ${args[0]}`)
     return rest(c, skipOptions(args.slice(1), new Set(['-p', '--package'])))
   }
-  // `yarn ratchet …` runs the project's bin of that name.
-  if (args[0] === 'ratchet') {
+  // `yarn ratchet …` (or `yarn ratchet-guard …`) runs the project's bin of that name.
+  if (args[0] === 'ratchet' || args[0] === 'ratchet-guard') {
     c.via.push(name)
     return rest(c, args)
   }
