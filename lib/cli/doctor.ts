@@ -145,6 +145,8 @@ function warmCheck(projectDir: string): Check {
 
 function writable(paths: Paths): Check {
   const dir = paths.stateDir
+  // Looking never creates: a doctor run in the wrong folder must not leave a stray state folder there.
+  if (!fs.existsSync(dir)) return { name: 'state folder', ok: false, detail: `${dir} does not exist: no Ratchet project here or in a folder above (up to the git toplevel); run \`ratchet init\` in the project, or pass --project-dir` }
   try {
     probeWritable(paths)
   } catch (e) {

@@ -2,6 +2,9 @@
 
 import { Command, Option } from 'commander'
 import { humanOnly, runCli } from './run'
+import { findProject } from '../io/project'
+
+const PROJECT_DIR_HELP = 'the project (default: found from here, as git finds a repository)'
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
@@ -17,8 +20,15 @@ Quick start:
   ratchet guardrails list            what is enforced
   ratchet guardrails explain --command "git push origin main"
 
-State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
+The project: $CLAUDE_PROJECT_DIR, else found from the current folder as git finds a repository (the outermost
+folder up to the git toplevel holding .ratchet/ or registering Ratchet's hooks), else the current folder.
+State folder: $RATCHET_DIR, else <project>/.ratchet`,
     )
+    // Every command that takes --project-dir defaults to the project found from here, so any subfolder works.
+    .hook('preAction', (_, action) => {
+      if (action.options.some((x) => x.attributeName() === 'projectDir') && action.getOptionValue('projectDir') === undefined)
+        action.setOptionValue('projectDir', findProject().dir)
+    })
 
   program
     .command('init')
@@ -27,7 +37,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--local', 'register in .claude/settings.local.json (personal, not committed)').conflicts('managed'))
     .option('--managed', "register in Claude Code's managed settings (root): no project or user setting can switch the hooks or the floor off")
     .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (only the file tools are held by permission rules); named in every session')
-    .option('--project-dir <dir>', 'the project to set up', process.cwd())
+    .option('--project-dir <dir>', 'the project to set up (default: the project found from here, else this folder)')
     .option('--dry-run', 'print the settings that would be written, change nothing')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
@@ -38,20 +48,20 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--user', 'from ~/.claude/settings.json').conflicts(['local', 'managed']))
     .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
     .option('--managed', "from Claude Code's managed settings (root)")
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
 
   const floor = program.command('floor').description("the OS floor: Claude Code's sandbox and the permission rules that keep the agent off what carries authority")
   floor
     .command('status')
     .description('the mode, what is guarded, whether the floor holds in every settings scope, and any hold')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./floor')).status(o))
   floor
     .command('confirm')
     .description('after reading what changed: record the floor as it stands and let held sessions run')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--yes', 'confirm without asking')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet floor confirm'), (await import('./floor')).confirm(o)))
@@ -61,13 +71,13 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description("let sandboxed commands reach a host or write a folder (hosts: the hooks' settings file; folders: your personal one)")
     .addOption(new Option('--user', 'in ~/.claude/settings.json').conflicts('local'))
     .option('--local', 'in .claude/settings.local.json')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (targets, o) => (humanOnly('ratchet floor allow'), (await import('./floor')).allow(targets, o)))
   floor
     .command('probe')
     .description('prove the floor through the real mechanism: runs `claude` headless with commands that must fail (takes a few seconds)')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./floor')).probe(o))
 
@@ -109,7 +119,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   program
     .command('doctor')
     .description('check the install: hooks registered, the floor proven (sandbox, settings of every scope, a probe through claude), state readable, hook start-up time')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--no-probe', 'skip proving the floor through `claude` (a few seconds)')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./doctor')).doctor(o))

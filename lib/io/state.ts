@@ -1,5 +1,6 @@
-// Ratchet's state folder and the files in it. Where it lives: $RATCHET_DIR, else
-// $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet. The packaged guardrails.json is the default when the
+// Ratchet's state folder and the files in it. Where it lives: $RATCHET_DIR, else <project>/.ratchet, the project
+// being $CLAUDE_PROJECT_DIR or the one found from the working folder as git finds a repository (lib/io/project.ts).
+// The packaged guardrails.json is the default when the
 // project has none.
 
 import fs from 'node:fs'
@@ -11,6 +12,7 @@ import { maskDeep, maskSecrets } from '../core/secrets'
 import { RatchetError } from '../core/errors'
 import { BUILTIN_IDS, withBuiltins, type ActiveRule } from '../core/builtins'
 import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, compileRules, decisionOf, fastIndexOf, indexSource, indexSourceOfText, restampedIndexText, ruleLiterals, validateGuardrails, type BucketedIndex, type Guardrail, type IndexSource, type Problem, type RuleIndex } from '../core/guardrails'
+import { findProject } from './project'
 import { fastIndexStamped, statKey, writeFastIndex } from './fast-index'
 
 /** The installed package's root (dist/ in the bundle, lib/io/ in the sources). */
@@ -27,7 +29,7 @@ export type { Config, Paths, SessionState }
 
 /** The state folder and every fixed file in it, from the registry (lib/io/registry.ts). */
 export function resolvePaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Paths {
-  const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
+  const projectDir = findProject(cwd, env).dir
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
   setStateRoot(stateDir)
   return pathsFor(projectDir, stateDir, PACKAGE_ROOT, configHomeOf(env))
