@@ -6,17 +6,14 @@ import type { Decision } from '../../lib/core/decision'
 import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { queueEntries } from '../../lib/io/queue'
-import { evidenceForCall } from '../../lib/io/evidence'
-import { knownSecrets, rememberRemotes, sessionRemotes } from '../../lib/io/known-secrets'
-import type { Recognizer } from '../../lib/core/known-secrets'
-import { mayHoldSecret, redactOutcome } from './redact'
-import { homeDir, logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
+import { rememberRemotes } from '../../lib/io/known-secrets'
+import { logActivity, logError, resolvePaths, updateSession, type Paths } from '../../lib/io/state'
 import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
-import { READ_ONLY_TOOLS, decidePreToolUse } from './compose'
-import { gatherFacts } from './gather'
+import { READ_ONLY_TOOLS } from './compose'
+import { judge } from './judge'
 
 const MAX_PROMPTS = 20
 
@@ -33,30 +30,9 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
 
 async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promise<Decision> {
   const started = process.hrtime.bigint()
-  // What the call would send or stage: only calls that push, stage broadly, publish or upload start any
-  // process (bounded, DEFAULT_LIMITS.budgetMs); every other call returns at once.
-  let known: Recognizer | undefined | null = null
-  const secrets = () => {
-    if (known !== null) return known
-    try {
-      return (known = knownSecrets({ ...paths, homeDir: homeDir() }, payload.session_id))
-    } catch (e) {
-      // Without them, what leaves is still scanned for the well-known shapes; the failure is logged, not fatal.
-      logError(paths, 'preflight-check', e)
-      return (known = undefined)
-    }
-  }
-  const base = gatherFacts(payload, paths)
-  // A push is judged against where the user's request left the remotes, and the prompts (a destination they named).
-  const remotes = () => sessionRemotes(paths, payload.session_id)
-  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets, asked: { prompts: base.session.prompts, remotes } })
-  let facts = { ...base, evidence }
-  // What is written about the call never holds a secret the session has seen (redact.ts).
-  const decideNow = () => {
-    const o = decidePreToolUse(payload, facts)
-    const r = evidence || mayHoldSecret(o.result.action.summary) ? secrets() : undefined
-    return r ? redactOutcome(o, r) : o
-  }
+  const { facts: judged, decide } = await judge(payload, paths)
+  let facts = judged
+  const decideNow = () => decide(facts)
   let out = decideNow()
   // The approval it relied on was used a moment ago by an identical call: decide again without it.
   if (!applyEffects(paths, payload.session_id, out.effects, facts.now)) {

@@ -1,5 +1,6 @@
 // `ratchet init` / `ratchet uninstall`: edit Claude Code settings and set up the state folder.
 
+import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
@@ -226,7 +227,7 @@ function setUpStateFolder(paths: Paths): string[] {
   return [...created, ...ignore]
 }
 
-export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
+export function uninstall(o: ScopeOptions & { managed?: boolean; json?: boolean }): void {
   const projectDir = path.resolve(o.projectDir)
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
   const file = o.managed ? managedSettingsFile() : settingsFile(o)
@@ -250,13 +251,12 @@ export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
   if (rec.ok && rec.value.added) writeState(paths, 'floor', { v: 1 }, { indent: 2 })
   removeState(paths, 'floorHold')
   if (!removed && !floorRemoved) {
-    process.stdout.write(`No Ratchet hooks in ${file}; nothing to do.\n`)
-    return
+    return emit(o, { file, removed: 0, floor_rules_removed: 0, changed: false }, `No Ratchet hooks in ${file}; nothing to do.`)
   }
   // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
   let stopped = false
   try {
     stopped = warmProcess(o.projectDir, 'stop')
   } catch {}
-  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.\n`)
+  emit(o, { files: [...files], removed, floor_rules_removed: floorRemoved, warm_process_stopped: stopped, changed: true, state_folder: paths.stateDir }, `Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.`)
 }

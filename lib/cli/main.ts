@@ -49,6 +49,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
     .option('--managed', "from Claude Code's managed settings (root)")
     .option('--project-dir <dir>', PROJECT_DIR_HELP)
+    .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet uninstall'), (await import('./install')).uninstall(o)))
 
   const floor = program.command('floor').description("the OS floor: Claude Code's sandbox and the permission rules that keep the agent off what carries authority")
@@ -155,12 +156,14 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--note <text>', 'instructions passed to the agent')
     .option('--project', 'approve this action for the whole project, in any session, until it expires (default: this session, once)')
     .option('--hours <n>', 'with --project: how long the approval lasts (default 8, at most 168)')
+    .option('--json', 'machine-readable output')
     .description('approve a pending action (the agent may then do exactly that action, once, in the session that asked, while what it would send stays what you were shown)')
     .action(async (id, o) => (humanOnly('ratchet pending approve'), (await import('./approvals')).pendingDecide(id, 'approved', o)))
   pending
     .command('deny')
     .argument('<id>')
     .option('--note <text>', 'what to do instead, passed to the agent')
+    .option('--json', 'machine-readable output')
     .description('deny a pending action')
     .action(async (id, o) => (humanOnly('ratchet pending deny'), (await import('./approvals')).pendingDecide(id, 'denied', o)))
 
@@ -176,6 +179,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .description("lift custodiet's holds (checkpoint/block) without writing to the agent")
     .option('--session <id>', 'one session')
     .option('--all', 'every session')
+    .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet custodiet release'), (await import('./custodiet')).release(o)))
 
   const court = program.command('courtroom').description("hearings on the agent's conduct, probation, consent (off until you enable it)")
@@ -186,12 +190,13 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--accept <acks>', 'acknowledgments, comma-separated: autonomy,local_only,enforcement,reversible,not_a_court[,remote_submission] or all', collect)
     .option('--yes', 'accept the five required acknowledgments (not remote_submission)')
     .option('--pack <name>', 'also enable an offense pack (clawtrial: entertainment, judges the user)', collect)
+    .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./courtroom')).enable(o))
-  court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').action(async () => (await import('./courtroom')).disable())
-  court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').action(async () => (await import('./courtroom')).revoke())
-  court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').action(async () => (await import('./courtroom')).rotateKey())
+  court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).disable(o))
+  court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).revoke(o))
+  court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).rotateKey(o))
   court.command('key').option('--agent <id>').option('--json', 'machine-readable output').description("the agent's public key (its last line alone), for a case server's operator: ratchet serve keys add <key>").action(async (o) => (await import('./courtroom')).key(o))
-  court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").action(async (id) => (await import('./courtroom')).clear(id))
+  court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").option('--json', 'machine-readable output').action(async (id, o) => (await import('./courtroom')).clear(id, o))
   court
     .command('hear')
     .description('file a charge by hand and hold the hearing now')
@@ -223,7 +228,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--json', 'machine-readable output')
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
-  cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
+  cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').option('--json', 'the ledger is JSON already; with --out, the result as JSON').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
   cases
     .command('submit')
     .option('--agent <id>')
@@ -272,8 +277,8 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))
   proposals.command('show').argument('<id>').option('--json', 'machine-readable output').description('one proposal with its evidence').action(async (id, o) => (await import('./proposals')).show(id, o))
-  proposals.command('approve').argument('<id>').description('apply it to guardrails.json').action(async (id) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id)))
-  proposals.command('reject').argument('<id>').description('drop it (it is not proposed again)').action(async (id) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id)))
+  proposals.command('approve').argument('<id>').option('--json', 'machine-readable output').description('apply it to guardrails.json').action(async (id, o) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id, o)))
+  proposals.command('reject').argument('<id>').option('--json', 'machine-readable output').description('drop it (it is not proposed again)').action(async (id, o) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id, o)))
 
   program
     .command('report')

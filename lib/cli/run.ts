@@ -95,3 +95,12 @@ export function claudeAncestor(start = process.ppid, proc = '/proc'): string | u
 }
 
 export { isClaudeCli }
+
+/** Who is deciding at this terminal, for the record ("terminal:<user>"): the account, not $USER (which may be unset). */
+export function terminalUser(): string {
+  try {
+    return require('node:os').userInfo().username || process.env.USER || 'unknown'
+  } catch {
+    return process.env.USER || process.env.LOGNAME || 'unknown'
+  }
+}
