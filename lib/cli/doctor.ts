@@ -15,6 +15,7 @@ import { telegramTokenWarnings } from '../io/telegram-config'
 import { modeLine } from '../core/floor'
 import { floorHold, floorNow, sandboxTools } from '../io/floor'
 import { probeFloor, probeLine } from '../io/probe'
+import { reviewerLine, reviewerStatus, usd, type ReviewerStatus } from '../io/custodiet-config'
 
 interface Check {
   name: string
@@ -72,6 +73,7 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
   for (const w of telegramTokenWarnings(paths)) checks.push({ name: 'telegram token', ok: false, warn: true, detail: w })
 
   checks.push(...(await floorChecks(paths, o.probe !== false)))
+  checks.push(...reviewerChecks(paths))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
 
@@ -91,10 +93,9 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
 async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
   const now = floorNow(paths)
   const out: Check[] = [{ name: 'floor', ok: now.mode === 'sandbox', warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
-  if (now.mode === 'sandbox') {
-    const tools = sandboxTools()
-    out.push({ name: 'sandbox tools', ok: tools.ok, detail: tools.detail })
-  }
+  // Said in either mode: best-effort users learn whether the sandbox could be turned on here.
+  const tools = sandboxTools()
+  out.push({ name: 'sandbox tools', ok: tools.ok || now.mode !== 'sandbox', warn: !tools.ok && now.mode !== 'sandbox', detail: now.mode === 'sandbox' ? tools.detail : `${tools.detail}${tools.ok ? ': `ratchet init` (without --no-sandbox) can turn the sandbox on' : ''}` })
   for (const p of now.problems) out.push({ name: 'floor settings', ok: false, warn: !p.block, detail: p.what })
   const hold = floorHold(paths)
   if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`ratchet floor confirm\`: ${hold.join('; ')}` })
@@ -128,6 +129,25 @@ function stateFiles(paths: Paths): Check[] {
   }
   if (aside.length) out.push({ name: 'sessions/', ok: false, warn: true, detail: `${aside.length} damaged session record${aside.length > 1 ? 's' : ''} kept aside (${aside.slice(0, 2).join(', ')}${aside.length > 2 ? ', …' : ''}): ${aside.length > 1 ? 'those sessions count' : 'that session counts'} as having read a secret from then on; remove them once looked at` })
   return out
+}
+
+/** custodiet's reviewer, a paid model: on or off, its key, today's calls and cost against the daily cap. */
+function reviewerChecks(paths: Paths): Check[] {
+  let s: ReviewerStatus
+  try {
+    s = reviewerStatus(paths)
+  } catch (e) {
+    return [{ name: 'reviewer', ok: false, detail: (e as Error).message }]
+  }
+  if (!s.on) return [{ name: 'reviewer', ok: true, detail: reviewerLine(s) }]
+  const spent = s.unreadable
+    ? `today unknown: ${s.unreadable}; reviews are off as if the cap were reached (fix or remove the file)`
+    : `today ${s.today.calls} call${s.today.calls === 1 ? '' : 's'}, ${usd(s.today.usd)} of ${usd(s.cap.usd)} (or ${s.cap.calls} calls)${s.reached ? ': cap REACHED, reviews are off until tomorrow (deterministic checks go on)' : ''}`
+  return [
+    { name: 'reviewer', ok: true, detail: reviewerLine(s) },
+    { name: 'reviewer key', ok: s.credential.found, warn: !s.credential.found, detail: s.credential.detail },
+    { name: 'reviewer cost', ok: !s.unreadable, warn: s.reached && !s.unreadable, detail: spent },
+  ]
 }
 
 /** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */
@@ -172,9 +192,11 @@ function compareVersions(a: string, b: string): number {
 }
 
 function clientVersion(): Check {
-  const r = spawnSync(process.env.RATCHET_CLAUDE_BIN || 'claude', ['--version'], { encoding: 'utf8', timeout: 10_000 })
+  const bin = process.env.RATCHET_CLAUDE_BIN || 'claude'
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 })
   const v = /(\d+\.\d+\.\d+)/.exec(r.stdout ?? '')?.[1]
-  if (!v) return { name: 'claude client', ok: true, warn: true, detail: `\`claude --version\` did not answer (${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}); fail-closed needs Claude Code ${ONFAILURE_SINCE} or newer` }
+  // No client: nothing runs the hooks, the floor cannot be proven, and the default reviewer cannot review.
+  if (!v) return { name: 'claude client', ok: false, detail: `\`${bin} --version\` did not answer (${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}): install Claude Code ${ONFAILURE_SINCE} or newer (npm install -g @anthropic-ai/claude-code), or name it with RATCHET_CLAUDE_BIN` }
   if (compareVersions(v, ONFAILURE_SINCE) >= 0) return { name: 'claude client', ok: true, detail: `${v}: honours "onFailure": "block" (a crash or hang of preflight-check blocks the call)` }
   return {
     name: 'claude client',

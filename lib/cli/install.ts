@@ -1,5 +1,6 @@
 // `ratchet init` / `ratchet uninstall`: edit Claude Code settings and set up the state folder.
 
+import { reviewerLine, reviewerStatus } from '../io/custodiet-config'
 import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -138,6 +139,8 @@ export function init(o: InitOptions): void {
     writable: fragment.writable,
     state: paths.stateDir,
     created,
+    // custodiet's reviewer is a paid model that runs by default: said at install, with what it may cost.
+    reviewer: (({ on, reviewer, cap }) => ({ on, reviewer, daily_cap: cap }))(reviewerStatus(paths)),
   }
   if (o.json) {
     process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
@@ -152,6 +155,7 @@ export function init(o: InitOptions): void {
         ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`ratchet floor allow <domain>\`.`
         : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`ratchet init\` turns the sandbox on.`,
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
+      `Reviewer (custodiet): ${reviewerLine(reviewerStatus(paths))}`,
       'Next: start `claude` in this project; `ratchet doctor` checks the install and proves the floor, `ratchet guardrails list` shows what is enforced.',
     ].join('\n') + '\n',
   )

@@ -264,3 +264,67 @@ describe('explain says what the hook does', () => {
     if (said?.permissionDecisionReason) expect(explained.decision.reason.replace(/\nPending: .*$/s, '')).toBe(said.permissionDecisionReason.replace(/\nPending: .*$/s, ''))
   })
 })
+
+describe('doctor tells the truth about every dependency', () => {
+  const CLAUDE = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'claude')
+  const checks = (r: { stdout: string }) => JSON.parse(r.stdout).checks as { name: string; ok: boolean; warn?: boolean; detail: string }[]
+  const find = (r: { stdout: string }, name: string) => checks(r).filter((c) => c.name === name)
+
+  it('no claude client is a problem (✗, exit 1); a current one is named with its version', () => {
+    const p = project()
+    const none = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { RATCHET_CLAUDE_BIN: path.join(p.dir, 'no-claude') })
+    expect(none.status).toBe(1)
+    expect(find(none, 'claude client')).toEqual([{ name: 'claude client', ok: false, detail: expect.stringContaining('did not answer (ENOENT): install Claude Code') }])
+    const text = ratchet(p.dir, p.home, ['doctor', '--no-probe'], { RATCHET_CLAUDE_BIN: path.join(p.dir, 'no-claude') })
+    expect(text.stdout).toMatch(/^✗ claude client/m)
+    const some = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { RATCHET_CLAUDE_BIN: CLAUDE })
+    expect(find(some, 'claude client')[0]).toMatchObject({ ok: true, detail: expect.stringMatching(/^\d+\.\d+\.\d+: honours/) })
+  }, 60_000)
+
+  it("the sandbox's tools: missing bubblewrap and socat are named (a problem in sandbox mode), present ones pass", () => {
+    const p = project()
+    const bin = tempProject('ratchet-nobwrap-')
+    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()]) fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
+    const without = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { PATH: bin })
+    expect(find(without, 'sandbox tools')).toEqual([{ name: 'sandbox tools', ok: false, warn: false, detail: expect.stringContaining('bwrap and socat not found') }])
+    const withTools = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'])
+    expect(find(withTools, 'sandbox tools')[0]).toMatchObject({ ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' })
+  }, 60_000)
+
+  it("the reviewer: on, which model, its key, today's calls and cost against the cap; off when configured off", () => {
+    const p = project()
+    const today = new Date().toISOString().slice(0, 10)
+    fs.mkdirSync(path.join(p.dir, '.ratchet', 'custodiet'), { recursive: true })
+    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ [today]: { calls: 7, input_tokens: 9000, output_tokens: 700, usd: 0.0123 } }))
+    const r = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { ANTHROPIC_API_KEY: 'sk-ant-test' })
+    expect(find(r, 'reviewer')[0].detail).toMatch(/^on: claude -p --model haiku reviews the session in the background, a paid model call each; at most \$2\.00 or 500 calls a day/)
+    expect(find(r, 'reviewer key')[0]).toMatchObject({ ok: true, detail: "claude's login: ANTHROPIC_API_KEY is set" })
+    expect(r.stdout).not.toContain('sk-ant-test')
+    expect(find(r, 'reviewer cost')[0]).toMatchObject({ ok: true, detail: 'today 7 calls, $0.0123 of $2.00 (or 500 calls)' })
+    // No key anywhere: said, as a warning (a keychain login cannot be seen from here).
+    const nokey = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { ANTHROPIC_API_KEY: '' })
+    expect(find(nokey, 'reviewer key')[0]).toMatchObject({ ok: false, warn: true, detail: expect.stringContaining('no login found for claude') })
+    // The cap reached: reviews are off until tomorrow, and doctor says so.
+    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ [today]: { calls: 500, input_tokens: 1, output_tokens: 1, usd: 1 } }))
+    expect(find(ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json']), 'reviewer cost')[0]).toMatchObject({ warn: true, detail: expect.stringContaining('cap REACHED') })
+    // Off: one line, nothing about keys or cost.
+    fs.writeFileSync(path.join(p.dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }))
+    const off = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'])
+    expect(find(off, 'reviewer')[0].detail).toMatch(/^off/)
+    expect(find(off, 'reviewer key')).toEqual([])
+  }, 90_000)
+
+  it('init says the reviewer is on and what it costs at most per day; the weekly report shows what it spent', () => {
+    const p = project()
+    const again = ratchet(p.dir, p.home, ['init'])
+    expect(again.stdout).toContain('Reviewer (custodiet): on: claude -p --model haiku reviews the session in the background, a paid model call each; at most $2.00 or 500 calls a day')
+    expect(JSON.parse(ratchet(p.dir, p.home, ['init', '--json']).stdout).reviewer).toEqual({ on: true, reviewer: 'claude -p --model haiku', daily_cap: { usd: 2, calls: 500 } })
+    const today = new Date().toISOString().slice(0, 10)
+    fs.mkdirSync(path.join(p.dir, '.ratchet', 'custodiet'), { recursive: true })
+    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ '2020-01-01': { calls: 99, input_tokens: 1, output_tokens: 1, usd: 9 }, [today]: { calls: 4, input_tokens: 1, output_tokens: 1, usd: 0.02 } }))
+    const rep = ratchet(p.dir, p.home, ['report'])
+    // This week's spend only: the old day is outside the period.
+    expect(rep.stdout).toContain(`Reviewer (custodiet): claude -p --model haiku — 4 model calls, $0.0200 in the period (most in a day: $0.0200 on ${today}); daily cap $2.00 or 500 calls`)
+    expect(JSON.parse(ratchet(p.dir, p.home, ['report', '--json']).stdout).reviewer.total).toEqual({ calls: 4, usd: 0.02 })
+  }, 60_000)
+})
