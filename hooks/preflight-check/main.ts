@@ -3,7 +3,7 @@
 // lags): the user's prompts (UserPromptSubmit) and which files were read (forgotten at PreCompact).
 
 import type { Decision } from '../../lib/core/decision'
-import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
+import { isResumePrompt, type HookPayload, type PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { queueEntries } from '../../lib/io/queue'
 import { rememberRemotes } from '../../lib/io/known-secrets'
@@ -54,12 +54,16 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
       return preToolUse(payload, paths)
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
-      updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
-      // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
-      try {
-        rememberRemotes(paths, payload.session_id)
-      } catch (e) {
-        logError(paths, 'preflight-check', e)
+      // Claude Code's own "Continue from where you left off." on a resume is not a request: the user's last one
+      // stands, and so does where it left the remotes.
+      if (!isResumePrompt(prompt)) {
+        updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+        // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
+        try {
+          rememberRemotes(paths, payload.session_id)
+        } catch (e) {
+          logError(paths, 'preflight-check', e)
+        }
       }
       // Decisions on this session's pauses reach the model before its next turn.
       const outcomes = takeOutcomes(paths, queueEntries(paths), payload.session_id).map(outcomeNote)
