@@ -277,7 +277,8 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
   if (!q.ok) throw q.error
   const entries = q.value
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
-  if (o.json) return out(JSON.stringify(shown, null, 2))
+  // The seal of a Telegram button is the queue's, not for printing (as pending show).
+  if (o.json) return out(JSON.stringify(shown.map(({ secret: _secret, ...visible }) => visible), null, 2))
   if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
   for (const e of shown) out(`${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}${e.scope === 'project' ? `  (for the project until ${e.expires_at})` : ''}`)
 }
@@ -301,7 +302,8 @@ export async function pendingDecide(id: string, verdict: 'approved' | 'denied', 
   if (!res.ok) throw res.error
   const entry = res.value
   log(paths, verdict, entry, [o.note ? `reply: ${o.note}` : '', entry.scope === 'project' ? `for the project until ${entry.expires_at}` : ''].filter(Boolean).join('; ') || undefined)
-  emit(o, { entry }, [
+  const { secret: _secret, ...visible } = entry
+  emit(o, { entry: visible }, [
     `${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}${entry.scope === 'project' ? ` — for this project, any session, until ${entry.expires_at}` : verdict === 'approved' ? ' — once, in the session that asked' : ''}`,
     ...(verdict === 'approved' && entry.evidence ? [
       `Bound to what you were shown (${entry.evidence.seen.status}: ${entry.evidence.seen.files.length} file(s), ${entry.evidence.seen.commits} commit(s)${entry.evidence.seen.destinations.length ? ` → ${entry.evidence.seen.destinations.join(', ')}` : ''}): if that changes, you are asked again.`] : []),

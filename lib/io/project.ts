@@ -11,6 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { registeredRatchetHooks } from '../core/settings'
+import { readRegularFile } from './store-core'
 
 export interface FoundProject {
   dir: string
@@ -38,7 +39,8 @@ function othersMayWrite(dir: string): boolean {
 function registersRatchet(dir: string): boolean {
   for (const f of ['settings.json', 'settings.local.json']) {
     try {
-      const v = JSON.parse(fs.readFileSync(path.join(dir, '.claude', f), 'utf8'))
+      // A regular file only: a FIFO planted in a subfolder must not hang every command run below it.
+      const v = JSON.parse(readRegularFile(path.join(dir, '.claude', f)))
       if (v && typeof v === 'object' && registeredRatchetHooks(v).length) return true
     } catch {
       /* absent or not JSON: not a registration */

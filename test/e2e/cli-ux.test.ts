@@ -46,6 +46,9 @@ function queuePush(dir: string, home: string, session: string): string {
   const r = runBin('preflight-check', preToolUse(dir, 'Bash', { command: 'git push origin main' }, session), { cwd: dir, env: userEnv(home, { CLAUDE_PROJECT_DIR: dir }) })
   expect(r.stdout).toContain('queued for a human decision')
   const list = JSON.parse(ratchet(dir, home, ['pending', 'list', '--json']).stdout)
+  // The seal of its Telegram buttons stays in the queue (as in pending show): the agent can run list.
+  expect(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8')).toContain('"secret"')
+  expect(list[0]).not.toHaveProperty('secret')
   return list[0].id
 }
 
@@ -86,6 +89,20 @@ describe('the project is found from any subfolder', () => {
     }
   })
 
+  it('a FIFO planted as a subfolder\'s .claude/settings.json does not hang a command run below it', () => {
+    const sub = path.join(p.dir, 'src', 'deep')
+    fs.mkdirSync(path.join(sub, '.claude'))
+    execFileSync('mkfifo', [path.join(sub, '.claude', 'settings.json')])
+    try {
+      // A generous bound that only catches a hang.
+      const r = spawnSync(BIN('ratchet'), ['pending', 'list'], { cwd: sub, encoding: 'utf8', env: userEnv(p.home), timeout: 20_000 })
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout).toContain(id)
+    } finally {
+      fs.rmSync(path.join(sub, '.claude'), { recursive: true })
+    }
+  })
+
   it('must stay quiet: a folder with no project above it (up to its git toplevel) is not given one, and looking creates nothing', () => {
     const lone = tempProject('ratchet-lone-')
     git(lone, 'init', '-q')
@@ -115,6 +132,7 @@ describe('the project is found from any subfolder', () => {
     expect(r.status, r.stderr).toBe(0)
     const entry = JSON.parse(r.stdout).entry
     expect(entry).toMatchObject({ id, status: 'approved' })
+    expect(entry).not.toHaveProperty('secret')
     // Named for who approved: the account at the terminal, even with $USER unset.
     expect(entry.decided_by).toBe(`terminal:${require('node:os').userInfo().username}`)
   })
