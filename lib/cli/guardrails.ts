@@ -195,7 +195,8 @@ export function log(o: { lines: string; json?: boolean }): void {
     fs.closeSync(fd)
     text = buf.toString('utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out(`No activity yet (${paths.activity}).`)
+    // With --json: no lines (the log's own JSON lines, of which there are none yet).
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return o.json ? undefined : out(`No activity yet (${paths.activity}).`)
     if (e instanceof RatchetError) throw e
     throw new RatchetError('state_unreadable', `${paths.activity}: ${(e as NodeJS.ErrnoException).code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message}`, { file: paths.activity })
   }

@@ -3,8 +3,15 @@
 import { Command, Option } from 'commander'
 import { humanOnly, runCli } from './run'
 import { findProject } from '../io/project'
+import { RatchetError } from '../core/errors'
 
 const PROJECT_DIR_HELP = 'the project (default: found from here, as git finds a repository)'
+
+/** Commands that write the project's state: refused where no project is found (see findProject). */
+const RECORDS = new Set(['heartbeat', 'pending approve', 'pending deny', 'custodiet release', 'courtroom enable', 'courtroom hear', 'courtroom clear', 'courtroom calibrate', 'guardrails add', 'incident add', 'incident close', 'proposals approve', 'proposals reject', 'report label', 'floor confirm'])
+
+/** `pending approve` for the pending command's approve subcommand. */
+const commandPath = (c: Command): string => (c.parent?.parent ? `${commandPath(c.parent)} ${c.name()}` : c.name())
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
@@ -28,6 +35,9 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .hook('preAction', (_, action) => {
       if (action.options.some((x) => x.attributeName() === 'projectDir') && action.getOptionValue('projectDir') === undefined)
         action.setOptionValue('projectDir', findProject().dir)
+      // A command that records something, run where there is no project, would leave a stray state folder there.
+      if (RECORDS.has(commandPath(action)) && !process.env.RATCHET_DIR && findProject().by === 'none')
+        throw new RatchetError('not_found', `no Ratchet project in ${process.cwd()} or a folder above it (up to the git toplevel): run this in the project, or \`ratchet init\` there first`)
     })
 
   program

@@ -111,6 +111,12 @@ describe('the project is found from any subfolder', () => {
     expect(r.status).toBe(1)
     expect(JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'state folder')).toMatchObject({ ok: false, detail: expect.stringContaining('does not exist: no Ratchet project here') })
     expect(ratchet(path.join(lone, 'src'), p.home, ['pending', 'list']).stdout).toMatch(/^Nothing is waiting/)
+    // What would record something says where it looked, and records nothing.
+    for (const args of [['heartbeat'], ['incident', 'add', '--title', 't', '--severity', 'P3', '--class', 'public_surface'], ['guardrails', 'add', '--rule', 'r', '--pattern', 'git_push']]) {
+      const w = ratchet(path.join(lone, 'src'), p.home, args)
+      expect(w.status, args.join(' ')).toBe(4)
+      expect(w.stderr).toBe(`ratchet: no Ratchet project in ${path.join(lone, 'src')} or a folder above it (up to the git toplevel): run this in the project, or \`ratchet init\` there first\n`)
+    }
     expect(fs.readdirSync(lone).sort()).toEqual(['.git', 'src'])
     expect(fs.readdirSync(path.join(lone, 'src'))).toEqual([])
   })
