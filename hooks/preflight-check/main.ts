@@ -26,7 +26,7 @@ prompts (UserPromptSubmit) and forgets reads at compaction (PreCompact).
 
 Register it with \`ratchet init\`. Try a decision by hand with:
   ratchet guardrails explain --command "git push origin main"
-State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
+State folder: $RATCHET_DIR, else <project>/.ratchet (the project: $CLAUDE_PROJECT_DIR, else found from here as git finds a repository)`
 
 async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promise<Decision> {
   const started = process.hrtime.bigint()
