@@ -12,7 +12,7 @@
 
 import path from 'node:path'
 import type { Decision } from '../../lib/core/decision'
-import type { HookPayload } from '../../lib/core/payloads'
+import { isResumePrompt, type HookPayload } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/envelope'
 import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT } from '../../lib/io/package-root'
@@ -138,7 +138,8 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       const first = !hasRecord(paths, session)
       // A late verdict about the last turn is delivered with the user's next prompt.
       const d = updateState(paths, session, (s) => {
-        const r = deliver({ ...onPrompt(s, prompt), transcript_path: payload.transcript_path ?? s.transcript_path })
+        // Claude Code's resume prompt is not the user speaking: the request stays, and no hold lifts.
+        const r = deliver({ ...(isResumePrompt(prompt) ? s : onPrompt(s, prompt)), transcript_path: payload.transcript_path ?? s.transcript_path })
         return { next: r.state, result: r.decision }
       })
       return first ? relayEarlier(paths, session, d, now) : d

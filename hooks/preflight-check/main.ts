@@ -3,14 +3,11 @@
 // lags): the user's prompts (UserPromptSubmit) and which files were read (forgotten at PreCompact).
 
 import type { Decision } from '../../lib/core/decision'
-import type { HookPayload, PayloadOf } from '../../lib/core/payloads'
+import { isResumePrompt, type HookPayload, type PayloadOf } from '../../lib/core/payloads'
 import { outcomeNote } from '../../lib/core/pending'
 import { queueEntries } from '../../lib/io/queue'
-import { evidenceForCall } from '../../lib/io/evidence'
-import { knownSecrets, rememberRemotes, sessionRemotes } from '../../lib/io/known-secrets'
-import type { Recognizer } from '../../lib/core/known-secrets'
-import { mayHoldSecret, redactOutcome } from './redact'
-import { homeDir, resolvePaths } from '../../lib/io/paths'
+import { rememberRemotes } from '../../lib/io/known-secrets'
+import { resolvePaths } from '../../lib/io/paths'
 import { logActivity, logError } from '../../lib/io/activity'
 import { updateSession } from '../../lib/io/session-state'
 import type { Paths } from '../../lib/io/registry'
@@ -19,8 +16,8 @@ import { hookSpec } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
-import { READ_ONLY_TOOLS, decidePreToolUse } from './compose'
-import { gatherFacts } from './gather'
+import { READ_ONLY_TOOLS } from './compose'
+import { judge } from './judge'
 
 const MAX_PROMPTS = 20
 
@@ -33,34 +30,13 @@ prompts (UserPromptSubmit) and forgets reads at compaction (PreCompact).
 
 Register it with \`npx ratchet-guard init\`. Try a decision by hand with:
   ratchet guardrails explain --command "git push origin main"
-State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`
+State folder: $RATCHET_DIR, else <project>/.ratchet (the project: $CLAUDE_PROJECT_DIR, else found from here as git finds a repository)`
 
 async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promise<Decision> {
   const started = process.hrtime.bigint()
-  // What the call would send or stage: only calls that push, stage broadly, publish or upload start any
-  // process (bounded, DEFAULT_LIMITS.budgetMs); every other call returns at once.
-  let known: Recognizer | undefined | null = null
-  const secrets = () => {
-    if (known !== null) return known
-    try {
-      return (known = knownSecrets({ ...paths, homeDir: homeDir() }, payload.session_id))
-    } catch (e) {
-      // Without them, what leaves is still scanned for the well-known shapes; the failure is logged, not fatal.
-      logError(paths, 'preflight-check', e)
-      return (known = undefined)
-    }
-  }
-  const base = gatherFacts(payload, paths)
-  // A push is judged against where the user's request left the remotes, and the prompts (a destination they named).
-  const remotes = () => sessionRemotes(paths, payload.session_id)
-  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets, asked: { prompts: base.session.prompts, remotes } })
-  let facts = { ...base, evidence }
-  // What is written about the call never holds a secret the session has seen (redact.ts).
-  const decideNow = () => {
-    const o = decidePreToolUse(payload, facts)
-    const r = evidence || mayHoldSecret(o.result.action.summary) ? secrets() : undefined
-    return r ? redactOutcome(o, r) : o
-  }
+  const { facts: judged, decide } = await judge(payload, paths)
+  let facts = judged
+  const decideNow = () => decide(facts)
   let out = decideNow()
   // The approval it relied on was used a moment ago by an identical call: decide again without it.
   if (!applyEffects(paths, payload.session_id, out.effects, facts.now)) {
@@ -82,12 +58,16 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
       return preToolUse(payload, paths)
     case 'UserPromptSubmit': {
       const prompt = payload.prompt
-      updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
-      // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
-      try {
-        rememberRemotes(paths, payload.session_id)
-      } catch (e) {
-        logError(paths, 'preflight-check', e)
+      // Claude Code's own "Continue from where you left off." on a resume is not a request: the user's last one
+      // stands, and so does where it left the remotes.
+      if (!isResumePrompt(prompt)) {
+        updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+        // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
+        try {
+          rememberRemotes(paths, payload.session_id)
+        } catch (e) {
+          logError(paths, 'preflight-check', e)
+        }
       }
       // Decisions on this session's pauses reach the model before its next turn.
       const outcomes = takeOutcomes(paths, queueEntries(paths), payload.session_id).map(outcomeNote)

@@ -9,6 +9,8 @@ import { emptyReport, logQueue as log, notifyOne, notifyPending, timeOut, type H
 import { claimSend, enqueue, queueEntries, readQueue, releaseSend, updateQueue, patchEntry } from '../io/queue'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { updateProposals } from '../io/records'
+import { emit } from './print'
+import { terminalUser } from './run'
 import { PACKAGE_ROOT } from '../io/package-root'
 import { foldFires } from '../io/fires'
 import { logActivity } from '../io/activity'
@@ -196,9 +198,8 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   }
   if (o.cronLine) {
     const bin = path.join(PACKAGE_ROOT, 'bin', 'ratchet')
-    out(`# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)`)
-    out(`* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(paths.heartbeatLog)} 2>&1`)
-    return
+    const line = `* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(paths.heartbeatLog)} 2>&1`
+    return emit(o, { cron_line: line }, ['# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)', line])
   }
   const print = (r: HeartbeatReport) => {
     if (o.json) return out(JSON.stringify(r))
@@ -246,7 +247,8 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
   if (!q.ok) throw q.error
   const entries = q.value
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
-  if (o.json) return out(JSON.stringify(shown, null, 2))
+  // The seal of a Telegram button is the queue's, not for printing (as pending show).
+  if (o.json) return out(JSON.stringify(shown.map(({ secret: _secret, ...visible }) => visible), null, 2))
   if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
   for (const e of shown) out(`${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}${e.scope === 'project' ? `  (for the project until ${e.expires_at})` : ''}`)
 }
@@ -260,19 +262,22 @@ export function pendingShow(id: string, o: { json?: boolean }): void {
   out(`\nThe agent will hear: ${outcomeNote(e)}`)
 }
 
-export async function pendingDecide(id: string, verdict: 'approved' | 'denied', o: { note?: string; project?: boolean; hours?: string }): Promise<void> {
+export async function pendingDecide(id: string, verdict: 'approved' | 'denied', o: { note?: string; project?: boolean; hours?: string; json?: boolean }): Promise<void> {
   const paths = resolvePaths()
-  const user = process.env.USER || process.env.LOGNAME || 'terminal'
   if ((o.project || o.hours !== undefined) && verdict !== 'approved') throw new RatchetError('usage', '--project and --hours are for approving only')
   if (o.hours !== undefined && !o.project) throw new RatchetError('usage', '--hours goes with --project (a session approval is used once)')
   const hours = o.hours === undefined ? undefined : Number(o.hours)
   if (hours !== undefined && !Number.isFinite(hours)) throw new RatchetError('usage', `--hours: expected a number, got ${o.hours}`)
-  const res = updateQueue(paths, (list) => decideEntry(list, id, verdict, `terminal:${user}`, new Date(), o.note ?? null, { project: o.project, hours }))
+  const res = updateQueue(paths, (list) => decideEntry(list, id, verdict, `terminal:${terminalUser()}`, new Date(), o.note ?? null, { project: o.project, hours }))
   if (!res.ok) throw res.error
   const entry = res.value
   log(paths, verdict, entry, [o.note ? `reply: ${o.note}` : '', entry.scope === 'project' ? `for the project until ${entry.expires_at}` : ''].filter(Boolean).join('; ') || undefined)
-  out(`${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}${entry.scope === 'project' ? ` — for this project, any session, until ${entry.expires_at}` : verdict === 'approved' ? ' — once, in the session that asked' : ''}`)
-  if (verdict === 'approved' && entry.evidence) out(`Bound to what you were shown (${entry.evidence.seen.status}: ${entry.evidence.seen.files.length} file(s), ${entry.evidence.seen.commits} commit(s)${entry.evidence.seen.destinations.length ? ` → ${entry.evidence.seen.destinations.join(', ')}` : ''}): if that changes, you are asked again.`)
+  const { secret: _secret, ...visible } = entry
+  emit(o, { entry: visible }, [
+    `${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}${entry.scope === 'project' ? ` — for this project, any session, until ${entry.expires_at}` : verdict === 'approved' ? ' — once, in the session that asked' : ''}`,
+    ...(verdict === 'approved' && entry.evidence ? [
+      `Bound to what you were shown (${entry.evidence.seen.status}: ${entry.evidence.seen.files.length} file(s), ${entry.evidence.seen.commits} commit(s)${entry.evidence.seen.destinations.length ? ` → ${entry.evidence.seen.destinations.join(', ')}` : ''}): if that changes, you are asked again.`] : []),
+  ])
   // Update the Telegram message too, if there is one; the queue is already decided either way.
   const cfg = configuredTelegram(paths)
   const shown = cfg && entry.message_id !== undefined ? claimSend(paths, id, 'outcome') : null

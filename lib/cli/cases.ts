@@ -2,6 +2,7 @@
 // walks the chain from genesis against the key and the signed head kept outside the project, and
 // names the first bad entry.
 
+import { emit } from './print'
 import fs from 'node:fs'
 import { writeUserFile } from './output'
 import { RatchetError } from '../core/errors'
@@ -138,7 +139,7 @@ async function verifyServer(o: { agent?: string; json?: boolean; key?: string; s
 }
 
 /** The whole ledger as one JSON document, verifiable elsewhere with the genesis key it names. */
-export function exportLedger(o: { agent?: string; out?: string }): void {
+export function exportLedger(o: { agent?: string; out?: string; json?: boolean }): void {
   const agent = agentOf(o)
   const file = courtroomFiles(resolvePaths()).ledger(agent)
   const v = verifyLedger(agent, file)
@@ -148,7 +149,7 @@ export function exportLedger(o: { agent?: string; out?: string }): void {
   const text = JSON.stringify(doc, null, 2) + '\n'
   if (o.out) {
     writeUserFile(resolvePaths(), o.out, text, '--out')
-    out(`Exported ${doc.envelopes.length} entries to ${o.out}.`)
+    emit(o, { out: o.out, entries: doc.envelopes.length }, `Exported ${doc.envelopes.length} entries to ${o.out}.`)
   } else process.stdout.write(text)
 }
 

@@ -1,6 +1,7 @@
 // `ratchet courtroom …`: consent (enable/disable/revoke), status, key rotation, clearing a severe
 // probation, filing a charge by hand, the background hearing itself, and calibration.
 
+import { emit, type JsonOption } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileOf } from '../io/registry'
@@ -77,6 +78,7 @@ export interface EnableOptions {
   accept?: string[]
   yes?: boolean
   pack?: string[]
+  json?: boolean
 }
 
 export async function enable(o: EnableOptions): Promise<void> {
@@ -122,22 +124,25 @@ export async function enable(o: EnableOptions): Promise<void> {
   const consent: Consent = { enabled: true, agent, keyid: store.current!.keyid, acknowledgments: { ...(reuse?.acknowledgments ?? {}), ...acks }, packs: packNames, enabled_at: now }
   writeConsent(paths, consent)
   logActivity(paths, { time: now, hook: 'courtroom', event: 'consent', decision: 'enabled', note: `acks=${Object.keys(acks).join(',')} packs=${packNames.join(',')}` })
-  out(`The courtroom is on for ${agent}. Packs: ${packNames.join(', ')}${packNames.some((n) => packs.find((p) => p.pack === n)?.entertainment) ? ' (clawtrial is entertainment: its verdicts never change enforcement)' : ''}.`)
-  out(`Signing key: ${keyFile(agent)} (0600). Remote submission: ${acks.remote_submission || reuse?.acknowledgments.remote_submission ? 'acknowledged' : 'not acknowledged — nothing leaves this machine'}.`)
+  const remote = !!(acks.remote_submission || reuse?.acknowledgments.remote_submission)
+  emit(o, { enabled: true, agent, packs: packNames, key_file: keyFile(agent), remote_submission: remote }, [
+    `The courtroom is on for ${agent}. Packs: ${packNames.join(', ')}${packNames.some((n) => packs.find((p) => p.pack === n)?.entertainment) ? ' (clawtrial is entertainment: its verdicts never change enforcement)' : ''}.`,
+    `Signing key: ${keyFile(agent)} (0600). Remote submission: ${remote ? 'acknowledged' : 'not acknowledged — nothing leaves this machine'}.`,
+  ])
 }
 
-export function disable(): void {
+export function disable(o: JsonOption = {}): void {
   humanOnly('ratchet courtroom disable')
   const paths = resolvePaths()
   const c = consentInForce(paths)
-  if (!c || !c.enabled) return out('The courtroom is already off.')
+  if (!c || !c.enabled) return emit(o, { enabled: false, changed: false }, 'The courtroom is already off.')
   writeConsent(paths, { ...c, enabled: false, disabled_at: new Date().toISOString() })
   const lifted = readProbation(paths).length
   updateProbation(paths, () => ({ next: [], result: undefined }))
-  out(`The courtroom is off: no new hearings${lifted ? `, and ${lifted} probation${lifted > 1 ? 's' : ''} lifted` : ''}. The ledger and key are kept (ratchet courtroom revoke removes the key).`)
+  emit(o, { enabled: false, changed: true, probation_lifted: lifted }, `The courtroom is off: no new hearings${lifted ? `, and ${lifted} probation${lifted > 1 ? 's' : ''} lifted` : ''}. The ledger and key are kept (ratchet courtroom revoke removes the key).`)
 }
 
-export function revoke(): void {
+export function revoke(o: JsonOption = {}): void {
   humanOnly('ratchet courtroom revoke')
   const paths = resolvePaths()
   const c = consentInForce(paths)
@@ -151,10 +156,10 @@ export function revoke(): void {
   }
   writeConsent(paths, { ...c, enabled: false, revoked_at: now })
   updateProbation(paths, () => ({ next: [], result: undefined }))
-  out(`Revoked: the ledger of ${c.agent} is closed with a signed revocation, its private key is deleted, probation lifted. The ledger stays verifiable (ratchet cases verify).`)
+  emit(o, { revoked: true, agent: c.agent, at: now }, `Revoked: the ledger of ${c.agent} is closed with a signed revocation, its private key is deleted, probation lifted. The ledger stays verifiable (ratchet cases verify).`)
 }
 
-export function rotateKey(): void {
+export function rotateKey(o: JsonOption = {}): void {
   humanOnly('ratchet courtroom rotate-key')
   const paths = resolvePaths()
   const c = readConsent(paths)
@@ -166,7 +171,7 @@ export function rotateKey(): void {
   appendEntry({ agent: c.agent, file: courtroomFiles(paths).ledger(c.agent), signers: [old, key], headKey: key }, 'rotation', { old_keyid: old.keyid, new_keyid: key.keyid, new_public_key: key.public })
   writeKeyStore({ ...store, current: key, retired: [...store.retired, { keyid: old.keyid, public: old.public, retired_at: new Date().toISOString() }] })
   writeConsent(paths, { ...c, keyid: key.keyid })
-  out(`Rotated: ${old.keyid.slice(0, 12)}… → ${key.keyid.slice(0, 12)}… (a rotation entry signed by both).`)
+  emit(o, { agent: c.agent, old_keyid: old.keyid, new_keyid: key.keyid, public_key: key.public }, `Rotated: ${old.keyid.slice(0, 12)}… → ${key.keyid.slice(0, 12)}… (a rotation entry signed by both).`)
 }
 
 /** `ratchet courtroom key`: the public key a case server's operator enrolls; the last line is the key alone. */
@@ -181,13 +186,13 @@ export function key(o: { agent?: string; json?: boolean }): void {
   out(store.current.public)
 }
 
-export function clear(caseId: string): void {
+export function clear(caseId: string, o: JsonOption = {}): void {
   humanOnly('ratchet courtroom clear')
   const paths = resolvePaths()
   const found = updateProbation(paths, (list) => ({ next: list.filter((p) => p.case_id !== caseId), result: list.some((p) => p.case_id === caseId) }))
   if (!found) throw new RatchetError('not_found', `no probation for case ${caseId} (ratchet courtroom status lists them)`)
   logActivity(paths, { time: new Date().toISOString(), hook: 'courtroom', event: 'probation', decision: 'cleared_by_human', note: caseId })
-  out(`Probation for ${caseId} cleared.`)
+  emit(o, { case: caseId, cleared: true }, `Probation for ${caseId} cleared.`)
 }
 
 // ---- hearings --------------------------------------------------------------------------------

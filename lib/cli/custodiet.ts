@@ -10,6 +10,7 @@ import { resolvePaths } from '../io/paths'
 import { updateState as updateFile } from '../io/store'
 import { hold, release as releaseHolds } from '../core/custodiet'
 import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
+import { emit } from './print'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_')
@@ -53,21 +54,20 @@ export function status(o: { session?: string; json?: boolean }): void {
 }
 
 /** A human lifts the holds of one session (or all) without writing to the agent. */
-export function release(o: { session?: string; all?: boolean }): void {
+export function release(o: { session?: string; all?: boolean; json?: boolean }): void {
   const paths = resolvePaths()
   if (!o.session && !o.all) throw new RatchetError('usage', 'say which: --session <id> (see ratchet custodiet status), or --all')
   const all = listSessions(paths)
   if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
-  let n = 0
+  const done: { session: string; finding: string; level: number; issue: string }[] = []
   for (const id of o.session ? [safe(o.session)] : all) {
     const released = updateState(paths, id, (s) => {
       const r = releaseHolds(s)
       return { next: r.state, result: r.released }
     })
-    for (const f of released) out(`Released ${id} ${f.id} (level ${f.level}): ${f.verdict.issue}`)
-    n += released.length
+    for (const f of released) done.push({ session: id, finding: f.id, level: f.level, issue: f.verdict.issue })
   }
-  if (!n) out('No active holds.')
+  emit(o, { released: done }, done.length ? done.map((d) => `Released ${d.session} ${d.finding} (level ${d.level}): ${d.issue}`) : 'No active holds.')
 }
 
 /**

@@ -21,7 +21,7 @@ import { modeLine } from '../core/floor'
 import { floorHold, floorNow, ratchetPlugin, sandboxTools } from '../io/floor'
 import { CLI } from '../core/manifest'
 import { probeFloor, probeLine } from '../io/probe'
-import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
+import { custodietConfig, reviewerLine, reviewerStatus, stopGateLine, stopGateOf, usd, type ReviewerStatus } from '../io/custodiet-config'
 
 interface Check {
   name: string
@@ -83,6 +83,7 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
 
   // With the plugin enabled, the hooks are registered by it: the floor's own checks of settings hooks do not apply.
   checks.push(...(await floorChecks(paths, o.probe !== false)).filter((c) => !(plugin?.enabled && / is not registered for /.test(c.detail))))
+  checks.push(...reviewerChecks(paths))
   if (fs.existsSync(bundle)) checks.push(latency(bundle, paths.guardrails))
   checks.push(warmCheck(o.projectDir))
   checks.push(transportCheck(found.map((f) => f.command)))
@@ -110,10 +111,9 @@ function stopGateCheck(paths: Paths): Check {
 async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
   const now = floorNow(paths)
   const out: Check[] = [{ name: 'floor', ok: now.mode === 'sandbox', warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
-  if (now.mode === 'sandbox') {
-    const tools = sandboxTools()
-    out.push({ name: 'sandbox tools', ok: tools.ok, detail: tools.detail })
-  }
+  // Said in either mode: best-effort users learn whether the sandbox could be turned on here.
+  const tools = sandboxTools()
+  out.push({ name: 'sandbox tools', ok: tools.ok || now.mode !== 'sandbox', warn: !tools.ok && now.mode !== 'sandbox', detail: now.mode === 'sandbox' ? tools.detail : `${tools.detail}${tools.ok ? ': `ratchet init` (without --no-sandbox) can turn the sandbox on' : ''}` })
   for (const p of now.problems) out.push({ name: 'floor settings', ok: false, warn: !p.block, detail: p.what })
   const hold = floorHold(paths)
   if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`ratchet floor confirm\`: ${hold.join('; ')}` })
@@ -156,6 +156,25 @@ function transportCheck(commands: string[]): Check {
   return { name: 'transport', ok: true, warn: !s.running, detail: `http: the resident service on 127.0.0.1:${s.port}, ${s.running ? `running (pid ${s.pid})` : 'not running: the next session starts it (`ratchet service start` for sessions already open)'}` }
 }
 
+/** custodiet's reviewer, a paid model: on or off, its key, today's calls and cost against the daily cap. */
+function reviewerChecks(paths: Paths): Check[] {
+  let s: ReviewerStatus
+  try {
+    s = reviewerStatus(paths)
+  } catch (e) {
+    return [{ name: 'reviewer', ok: false, detail: (e as Error).message }]
+  }
+  if (!s.on) return [{ name: 'reviewer', ok: true, detail: reviewerLine(s) }]
+  const spent = s.unreadable
+    ? `today unknown: ${s.unreadable}; reviews are off as if the cap were reached (fix or remove the file)`
+    : `today ${s.today.calls} call${s.today.calls === 1 ? '' : 's'}, ${usd(s.today.usd)} of ${usd(s.cap.usd)} (or ${s.cap.calls} calls)${s.reached ? ': cap REACHED, reviews are off until tomorrow (deterministic checks go on)' : ''}`
+  return [
+    { name: 'reviewer', ok: true, detail: reviewerLine(s) },
+    { name: 'reviewer key', ok: s.credential.found, warn: !s.credential.found, detail: s.credential.detail },
+    { name: 'reviewer cost', ok: !s.unreadable, warn: s.reached && !s.unreadable, detail: spent },
+  ]
+}
+
 /** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */
 function warmCheck(projectDir: string): Check {
   let s: ReturnType<typeof warmProcess<'status'>>
@@ -171,6 +190,8 @@ function warmCheck(projectDir: string): Check {
 
 function writable(paths: Paths): Check {
   const dir = paths.stateDir
+  // Looking never creates: a doctor run in the wrong folder must not leave a stray state folder there.
+  if (!fs.existsSync(dir)) return { name: 'state folder', ok: false, detail: `${dir} does not exist: no Ratchet project here or in a folder above (up to the git toplevel); run \`ratchet init\` in the project, or pass --project-dir` }
   try {
     probeWritable(paths)
   } catch (e) {
@@ -196,9 +217,11 @@ function compareVersions(a: string, b: string): number {
 }
 
 function clientVersion(): Check {
-  const r = spawnSync(process.env.RATCHET_CLAUDE_BIN || 'claude', ['--version'], { encoding: 'utf8', timeout: 10_000 })
+  const bin = process.env.RATCHET_CLAUDE_BIN || 'claude'
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 })
   const v = /(\d+\.\d+\.\d+)/.exec(r.stdout ?? '')?.[1]
-  if (!v) return { name: 'claude client', ok: true, warn: true, detail: `\`claude --version\` did not answer (${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}); fail-closed needs Claude Code ${ONFAILURE_SINCE} or newer` }
+  // No client: nothing runs the hooks, the floor cannot be proven, and the default reviewer cannot review.
+  if (!v) return { name: 'claude client', ok: false, detail: `\`${bin} --version\` did not answer (${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}): install Claude Code ${ONFAILURE_SINCE} or newer (npm install -g @anthropic-ai/claude-code), or name it with RATCHET_CLAUDE_BIN` }
   if (compareVersions(v, ONFAILURE_SINCE) >= 0) return { name: 'claude client', ok: true, detail: `${v}: honours "onFailure": "block" (a crash or hang of preflight-check blocks the call)` }
   return {
     name: 'claude client',

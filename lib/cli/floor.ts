@@ -71,7 +71,7 @@ export async function confirm(o: { projectDir: string; yes?: boolean; json?: boo
 export function allow(targets: string[], o: { projectDir: string; user?: boolean; local?: boolean; json?: boolean }): void {
   const paths = pathsOf(o.projectDir)
   const domains = targets.filter((t) => !/[/~]/.test(t))
-  const folders = targets.filter((t) => /[/~]/.test(t)).map((t) => path.resolve(o.projectDir, t.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')))
+  const folders = targets.filter((t) => /[/~]/.test(t)).map((t) => path.resolve(t.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')))
   for (const d of domains) if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(d)) throw new RatchetError('usage', `${JSON.stringify(d)} is not a host name (e.g. registry.example.com or *.example.com)`)
   const changed: string[] = []
   const edit = (file: string, key: ['network', 'allowedDomains'] | ['filesystem', 'allowWrite'], values: string[]) => {

@@ -2,8 +2,7 @@
 
 import fs from 'node:fs'
 import { RatchetError } from '../core/errors'
-import { decidePreToolUse } from '../../hooks/preflight-check/compose'
-import { gatherFacts } from '../../hooks/preflight-check/gather'
+import { judge } from '../../hooks/preflight-check/judge'
 import type { ActiveRule } from '../core/builtins'
 import { decisionOf, matchability, nextGuardrailId, validateGuardrails, type Guardrail } from '../core/guardrails'
 import { ACTION_CLASSES, CLASS_LABEL, PATTERNS, isKnownPattern } from '../core/patterns'
@@ -112,7 +111,7 @@ interface ExplainOptions {
   json?: boolean
 }
 
-export function explain(payloadArg: string | undefined, o: ExplainOptions): void {
+export async function explain(payloadArg: string | undefined, o: ExplainOptions): Promise<void> {
   let call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string; session_id?: string }
   if (payloadArg) {
     const text = fs.readFileSync(payloadArg === '-' ? 0 : payloadArg, 'utf8')
@@ -134,11 +133,11 @@ export function explain(payloadArg: string | undefined, o: ExplainOptions): void
 
   const paths = resolvePaths()
   const sessionId = o.session ?? call.session_id ?? 'explain'
-  // The hook's own facts and decision, read-only: nothing is queued, counted or remembered.
   const payload = { session_id: sessionId, transcript_path: '', cwd: call.cwd ?? process.cwd(), hook_event_name: 'PreToolUse' as const, tool_name: call.tool_name, tool_input: call.tool_input }
-  const facts = gatherFacts(payload, paths)
+  // The hook's own judgement (hooks/preflight-check/judge.ts), read-only: nothing is queued, counted or remembered.
   // Explain the first attempt: an earlier check of the same call in that session does not count.
-  const o2 = decidePreToolUse(payload, { ...facts, session: { ...facts.session, checks: {} } })
+  const j = await judge(payload, paths, (f) => ({ ...f, session: { ...f.session, checks: {} } }))
+  const o2 = j.decide(j.facts)
   const r = o2.result
   const loaded = loadGuardrails(paths, { full: true })
   const verdict = o2.verdict
@@ -197,7 +196,8 @@ export function log(o: { lines: string; json?: boolean }): void {
     fs.closeSync(fd)
     text = buf.toString('utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out(`No activity yet (${paths.activity}).`)
+    // With --json: no lines (the log's own JSON lines, of which there are none yet).
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return o.json ? undefined : out(`No activity yet (${paths.activity}).`)
     if (e instanceof RatchetError) throw e
     throw new RatchetError('state_unreadable', `${paths.activity}: ${(e as NodeJS.ErrnoException).code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message}`, { file: paths.activity })
   }

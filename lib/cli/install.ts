@@ -1,6 +1,7 @@
 // `ratchet init` / `ratchet uninstall`: edit Claude Code settings and set up the state folder.
 
-import { custodietConfig, stopGateLine } from '../io/custodiet-config'
+import { custodietConfig, reviewerLine, reviewerStatus, stopGateLine } from '../io/custodiet-config'
+import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
@@ -167,6 +168,8 @@ export function init(o: InitOptions): void {
     writable: fragment.writable,
     state: paths.stateDir,
     created,
+    // custodiet's reviewer is a paid model that runs by default: said at install, with what it may cost.
+    reviewer: (({ on, reviewer, cap }) => ({ on, reviewer, daily_cap: cap }))(reviewerStatus(paths)),
   }
   if (o.json) {
     process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
@@ -182,6 +185,7 @@ export function init(o: InitOptions): void {
         : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`ratchet init\` turns the sandbox on.`,
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
       `End of turn: ${gateSummary(paths)}`,
+      `Reviewer (custodiet): ${reviewerLine(reviewerStatus(paths))}`,
       'Next: start `claude` in this project; `ratchet doctor` checks the install and proves the floor, `ratchet guardrails list` shows what is enforced.',
     ].join('\n') + '\n',
   )
@@ -262,7 +266,7 @@ function setUpStateFolder(paths: Paths): string[] {
   return [...created, ...ignore]
 }
 
-export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
+export function uninstall(o: ScopeOptions & { managed?: boolean; json?: boolean }): void {
   const projectDir = path.resolve(o.projectDir)
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
   const file = o.managed ? managedSettingsFile() : settingsFile(o)
@@ -290,13 +294,12 @@ export function uninstall(o: ScopeOptions & { managed?: boolean }): void {
   if (rec.ok && rec.value.added) writeState(paths, 'floor', { v: 1 }, { indent: 2 })
   removeState(paths, 'floorHold')
   if (!removed && !floorRemoved) {
-    process.stdout.write(`No Ratchet hooks in ${file}; nothing to do.\n`)
-    return
+    return emit(o, { file, removed: 0, floor_rules_removed: 0, changed: false }, `No Ratchet hooks in ${file}; nothing to do.`)
   }
   // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
   let stopped = false
   try {
     stopped = warmProcess(o.projectDir, 'stop')
   } catch {}
-  process.stdout.write(`Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.\n`)
+  emit(o, { files: [...files], removed, floor_rules_removed: floorRemoved, warm_process_stopped: stopped, changed: true, state_folder: paths.stateDir }, `Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.`)
 }

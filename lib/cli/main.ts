@@ -2,6 +2,16 @@
 
 import { Command, Option } from 'commander'
 import { humanOnly, runCli } from './run'
+import { findProject } from '../io/project'
+import { RatchetError } from '../core/errors'
+
+const PROJECT_DIR_HELP = 'the project (default: found from here, as git finds a repository)'
+
+/** Commands that write the project's state: refused where no project is found (see findProject). */
+const RECORDS = new Set(['heartbeat', 'pending approve', 'pending deny', 'custodiet release', 'courtroom enable', 'courtroom hear', 'courtroom clear', 'courtroom calibrate', 'guardrails add', 'incident add', 'incident close', 'proposals approve', 'proposals reject', 'report label', 'floor confirm'])
+
+/** `pending approve` for the pending command's approve subcommand. */
+const commandPath = (c: Command): string => (c.parent?.parent ? `${commandPath(c.parent)} ${c.name()}` : c.name())
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
@@ -17,8 +27,18 @@ Quick start:
   npx ratchet-guard doctor           prove the install
   npx ratchet-guard guardrails explain --command "git push origin main"
 
-State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
+The project: $CLAUDE_PROJECT_DIR, else found from the current folder as git finds a repository (the outermost
+folder up to the git toplevel holding .ratchet/ or registering Ratchet's hooks), else the current folder.
+State folder: $RATCHET_DIR, else <project>/.ratchet`,
     )
+    // Every command that takes --project-dir defaults to the project found from here, so any subfolder works.
+    .hook('preAction', (_, action) => {
+      if (action.options.some((x) => x.attributeName() === 'projectDir') && action.getOptionValue('projectDir') === undefined)
+        action.setOptionValue('projectDir', findProject().dir)
+      // A command that records something, run where there is no project, would leave a stray state folder there.
+      if (RECORDS.has(commandPath(action)) && !process.env.RATCHET_DIR && findProject().by === 'none')
+        throw new RatchetError('not_found', `no Ratchet project in ${process.cwd()} or a folder above it (up to the git toplevel): run this in the project, or \`ratchet init\` there first`)
+    })
 
   program
     .command('init')
@@ -28,7 +48,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--managed', "register in Claude Code's managed settings (root): no project or user setting can switch the hooks or the floor off")
     .option('--no-sandbox', 'best-effort mode: no OS sandbox for commands (only the file tools are held by permission rules); named in every session')
     .addOption(new Option('--transport <kind>', 'how Claude Code reaches the guard: command (a process per call) or http (the resident service; faster, but see docs/threat-model.md)').choices(['command', 'http']).default('command'))
-    .option('--project-dir <dir>', 'the project to set up', process.cwd())
+    .option('--project-dir <dir>', 'the project to set up (default: the project found from here, else this folder)')
     .option('--dry-run', 'print the settings that would be written, change nothing')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
@@ -48,7 +68,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description('install the newest version the project\'s source has (registry, git; a vendored tarball: the one you run this from), register its hooks, restart the warm process')
     .option('--user', 'the global install and ~/.claude/settings.json')
     .option('--no-sandbox', 'best-effort mode')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--dry-run', 'show what would change; change nothing')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet-guard update'), (await import('./setup')).install({ ...o, update: true })))
@@ -60,7 +80,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .addOption(new Option('--local', 'from .claude/settings.local.json').conflicts('managed'))
     .option('--managed', "from Claude Code's managed settings (root)")
     .option('--keep-package', 'only the settings: leave the dependency in package.json')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--dry-run', 'show what would change; change nothing')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet-guard uninstall'), o.managed ? (await import('./install')).uninstall(o) : (await import('./setup')).uninstall(o)))
@@ -69,13 +89,13 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   floor
     .command('status')
     .description('the mode, what is guarded, whether the floor holds in every settings scope, and any hold')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./floor')).status(o))
   floor
     .command('confirm')
     .description('after reading what changed: record the floor as it stands and let held sessions run')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--yes', 'confirm without asking')
     .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet floor confirm'), (await import('./floor')).confirm(o)))
@@ -85,13 +105,13 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description("let sandboxed commands reach a host or write a folder (hosts: the hooks' settings file; folders: your personal one)")
     .addOption(new Option('--user', 'in ~/.claude/settings.json').conflicts('local'))
     .option('--local', 'in .claude/settings.local.json')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (targets, o) => (humanOnly('ratchet floor allow'), (await import('./floor')).allow(targets, o)))
   floor
     .command('probe')
     .description('prove the floor through the real mechanism: runs `claude` headless with commands that must fail (takes a few seconds)')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./floor')).probe(o))
 
@@ -133,7 +153,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   program
     .command('doctor')
     .description('check the install: hooks registered, the floor proven (sandbox, settings of every scope, a probe through claude), state readable, hook start-up time')
-    .option('--project-dir <dir>', 'the project', process.cwd())
+    .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--no-probe', 'skip proving the floor through `claude` (a few seconds)')
     .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./doctor')).doctor(o))
@@ -169,12 +189,14 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--note <text>', 'instructions passed to the agent')
     .option('--project', 'approve this action for the whole project, in any session, until it expires (default: this session, once)')
     .option('--hours <n>', 'with --project: how long the approval lasts (default 8, at most 168)')
+    .option('--json', 'machine-readable output')
     .description('approve a pending action (the agent may then do exactly that action, once, in the session that asked, while what it would send stays what you were shown)')
     .action(async (id, o) => (humanOnly('ratchet pending approve'), (await import('./approvals')).pendingDecide(id, 'approved', o)))
   pending
     .command('deny')
     .argument('<id>')
     .option('--note <text>', 'what to do instead, passed to the agent')
+    .option('--json', 'machine-readable output')
     .description('deny a pending action')
     .action(async (id, o) => (humanOnly('ratchet pending deny'), (await import('./approvals')).pendingDecide(id, 'denied', o)))
 
@@ -190,6 +212,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .description("lift custodiet's holds (checkpoint/block) without writing to the agent")
     .option('--session <id>', 'one session')
     .option('--all', 'every session')
+    .option('--json', 'machine-readable output')
     .action(async (o) => (humanOnly('ratchet custodiet release'), (await import('./custodiet')).release(o)))
   custodiet
     .command('gate')
@@ -206,12 +229,13 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--accept <acks>', 'acknowledgments, comma-separated: autonomy,local_only,enforcement,reversible,not_a_court[,remote_submission] or all', collect)
     .option('--yes', 'accept the five required acknowledgments (not remote_submission)')
     .option('--pack <name>', 'also enable an offense pack (clawtrial: entertainment, judges the user)', collect)
+    .option('--json', 'machine-readable output')
     .action(async (o) => (await import('./courtroom')).enable(o))
-  court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').action(async () => (await import('./courtroom')).disable())
-  court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').action(async () => (await import('./courtroom')).revoke())
-  court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').action(async () => (await import('./courtroom')).rotateKey())
+  court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).disable(o))
+  court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).revoke(o))
+  court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).rotateKey(o))
   court.command('key').option('--agent <id>').option('--json', 'machine-readable output').description("the agent's public key (its last line alone), for a case server's operator: ratchet serve keys add <key>").action(async (o) => (await import('./courtroom')).key(o))
-  court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").action(async (id) => (await import('./courtroom')).clear(id))
+  court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").option('--json', 'machine-readable output').action(async (id, o) => (await import('./courtroom')).clear(id, o))
   court
     .command('hear')
     .description('file a charge by hand and hold the hearing now')
@@ -243,7 +267,7 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
     .option('--json', 'machine-readable output')
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
-  cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
+  cases.command('export').option('--agent <id>').option('--out <file>', 'write to a file (default stdout)').option('--json', 'the ledger is JSON already; with --out, the result as JSON').description('the verified ledger as one JSON document').action(async (o) => (await import('./cases')).exportLedger(o))
   cases
     .command('submit')
     .option('--agent <id>')
@@ -300,8 +324,8 @@ State folder: $RATCHET_DIR, else $CLAUDE_PROJECT_DIR/.ratchet, else ./.ratchet`,
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))
   proposals.command('show').argument('<id>').option('--json', 'machine-readable output').description('one proposal with its evidence').action(async (id, o) => (await import('./proposals')).show(id, o))
-  proposals.command('approve').argument('<id>').description('apply it to guardrails.json').action(async (id) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id)))
-  proposals.command('reject').argument('<id>').description('drop it (it is not proposed again)').action(async (id) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id)))
+  proposals.command('approve').argument('<id>').option('--json', 'machine-readable output').description('apply it to guardrails.json').action(async (id, o) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id, o)))
+  proposals.command('reject').argument('<id>').option('--json', 'machine-readable output').description('drop it (it is not proposed again)').action(async (id, o) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id, o)))
 
   program
     .command('report')

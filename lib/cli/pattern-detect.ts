@@ -2,6 +2,7 @@
 // transcripts for recurring risk, proposes guardrails for a human to approve, and writes the weekly
 // review. `pattern-detect --report weekly` prints the review; `ratchet heartbeat` runs both on schedule.
 
+import { reviewerStatus } from '../io/custodiet-config'
 import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -103,6 +104,8 @@ export async function weeklyReview(paths: Paths, since?: string, askSize = LABEL
   const agg = await mineActivity(paths.activity, since)
   const labels = readLabels(paths)
   const report = buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), labels)
+  const s = reviewerStatus(paths, { from: since ?? agg.first ?? new Date().toISOString() })
+  report.reviewer = { on: s.on, reviewer: s.reviewer, cap: s.cap, days: s.days.map(({ day, calls, usd }) => ({ day, calls, usd })), total: s.total, ...(s.unreadable ? { unreadable: s.unreadable } : {}) }
   // Asked already (sent or answered) is skipped; an ask whose send failed is tried again.
   const asked = readAsks(paths).filter((a) => a.message_id !== undefined || a.answer)
   const ask = toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), [...labels, ...asked], askSize)

@@ -5,9 +5,11 @@ import { readProposals } from '../io/records'
 import { applyProposal, rejectProposal } from '../io/proposals-apply'
 import { logActivity } from '../io/activity'
 import { resolvePaths } from '../io/paths'
+import { emit, type JsonOption } from './print'
+import { terminalUser } from './run'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
-const who = () => `terminal:${process.env.USER || process.env.LOGNAME || 'user'}`
+const who = () => `terminal:${terminalUser()}`
 
 export function list(o: { json?: boolean; all?: boolean }): void {
   const all = readProposals(resolvePaths())
@@ -28,16 +30,17 @@ export function show(id: string, o: { json?: boolean }): void {
   if (p.change) out(`Would change ${p.change.id}: decision → ${p.change.decision} (${p.change.why})`)
 }
 
-export function approve(id: string): void {
+export function approve(id: string, o: JsonOption = {}): void {
   const paths = resolvePaths()
   const p = applyProposal(paths, id, who())
   logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: 'approved', note: `${id} → ${p.applied_as}` })
-  out(`Approved ${id}: ${p.change ? `${p.applied_as} is now ${p.change.decision}` : `added ${p.applied_as} to guardrails.json`}. It applies from the next tool call.`)
+  emit(o, { proposal: p }, `Approved ${id}: ${p.change ? `${p.applied_as} is now ${p.change.decision}` : `added ${p.applied_as} to guardrails.json`}. It applies from the next tool call.`)
 }
 
-export function reject(id: string): void {
+export function reject(id: string, o: JsonOption = {}): void {
   const paths = resolvePaths()
-  rejectProposal(paths, id, who())
+  const by = who()
+  rejectProposal(paths, id, by)
   logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: 'rejected', note: id })
-  out(`Rejected ${id}; it will not be proposed again.`)
+  emit(o, { id, status: 'rejected', decided_by: by }, `Rejected ${id}; it will not be proposed again.`)
 }

@@ -3,6 +3,7 @@
 // No stack trace ever reaches the terminal or the agent's context; an unexpected error's stack goes to
 // the state folder's errors.log.
 
+import fs from 'node:fs'
 import { CommanderError, type Command } from 'commander'
 import { EXIT_CODES, RatchetError, oneLine } from '../core/errors'
 import { findClaudeAncestor, isClaudeCli } from '../io/proc'
@@ -18,7 +19,28 @@ function overrideExits(c: Command): void {
   for (const sub of c.commands) overrideExits(sub)
 }
 
+/**
+ * A reader that went away (`ratchet pending list | head -1`) or an output that broke ends the command quietly, as
+ * `git log | head` does: what was asked is done, only the rest of the printing is dropped. Without this, Node turns
+ * the stream's EPIPE into an uncaught error whose stack names the install's own paths.
+ */
+export function endQuietlyOnStreamErrors(name: string): void {
+  for (const s of [process.stdout, process.stderr]) {
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && s === process.stdout) {
+        try {
+          fs.writeSync(2, `${name}: cannot write the output (${e.code ?? e.message})\n`)
+        } catch {
+          /* stderr is gone too */
+        }
+      }
+      process.exit(e.code === 'EPIPE' ? Number(process.exitCode ?? 0) : EXIT_CODES.internal)
+    })
+  }
+}
+
 export async function runCli(name: string, program: Command, argv: string[]): Promise<void> {
+  endQuietlyOnStreamErrors(name)
   overrideExits(program)
   try {
     await program.parseAsync(argv)
@@ -73,3 +95,12 @@ export function claudeAncestor(start = process.ppid, proc = '/proc'): string | u
 }
 
 export { isClaudeCli }
+
+/** Who is deciding at this terminal, for the record ("terminal:<user>"): the account, not $USER (which may be unset). */
+export function terminalUser(): string {
+  try {
+    return require('node:os').userInfo().username || process.env.USER || 'unknown'
+  } catch {
+    return process.env.USER || process.env.LOGNAME || 'unknown'
+  }
+}

@@ -110,3 +110,22 @@ const PLAIN = {
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.
 for (const table of [factories]) Object.setPrototypeOf(table, null)
+
+/**
+ * The prompts Claude Code itself submits when it resumes a session (`claude -p --resume <id>` after a deferred
+ * call, a restarted or moved session): UserPromptSubmit carries them as if the user had typed them (seen with
+ * 2.1.330). They ask for nothing new and confirm nothing: the user's last real request stays the request, and a
+ * hold stays until the user speaks. Matched whole (only Claude Code's own wording), so a user's "continue from
+ * where you left off, but don't push" is still the user's.
+ */
+const RESUME_PROMPTS = [
+  /^Continue from where you left off\.$/,
+  /^Continue from where you left off\. Note: this session was automatically restarted after its process exited unexpectedly; the user has not sent a new message since the restart\. Re-verify anything time-sensitive \(branch state, running processes, prior partial work\) before continuing\.$/,
+  /^Continue from where you left off\. This session moved to a new runner; files you created earlier may no longer exist, so verify the working directory state before relying on prior edits\.(?: If the result of a tool call above starts with "\[Tool call interrupted"[^\n]*)?$/,
+  /^This session's worker process was restarted\. If your previous turn was already complete, take no action and wait for the next event\. Otherwise, continue from where you left off\.$/,
+]
+
+export function isResumePrompt(prompt: string): boolean {
+  const p = prompt.trim()
+  return RESUME_PROMPTS.some((r) => r.test(p))
+}

@@ -50,6 +50,28 @@ export interface Report {
   incidents: { open: number; closed: number; repeatedSameDay: string[] }
   proposals: { pending: number; approved: number; rejected: number }
   criteria: Criterion[]
+  /** custodiet's reviewer, a paid model: what it is, its daily cap, and its calls and cost in the period. */
+  reviewer?: ReviewerSpend
+}
+
+export interface ReviewerSpend {
+  on: boolean
+  reviewer: string
+  cap: { usd: number; calls: number }
+  days: { day: string; calls: number; usd: number }[]
+  total: { calls: number; usd: number }
+  /** The cost file cannot be read (reviews are off as at the cap). */
+  unreadable?: string
+}
+
+const dollars = (x: number) => `$${x.toFixed(x > 0 && x < 1 ? 4 : 2)}`
+
+/** The reviewer's line of the weekly review. */
+export function reviewerText(s: ReviewerSpend): string {
+  if (!s.on) return 'Reviewer (custodiet): off — deterministic checks only, no model calls'
+  if (s.unreadable) return `Reviewer (custodiet): ${s.reviewer}; cost unknown: ${s.unreadable}`
+  const worst = s.days.reduce((a, d) => (d.usd > a.usd ? d : a), { day: '', calls: 0, usd: 0 })
+  return `Reviewer (custodiet): ${s.reviewer} — ${s.total.calls} model call${s.total.calls === 1 ? '' : 's'}, ${dollars(s.total.usd)} in the period${worst.day ? ` (most in a day: ${dollars(worst.usd)} on ${worst.day})` : ''}; daily cap ${dollars(s.cap.usd)} or ${s.cap.calls} calls`
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`)
@@ -129,6 +151,7 @@ export function reportText(r: Report): string {
     lines.push('  ratchet report label <id> needed|needless [--note "why"]')
   }
   lines.push('', `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`)
+  if (r.reviewer) lines.push(reviewerText(r.reviewer))
   lines.push(`custodiet verdicts: ${r.custodiet.length ? r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention / ${c.ok} ok${c.other ? ` / ${c.other} unusable` : ''}`).join('; ') : 'none'}`)
   lines.push(`Repeated incident classes within a session (caught by guardrails): ${r.repeatedInSession.length ? r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') : 'none'}`)
   lines.push(`Incidents: ${r.incidents.open} open, ${r.incidents.closed} closed. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.`)

@@ -2,6 +2,9 @@
 // reviewer cap. Read by the custodiet hook, its background reviewer, the CLI, and preflight-check (which
 // enforces custodiet's holds).
 
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { DEFAULT_POLICY, type Policy } from '../core/custodiet'
 import { readDailyCosts } from './custodiet-state'
 import type { ReviewerConfig } from './reviewer'
@@ -87,4 +90,68 @@ export function capReason(paths: Paths, cfg: CustodietConfig, now: Date): { reac
 /** Reviews are off for today once the daily cap is reached, or its file cannot be read (the deterministic checks go on). */
 export function overCap(paths: Paths, cfg: CustodietConfig, now: Date): boolean {
   return capReason(paths, cfg, now) !== undefined
+}
+
+/** What the reviewer is, whether it runs, where its key comes from, and what it spent: for doctor, init and the report. */
+export interface ReviewerStatus {
+  on: boolean
+  /** In words: `claude -p --model haiku`, `the Anthropic API (claude-haiku-4-5)`, `the command "…"`, or `off`. */
+  reviewer: string
+  /** Where the model's key comes from, or what is missing (never the key). */
+  credential: { found: boolean; detail: string }
+  cap: { usd: number; calls: number }
+  /** Spent per day (UTC) from `from` on, oldest first; today is the last day when anything was spent today. */
+  days: { day: string; calls: number; input_tokens: number; output_tokens: number; usd: number }[]
+  total: { calls: number; usd: number }
+  today: { calls: number; usd: number }
+  /** Today's cap reached: reviews are off until tomorrow (the deterministic checks go on). */
+  reached: boolean
+  /** The cost file cannot be read: reviews are off as at the cap. */
+  unreadable?: string
+}
+
+function credentialOf(r: ReviewerConfig, env: NodeJS.ProcessEnv, home: string): ReviewerStatus['credential'] {
+  if (r.kind === 'http') return env.ANTHROPIC_API_KEY ? { found: true, detail: 'ANTHROPIC_API_KEY is set' } : { found: false, detail: 'ANTHROPIC_API_KEY is not set: every review fails until it is (the deterministic checks go on)' }
+  if (r.kind === 'command') return { found: true, detail: 'the command brings its own' }
+  if (r.kind !== 'claude') return { found: true, detail: 'none needed' }
+  for (const k of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN']) if (env[k]) return { found: true, detail: `claude's login: ${k} is set` }
+  const file = path.join(home, '.claude', '.credentials.json')
+  if (fs.existsSync(file)) return { found: true, detail: `claude's login: ${file}` }
+  return { found: false, detail: 'no login found for claude (ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ~/.claude/.credentials.json; a keychain login is not visible here): reviews fail until claude is logged in' }
+}
+
+export function reviewerStatus(paths: Paths, o: { env?: NodeJS.ProcessEnv; home?: string; now?: Date; from?: string } = {}): ReviewerStatus {
+  const env = o.env ?? process.env
+  const cfg = custodietConfig(paths)
+  const r = cfg.reviewer
+  const now = o.now ?? new Date()
+  const today = now.toISOString().slice(0, 10)
+  const from = (o.from ?? today).slice(0, 10)
+  const costs = readDailyCosts(paths)
+  const all = costs.ok ? costs.days : {}
+  const days = Object.keys(all)
+    .filter((d) => d >= from && d <= today)
+    .sort()
+    .map((day) => ({ day, ...all[day] }))
+  const t = all[today] ?? { calls: 0, usd: 0 }
+  const reviewer = r.kind === 'claude' ? `claude -p --model ${r.model ?? 'haiku'}` : r.kind === 'http' ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})` : r.kind === 'command' ? `the command ${JSON.stringify(r.command ?? '')}` : 'off'
+  return {
+    on: r.kind !== 'none',
+    reviewer,
+    credential: credentialOf(r, env, o.home ?? env.HOME ?? os.homedir()),
+    cap: cfg.dailyCap,
+    days,
+    total: { calls: days.reduce((a, d) => a + d.calls, 0), usd: Math.round(days.reduce((a, d) => a + d.usd, 0) * 1e6) / 1e6 },
+    today: { calls: t.calls, usd: t.usd },
+    reached: !costs.ok || t.usd >= cfg.dailyCap.usd || t.calls >= cfg.dailyCap.calls,
+    ...(costs.ok ? {} : { unreadable: costs.problem }),
+  }
+}
+
+export const usd = (x: number): string => `$${x.toFixed(x > 0 && x < 1 ? 4 : 2)}`
+
+/** One line: what the reviewer is and what it may cost, for `init` and `doctor`. */
+export function reviewerLine(s: ReviewerStatus): string {
+  if (!s.on) return 'off (custodiet.reviewer.kind is "none" in config.json): custodiet runs its deterministic checks only, at no cost'
+  return `on: ${s.reviewer} reviews the session in the background, a paid model call each; at most ${usd(s.cap.usd)} or ${s.cap.calls} calls a day, then off until the next day (custodiet.dailyCap in config.json; custodiet.reviewer.kind "none" turns it off)`
 }

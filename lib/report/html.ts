@@ -1,6 +1,6 @@
 // The weekly review as one self-contained HTML page: no scripts, no external assets, charts as SVG.
 
-import type { Report } from '../core/report'
+import { reviewerText, type Report } from '../core/report'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed']
@@ -18,7 +18,9 @@ function firesChart(r: Report): string {
   const lines = top.map((x, k) => {
     const m = new Map(x.byDay)
     const pts = days.map((d, i) => `${xAt(i).toFixed(1)},${yAt(m.get(d) ?? 0).toFixed(1)}`).join(' ')
-    return `<polyline fill="none" stroke="${COLORS[k]}" stroke-width="2" points="${pts}"><title>${esc(x.id)}</title></polyline>`
+    // A dot on every day: one day (a first day) draws a line of one point, which is nothing without them.
+    const dots = days.map((d, i) => `<circle cx="${xAt(i).toFixed(1)}" cy="${yAt(m.get(d) ?? 0).toFixed(1)}" r="4" fill="${COLORS[k]}"><title>${esc(x.id)} ${esc(d)}: ${m.get(d) ?? 0}</title></circle>`).join('')
+    return `<polyline fill="none" stroke="${COLORS[k]}" stroke-width="2" points="${pts}"><title>${esc(x.id)}</title></polyline>${dots}`
   })
   const legend = top.map((x, k) => `<tspan fill="${COLORS[k]}" dx="12">■ ${esc(x.id)}</tspan>`).join('')
   return `<svg role="img" aria-label="Guardrail fires per day" viewBox="0 0 ${W} ${H + 20}" width="${W}" height="${H + 20}">
@@ -60,7 +62,7 @@ export function reportHtml(r: Report): string {
 <p>Never fired (grey; candidates for removal): ${esc(r.stale.join(', ') || 'none')}</p>
 <p>Quiet (never fired; guarding public, irreversible or catastrophic actions — kept): ${esc(r.quiet.join(', ') || 'none')}</p>
 <h2>Paused actions</h2><p>${r.pauses.paused} paused · ${r.pauses.approved} approved · ${r.pauses.denied} denied · ${r.pauses.timeout} timed out · ${r.pauses.consumed} ran after approval</p>
-<h2>custodiet</h2><p>${esc(r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention, ${c.ok} ok`).join('; ') || 'no verdicts')}</p>
+<h2>custodiet</h2><p>${esc(r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention, ${c.ok} ok`).join('; ') || 'no verdicts')}</p>${r.reviewer ? `<p>${esc(reviewerText(r.reviewer))}</p>` : ''}
 <h2>Incidents and proposals</h2><p>${r.incidents.open} open, ${r.incidents.closed} closed incidents; repeated class within a session: ${esc(r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') || 'none')}. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.</p>
 </body></html>
 `

@@ -168,7 +168,9 @@ describe('ratchet doctor', () => {
     const [current, older, none] = await Promise.all([check(path.join(ROOT, 'node_modules', '.bin', 'claude')), check(old), check(path.join(dir, 'no-such-claude'))])
     expect(current).toMatchObject({ ok: true, detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/) })
     expect(older).toMatchObject({ ok: true, warn: true, detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run') })
-    expect(none).toMatchObject({ warn: true, detail: expect.stringContaining('did not answer (ENOENT)') })
+    // No client is a problem, not a note: nothing would run the hooks.
+    expect(none).toMatchObject({ ok: false, detail: expect.stringContaining('did not answer (ENOENT): install Claude Code') })
+    expect(none.warn).toBeUndefined()
   }, 120_000)
 
   it('names a registration whose executable is gone', () => {
