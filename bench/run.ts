@@ -24,7 +24,6 @@ import { approvalLatency } from './approval-latency'
 import { run as minePatterns, transcripts as mineTranscripts } from './pattern-detect'
 import { run as stopWait } from './custodiet-stop'
 import { sessionBench } from './session'
-import { run as minePatterns } from './pattern-detect'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)

@@ -146,7 +146,9 @@ async function serve(): Promise<void> {
   }
 
   const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    const answer = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+    const answer = (status: number, body: string): void => {
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+    }
     if (req.method !== 'POST' || !/^application\/json\b/.test(req.headers['content-type'] ?? '')) return answer(405, '{}')
     const chunks: Buffer[] = []
     let size = 0
