@@ -154,6 +154,7 @@ export function gitConfigArgs(c: Sink, args: string[], dir: string, cmd: string)
     }
     i += /^(-c|-C|--git-dir|--work-tree|--namespace|--config-env)$/.test(args[i]) ? 2 : 1
   }
+  if (args[i] === 'clone' || args[i] === 'init') return newRepository(c, args.slice(i + 1), dir, cmd)
   if (args[i] !== 'config') return
   const rest = args.slice(i + 1)
   // Reading, listing, unsetting, editing in an editor: no value is set here.
@@ -171,6 +172,25 @@ export function gitConfigArgs(c: Sink, args: string[], dir: string, cmd: string)
   // repository's, a `--file` or the user's global config is planted for later.
   const own = dir === c.ctx.projectDir && !args.slice(0, i).some((a) => a.startsWith('--git-dir')) && !rest.some((a) => /^(--global|--system|-f|--file|--blob)$/.test(a))
   if (ops.length >= 2) judgeSetting(c, ops[0], ops[1], dir, cmd, 0, !own)
+}
+
+/**
+ * `git clone -c key=value` and `git init|clone --template=DIR` write settings and hooks into the new repository's
+ * `.git` to stay: planted for later like `git config` (a nested clone's fsmonitor runs on the project's `git status`).
+ */
+function newRepository(c: Sink, args: string[], dir: string, cmd: string): void {
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]
+    const pair = a === '-c' || a === '--config' ? args[++k] : a.startsWith('--config=') ? a.slice(9) : undefined
+    if (pair !== undefined && pair.indexOf('=') > 0) judgeSetting(c, pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1), dir, cmd, 0, true)
+    const template = a === '--template' ? args[++k] : a.startsWith('--template=') ? a.slice(11) : undefined
+    if (template === undefined || !template) continue
+    const t = path.posix.resolve(dir, template.replace(/^~(?=\/|$)/, c.ctx.homeDir))
+    const config = c.ctx.fs?.readText(path.posix.join(t, 'config'))
+    if (config !== undefined) configText(c, config, dir, `${cmd} (template ${template})`, 0, true)
+    const hooks = (c.ctx.fs?.list(path.posix.join(t, 'hooks')) ?? []).filter((n) => !n.endsWith('.sample') && !n.startsWith('.'))
+    if (hooks.length) c.add('planted_code', `${cmd}: the template ${template} puts hooks (${hooks.slice(0, 3).join(', ')}) in the new repository: git runs them later, with the user's authority and outside the sandbox`)
+  }
 }
 
 /** Variables git runs as a command, whatever the config says. */

@@ -2,6 +2,12 @@
 // tool runs implicitly later. Ordinary edits of the same files stay quiet.
 import * as family from '../../../lib/core/actions/planted'
 import { PROJECT, familyTable } from './table'
+import type { ClassifyContext } from '../../../lib/core/classify'
+
+// A project holding a git template folder (tpl/: a config that sets fsmonitor, hooks/post-checkout) and a plain one.
+const TEMPLATES: Record<string, string> = { [`${PROJECT}/tpl/config`]: '[core]\n\tfsmonitor = ./run.sh\n', [`${PROJECT}/tpl/hooks/post-checkout`]: '#!/bin/sh\n./x.sh\n', [`${PROJECT}/plain/config`]: '[core]\n\tbare = false\n' }
+const DIRS: Record<string, string[]> = { [`${PROJECT}/tpl`]: ['config', 'hooks'], [`${PROJECT}/tpl/hooks`]: ['post-checkout'], [`${PROJECT}/plain`]: ['config'] }
+const withTemplates: Partial<ClassifyContext> = { fs: { realpath: (p) => p, isDir: (p) => p in DIRS, list: (d) => DIRS[d], readText: (p) => TEMPLATES[p] } }
 
 const W = (file: string, content: string) => ({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/${file}`, content } })
 const E = (file: string, new_string: string) => ({ tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/${file}`, old_string: 'x', new_string } })
@@ -37,6 +43,9 @@ familyTable(family, {
     [W('vendor/lib/.git/config', '[core]\n\tpager = sh ./p.sh\n'), 'planted_code'],
     ["printf '#!/bin/sh\\necho hi\\n' > ../remote.git/hooks/post-receive", 'planted_code'],
     ["cat > .git/modules/lib/hooks/post-checkout <<'EOF'\n#!/bin/sh\nsh ./x.sh\nEOF", 'planted_code'],
+    // The same through a new repository: `clone -c` writes the setting to stay; a template brings config and hooks.
+    ['git clone -q ../remote.git vendor/z -c core.fsmonitor=./run.sh', 'planted_code'],
+    { input: 'git init -q --template=tpl vendor/x && git add vendor/x', pattern: 'planted_code', ctx: withTemplates },
   ],
   invalid: [
     { input: W('CLAUDE.md', '# Project\n\nRun `npm test` before committing. Ask before pushing to main.\n'), allow: stale },
@@ -58,6 +67,8 @@ familyTable(family, {
     'git -C vendor/lib config credential.helper store',
     'git -C vendor/lib config alias.co checkout',
     'git -c core.pager=cat log -1',
+    'git clone -q ../remote.git vendor/z -c core.autocrlf=input',
+    { input: 'git init -q --template=plain vendor/x', ctx: withTemplates },
     { input: "printf '[user]\\n\\tname = Dev\\n' >> vendor/lib/.git/config", allow: stale },
     { input: "echo '# hooks we use' > docs/hooks/post-receive.md", allow: stale },
   ],
