@@ -5,7 +5,7 @@
 //   reads it as the user's word;
 // - files that make a tool run code implicitly, later and unsandboxed: a Python `.pth` line that imports,
 //   `sitecustomize.py`/`usercustomize.py`, an `.envrc` that runs more than settings, a mise config with hooks or a
-//   sourced script, an editor task that runs when the folder opens.
+//   sourced script, an editor task that runs when the folder opens, an editor terminal profile the folder sets.
 // Both pause for a human. Package scripts, Makefiles and test helpers the user's tools run later are ordinary work:
 // they stay quiet, and the residual risk is written down (docs/residual-risk.md).
 
@@ -59,6 +59,7 @@ export function codeRunningWrite(c: Sink, abs: string, added: string, how: strin
   else if (name.endsWith('.pth') && /^\s*import\s/m.test(added)) why = 'a .pth line starting with `import` runs at every Python start, outside the sandbox'
   else if (name === '.envrc' && added.split('\n').some((l) => !ENVRC_SETTING.test(l))) why = 'direnv runs it in every later shell that enters the folder, outside the sandbox'
   else if (/(^|\/)(\.?mise(\.local)?\.toml|\.config\/mise(\.toml|\/config\.toml))$/.test(abs) && /^\s*\[hooks\b|^\s*_\.source\s*=|^\s*\[env\][^[]*\b_\.source\b/m.test(added)) why = 'mise runs its hooks and sourced scripts in every later shell that enters the folder, outside the sandbox'
+  else if (/(^|\/)\.vscode\/settings\.json$/.test(abs) && /"terminal\.integrated\.(profiles|shell|shellArgs|automationProfile|automationShell)\.[\w.]+"\s*:/.test(added)) why = 'the editor starts this program for every terminal opened in the folder, outside the sandbox'
   else if (/(^|\/)\.vscode\/tasks\.json$/.test(abs) && /"runOn"\s*:\s*"folderOpen"/.test(added)) why = 'the editor runs this task when the folder is opened, outside the sandbox'
   if (why) c.add('planted_code', `${how}: ${name}: ${why}`)
 }
