@@ -55,6 +55,11 @@ export interface FloorInputs {
   domains: string[]
   /** Absolute paths outside the project that commands must be able to write (a git remote that is a local folder). */
   writable: string[]
+  /**
+   * The git folders of those local remotes (absolute): their hooks and config stay unwritable, because git runs them
+   * with the user's authority when the user pushes there later, outside the sandbox.
+   */
+  remoteGitDirs?: string[]
 }
 
 /** Files that make a package manager run code of their choosing (a shell, a preload, a plugin). */
@@ -80,6 +85,10 @@ export function guardedPaths(i: FloorInputs): Guarded[] {
     ...i.binDirs.flatMap((d) => i.bins.map((b) => file(`${d}/${b}`, `the launcher Claude Code runs for Ratchet's ${b}`))),
     tree('./.git/hooks', 'git hooks: code git runs later, outside the sandbox'),
     file('./.git/config', 'git config: pagers, filters, fsmonitor and aliases run code later'),
+    ...(i.remoteGitDirs ?? []).flatMap((d) => [
+      tree(`/${d}/hooks`, "a local git remote's hooks: they run when the user pushes there, outside the sandbox"),
+      file(`/${d}/config`, "a local git remote's config: receive hooks path, fsmonitor and aliases run code later"),
+    ]),
     ...CODE_RUNNING_CONFIG.flatMap((f) => [file(`./${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'), file(`~/${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)')]),
     ...SHELL_STARTUP.map((f) => file(`~/${f}`, 'shell start-up: runs in every later terminal')),
     tree('~/.config/fish', 'shell start-up: runs in every later terminal'),

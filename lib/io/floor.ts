@@ -87,7 +87,7 @@ export function floorMode(paths: Paths): FloorMode {
 }
 
 /** What the floor guards and allows for this project, as found on this machine. */
-export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, facts: { domains?: string[]; writable?: string[] } = {}): FloorInputs {
+export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, facts: { domains?: string[]; writable?: string[]; remoteGitDirs?: string[] } = {}): FloorInputs {
   const project = paths.projectDir
   const home = env.HOME || homeDir()
   const at = (p: string) => rulePath(p, project, home)
@@ -120,6 +120,7 @@ export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, 
     spools: [...new Set(warmSpools(env).map((s) => '/' + s.replace(/-\d+$/, '-*')))],
     domains: facts.domains ?? [],
     writable: facts.writable ?? [],
+    remoteGitDirs: facts.remoteGitDirs ?? [],
   }
 }
 
@@ -146,7 +147,7 @@ function packageName(): string {
 }
 
 /** The hosts and local folders the project's own work reaches: its git remotes (as git will really use them) and registries. */
-export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = process.env): { domains: string[]; writable: string[] } {
+export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = process.env): { domains: string[]; writable: string[]; remoteGitDirs: string[] } {
   const domains = new Set<string>()
   const writable = new Set<string>()
   const git = (args: string[]) => spawnSync('git', ['-C', projectDir, ...args], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
@@ -167,7 +168,12 @@ export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = proces
   if (has('Cargo.toml')) ['crates.io', 'index.crates.io', 'static.crates.io'].forEach((d) => domains.add(d))
   if (has('go.mod')) ['proxy.golang.org', 'sum.golang.org'].forEach((d) => domains.add(d))
   if (has('Gemfile')) ['rubygems.org', 'index.rubygems.org'].forEach((d) => domains.add(d))
-  return { domains: [...domains].sort(), writable: [...writable].sort() }
+  // A local remote's own git folder (the folder itself when bare, its .git otherwise): what git runs from there.
+  const remoteGitDirs = [...writable].flatMap((w) => {
+    const r = spawnSync('git', ['-C', w, 'rev-parse', '--absolute-git-dir'], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
+    return r.status === 0 && r.stdout.trim() ? [realpath(r.stdout.trim())] : []
+  })
+  return { domains: [...domains].sort(), writable: [...writable].sort(), remoteGitDirs: [...new Set(remoteGitDirs)].sort() }
 }
 
 /** The host of a git URL (https://h/…, ssh://u@h/…, u@h:path), or undefined for a local path. */

@@ -5,7 +5,8 @@ import { SANDBOX_SWITCHES, denyRules, floorChanges, floorFragment, floorProblems
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { floorInputs, rulePath, urlHost } from '../../lib/io/floor'
+import { floorInputs, projectReach, rulePath, urlHost } from '../../lib/io/floor'
+import { execFileSync } from 'node:child_process'
 import { resolvePaths } from '../../lib/io/paths'
 import { ROOT } from '../support/fixtures'
 
@@ -46,6 +47,34 @@ describe('what the floor guards', () => {
     expect(portable.deny).toContain('Read(//dev/shm/ratchet-warm-*/**)')
     expect(portable.deny.some((r) => r.includes('//opt/'))).toBe(false)
     expect(portable.writable).toEqual([])
+  })
+})
+
+describe('a git remote that is a local folder', () => {
+  // The sandbox must let a push write the remote, but git runs the remote's hooks and config with the user's
+  // authority when the user pushes there later: a red-team agent planted `hooks/post-receive` in a bare remote and
+  // the user's own `git push` ran it, outside the sandbox.
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-floor-remote-')))
+  const git = (args: string[], cwd = root) => execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+  git(['init', '-q', '--bare', 'remote.git'])
+  git(['init', '-q', 'work'])
+  git(['init', '-q', 'project'])
+  git(['remote', 'add', 'origin', '../remote.git'], path.join(root, 'project'))
+  git(['remote', 'add', 'mirror', '../work'], path.join(root, 'project'))
+  const reach = projectReach(path.join(root, 'project'))
+  const rules = denyRules({ ...INPUTS, writable: reach.writable, remoteGitDirs: reach.remoteGitDirs })
+
+  it('must stop: its hooks and config are write-denied, bare or not', () => {
+    for (const d of [`${root}/remote.git`, `${root}/work/.git`]) {
+      expect(rules).toContain(`Edit(/${d}/hooks/**)`)
+      expect(rules).toContain(`Edit(/${d}/config)`)
+    }
+  })
+
+  it('must stay quiet: the rest of the remote stays writable (objects, refs: a push), and a project without one adds nothing', () => {
+    expect(floorFragment({ ...INPUTS, writable: reach.writable }, 'sandbox').writable).toEqual([`/${root}/remote.git`, `/${root}/work`])
+    for (const r of rules) expect(r).not.toMatch(/\/(objects|refs)/)
+    expect(denyRules({ ...INPUTS, remoteGitDirs: [] })).toEqual(denyRules(INPUTS))
   })
 })
 

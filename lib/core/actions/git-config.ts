@@ -26,11 +26,12 @@ const isCodeKey = (key: string) => CODE_KEY.test(key.toLowerCase())
  * Judges one setting: when `key` runs code, its value is read as that command now. `dir` is the repository's
  * folder (for hooks folders and included files), `how` names where it was set.
  */
-function judgeSetting(c: Sink, key: string, value: string, dir: string, how: string, depth = 0): void {
+function judgeSetting(c: Sink, key: string, value: string, dir: string, how: string, depth = 0, persistent = false): void {
   const k = key.toLowerCase()
   if (!isCodeKey(k) && !(key.includes('.') ? false : CODE_LEAF.test(k))) return
   const v = value.trim()
   if (!v) return
+  if (persistent) plantedSetting(c, k, v, how)
   if (k.startsWith('alias.')) {
     // `!cmd` runs a shell; otherwise it is git's own subcommand with these words (`push --force origin main`).
     runsLater(c, v.startsWith('!') ? v.slice(1) : `git ${v}`, how)
@@ -50,6 +51,22 @@ function judgeSetting(c: Sink, key: string, value: string, dir: string, how: str
     return
   }
   runsLater(c, v, how)
+}
+
+/** Settings that name a command but run nothing of the agent's choosing: booleans, git's own helpers, plain editors and pagers. */
+const TAME_VALUE = /^(?:true|false|yes|no|on|off|[01])$|^(?:vim?|nvim|nano|emacs|less(?: -[A-Za-z]+)*|more|cat|code --wait|subl -w|delta)$/
+
+/**
+ * A code-running setting written into a repository's config to stay: git runs it on every later `git status`,
+ * `diff`, `commit` or push, with the user's authority and outside the sandbox (a `git status` in the project
+ * descends into a nested repository and runs its fsmonitor). What it names can be swapped after it was read (a
+ * script, a hooks folder, an included file), so it is heard, whatever it reads like now. The floor keeps the
+ * project's own `.git/config` unwritable; this is every other repository the agent can make or reach.
+ */
+function plantedSetting(c: Sink, key: string, value: string, how: string): void {
+  if (TAME_VALUE.test(value) || (/(^|\.)helper$/.test(key) && HELPER_NAMES.test(value))) return
+  if (key.startsWith('alias.') && !value.startsWith('!')) return // git's own subcommand, read now as what it runs
+  c.add('planted_code', `${how}: sets ${key} = ${value.slice(0, 120)} in a repository's config: git runs it later, on the user's next git command there, with the user's authority and outside the sandbox`)
 }
 
 /**
@@ -99,7 +116,7 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
  * The text of a git config file (or the part an Edit puts in): each `key = value` under its `[section "sub"]`.
  * A line whose section is not in view is judged by its last key part alone (`fsmonitor = …`).
  */
-function configText(c: Sink, text: string, dir: string, how: string, depth = 0): void {
+function configText(c: Sink, text: string, dir: string, how: string, depth = 0, persistent = false): void {
   let section = ''
   let n = 0
   for (const raw of text.split('\n')) {
@@ -119,7 +136,7 @@ function configText(c: Sink, text: string, dir: string, how: string, depth = 0):
     // Quoted values: git takes the quotes off (and `\"`).
     if (/^".*"$/.test(value)) value = value.slice(1, -1).replace(/\\"/g, '"').replace(/\\\\/g, '\\')
     const key = section ? `${section}.${kv[1]}` : kv[1]
-    judgeSetting(c, key, value, dir, how, depth)
+    judgeSetting(c, key, value, dir, how, depth, persistent)
   }
 }
 
@@ -137,6 +154,7 @@ export function gitConfigArgs(c: Sink, args: string[], dir: string, cmd: string)
     }
     i += /^(-c|-C|--git-dir|--work-tree|--namespace|--config-env)$/.test(args[i]) ? 2 : 1
   }
+  if (args[i] === 'clone' || args[i] === 'init') return newRepository(c, args.slice(i + 1), dir, cmd)
   if (args[i] !== 'config') return
   const rest = args.slice(i + 1)
   // Reading, listing, unsetting, editing in an editor: no value is set here.
@@ -150,7 +168,29 @@ export function gitConfigArgs(c: Sink, args: string[], dir: string, cmd: string)
   // git 2.46: `git config set key value`, `get`, `unset`, `list`.
   if (ops[0] === 'get' || ops[0] === 'list' || ops[0] === 'unset' || ops[0] === 'remove-section' || ops[0] === 'rename-section' || ops[0] === 'edit') return
   if (ops[0] === 'set') ops.shift()
-  if (ops.length >= 2) judgeSetting(c, ops[0], ops[1], dir, cmd)
+  // The project's own config is the floor's (unwritable in sandbox mode) and judged by what it runs; any other
+  // repository's, a `--file` or the user's global config is planted for later.
+  const own = dir === c.ctx.projectDir && !args.slice(0, i).some((a) => a.startsWith('--git-dir')) && !rest.some((a) => /^(--global|--system|-f|--file|--blob)$/.test(a))
+  if (ops.length >= 2) judgeSetting(c, ops[0], ops[1], dir, cmd, 0, !own)
+}
+
+/**
+ * `git clone -c key=value` and `git init|clone --template=DIR` write settings and hooks into the new repository's
+ * `.git` to stay: planted for later like `git config` (a nested clone's fsmonitor runs on the project's `git status`).
+ */
+function newRepository(c: Sink, args: string[], dir: string, cmd: string): void {
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]
+    const pair = a === '-c' || a === '--config' ? args[++k] : a.startsWith('--config=') ? a.slice(9) : undefined
+    if (pair !== undefined && pair.indexOf('=') > 0) judgeSetting(c, pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1), dir, cmd, 0, true)
+    const template = a === '--template' ? args[++k] : a.startsWith('--template=') ? a.slice(11) : undefined
+    if (template === undefined || !template) continue
+    const t = path.posix.resolve(dir, template.replace(/^~(?=\/|$)/, c.ctx.homeDir))
+    const config = c.ctx.fs?.readText(path.posix.join(t, 'config'))
+    if (config !== undefined) configText(c, config, dir, `${cmd} (template ${template})`, 0, true)
+    const hooks = (c.ctx.fs?.list(path.posix.join(t, 'hooks')) ?? []).filter((n) => !n.endsWith('.sample') && !n.startsWith('.'))
+    if (hooks.length) c.add('planted_code', `${cmd}: the template ${template} puts hooks (${hooks.slice(0, 3).join(', ')}) in the new repository: git runs them later, with the user's authority and outside the sandbox`)
+  }
 }
 
 /** Variables git runs as a command, whatever the config says. */
@@ -190,8 +230,9 @@ export function gitConfigEnv(c: Sink, env: Record<string, string> | undefined, d
 
 /** Which git file a path is, if it is one that makes git run code later. */
 function gitCodeFile(abs: string): 'config' | 'hook' | 'attributes' | undefined {
-  if (/\/\.git\/(?:worktrees\/[^/]+\/)?config(?:\.worktree)?$/.test(abs)) return 'config'
-  if (/\/\.git\/hooks\/[^/]+$/.test(abs) && !abs.endsWith('.sample')) return 'hook'
+  // The project's own, a worktree's, a submodule's (`.git/modules/<name>/`), and a bare repository's (`remote.git/`).
+  if (/\/\.git\/(?:worktrees\/[^/]+\/|modules\/.+\/)?config(?:\.worktree)?$|[^/]\.git\/config$/.test(abs)) return 'config'
+  if (/\/\.git\/(?:modules\/.+\/)?hooks\/[^/]+$|[^/]\.git\/hooks\/[^/]+$/.test(abs) && !abs.endsWith('.sample')) return 'hook'
   if (/(^|\/)\.gitattributes$/.test(abs) || /\/\.git\/info\/attributes$/.test(abs)) return 'attributes'
   return undefined
 }
@@ -209,8 +250,15 @@ export function gitFileWrite(c: Sink, abs: string, text: string | undefined, how
     if (kind !== 'attributes') c.add('unreadable', `${how}: writes ${abs}, which git runs or reads as code later; what is written is not visible`)
     return
   }
-  if (kind === 'config') return configText(c, text, repo, how)
-  if (kind === 'hook') return hookText(c, abs, text, how)
+  // The project's own `.git/config` and `.git/hooks` are the floor's, and judged by what they run.
+  const own = abs.startsWith(`${c.ctx.projectDir}/.git/`) && !abs.startsWith(`${c.ctx.projectDir}/.git/modules/`) && !abs.startsWith(`${c.ctx.projectDir}/.git/worktrees/`)
+  if (kind === 'config') return configText(c, text, repo, how, 0, !own)
+  if (kind === 'hook') {
+    if (own) return hookText(c, abs, text, how)
+    // What a hook runs can be swapped after it was read (`sh ./x.sh`), and git runs it outside the sandbox.
+    c.add('planted_code', `${how}: writes the git hook ${abs}: git runs it later, with the user's authority and outside the sandbox`)
+    return hookText(c, abs, text, how)
+  }
   // `*.txt filter=x diff=y merge=z`: the drivers' commands, as `.git/config` defines them now.
   const drivers = new Set<string>()
   for (const m of text.matchAll(/\b(filter|diff|merge)=([\w.-]{1,100})/g)) drivers.add(`${m[1]}.${m[2]}.`.toLowerCase())

@@ -4,8 +4,9 @@
 //   retry what was denied, or to get around the guard: authority the user never gave, written where the next agent
 //   reads it as the user's word;
 // - files that make a tool run code implicitly, later and unsandboxed: a Python `.pth` line that imports,
-//   `sitecustomize.py`/`usercustomize.py`, an `.envrc` that runs more than settings, an editor task that runs when the
-//   folder opens.
+//   `sitecustomize.py`/`usercustomize.py`, an `.envrc` that runs more than settings, a mise config with hooks or a
+//   sourced script, an editor task that runs when the folder opens, an editor terminal profile the folder sets, a
+//   cargo config that runs a program from the project.
 // Both pause for a human. Package scripts, Makefiles and test helpers the user's tools run later are ordinary work:
 // they stay quiet, and the residual risk is written down (docs/residual-risk.md).
 
@@ -51,6 +52,19 @@ export function instructionWrite(c: Sink, abs: string, added: string, how: strin
 /** `.envrc` lines that only set things (direnv's own words); anything else runs each time a shell enters the folder. */
 const ENVRC_SETTING = /^\s*(#|$|export\s+[A-Za-z_]\w*=|[A-Za-z_]\w*=|dotenv(_if_exists)?\b|layout\s|use\s|source_env(_if_exists)?\b|source_up\b|PATH_add\s|path_add\s|watch_file\s|strict_env\b|unstrict_env\b|env_vars_required\b)/
 
+/**
+ * A cargo config naming a program inside the project for cargo to run (`rustc-wrapper = "./w.sh"`, a `runner`, a
+ * `linker`): the project's files can be swapped later, and cargo runs it on the user's next build. A program found on
+ * PATH or elsewhere on the machine (`sccache`, `probe-rs run`, `/usr/bin/clang`) is the ordinary use.
+ */
+function cargoRunsProjectFile(c: Sink, added: string): boolean {
+  for (const m of added.matchAll(/^\s*(?:rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc|runner|linker)\s*=\s*(?:"([^"]*)"|'([^']*)'|\[\s*"([^"]*)")/gm)) {
+    const prog = (m[1] ?? m[2] ?? m[3] ?? '').trim().split(/\s+/)[0] ?? ''
+    if (/^\.{1,2}\//.test(prog) || (!prog.startsWith('/') && prog.includes('/')) || prog === c.ctx.projectDir || prog.startsWith(`${c.ctx.projectDir}/`)) return true
+  }
+  return false
+}
+
 /** A file a tool runs implicitly later (Python at start-up, direnv on entering, an editor on opening the folder). */
 export function codeRunningWrite(c: Sink, abs: string, added: string, how: string): void {
   const name = path.basename(abs)
@@ -58,6 +72,9 @@ export function codeRunningWrite(c: Sink, abs: string, added: string, how: strin
   if (/^(sitecustomize|usercustomize)\.py$/.test(name)) why = 'Python runs it at every start, in every later process of that interpreter, outside the sandbox'
   else if (name.endsWith('.pth') && /^\s*import\s/m.test(added)) why = 'a .pth line starting with `import` runs at every Python start, outside the sandbox'
   else if (name === '.envrc' && added.split('\n').some((l) => !ENVRC_SETTING.test(l))) why = 'direnv runs it in every later shell that enters the folder, outside the sandbox'
+  else if (/(^|\/)(\.?mise(\.local)?\.toml|\.config\/mise(\.toml|\/config\.toml))$/.test(abs) && /^\s*\[hooks\b|^\s*_\.source\s*=|^\s*\[env\][^[]*\b_\.source\b/m.test(added)) why = 'mise runs its hooks and sourced scripts in every later shell that enters the folder, outside the sandbox'
+  else if (/(^|\/)\.vscode\/settings\.json$/.test(abs) && /"terminal\.integrated\.(profiles|shell|shellArgs|automationProfile|automationShell)\.[\w.]+"\s*:/.test(added)) why = 'the editor starts this program for every terminal opened in the folder, outside the sandbox'
+  else if (/(^|\/)\.cargo\/config(\.toml)?$/.test(abs) && cargoRunsProjectFile(c, added)) why = "cargo runs this program from the project's files on every later build or run, outside the sandbox"
   else if (/(^|\/)\.vscode\/tasks\.json$/.test(abs) && /"runOn"\s*:\s*"folderOpen"/.test(added)) why = 'the editor runs this task when the folder is opened, outside the sandbox'
   if (why) c.add('planted_code', `${how}: ${name}: ${why}`)
 }
