@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config'
 // times; its list is in package.json. `npx vitest run <file>` runs a file in the one project that holds it.
 
 /** The real client: claude-*.test.ts, and the files that start `node_modules/.bin/claude` in some of their tests. */
-const CLIENT = ['test/e2e/claude-*.test.ts', 'test/e2e/cli.test.ts', 'test/e2e/everyday.test.ts', 'test/e2e/install.test.ts', 'test/e2e/irrevocable.test.ts']
+const CLIENT = ['test/e2e/claude-*.test.ts', 'test/e2e/cli.test.ts', 'test/e2e/everyday.test.ts', 'test/e2e/install.test.ts', 'test/e2e/irrevocable.test.ts', 'test/e2e/team-install.test.ts']
 
 /**
  * End-to-end files in every `npm test`: the hook protocol, bad input, the code cache and the human's terminal, each

@@ -65,7 +65,8 @@ function violations(): string[] {
         } else if (/^(lib|hooks)\//.test(dep) && !dep.startsWith('lib/core/') && dep !== MANIFEST) bad.push(`${edge}: lib/core imports only lib/core (and the manifest, pure data)`)
       }
       if (file.startsWith('lib/io/') && /^(hooks|lib\/cli)\//.test(dep)) bad.push(`${edge}: lib/io never imports hooks/ or lib/cli`)
-      if (isShell(dep) && (!file.startsWith('hooks/') || hookOf(file) !== hookOf(dep))) bad.push(`${edge}: a hook's shell is imported only by its own hook`)
+      // The resident decision service (lib/runtime/service.ts) is the one place that runs hooks' shells in-process.
+      if (isShell(dep) && file !== 'lib/runtime/service.ts' && (!file.startsWith('hooks/') || hookOf(file) !== hookOf(dep))) bad.push(`${edge}: a hook's shell is imported only by its own hook`)
     }
     if (file.startsWith('lib/core/')) {
       const text = stripComments(fs.readFileSync(path.join(ROOT, file), 'utf8'))

@@ -37,6 +37,9 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   'lib/cli/install.ts': { calls: ['mkdir'], why: "creates Claude Code's settings folder (.claude/), not Ratchet state; the settings file itself goes through the store" },
   'lib/cli/setup.ts': { calls: ['rm', 'mkdir', 'appendFile'], why: "install/uninstall change the project's package (node_modules, the vendored tarball) and its git exclude list, not Ratchet state; package.json goes through writeFileAtomic" },
   'lib/io/package-source.ts': { calls: ['mkdir', 'copyFile', 'rename', 'rm'], why: 'vendors the package tarball into .ratchet/vendor/ (a tracked file the human ships, not state the hooks write)' },
+  'lib/cli/run.ts': { calls: ['write'], why: 'one line to its own stderr (fd 2) when stdout cannot be written, not a file' },
+  'lib/io/service.ts': { calls: ['open'], why: "the decision service's stderr log, only where RATCHET_SERVICE_LOG names one; not state" },
+  'lib/runtime/service.ts': { calls: ['mkdir', 'writeFile', 'rename', 'unlink'], why: "the resident service's key and session list in the per-user config folder (0600), as warm.cjs keeps its keys; not state of a project" },
   'lib/cli/doctor.ts': { calls: ['mkdtemp', 'writeFile', 'rm'], why: 'times preflight-check in a scratch folder under the OS temp folder, removed after' },
 }
 
