@@ -27,8 +27,9 @@ export default defineConfig({
     minWorkers: 1,
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/unit/**/*.test.ts', ...QUICK_E2E] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: [...CLIENT, ...QUICK_E2E] } },
-      { extends: true, test: { name: 'client', include: CLIENT } },
+      // Processes on a 2-core machine another build is loading: a bound that catches a hang, not a speed limit.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: [...CLIENT, ...QUICK_E2E], testTimeout: 120_000 } },
+      { extends: true, test: { name: 'client', include: CLIENT, testTimeout: 300_000 } },
     ],
   },
 })

@@ -37,6 +37,7 @@ import { lossIrrecoverable, lossSummary, type LossFacts } from '../../lib/core/l
 import type { Decision } from '../../lib/core/decision'
 import { evidenceClean, evidenceFloor, evidenceLines, evidenceSummary, requestedByUser, type EvidenceFacts } from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
+import { decisionRecord, type ActivityRecord } from '../../lib/core/activity'
 import { STRENGTH, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
 import { approvalCovers, outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
 import { routeAround, type Blocked } from '../../lib/core/route-around'
@@ -165,7 +166,7 @@ export interface PreflightOutcome {
   /** The rules stage's result (classification, fired rules, classes). */
   result: PreflightResult
   /** The activity-log record, minus timing. */
-  record: Record<string, unknown>
+  record: ActivityRecord
 }
 
 /**
@@ -330,26 +331,18 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     decision = { ...decision, notice: decision.notice ? `${notice}\n${decision.notice}` : notice }
   }
 
-  const record = {
-    time: new Date(now).toISOString(),
-    hook: 'preflight-check',
-    event: 'PreToolUse',
-    session: call.session_id,
-    tool: call.tool_name,
-    action: maskSecrets(action.summary),
-    classes: result.classes,
-    patterns,
-    guardrails: result.fired.map((f) => f.id),
-    ...(result.builtin ? { builtin: result.builtin } : {}),
-    ...(pendingId ? { pending_id: pendingId } : {}),
-    ...(around ? { signals: ['route_around'], after: around.summary } : {}),
-    ...(onProbation.length ? { probation: onProbation } : {}),
-    ...(loss ? { loss: { files: loss.files, bytes: loss.bytes, paths: loss.items.slice(0, 20).map((i) => maskSecrets(i.path)) } } : {}),
-    ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
-    decision: verdict,
-    ...(result.requested ? { requested: true } : {}),
-    fingerprint: fp,
-  }
+  const record = decisionRecord(
+    { now, session: call.session_id, tool: call.tool_name, action: maskSecrets(action.summary), classes: result.classes, patterns, guardrails: result.fired.map((f) => f.id), decision: verdict, fingerprint: fp },
+    {
+      ...(result.builtin ? { builtin: result.builtin } : {}),
+      ...(pendingId ? { pending_id: pendingId } : {}),
+      ...(around ? { signals: ['route_around'], after: around.summary } : {}),
+      ...(onProbation.length ? { probation: onProbation } : {}),
+      ...(loss ? { loss: { files: loss.files, bytes: loss.bytes, paths: loss.items.slice(0, 20).map((i) => maskSecrets(i.path)) } } : {}),
+      ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
+      ...(result.requested ? { requested: true } : {}),
+    },
+  )
   return { decision, verdict, effects, result, record }
 }
 

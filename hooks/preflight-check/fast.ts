@@ -23,6 +23,7 @@ import { secretName } from '../../lib/core/actions/secrets'
 import type { ClassifyContext } from '../../lib/core/actions/types'
 import { oneLine } from '../../lib/core/actions/util'
 import { fingerprint } from '../../lib/core/fingerprint'
+import { decisionRecord } from '../../lib/core/activity'
 import { mayMatch } from '../../lib/core/rule-index'
 import { plainConfig, plainSession as shapedSession, type SessionShape } from '../../lib/core/state-shapes'
 import { maskDeep, maskSecrets } from '../../lib/core/secrets'
@@ -362,17 +363,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
     if (!recorded) return false
   }
   const record = {
-    time: new Date(now).toISOString(),
-    hook: 'preflight-check',
-    event: 'PreToolUse',
-    session: call.session_id,
-    tool: call.tool_name,
-    action: maskSecrets(fc.summary),
-    classes: [],
-    patterns: [],
-    guardrails: [],
-    decision: 'allow',
-    fingerprint: fingerprint(call.tool_name, call.tool_input, call.cwd || p.projectDir),
+    ...decisionRecord({ now, session: call.session_id, tool: call.tool_name, action: maskSecrets(fc.summary), classes: [], patterns: [], guardrails: [], decision: 'allow', fingerprint: fingerprint(call.tool_name, call.tool_input, call.cwd || p.projectDir) }),
     latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
   }
   appendJsonl(p.activity, maskDeep(record))

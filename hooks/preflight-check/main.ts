@@ -44,7 +44,7 @@ async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promi
     out = decideNow()
     applyEffects(paths, payload.session_id, out.effects, facts.now)
   }
-  const unlogged = logActivity(paths, { ...out.record, latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100 } as Parameters<typeof logActivity>[1])
+  const unlogged = logActivity(paths, { ...out.record, latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100 })
   // The decision stands (it never needed the log); the user hears that the log is not being kept.
   if (unlogged) out.decision = { ...out.decision, notice: [`Ratchet: ${unlogged}`, out.decision.notice].filter(Boolean).join('\n') }
   // A deferred call ends a headless run silently: tell whoever started it what is pending and how to go on.

@@ -248,7 +248,8 @@ function latency(bundle: string, guardrails: string): Check {
   }
   const hook: number[] = []
   const bare: number[] = []
-  for (let i = 0; i < 7; i++) {
+  // Three pairs, interleaved: enough for an order of magnitude (`npm run bench` measures properly), and doctor stays quick.
+  for (let i = 0; i < 3; i++) {
     bare.push(time(['-e', '']))
     hook.push(time([bundle]))
   }

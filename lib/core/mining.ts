@@ -2,6 +2,7 @@
 // rules, patterns and days, never on the number of events (a million events stream through).
 // Pure: `addEvent` folds one parsed log record into the aggregate.
 
+import type { ActivityRecord } from './activity'
 import { fnv64 } from './fingerprint'
 import { fireId, type FireSample } from './labels'
 
@@ -90,22 +91,8 @@ const addExample = (list: string[], e?: string) => {
 }
 const inc = <K>(m: Map<K, number>, k: K, by = 1) => m.set(k, (m.get(k) ?? 0) + by)
 
-export interface ActivityEvent {
-  time?: string
-  hook?: string
-  event?: string
-  session?: string
-  tool?: string
-  action?: string
-  classes?: string[]
-  patterns?: string[]
-  guardrails?: string[]
-  decision?: string
-  signals?: string[]
-  note?: string
-  trigger?: string
-  prior_incident_rules?: string[]
-}
+/** A line of the activity log as read back: written by any version, so every field may be missing. */
+export type ActivityEvent = Partial<ActivityRecord>
 
 /** Decisions in which a guardrail stopped the call (first attempt). */
 const STOPPING = new Set(['check', 'deny', 'pause', 'ask', 'warn'])

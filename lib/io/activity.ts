@@ -1,27 +1,13 @@
 // The activity record (one masked line per decision) and the error log (full details, never in the agent's context).
 
+import type { ActivityRecord } from '../core/activity'
 import { RatchetError } from '../core/errors'
 import { maskDeep, maskSecrets } from '../core/secrets'
 import type { Paths } from './registry'
 import { appendLine, appendState } from './store'
 
-export interface ActivityRecord {
-  time: string
-  hook: string
-  event: string
-  session?: string
-  tool?: string
-  action?: string
-  classes?: string[]
-  guardrails?: string[]
-  decision: string
-  latency_ms?: number
-  note?: string
-  [extra: string]: unknown
-}
-
-/** One line per decision, masked: no token, password or key from a command or prompt is kept at rest. */
 /**
+ * One line per decision, masked: no token, password or key from a command or prompt is kept at rest.
  * Appends one masked record. A log that is not a regular file (a FIFO planted there) is not written, and
  * does not stop the hook: the problem goes to errors.log and is returned, for the hook to tell the user.
  */

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildProgram } from '../../lib/cli/main'
 import { BIN, initProject, preToolUse, runBin, tempProject } from '../support/fixtures'
 
+
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 
 /** A user's environment: no Claude Code variables, a home and config of the test's own. */
@@ -152,8 +153,9 @@ describe('--json on every command that prints', () => {
       // A parent that also runs (report) counts as a leaf too.
       return [...((s as unknown as { _hidden?: boolean })._hidden || s.name() === 'help' ? [] : s.commands.length && !(s as unknown as { _actionHandler?: unknown })._actionHandler ? [] : [{ name: n.join(' '), cmd: s }]), ...leaves(s, n)]
     })
-  // `serve` is its own program (dist/serve.cjs) with its own --help; nothing else may lack --json.
-  const EXEMPT = new Set(['serve'])
+  // `serve` and `service` are their own programs (dist/serve.cjs, dist/service.cjs) that parse their own arguments
+  // (`service status --json`); nothing else may lack --json.
+  const EXEMPT = new Set(['serve', 'service'])
 
   it('each command in the tree takes --json', () => {
     const missing = leaves(buildProgram())
