@@ -2,7 +2,8 @@
 // one call per process: first cold (nothing warm: what each hook process pays), then warm. Prints JSON.
 import fs from 'node:fs'
 import { decide } from '../hooks/preflight-check/decide'
-import { compileRules, validateGuardrails } from '../lib/core/guardrails'
+import { compileRules } from '../lib/core/rule-match'
+import { validateGuardrails } from '../lib/core/guardrails'
 
 const rules = validateGuardrails(JSON.parse(fs.readFileSync(process.argv[2], 'utf8'))).rules
 const t0 = performance.now()

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { decidePreToolUse } from '../hooks/preflight-check/compose'
 import { withBuiltins } from '../lib/core/builtins'
-import { compileRules } from '../lib/core/guardrails'
+import { compileRules } from '../lib/core/rule-match'
 
 interface ScopeCase {
   prompt: string

@@ -6,7 +6,8 @@
 
 import { classify, type Classification, type ClassifyContext, type ToolCall } from '../../lib/core/classify'
 import type { Decision } from '../../lib/core/decision'
-import { STRENGTH, citesIncident, matchRules, type FiredRule, type RuleDecision, type RuleIndex } from '../../lib/core/guardrails'
+import { STRENGTH, citesIncident, type RuleDecision } from '../../lib/core/guardrails'
+import { matchRules, type FiredRule, type RuleIndex } from '../../lib/core/rule-match'
 import type { ActionClass } from '../../lib/core/patterns'
 import { baseNote, because, decisionOf, type Note, type Verdict } from './note'
 

@@ -14,7 +14,8 @@
 // the user's data the call would destroy when there is any.
 
 import type { Decision } from '../../lib/core/decision'
-import type { FiredRule, RuleDecision } from '../../lib/core/guardrails'
+import type { FiredRule } from '../../lib/core/rule-match'
+import type { RuleDecision } from '../../lib/core/guardrails'
 import { lossLines, type LossFacts } from '../../lib/core/loss'
 import { CLASS_LABEL, type ActionClass } from '../../lib/core/patterns'
 

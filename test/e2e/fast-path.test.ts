@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { SCREEN, settle } from '../../hooks/preflight-check/fast'
-import { bucketedRules, indexSourceOfText } from '../../lib/core/guardrails'
+import { bucketedRules, indexSourceOfText } from '../../lib/core/bucketed-index'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
 
 // Async runs: a test of many synchronous spawns would keep vitest's worker from answering its progress RPC.

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
 import { assessEvidence, type Gathered } from '../../lib/core/evidence'
-import { compileRules, validateGuardrails } from '../../lib/core/guardrails'
+import { compileRules } from '../../lib/core/rule-match'
+import { validateGuardrails } from '../../lib/core/guardrails'
 import type { PendingEntry } from '../../lib/core/pending'
 import { FAKE } from '../support/fake-secrets'
 

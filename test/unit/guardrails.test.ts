@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { compileRules, decisionOf, longestLiteral, matchRules, matchability, validateGuardrails, type Guardrail } from '../../lib/core/guardrails'
+import { compileRules, matchRules } from '../../lib/core/rule-match'
+import { decisionOf, matchability, validateGuardrails, type Guardrail } from '../../lib/core/guardrails'
+import { longestLiteral } from '../../lib/core/rule-index'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
 
 // The seed's guardrails.json, verbatim (../shared/seeds/000…: "The Missing Link").

@@ -2,7 +2,8 @@
 // custodiet's hold, outcomes of earlier pauses, route-around, floors. Pure: no files, no clock.
 import { describe, expect, it } from 'vitest'
 import { FLOORS, decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
-import { compileRules, validateGuardrails } from '../../lib/core/guardrails'
+import { compileRules } from '../../lib/core/rule-match'
+import { validateGuardrails } from '../../lib/core/guardrails'
 import { withBuiltins } from '../../lib/core/builtins'
 import type { PendingEntry } from '../../lib/core/pending'
 import type { Finding as HoldFinding } from '../../hooks/custodiet/decide'

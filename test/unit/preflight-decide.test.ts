@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decide, type PreflightOptions } from '../../hooks/preflight-check/decide'
-import { compileRules, validateGuardrails } from '../../lib/core/guardrails'
+import { compileRules } from '../../lib/core/rule-match'
+import { validateGuardrails } from '../../lib/core/guardrails'
 import type { ClassifyContext } from '../../lib/core/classify'
 import fs from 'node:fs'
 import path from 'node:path'

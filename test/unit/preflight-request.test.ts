@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { requestedBy } from '../../hooks/preflight-check/request'
 import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
 import { withBuiltins } from '../../lib/core/builtins'
-import { compileRules } from '../../lib/core/guardrails'
+import { compileRules } from '../../lib/core/rule-match'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { Finding } from '../../lib/core/actions/types'
 

@@ -5,7 +5,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { withBuiltins } from '../../lib/core/builtins'
-import { compileRules, matchRules, validateGuardrails, type Guardrail } from '../../lib/core/guardrails'
+import { compileRules, matchRules } from '../../lib/core/rule-match'
+import { validateGuardrails, type Guardrail } from '../../lib/core/guardrails'
 import { PROJECT, run, type Input } from './actions/table'
 
 const page = fs.readFileSync(path.resolve(__dirname, '../../docs/rules.md'), 'utf8')

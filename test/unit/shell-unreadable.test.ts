@@ -6,7 +6,8 @@ import { readCommandLine } from '../../lib/core/commands'
 import { parseShell } from '../../lib/core/shell'
 import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
 import { BUILTIN_RULES } from '../../lib/core/builtins'
-import { compileRules, validateGuardrails } from '../../lib/core/guardrails'
+import { compileRules } from '../../lib/core/rule-match'
+import { validateGuardrails } from '../../lib/core/guardrails'
 import { operandsAfter } from '../../lib/core/actions/util'
 
 const unreadable = (command: string) => readCommandLine(command).unreadable

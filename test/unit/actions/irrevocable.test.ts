@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { decidePreToolUse, type PreflightFacts } from '../../../hooks/preflight-check/compose'
 import { withBuiltins } from '../../../lib/core/builtins'
-import { compileRules } from '../../../lib/core/guardrails'
+import { compileRules } from '../../../lib/core/rule-match'
 import type { PendingEntry } from '../../../lib/core/pending'
 import type { ToolCall } from '../../../lib/core/classify'
 
