@@ -19,7 +19,8 @@
 //   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
-import { READ_ONLY, describeCall, describeEnvelope, extractEnvelope, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/envelope'
+import { READ_ONLY, describeCall, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/drift-checks'
+import { describeEnvelope, extractEnvelope } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
 import { CATEGORY_OF, mergeSpans, type Category, type CustodietState, type Finding, type Level, type Policy, type ReviewSpan, type Trigger } from '../../lib/core/custodiet'
 

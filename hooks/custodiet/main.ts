@@ -13,7 +13,7 @@
 import path from 'node:path'
 import type { Decision } from '../../lib/core/decision'
 import { isResumePrompt, type HookPayload } from '../../lib/core/payloads'
-import type { Todo, ToolEvent } from '../../lib/core/envelope'
+import type { Todo, ToolEvent } from '../../lib/core/drift-checks'
 import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT } from '../../lib/io/package-root'
 import { logActivity, logError } from '../../lib/io/activity'

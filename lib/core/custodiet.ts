@@ -3,7 +3,8 @@
 // it. Pure; shared by the hook's decisions (hooks/custodiet/decide.ts), the store that keeps them
 // (lib/io/custodiet-state.ts) and the CLI (lib/cli/custodiet.ts).
 
-import type { Envelope, ToolEvent } from './envelope'
+import type { Envelope } from './envelope'
+import type { ToolEvent } from './drift-checks'
 import type { Verdict } from './verdict'
 
 export const CATEGORIES = ['reactive', 'scope_expansion', 'drift', 'subagent', 'route_around', 'question', 'constraint'] as const

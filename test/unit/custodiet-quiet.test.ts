@@ -5,7 +5,8 @@
 // and a commit message saying "public API unchanged"; the session below replays its shape.)
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_POLICY, emptyState, onPrompt, onToolDone, type Policy } from '../../hooks/custodiet/decide'
-import { extractEnvelope, forbiddenTouches, questionEdits, scopeExpansions, type ToolEvent } from '../../lib/core/envelope'
+import { extractEnvelope } from '../../lib/core/envelope'
+import { forbiddenTouches, questionEdits, scopeExpansions, type ToolEvent } from '../../lib/core/drift-checks'
 
 const NOW = new Date('2026-11-26T12:00:00Z')
 const policy: Policy = { ...DEFAULT_POLICY, every: 0 }

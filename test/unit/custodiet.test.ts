@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { describeEnvelope, extractEnvelope, reactiveSignals, scopeExpansions, type ToolEvent } from '../../lib/core/envelope'
+import { describeEnvelope, extractEnvelope } from '../../lib/core/envelope'
+import { reactiveSignals, scopeExpansions, type ToolEvent } from '../../lib/core/drift-checks'
 import { ENVELOPE_TABLE, envelopeScore } from '../../bench/custodiet-envelope-table'
 import { HELDOUT, score } from '../../bench/custodiet-envelope-heldout'
 import { parseVerdict } from '../../lib/core/verdict'

@@ -11,7 +11,8 @@
 
 import path from 'node:path'
 import type { Invocation } from '../commands'
-import { breachedConstraint, extractEnvelope, type Envelope } from '../envelope'
+import { breachedConstraint } from '../drift-checks'
+import { extractEnvelope, type Envelope } from '../envelope'
 import type { FamilyMeta, Finding, InvocationFacts, Sink } from './types'
 import { isBuildOutput, oneLine, operandsAfter, outsideProject } from './util'
 
