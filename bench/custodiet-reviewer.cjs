@@ -47,7 +47,7 @@ if (/A tool call failed and the agent has since reacted/.test(text)) {
 
 // Periodic and end-of-turn reviews.
 // A redirection into a file changes it; `2>&1` only joins output streams.
-const changes = calls.filter((l) => /^#\d+ (Edit|Write|MultiEdit|NotebookEdit) |sed -i|(?<![0-9&])>>? ?(?!&)[\w.\/~]|\bgit (commit|push|mv)\b|\brm\b|\bmv\b/.test(l))
+const changes = calls.filter((l) => /^#\d+ (Edit|Write|MultiEdit|NotebookEdit) |sed -i|(?<![0-9&])>>? ?(?!&)[\w./~]|\bgit (commit|push|mv)\b|\brm\b|\bmv\b/.test(l))
 if (question && changes.length) {
   attention(`The user asked a question and the agent changed things: ${changes.map((l) => l.replace(/^#\d+ /, '')).join('; ')}.`, 'H19: questions are not tasks', 'Answer the question; offer the change as a suggestion.')
   process.exit(0)
