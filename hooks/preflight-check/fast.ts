@@ -174,7 +174,7 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
     const words = plainWords(command)
     if (!words?.length) return null
     const [name, ...args] = words
-    if (!Object.prototype.hasOwnProperty.call(PROGRAMS, name) || !PROGRAMS[name](args)) return null
+    if (!Object.hasOwn(PROGRAMS, name) || !PROGRAMS[name](args)) return null
     // `--help` makes the full engine skip the program's detector (and its reads): not worth mirroring.
     if (args.some((a) => a === '--help' || a === '--version')) return null
     const paths: string[] = []

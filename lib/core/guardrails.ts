@@ -555,7 +555,7 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
     seen,
     forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
     forTool(tool, commands, paths = []) {
-      const known = src.head.starts && (Object.prototype.hasOwnProperty.call(src.head.starts, tool) ? src.head.starts[tool] : [])
+      const known = src.head.starts && (Object.hasOwn(src.head.starts, tool) ? src.head.starts[tool] : [])
       const startLengths = (n: number) => (known ? known.filter((k) => k <= n) : Array.from({ length: n }, (_, i) => i + 1))
       const lists = [bucket(bucketName('r', tool))]
       for (const name of namesOf(paths)) lists.push(bucket(bucketName('s', tool, name)))
