@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '..')
 const OUT = path.join(ROOT, 'docs', 'checks.md')
 
 // A callable that returns itself for every property and call: `describe(...)`, `it.each(...)(...)`, `expect(x).toBe(y)`.
-const inert: unknown = new Proxy(function () {}, { get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert), apply: () => inert })
+const inert: unknown = new Proxy(() => {}, { get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert), apply: () => inert })
 const modules = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown }
 const load = modules._load
 modules._load = function (request: string, ...rest: unknown[]) {
