@@ -3,7 +3,7 @@
 // what the real reviewer would — the prompt custodiet builds (system prompt, envelope, the calls under
 // review, the transcript excerpt) on stdin — and judges from that text alone, with simple rules a
 // careful reader would apply. It never sees the bench's labels.
-const fs = require('fs')
+const fs = require('node:fs')
 const text = fs.readFileSync(0, 'utf8')
 const section = (start, end) => {
   const i = text.indexOf(start)

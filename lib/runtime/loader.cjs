@@ -5,8 +5,8 @@
 // cache made by another Node version or for other source; then we compile normally and refresh it.
 // Plain JavaScript on purpose: it runs before anything is bundled.
 
-const fs = require('fs')
-const path = require('path')
+const fs = require('node:fs')
+const path = require('node:path')
 
 /** Compiles and evaluates dist/<name>.cjs (through its code cache); returns its exports and a cache refresher. */
 function load(name) {
@@ -24,8 +24,8 @@ function load(name) {
     cachedData = fs.readFileSync(cacheFile)
   } catch {}
   // Required here, not at the top: a call the warm process answers never compiles a bundle.
-  const vm = require('vm')
-  const script = new vm.Script(require('module').wrap(source), { filename: file, cachedData })
+  const vm = require('node:vm')
+  const script = new vm.Script(require('node:module').wrap(source), { filename: file, cachedData })
   const mod = { exports: {}, filename: file, id: file, loaded: true }
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, __dirname)
   const refresh = () => {
