@@ -325,7 +325,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   if (!home || p.projectDir === '/' || p.projectDir === path.resolve(home)) return false
   const ctx: FastContext = { projectDir: p.projectDir, homeDir: home, stateDir: p.stateDir, packageDir }
   const fc = readOnlyCall(call.tool_name, call.tool_input, call.cwd || p.projectDir, p.projectDir)
-  if (!fc || !fc.paths.every((x) => plainProjectPath(x, ctx)) || !realPlain(fc.paths, p.projectDir)) return false
+  if (!fc?.paths.every((x) => plainProjectPath(x, ctx)) || !realPlain(fc.paths, p.projectDir)) return false
   if (fc.searched) {
     const facts = secretFileFacts(ctx)
     if (fc.searched.some((d) => facts.secretFilesUnder!(d).length)) return false

@@ -482,7 +482,7 @@ function utf8Length(s: string): number {
 /** The header of an index, from its first line; null when it is not one. */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
   const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
-  if (!head || head.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  if (head?.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
   if (head.starts !== undefined && !validStarts(head.starts)) return null
   return head as IndexHead
 }

@@ -354,7 +354,7 @@ function dependencyFact(projectDir: string): string {
   if (!pkg) return 'none'
   const spec = ['dependencies', 'devDependencies', 'optionalDependencies'].map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME]).find((v) => typeof v === 'string')
   const over = (pkg.overrides as Record<string, unknown> | undefined)?.[PACKAGE_NAME]
-  const locked = ((read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined) ?? {})[`node_modules/${PACKAGE_NAME}`]
+  const locked = (read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined)?.[`node_modules/${PACKAGE_NAME}`]
   return [spec ?? 'none', ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []), ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : [])].join(' | ')
 }
 

@@ -71,7 +71,7 @@ exports.run = function run(name, ...args) {
   try {
     loaded = load(name)
   } catch (e) {
-    if (!e || !e.incompleteInstall) throw e
+    if (!e?.incompleteInstall) throw e
     // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
     process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`)
     process.exitCode = 2
@@ -116,7 +116,7 @@ exports.chunk = function chunk(name, names) {
       try {
         chunks[name] = load(name)
       } catch (e) {
-        if (!e || !e.incompleteInstall) throw e
+        if (!e?.incompleteInstall) throw e
         // Not an internal error: the person reading it has something to do (the hook still fails closed).
         const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`)
         err.incompleteInstall = e.incompleteInstall
@@ -139,7 +139,7 @@ exports.chunk = function chunk(name, names) {
  */
 exports.runFast = function runFast(fast, name, argv) {
   const pre = screen(fast, argv)
-  if (pre && pre.skip) return warmFirst(name, argv, pre.stdin)
+  if (pre?.skip) return warmFirst(name, argv, pre.stdin)
   let outcome
   try {
     const loaded = load(fast)
@@ -216,7 +216,7 @@ function screen(fast, argv) {
   } catch {
     return { stdin, skip: false }
   }
-  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input && call.tool_input.command, s.programs)))
+  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input?.command, s.programs)))
   return { stdin, skip }
 }
 
