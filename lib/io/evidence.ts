@@ -740,7 +740,7 @@ function packageFiles(dir: string, ctx: Ctx): string[] | undefined {
 }
 
 function globRe(glob: string): RegExp {
-  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*') + '$')
+  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replaceAll('\u0000', '.*') + '$')
 }
 
 // ---- uploads: named files, directories walked --------------------------------------------------------
