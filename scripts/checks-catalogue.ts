@@ -21,7 +21,6 @@ modules._load = function (request: string, ...rest: unknown[]) {
   return request === 'vitest' ? inert : load.call(this, request, ...rest)
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const { TABLES, PROJECT, ctx, run } = require('../test/unit/actions/table') as typeof import('../test/unit/actions/table')
 const { FAMILIES } = require('../lib/core/actions') as typeof import('../lib/core/actions')
 const { PATTERNS, CLASS_LABEL } = require('../lib/core/patterns') as typeof import('../lib/core/patterns')
