@@ -14,14 +14,13 @@ const ROOT = path.resolve(__dirname, '..')
 const OUT = path.join(ROOT, 'docs', 'checks.md')
 
 // A callable that returns itself for every property and call: `describe(...)`, `it.each(...)(...)`, `expect(x).toBe(y)`.
-const inert: unknown = new Proxy(function () {}, { get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert), apply: () => inert })
+const inert: unknown = new Proxy(() => {}, { get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert), apply: () => inert })
 const modules = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown }
 const load = modules._load
 modules._load = function (request: string, ...rest: unknown[]) {
   return request === 'vitest' ? inert : load.call(this, request, ...rest)
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const { TABLES, PROJECT, ctx, run } = require('../test/unit/actions/table') as typeof import('../test/unit/actions/table')
 const { FAMILIES } = require('../lib/core/actions') as typeof import('../lib/core/actions')
 const { PATTERNS, CLASS_LABEL } = require('../lib/core/patterns') as typeof import('../lib/core/patterns')

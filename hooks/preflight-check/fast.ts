@@ -175,7 +175,7 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
     const words = plainWords(command)
     if (!words?.length) return null
     const [name, ...args] = words
-    if (!Object.prototype.hasOwnProperty.call(PROGRAMS, name) || !PROGRAMS[name](args)) return null
+    if (!Object.hasOwn(PROGRAMS, name) || !PROGRAMS[name](args)) return null
     // `--help` makes the full engine skip the program's detector (and its reads): not worth mirroring.
     if (args.some((a) => a === '--help' || a === '--version')) return null
     const paths: string[] = []
@@ -326,7 +326,7 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   if (!home || p.projectDir === '/' || p.projectDir === path.resolve(home)) return false
   const ctx: FastContext = { projectDir: p.projectDir, homeDir: home, stateDir: p.stateDir, packageDir }
   const fc = readOnlyCall(call.tool_name, call.tool_input, call.cwd || p.projectDir, p.projectDir)
-  if (!fc || !fc.paths.every((x) => plainProjectPath(x, ctx)) || !realPlain(fc.paths, p.projectDir)) return false
+  if (!fc?.paths.every((x) => plainProjectPath(x, ctx)) || !realPlain(fc.paths, p.projectDir)) return false
   if (fc.searched) {
     const facts = secretFileFacts(ctx)
     if (fc.searched.some((d) => facts.secretFilesUnder!(d).length)) return false

@@ -66,12 +66,12 @@ const UNDO_VERBS: Record<Irrevocable['kind'], RegExp> = {
   pays: /\b(?:refund|charge|pay|payout|transfer|capture|bill|invoice)\w*/i,
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /** Whether the prompt names `name` as a word of its own (`prod` is not named by `production`; `#12` counts as `12`). */
 export function namesWord(prompt: string, name: string): boolean {
   const n = name.trim().toLowerCase()
   if (n.length < 2) return false
-  return new RegExp(`(^|[^\\w.-])${escape(n)}($|[^\\w-]|\\.(?![\\w]))`).test(prompt.toLowerCase())
+  return new RegExp(`(^|[^\\w.-])${escapeRegExp(n)}($|[^\\w-]|\\.(?![\\w]))`).test(prompt.toLowerCase())
 }
 
 /**

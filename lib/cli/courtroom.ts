@@ -135,7 +135,7 @@ export function disable(o: JsonOption = {}): void {
   humanOnly('ratchet courtroom disable')
   const paths = resolvePaths()
   const c = consentInForce(paths)
-  if (!c || !c.enabled) return emit(o, { enabled: false, changed: false }, 'The courtroom is already off.')
+  if (!c?.enabled) return emit(o, { enabled: false, changed: false }, 'The courtroom is already off.')
   writeConsent(paths, { ...c, enabled: false, disabled_at: new Date().toISOString() })
   const lifted = readProbation(paths).length
   updateProbation(paths, () => ({ next: [], result: undefined }))

@@ -215,7 +215,7 @@ function utf8Length(s: string): number {
 /** The header of an index, from its first line; null when it is not one. */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
   const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
-  if (!head || head.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  if (head?.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
   if (head.starts !== undefined && !validStarts(head.starts)) return null
   return head as IndexHead
 }
@@ -288,7 +288,7 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
     seen,
     forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
     forTool(tool, commands, paths = []) {
-      const known = src.head.starts && (Object.prototype.hasOwnProperty.call(src.head.starts, tool) ? src.head.starts[tool] : [])
+      const known = src.head.starts && (Object.hasOwn(src.head.starts, tool) ? src.head.starts[tool] : [])
       const startLengths = (n: number) => (known ? known.filter((k) => k <= n) : Array.from({ length: n }, (_, i) => i + 1))
       const lists = [bucket(bucketName('r', tool))]
       for (const name of namesOf(paths)) lists.push(bucket(bucketName('s', tool, name)))

@@ -275,7 +275,9 @@ class Collector implements ScopeSink {
     const line = readCommandLine(command, this.ctx.fs?.script ? this.readScript : undefined)
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
-    line.invocations.forEach((inv, i) => this.fromScript(inv.origin, () => this.invocation(inv, line.invocations.slice(0, i).filter((e) => e.origin === inv.origin))))
+    line.invocations.forEach((inv, i) => {
+      this.fromScript(inv.origin, () => this.invocation(inv, line.invocations.slice(0, i).filter((e) => e.origin === inv.origin)))
+    })
     for (const s of line.snippets) this.fromScript(s.origin, () => this.snippet(s))
     for (const run of line.scripts) {
       if (run.problem) this.add('unreadable', `${command.length > 80 ? run.file : oneLine(command, 80)} runs ${run.file}, which cannot be read: ${run.problem}`)

@@ -140,7 +140,7 @@ const IMPLIES: [RegExp, string[]][] = [
 const VERBISH = new Set('dont never avoid without touch change modify edit update alter leave alone keep unchanged intact same stay away from hands off limits must should not nicht kein keine ohne niemals pas sans jamais sin nunca toques cambies modifiques senza non ändern ändere anfassen touche modifie'.split(' '))
 
 function keywordsOf(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}][\p{L}0-9_.\/-]+/gu) ?? []
+  const words = text.toLowerCase().match(/[\p{L}][\p{L}0-9_./-]+/gu) ?? []
   return [...new Set(words.map((w) => trimEnd(w, '.,')).filter((w) => !STOP.has(w) && w.length > 2))]
 }
 

@@ -1051,7 +1051,7 @@ export class ContentScan {
       this.binary = piece.slice(0, 8000).includes('\u0000')
     }
     // Binary: its printable runs, also with NULs taken out (text stored as UTF-16 is one letter, one NUL).
-    const text = this.binary ? `${printable(piece)}\n${printable(piece.replace(/\u0000/g, ''))}` : piece
+    const text = this.binary ? `${printable(piece)}\n${printable(piece.replaceAll('\u0000', ''))}` : piece
     const chunk = this.carry + text
     for (const label of secretsIn(chunk, this.rel, this.binary)) this.found.add(label)
     if (this.recognize) this.known = Math.max(this.known, this.recognize.count(chunk))

@@ -137,6 +137,7 @@ const POW = (() => {
  * fragment every WINDOW positions, not every one). The choice depends only on the text around it, the same way
  * for a stored value and for what leaves.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor that returns nothing goes on; one that returns false stops it
 export function eachChosen(s: string, visit: (start: number, h: number) => boolean | void): void {
   const m = s.length - FRAGMENT + 1
   if (m <= 0) return

@@ -84,7 +84,7 @@ export function parsePayload(text: string): Result<HookPayload> {
   // The commonest payloads by far (every tool call, twice, and every prompt), checked by hand with exactly
   // their schema's acceptance: building zod's schema objects and parsing costs ~1 ms of every hook's
   // start-up. Any other event, and any payload a check refuses, goes to the schema (which words the problem).
-  const plain = Object.prototype.hasOwnProperty.call(PLAIN, event) ? PLAIN[event as keyof typeof PLAIN] : undefined
+  const plain = Object.hasOwn(PLAIN, event) ? PLAIN[event as keyof typeof PLAIN] : undefined
   if (plain && plainCommon(raw as Record<string, unknown>) && plain(raw as Record<string, unknown>)) return ok(raw as HookPayload)
   const r = payloadSchema(event as HookEvent).safeParse(raw)
   if (!r.success) return fail('payload_invalid', `${event} payload: ${describeIssues(r.error)}`)

@@ -76,7 +76,7 @@ export function wildcard(glob: string, flags = ''): RegExp {
   return new RegExp(`^${body}$`, flags)
 }
 
-const has = (o: object | undefined, k: string) => !!o && Object.prototype.hasOwnProperty.call(o, k)
+const has = (o: object | undefined, k: string) => !!o && Object.hasOwn(o, k)
 
 /** The program word of a command as the classifier lists it (`name arg …`). */
 const wordOf = (command: string) => {

@@ -126,7 +126,7 @@ export function packageScripts(text: string): { scripts: Record<string, string>;
     scripts,
     bin,
     lineOf: (name) => {
-      const k = text.indexOf(JSON.stringify(name), scriptsAt < 0 ? 0 : scriptsAt)
+      const k = text.indexOf(JSON.stringify(name), Math.max(scriptsAt, 0))
       return k < 0 ? undefined : lineAt(text, k)
     },
   }

@@ -4,7 +4,7 @@
 // touches the destination: the scheme, host and path of a URL always stay visible.
 // Every pattern is linear on untrusted text: no nested quantifiers (test/unit/secrets.test.ts).
 
-const KEYWORD = String.raw`(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth(?:orization)?|credentials?|client[_-]?secret)`
+const KEYWORD = '(?:pass(?:word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth(?:orization)?|credentials?|client[_-]?secret)'
 
 // [programs, their password options] (regex alternations). docker-likes only after `login`.
 const PASSWORD_OPTIONS: [string, string][] = [

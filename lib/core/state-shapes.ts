@@ -5,7 +5,7 @@
 // Pure, with no imports: the fast path's small bundle carries it.
 
 /** A JSON object as JSON.parse makes it (an own `__proto__` key is left to the schema). */
-const plainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.prototype.hasOwnProperty.call(v, '__proto__')
+const plainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__')
 const numbers = (v: unknown) => plainObject(v) && Object.values(v).every((x) => typeof x === 'number')
 const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
 const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v)

@@ -740,7 +740,7 @@ function packageFiles(dir: string, ctx: Ctx): string[] | undefined {
 }
 
 function globRe(glob: string): RegExp {
-  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*') + '$')
+  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replaceAll('\u0000', '.*') + '$')
 }
 
 // ---- uploads: named files, directories walked --------------------------------------------------------
@@ -928,7 +928,7 @@ function sentByTool(tool: string, input: Record<string, unknown>): EvidenceTarge
     if (depth > 6 || texts.length > 500) return
     if (typeof v === 'string') {
       if (!SHELL_INPUT_KEYS.has(key)) texts.push(v)
-    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key, depth + 1))
+    } else if (Array.isArray(v)) for (const x of v) walk(x, key, depth + 1)
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1)
   }
   walk(input, '', 0)

@@ -164,10 +164,10 @@ export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = proces
     for (const r of npmRegistries(projectDir, env)) domains.add(r)
     if (has('yarn.lock')) domains.add('registry.yarnpkg.com')
   }
-  if (['requirements.txt', 'pyproject.toml', 'setup.py', 'Pipfile', 'uv.lock', 'poetry.lock'].some(has)) ['pypi.org', 'files.pythonhosted.org'].forEach((d) => domains.add(d))
-  if (has('Cargo.toml')) ['crates.io', 'index.crates.io', 'static.crates.io'].forEach((d) => domains.add(d))
-  if (has('go.mod')) ['proxy.golang.org', 'sum.golang.org'].forEach((d) => domains.add(d))
-  if (has('Gemfile')) ['rubygems.org', 'index.rubygems.org'].forEach((d) => domains.add(d))
+  if (['requirements.txt', 'pyproject.toml', 'setup.py', 'Pipfile', 'uv.lock', 'poetry.lock'].some(has)) for (const d of ['pypi.org', 'files.pythonhosted.org']) domains.add(d)
+  if (has('Cargo.toml')) for (const d of ['crates.io', 'index.crates.io', 'static.crates.io']) domains.add(d)
+  if (has('go.mod')) for (const d of ['proxy.golang.org', 'sum.golang.org']) domains.add(d)
+  if (has('Gemfile')) for (const d of ['rubygems.org', 'index.rubygems.org']) domains.add(d)
   // A local remote's own git folder (the folder itself when bare, its .git otherwise): what git runs from there.
   const remoteGitDirs = [...writable].flatMap((w) => {
     const r = spawnSync('git', ['-C', w, 'rev-parse', '--absolute-git-dir'], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
@@ -354,7 +354,7 @@ function dependencyFact(projectDir: string): string {
   if (!pkg) return 'none'
   const spec = ['dependencies', 'devDependencies', 'optionalDependencies'].map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME]).find((v) => typeof v === 'string')
   const over = (pkg.overrides as Record<string, unknown> | undefined)?.[PACKAGE_NAME]
-  const locked = ((read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined) ?? {})[`node_modules/${PACKAGE_NAME}`]
+  const locked = (read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined)?.[`node_modules/${PACKAGE_NAME}`]
   return [spec ?? 'none', ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []), ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : [])].join(' | ')
 }
 

@@ -219,7 +219,7 @@ export const STATE = {
   courtroomKey: f('keys/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "an agent's signing keys" }),
   ledgerHead: f('heads/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "the signed head of an agent's ledger" }),
   caseServer: f('servers/{id}.json', { root: 'config', owner: 'machine', tracked: false, onCorrupt: 'fail', what: "a case server's log key (pinned on first contact) and the last checkpoint this machine saw of it" }),
-} satisfies Record<string, StateFileSpec<any>>
+} satisfies Record<string, StateFileSpec<unknown>>
 
 export type FileKey = keyof typeof STATE
 /** The value type of a JSON file of the registry. */

@@ -154,7 +154,7 @@ export function interpret(u: TgUpdate, d: Deciders, entries: PendingEntry[], app
     if (!m) return { kind: 'ignore', why: `unknown button ${JSON.stringify(q.data)}`, callbackId: q.id }
     const e = entries.find((x) => x.id === m[1])
     // A stale or forged tap: the seal must be the one sent with this very action.
-    if (!e || !e.secret || !sameSeal(d.seal(e.secret), m[2])) return { kind: 'ignore', why: `button for ${m[1]} does not match any action`, callbackId: q.id }
+    if (!e?.secret || !sameSeal(d.seal(e.secret), m[2])) return { kind: 'ignore', why: `button for ${m[1]} does not match any action`, callbackId: q.id }
     return { kind: 'decide', id: e.id, verdict: m[3] === 'a' ? 'approved' : 'denied', by: who(q.from), callbackId: q.id }
   }
   if (u.message) {

@@ -5,8 +5,8 @@
 // cache made by another Node version or for other source; then we compile normally and refresh it.
 // Plain JavaScript on purpose: it runs before anything is bundled.
 
-const fs = require('fs')
-const path = require('path')
+const fs = require('node:fs')
+const path = require('node:path')
 
 /** Compiles and evaluates dist/<name>.cjs (through its code cache); returns its exports and a cache refresher. */
 function load(name) {
@@ -24,8 +24,8 @@ function load(name) {
     cachedData = fs.readFileSync(cacheFile)
   } catch {}
   // Required here, not at the top: a call the warm process answers never compiles a bundle.
-  const vm = require('vm')
-  const script = new vm.Script(require('module').wrap(source), { filename: file, cachedData })
+  const vm = require('node:vm')
+  const script = new vm.Script(require('node:module').wrap(source), { filename: file, cachedData })
   const mod = { exports: {}, filename: file, id: file, loaded: true }
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, __dirname)
   const refresh = () => {
@@ -71,7 +71,7 @@ exports.run = function run(name, ...args) {
   try {
     loaded = load(name)
   } catch (e) {
-    if (!e || !e.incompleteInstall) throw e
+    if (!e?.incompleteInstall) throw e
     // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
     process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`)
     process.exitCode = 2
@@ -116,7 +116,7 @@ exports.chunk = function chunk(name, names) {
       try {
         chunks[name] = load(name)
       } catch (e) {
-        if (!e || !e.incompleteInstall) throw e
+        if (!e?.incompleteInstall) throw e
         // Not an internal error: the person reading it has something to do (the hook still fails closed).
         const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`)
         err.incompleteInstall = e.incompleteInstall
@@ -139,7 +139,7 @@ exports.chunk = function chunk(name, names) {
  */
 exports.runFast = function runFast(fast, name, argv) {
   const pre = screen(fast, argv)
-  if (pre && pre.skip) return warmFirst(name, argv, pre.stdin)
+  if (pre?.skip) return warmFirst(name, argv, pre.stdin)
   let outcome
   try {
     const loaded = load(fast)
@@ -216,7 +216,7 @@ function screen(fast, argv) {
   } catch {
     return { stdin, skip: false }
   }
-  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input && call.tool_input.command, s.programs)))
+  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input?.command, s.programs)))
   return { stdin, skip }
 }
 

@@ -25,8 +25,8 @@
 // noticed through inotify (fs.watch), answered the same way, and waited for by polling.
 // Plain JavaScript, like loader.cjs: the client half runs before any bundle loads.
 
-const fs = require('fs')
-const path = require('path')
+const fs = require('node:fs')
+const path = require('node:path')
 
 const WAIT_MS = 3500 // the engine's own budget is 3 s: a call taken and not decided by then has overrun
 const PICKUP_MS = 500 // a request not taken by then: the process is stopped or stuck, the hook decides itself
@@ -44,7 +44,7 @@ function placeOf(env, cwd) {
   // As lib/io/paths.ts resolvePaths and configHomeOf.
   const projectDir = path.resolve(env.CLAUDE_PROJECT_DIR || cwd)
   const stateDir = path.resolve(env.RATCHET_DIR || path.join(projectDir, '.ratchet'))
-  const home = env.HOME || require('os').homedir()
+  const home = env.HOME || require('node:os').homedir()
   const dir = path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'ratchet', 'warm')
   // One per state folder, install and config folder (two config folders: two processes that never share a request).
   let h = 0x811c9dc5
@@ -201,7 +201,7 @@ exports.start = function start(place, name) {
       unlink(place.lock)
       return exports.start(place, name)
     }
-    const { spawn } = require('child_process')
+    const { spawn } = require('node:child_process')
     // Through the loader (it has the code cache's `load`), which hands over to `serve` below.
     spawn(process.execPath, [LOADER, '--warm', name, place.stateDir], { detached: true, stdio: 'ignore', cwd: place.dir, env: process.env }).unref()
   } catch {}
@@ -248,14 +248,14 @@ exports.serve = function serve(load, name) {
   // Node opens its inspector (a debugger anyone of this user could drive) on SIGUSR1 unless something listens
   // for it: loader.cjs listens before anything else runs. If it opened anyway, in that moment, this process
   // may already be someone else's: it stops.
-  if (require('inspector').url() !== undefined) process.exit(1)
+  if (require('node:inspector').url() !== undefined) process.exit(1)
   const place = placeOf(process.env, process.cwd())
   const spool = place && spoolFolder()
   if (!spool) {
     // Nowhere private in memory: no warm process (the lock stays, so no call tries again for a minute).
     process.exit(0)
   }
-  const crypto = require('crypto')
+  const crypto = require('node:crypto')
   const keys = { pid: process.pid, spool, client: crypto.randomBytes(24).toString('hex'), server: crypto.randomBytes(24).toString('hex') }
   // The files it runs from: when any changes (an upgrade, a rebuild), this process is out of date.
   const own = [path.join(__dirname, `${name}.cjs`), LOADER, __filename]

@@ -168,7 +168,7 @@ describe('the resident decision service', () => {
     const t = Date.now()
     const rs = await Promise.all(calls.map((c) => ask('preflight-check', c)))
     expect(Date.now() - t).toBeLessThan(60_000) // a hang bound, not a speed claim
-    rs.forEach((r, i) => expect(decision(r.body), `call ${i}`).toBe(i % 2 ? undefined : 'deny'))
+    for (const [i, r] of rs.entries()) expect(decision(r.body), `call ${i}`).toBe(i % 2 ? undefined : 'deny')
     const lines = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n')
     expect(lines.length).toBe(50)
   }, 120_000)

@@ -165,7 +165,7 @@ const ATTACKS: Call[] = [
 /** Would the fast path settle this call in a plain project (before it looks on disk)? */
 function settles(c: Call, ctx = CTX) {
   const fc = readOnlyCall(c.tool_name, c.tool_input, PROJECT)
-  return fc && fc.paths.every((p) => plainProjectPath(p, ctx)) ? fc : null
+  return fc?.paths.every((p) => plainProjectPath(p, ctx)) ? fc : null
 }
 
 /** Every string literal of the action-family tables, read as a command: the tricky spellings live there. */

@@ -79,10 +79,12 @@ describe('a git remote that is a local folder', () => {
 })
 
 describe('withFloor / withoutFloor', () => {
+  /** The parts of the merged settings these tests read back. */
+  type Merged = { model: string; permissions: { allow: string[]; deny: string[] }; sandbox: { network: { allowedDomains: string[] }; filesystem: { allowWrite: string[] } } }
   const mine = { model: 'opus', permissions: { deny: ['Read(./secrets/**)'], allow: ['Bash(npm test)'] }, sandbox: { network: { allowedDomains: ['api.example.com'] }, excludedCommands: [] } }
 
   it('merges the floor and keeps every key and entry of the user', () => {
-    const s = withFloor(mine, SANDBOX) as any
+    const s = withFloor(mine, SANDBOX) as Merged
     expect(s.model).toBe('opus')
     expect(s.permissions.allow).toEqual(['Bash(npm test)'])
     expect(s.permissions.deny[0]).toBe('Read(./secrets/**)')
@@ -98,13 +100,13 @@ describe('withFloor / withoutFloor', () => {
   })
 
   it('best-effort mode writes the deny rules only: no sandbox switches', () => {
-    const s = withFloor({}, BEST) as any
+    const s = withFloor({}, BEST) as Merged
     expect(s.sandbox).toBeUndefined()
     expect(s.permissions.deny).toEqual(BEST.deny)
   })
 
   it('turns the sandbox on over a file that had it off', () => {
-    expect((withFloor({ sandbox: { enabled: false, allowUnsandboxedCommands: true } }, SANDBOX) as any).sandbox).toMatchObject(SANDBOX_SWITCHES)
+    expect((withFloor({ sandbox: { enabled: false, allowUnsandboxedCommands: true } }, SANDBOX) as Merged).sandbox).toMatchObject(SANDBOX_SWITCHES)
   })
 
   it('uninstall takes out what it added and restores the switches as they were', () => {

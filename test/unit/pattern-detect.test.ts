@@ -11,6 +11,7 @@ import type { Guardrail } from '../../lib/core/guardrails'
 import type { Incident } from '../../lib/core/incidents'
 import { answerAsk, claimAsk, labelButton, parseLabelButton, releaseAsk, toLabel, unanswerAsk, type Label } from '../../lib/core/labels'
 import { patternPause } from '../../lib/core/detectors/pattern-pause'
+import type { PatternDetector } from '../../lib/core/detectors/types'
 
 const ev = (o: Partial<ActivityEvent>): ActivityEvent => ({ time: '2026-11-20T10:00:00Z', hook: 'preflight-check', event: 'PreToolUse', session: 's1', tool: 'Bash', classes: [], patterns: [], guardrails: [], decision: 'allow', ...o })
 const agg = (events: ActivityEvent[]) => {
@@ -21,7 +22,7 @@ const agg = (events: ActivityEvent[]) => {
 const rule = (o: Partial<Guardrail>): Guardrail => ({ id: 'R', pattern: 'git_push', rule: 'r', severity: 'soft', ...o }) as Guardrail
 const inc = (o: Partial<Incident>): Incident => ({ id: 'INC-001', title: 't', date: '2026-11-01', severity: 'P2', class: 'public_surface', what_happened: '', prevention: [], status: 'closed', ...o })
 const times = (n: number, f: (i: number) => ActivityEvent) => Array.from({ length: n }, (_, i) => f(i))
-const run = (d: { detect: Function }, events: ActivityEvent[], rules: Guardrail[] = [], incidents: Incident[] = [], labels: Label[] = []) => d.detect({ agg: agg(events), rules, incidents, labels, today: '2026-11-21' })
+const run = (d: PatternDetector, events: ActivityEvent[], rules: Guardrail[] = [], incidents: Incident[] = [], labels: Label[] = []) => d.detect({ agg: agg(events), rules, incidents, labels, today: '2026-11-21' })
 const BUILTINS: Guardrail[] = [
   rule({ id: 'RG-PUBLIC', source: 'built-in', pattern: 'public_surface' }),
   rule({ id: 'RG-IRREVERSIBLE', source: 'built-in', pattern: 'irreversible' }),
@@ -116,7 +117,7 @@ describe('detector: recurring-incident', () => {
   it('a prevention becomes a check carrying the evidence it asks for, never a hard deny of every such action', () => {
     const [c] = run(recurringIncident, [], [], [inc({ id: 'INC-001', class: 'git_commit', prevention: ['List staged files before any commit.'] }), inc({ id: 'INC-002', class: 'git_commit' })])
     expect(c.guardrail).toMatchObject({ severity: 'soft', decision: 'check', rule: 'List staged files before any commit.', check: expect.stringContaining('quote what it showed') })
-    expect(c.guardrail.decision).not.toBe('deny')
+    expect(c.guardrail?.decision).not.toBe('deny')
   })
 })
 

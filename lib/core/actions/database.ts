@@ -84,7 +84,7 @@ export function toolWhere(c: Sink, inv: Invocation, url: string | undefined, var
 
 // ---- what SQL destroys ----------------------------------------------------------------------------------
 
-const ident = String.raw`(?:"[^"]{1,128}"|` + '`[^`]{1,128}`' + String.raw`|\[[^\]]{1,128}\]|[\w$.]{1,256})`
+const ident = '(?:"[^"]{1,128}"|' + '`[^`]{1,128}`' + String.raw`|\[[^\]]{1,128}\]|[\w$.]{1,256})`
 const list = String.raw`${ident}(?:\s*,\s*${ident}){0,31}`
 const unquote = (s: string) => s.split(/\s*,\s*/).map((t) => t.replace(/^["`[]|["`\]]$/g, ''))
 const bare = (t: string) => t.slice(t.lastIndexOf('.') + 1)

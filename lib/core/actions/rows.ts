@@ -53,7 +53,7 @@ export interface RowTable {
 function rowArgs(program: string, inv: Invocation, values: readonly string[], skip: number, c: Sink, f: InvocationFacts): RowArgs {
   const args = inv.args
   const ops = operandsAfter(args, values)
-  const valueOf = (names: string[], all: boolean): string[] => {
+  const valuesOf = (names: string[], all: boolean): string[] => {
     const out: string[] = []
     for (let i = 0; i < args.length; i++) {
       const a = args[i]
@@ -70,8 +70,8 @@ function rowArgs(program: string, inv: Invocation, values: readonly string[], sk
     args,
     ops,
     rest: ops.slice(skip),
-    opt: (...names) => valueOf(names, false)[0],
-    opts: (...names) => valueOf(names, true),
+    opt: (...names) => valuesOf(names, false)[0],
+    opts: (...names) => valuesOf(names, true),
     has: (...flags) => flags.some((fl) => args.includes(fl) || (/^-[a-zA-Z]$/.test(fl) && args.some((a) => /^-[a-zA-Z]+$/.test(a) && a.includes(fl[1])))),
     program,
     inv,

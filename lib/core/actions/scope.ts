@@ -118,7 +118,7 @@ const pip: Mutator = (inv, ops) => {
   if (!/^(install|uninstall)$/.test(sub ?? '')) return undefined
   const pkgs = rest.filter((p) => !p.startsWith('-'))
   const fromFile = has(inv.args, '-r', '--requirement', '-e', '--editable')
-  if (has(inv.args, '--user') || inv.via.includes('sudo') || has(inv.args, '--break-system-packages')) return { ...change(`${inv.name} ${sub} ${pkgs.join(' ')}`.trim(), 'install'), machine: { where: has(inv.args, '--user') ? 'the user site-packages' : 'the system Python', names: pkgs.map((p) => p.replace(/[<>=!~\[].*$/, '')) } }
+  if (has(inv.args, '--user') || inv.via.includes('sudo') || has(inv.args, '--break-system-packages')) return { ...change(`${inv.name} ${sub} ${pkgs.join(' ')}`.trim(), 'install'), machine: { where: has(inv.args, '--user') ? 'the user site-packages' : 'the system Python', names: pkgs.map((p) => p.replace(/[<>=!~[].*$/, '')) } }
   if (fromFile && !pkgs.length) return undefined
   return pkgs.length ? change(`${inv.name} ${sub} ${pkgs.join(' ')}`, sub === 'uninstall' ? 'delete' : 'install') : undefined
 }

@@ -87,7 +87,7 @@ function globAllows(glob: string, file: string, root: string): boolean {
   // Many stars make the regex below polynomial on a long path: past a few, assume it matches.
   if (!/^[\w.\-/*?]+$/.test(glob) || glob.length > 200 || glob.split('*').length > 7) return true
   const rel = glob.includes('/') ? file.slice(root.length + 1) : path.posix.basename(file)
-  const re = new RegExp('^' + glob.replace(/[.\-]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '(?:.*/)?') + '$')
+  const re = new RegExp('^' + glob.replace(/[.-]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replaceAll('\u0000', '(?:.*/)?') + '$')
   return re.test(rel)
 }
 

@@ -32,7 +32,7 @@ export function mcpInputPaths(input: Record<string, unknown>, pathKey: RegExp): 
     if (found.length > 50 || depth > 3) return
     if (typeof v === 'string') {
       if (pathKey.test(key) && v.length < 4096) found.push(v.replace(/^file:\/\//, ''))
-    } else if (Array.isArray(v)) v.slice(0, 50).forEach((x) => walk(x, key, depth + 1))
+    } else if (Array.isArray(v)) for (const x of v.slice(0, 50)) walk(x, key, depth + 1)
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).slice(0, 50)) walk(x, k, depth + 1)
   }
   walk(input, '', 0)

@@ -41,7 +41,7 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     const paren = code[i] === '('
     if (paren) i++
     while (i < code.length && (code[i] === ' ' || code[i] === '\t' || code[i] === '\n')) i++
-    if (m[0] === 'qx' && /[{(\[|/!]/.test(code[i] ?? '')) {
+    if (m[0] === 'qx' && /[{([|/!]/.test(code[i] ?? '')) {
       const close = ({ '{': '}', '(': ')', '[': ']' } as Record<string, string>)[code[i]] ?? code[i]
       const end = code.indexOf(close, i + 1)
       const text = code.slice(i + 1, end < 0 ? code.length : end)

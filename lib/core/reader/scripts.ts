@@ -30,7 +30,7 @@ export function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], 
   inScript(st, origin, run, () => {
     if (lang === 'shell') {
       // `$1`, `$@` are the script's arguments when given (an unset one stays computed: the worst reading).
-      args.slice(0, 9).forEach((a, k) => st.vars.set(String(k + 1), [a]))
+      for (const [k, a] of args.slice(0, 9).entries()) st.vars.set(String(k + 1), [a])
       if (args.length) st.vars.set('@', [args.map(quote).join(' ')])
       if (args.length) st.vars.set('*', [args.join(' ')])
       st.vars.set('#', [String(args.length)])

@@ -75,7 +75,7 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
     else st.vars.set(name, vs)
   }
   if (a.every(isAssignment)) {
-    a.forEach((w, i) => set(w, simple.computed[i]))
+    for (const [i, w] of a.entries()) set(w, simple.computed[i])
     return
   }
   if (/^(export|local|declare|typeset|readonly)$/.test(a[0])) {

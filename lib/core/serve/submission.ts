@@ -151,7 +151,7 @@ export const CASE_ID = /^case_[0-9]{1,16}_[0-9a-f]{8,16}$/
 export const OFFENSE = /^[a-z][a-z0-9_]{0,63}$/
 export const VERDICTS = ['GUILTY', 'NOT GUILTY'] as const
 const SOURCES = ['custodiet', 'route_around', 'incident', 'manual']
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a case field must not hold
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** What is wrong with a case record, naming the field; undefined when it is a record the server can publish. */
