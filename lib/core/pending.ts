@@ -253,6 +253,9 @@ export function approvalCovers(e: PendingEntry, call: { session: string; evidenc
   } else if (e.session_id && e.session_id !== call.session) return { ok: false, why: `${e.id} was approved in another session` }
   if (!e.evidence) return { ok: true }
   if (!call.evidence) return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }
+  // A reusable approval covers what can be read: when what would leave cannot be read in full now (a slow or
+  // widened package, a remote that did not answer), it is not waved through for every session until it expires.
+  if (e.scope === 'project' && call.evidence.seen.status === 'incomplete') return { ok: false, why: `what would leave could not be read in full now, and the project approval ${e.id} covers only what can be` }
   const same = e.scope === 'project' ? e.evidence.signature === call.evidence.signature : e.evidence.digest === call.evidence.digest
   if (same) return { ok: true }
   return { ok: false, why: `what would leave is not what the human approved in ${e.id}: ${evidenceChanges(e.evidence.seen, call.evidence.seen).join('; ')}` }

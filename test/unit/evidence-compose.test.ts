@@ -55,6 +55,8 @@ describe('an approval binds to the session and to what the human saw', () => {
     ['for the project: another session, same hazards, more files: it runs', SECRET_MORE, approved({ scope: 'project', expires_at: new Date(NOW + 3600_000).toISOString() }), 'other', 'approved_by_human', undefined],
     ['for the project, expired: asked again', SECRET, approved({ scope: 'project', expires_at: new Date(NOW - 1).toISOString() }), 'other', 'pause', /expired/],
     ['for the project, a new hazard: asked again', SECRET, approved({ scope: 'project', expires_at: new Date(NOW + 3600_000).toISOString(), evidence: bound(CLEAN) }), 'other', 'pause', /new: \.env/],
+    ['approved once while incomplete, incomplete again in its session: it runs (the human approved not knowing)', UNCHECKED, approved({ evidence: bound(UNCHECKED) }), 's', 'approved_by_human', undefined],
+    ['for the project, approved while incomplete, incomplete now: asked again (a reusable approval covers only what can be read)', UNCHECKED, approved({ scope: 'project', expires_at: new Date(NOW + 3600_000).toISOString(), evidence: bound(UNCHECKED) }), 'other', 'pause', /could not be read in full now/],
   ] as const)('%s', (_n, evidence, a, session, verdict, says) => {
     const out = run(evidence, a, session)
     expect(out.verdict).toBe(verdict)
