@@ -87,7 +87,7 @@ const git: Detector = (c, inv, f) => {
         const gone = refs.filter(Boolean)
         const catastrophic = refs.some((r) => DEFAULT_BRANCHES.test(r))
         if (catastrophic || !gone.length) c.add('git_ref_delete', f.cmd, catastrophic)
-        else c.irrevocable('git_ref_delete', f.cmd, { kind: 'destroys', what: `${gone.length === 1 ? 'ref' : 'refs'} ${gone.join(', ')} on remote ${remote} (anyone who fetches from it loses ${gone.length === 1 ? 'it' : 'them'}; a local copy, if any, can be pushed back)`, names: gone.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]) })
+        else c.irrevocable('git_ref_delete', f.cmd, { kind: 'destroys', what: `${gone.length === 1 ? 'ref' : 'refs'} ${gone.join(', ')} on remote ${remote} (anyone who fetches from it loses ${gone.length === 1 ? 'it' : 'them'}; a local copy, if any, can be pushed back)`, names: gone.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]), remoteRefs: { dir, remote, refs: gone } })
       }
       return
     }
