@@ -197,8 +197,8 @@ function resolvePath(p: string, base: string, home: string): string {
   return path.posix.resolve(base, q)
 }
 
-/** A path inside a git repository's object store or refs (`.git/objects/…`, `remote.git/refs/heads/x`, `packed-refs`). */
-const GIT_STORE = /(?:^|\/)(?:\.git|[^/]+\.git)\/(?:objects(?:\/|$)|refs(?:\/|$)|packed-refs$|HEAD$)|\/refs\/(?:heads|tags)(?:\/|$)/
+/** A git repository's folder itself, or a path in its object store or refs (`remote.git/`, `.git/objects/…`, `remote.git/refs/heads/x`, `packed-refs`). */
+const GIT_STORE = /(?:^|\/)(?:\.git|[^/]+\.git)(?:\/(?:objects(?:\/|$)|refs(?:\/|$)|packed-refs$|HEAD$)|\/?$)|\/refs\/(?:heads|tags)(?:\/|$)/
 /** git subcommands that change no ref of the repository they run in (as lib/core/actions/git.ts reads them). */
 const LEAVES_REFS = /^(status|log|show|diff|rev-parse|ls-remote|ls-files|ls-tree|cat-file|describe|blame|annotate|shortlog|grep|rev-list|show-ref|for-each-ref|count-objects|fsck|help|version|name-rev|merge-base|whatchanged|show-branch|var|check-ignore|check-attr|check-ref-format|verify-commit|verify-tag|verify-pack|archive|format-patch|diff-tree|diff-files|diff-index|config|remote|init|clone|bundle|worktree|submodule|range-diff|cherry|hash-object|send-email|request-pull|maintenance|credential|lfs|push|)$/
 const COPIES_TO_LAST = new Set(['cp', 'mv', 'install', 'rsync', 'ln', 'tee', 'dd'])

@@ -11,7 +11,8 @@ import path from 'node:path'
 import type { Deletion, Finding } from '../core/actions/types'
 import type { DestroyedState } from '../core/pending'
 
-const LS_REMOTE_MS = 4000
+// Inside preflight-check's 3 s budget, with room for the rest of the call.
+const LS_REMOTE_MS = 1500
 const MAX_HASHED_BYTES = 16 << 20
 const MAX_WALK = 2000
 

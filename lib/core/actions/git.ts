@@ -226,8 +226,8 @@ function outsideRepo(c: Sink, cmd: string, repo: string, sub: string, rest: stri
   if (deletes && sub !== 'branch' && sub !== 'tag' && sub !== 'update-ref') c.add('git_ref_delete', `${cmd} (${where})`)
 }
 
-/** A path inside a git repository's object store or refs (`.git/objects/…`, `remote.git/refs/heads/x`, `packed-refs`). */
-const GIT_STORE = /(?:^|\/)(?:\.git|[^/]+\.git)\/(?:objects(?:\/|$)|refs(?:\/|$)|packed-refs$|HEAD$)|\/refs\/(?:heads|tags)(?:\/|$)/
+/** A git repository's folder itself, or a path in its object store or refs (`remote.git/`, `.git/objects/…`, `remote.git/refs/heads/x`, `packed-refs`). */
+const GIT_STORE = /(?:^|\/)(?:\.git|[^/]+\.git)(?:\/(?:objects(?:\/|$)|refs(?:\/|$)|packed-refs$|HEAD$)|\/?$)|\/refs\/(?:heads|tags)(?:\/|$)/
 
 /**
  * A file write into the objects or refs of a repository outside the project (`cp -r .git/objects/.

@@ -79,6 +79,7 @@ familyTable(family, {
     ['git -C ../remote.git fetch --prune ../project', 'git_ref_delete'],
     ['git rev-parse HEAD > ../remote.git/refs/heads/leak', 'git_push'],
     ['cp -r .git/objects/. ../remote.git/objects/', 'git_push'],
+    ['rsync -a .git/ ../remote.git/', 'git_push'],
     [{ tool_name: 'Write', tool_input: { file_path: '/home/dev/remote.git/packed-refs', content: 'x refs/heads/leak\n' } }, 'git_push'],
   ],
   invalid: [
