@@ -40,7 +40,7 @@ import { fnv64 } from '../../lib/core/fingerprint'
 import { decisionRecord, type ActivityRecord } from '../../lib/core/activity'
 import { STRENGTH, type RuleDecision } from '../../lib/core/guardrails'
 import type { RuleIndex } from '../../lib/core/rule-match'
-import { approvalCovers, outcomeNote, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
+import { approvalCovers, outcomeNote, type DestroyedState, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
 import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
@@ -137,6 +137,8 @@ export interface PreflightFacts {
    * (`created`) left out; asked only when a call deletes something the classifier could not call recoverable.
    */
   loss?(deleted: Deletion[], created: Record<string, number>): LossFacts | undefined
+  /** What a paused destructive call would destroy, read now (remote ref tips, file hashes): an approval binds to it. */
+  destroyed?(findings: readonly Finding[], deleted: readonly Deletion[]): DestroyedState | undefined
   /** The courtroom's probation (only when its file exists: one existsSync on the hot path), from `courtroom`. */
   probation?: { list: Probation[]; moderate: 'check' | 'ask' }
 }
@@ -225,7 +227,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
 
   // 9. a pause meets the queue (an approval counts only if it covers the call as it is now: session, evidence)
   if (result.verdict === 'pause') {
-    const q = boundQueue(facts.queue, call.session_id, facts.evidence, now)
+    const destroys = facts.destroyed?.(action.findings, action.deleted)
+    const q = boundQueue(facts.queue, call.session_id, facts.evidence, now, destroys)
     if (q.approved && held) {
       // The hold stops the call, so the approval is not used up: it is kept for when the hold is lifted.
       pendingId = q.approved.id
@@ -234,7 +237,8 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
     } else if (q.approved) {
       const a = q.approved
       effects.push({ kind: 'consume-approval', id: a.id, fingerprint: fp, capabilities: action.findings.map((f) => f.pattern) })
-      decision = { kind: 'allow', context: `[RATCHET] Running ${a.id}, approved by ${a.decided_by}${a.reply ? ` ("${a.reply}")` : ''}. The approval is now used up.` }
+      const left = a.scope === 'project' ? `It stays approved for this project until ${a.expires_at}, while what it affects is what the human saw.` : 'The approval is now used up.'
+      decision = { kind: 'allow', context: `[RATCHET] Running ${a.id}, approved by ${a.decided_by}${a.reply ? ` ("${a.reply}")` : ''}. ${left}` }
       verdict = 'approved_by_human'
       pendingId = a.id
     } else if (q.denied && !q.open) {
@@ -244,7 +248,7 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
-      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss, q.stale)
+      const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss, q.stale, destroys)
       if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
@@ -531,13 +535,13 @@ const checkAnswered = (facts: PreflightFacts) => answered({ checks: facts.sessio
  * project, and the evidence is what the human saw; pending.ts approvalCovers), an open entry only if it asks about
  * this session's call with this evidence. `stale`: why an approval of the same call does not cover it.
  */
-function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | undefined, now: number): QueueFacts & { stale?: string } {
+function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | undefined, now: number, destroys?: DestroyedState): QueueFacts & { stale?: string } {
   const bound = evidence && { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen }
   const approvals = q.approvals ?? (q.approved ? [q.approved] : [])
   const why: string[] = []
   let approved: PendingEntry | undefined
   for (const a of approvals) {
-    const c = approvalCovers(a, { session, evidence: bound }, now)
+    const c = approvalCovers(a, { session, evidence: bound, destroys }, now)
     if (c.ok) {
       approved = a
       break
@@ -548,12 +552,12 @@ function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | un
   }
   const stale = why[0]
   const opens = q.opens ?? (q.open ? [q.open] : [])
-  const open = opens.find((e) => (!e.session_id || e.session_id === session) && (e.evidence?.digest ?? '') === (bound?.digest ?? ''))
+  const open = opens.find((e) => (!e.session_id || e.session_id === session) && (e.evidence?.digest ?? '') === (bound?.digest ?? '') && (e.destroys?.digest ?? '') === (destroys?.digest ?? ''))
   return { ...q, approved, open, ...(stale && !approved ? { stale } : {}) }
 }
 
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts, stale?: string): NewAction & { id: string } {
+function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts, stale?: string, destroys?: DestroyedState): NewAction & { id: string } {
   const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') || loss ? 'destructive' : 'time-sensitive'
   const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
   return {
@@ -564,9 +568,11 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule; and,
     // when an earlier approval of the same call no longer covers it, what changed since.
-    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
+    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', destroys ? `Now: ${destroys.seen.slice(0, 3).join('; ')}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
     // What the human is shown of what would leave: an approval covers the call only while this stays the same.
     ...(evidence ? { evidence: { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen } } : {}),
+    // What would be destroyed as the human is shown it (a remote ref's tip, a file's hash): the same binding.
+    ...(destroys ? { destroys } : {}),
     severity,
     fingerprint: fp,
     session_id: call.session_id,

@@ -12,6 +12,7 @@ import type { PayloadOf } from '../../lib/core/payloads'
 import { currentBranch, fileStates } from '../../lib/io/git'
 import { fsFacts, packageDirOf } from '../../lib/io/fs-facts'
 import { lossFacts } from '../../lib/io/loss-facts'
+import { destroyedState } from '../../lib/io/destroyed'
 import { holdFile, readState } from '../../lib/io/custodiet-state'
 import { custodietConfig } from '../../lib/io/custodiet-config'
 import { queueEntries } from '../../lib/io/queue'
@@ -70,6 +71,7 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     fileState: fileStates(paths.projectDir),
     // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
     loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir(), stateDir: paths.stateDir })(deleted),
+    destroyed: (findings, deleted) => destroyedState(findings, deleted, env),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
     configHome: paths.configHome,

@@ -10,6 +10,7 @@ import { lineAt } from './scripts'
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { gitFileWrite } from './actions/git-config'
+import { gitStoreWrite } from './actions/git'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { servers } from './actions/serve'
@@ -130,6 +131,7 @@ class Collector implements ScopeSink {
         // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
         const added = tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : tool === 'NotebookEdit' ? str(input.new_source) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n')
         if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), added, `${tool} ${file}`)
+        if (file) gitStoreWrite(this, this.resolve(file), `${tool} ${file}`)
         // Instructions claiming the user's authority, files a tool runs implicitly later (actions/planted.ts).
         if (file) plantedWrite(this, this.resolve(file), added, `${tool} ${file}`)
         if (tool === 'Write' && file) scheduleFile(this, tool, file, str(input.content))

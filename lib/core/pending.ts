@@ -60,6 +60,8 @@ export interface PendingEntry {
    * an approval covers the call only while the evidence at run time is the same (see `approvalCovers`).
    */
   evidence?: BoundEvidence
+  /** What would be destroyed, as the human was shown it: an approval covers the call only while it is the same. */
+  destroys?: DestroyedState
   /**
    * `session` (the default): the approval covers the asking session, once. `project`: the human chose to approve
    * this action for the whole project until `expires_at`, any session, as often as it comes, while its hazards
@@ -126,8 +128,20 @@ export interface BoundEvidence {
   seen: EvidenceSeen
 }
 
+/**
+ * What a destructive call would destroy, as it was when the human was asked: a remote ref's tip, a file's content
+ * hash (lib/io/destroyed.ts). An approval covers the call only while this stays the same: approving "delete
+ * feature" while it pointed at X does not approve deleting it once a teammate has pushed Y there.
+ */
+export interface DestroyedState {
+  digest: string
+  /** One line per thing, as the human is shown it: `ref feature on origin at 1a2b3c4`, `file notes.txt (sha1 …)`. */
+  seen: string[]
+}
+
 export interface NewAction {
   evidence?: BoundEvidence
+  destroys?: DestroyedState
   proposal_id?: string
   action: string
   trigger: string
@@ -161,6 +175,7 @@ export function newEntry(a: NewAction, id: string, secret: string, now: Date): P
     ...(a.tool ? { tool: a.tool, input: maskDeep(a.input) } : {}),
     ...(a.proposal_id ? { proposal_id: a.proposal_id } : {}),
     ...(a.evidence ? { evidence: maskDeep(a.evidence) } : {}),
+    ...(a.destroys ? { destroys: maskDeep(a.destroys) } : {}),
   }
 }
 
@@ -247,10 +262,12 @@ export function consumeApproval(list: PendingEntry[], fingerprint: string, input
  * destination for a session approval; the same hazards and destination for a project one. Otherwise the reason,
  * with what changed, for the human who is asked again.
  */
-export function approvalCovers(e: PendingEntry, call: { session: string; evidence?: BoundEvidence }, now: number): { ok: true } | { ok: false; why: string } {
+export function approvalCovers(e: PendingEntry, call: { session: string; evidence?: BoundEvidence; destroys?: DestroyedState }, now: number): { ok: true } | { ok: false; why: string } {
   if (e.scope === 'project') {
     if (!(Date.parse(e.expires_at ?? '') > now)) return { ok: false, why: `the project approval ${e.id} expired at ${e.expires_at}` }
   } else if (e.session_id && e.session_id !== call.session) return { ok: false, why: `${e.id} was approved in another session` }
+  // Session or project approval alike: what is destroyed must be what the human saw.
+  if (e.destroys && e.destroys.digest !== call.destroys?.digest) return { ok: false, why: `what would be destroyed is not what the human approved in ${e.id}: ${destroyedChanges(e.destroys, call.destroys).join('; ')}` }
   if (!e.evidence) return { ok: true }
   if (!call.evidence) return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }
   // A reusable approval covers what can be read: when what would leave cannot be read in full now (a slow or
@@ -259,6 +276,14 @@ export function approvalCovers(e: PendingEntry, call: { session: string; evidenc
   const same = e.scope === 'project' ? e.evidence.signature === call.evidence.signature : e.evidence.digest === call.evidence.digest
   if (same) return { ok: true }
   return { ok: false, why: `what would leave is not what the human approved in ${e.id}: ${evidenceChanges(e.evidence.seen, call.evidence.seen).join('; ')}` }
+}
+
+/** What changed between the destroyed state the human approved and the one now, in the human's terms. */
+function destroyedChanges(then: DestroyedState, now: DestroyedState | undefined): string[] {
+  if (!now) return ['it can no longer be read']
+  const was = then.seen.filter((x) => !now.seen.includes(x))
+  const is = now.seen.filter((x) => !then.seen.includes(x))
+  return [...(was.length ? [`was ${was.slice(0, 3).join(', ')}`] : []), ...(is.length ? [`now ${is.slice(0, 3).join(', ')}`] : [])].slice(0, 2)
 }
 
 /** The newest entry still open for this exact call (so a retry does not queue a duplicate). */

@@ -897,7 +897,7 @@ export async function evidenceForCall(call: { tool_name: string; tool_input: Rec
     const got = readScript(abs)
     return got && { abs, ...got }
   }
-  const plan = commands.length ? planEvidence(commands.join('\n'), start, home, reader) : { targets: [], incomplete: false }
+  const plan = commands.length ? planEvidence(commands.join('\n'), start, home, reader, projectDir) : { targets: [], incomplete: false }
   plan.targets.push(...sent)
   if (!plan.targets.length) return undefined
   const recognize = opts.recognize ?? safely(opts.known)

@@ -2,6 +2,7 @@
 // a call in one folder or repository does not approve the identical text in another (`git push`, a relative
 // path: another effect). At the hook boundary with the real CLI deciding, as the human would at a terminal.
 
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
@@ -170,4 +171,63 @@ describe('deciding commands are denied to the agent whatever the environment spe
   it.each(QUIET)('stays quiet: %s', (command) => {
     expect(guard(command, 100 + QUIET.indexOf(command)).decision).toBe('allow')
   })
+})
+
+// Red team F: an approval of what is destroyed binds to what would be destroyed. Seen on main: `git push origin
+// --delete feature` approved (once, or for the project), then a teammate pushed a commit only the remote has to
+// feature, and the identical delete ran again, destroying it.
+describe('an approval of a destructive call binds to what it destroys', () => {
+  const GIT = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' }
+  let root = ''
+  let dir = ''
+  let env: NodeJS.ProcessEnv = {}
+  const sh = (cmd: string, cwd = dir) => execFileSync('bash', ['-c', cmd], { cwd, env: { ...process.env, ...GIT, HOME: root }, stdio: 'pipe' }).toString()
+  beforeEach(() => {
+    root = tempProject('ratchet-bind-destroy-')
+    dir = path.join(root, 'proj')
+    fs.mkdirSync(dir)
+    env = { HOME: root, XDG_CONFIG_HOME: path.join(root, '.config'), CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
+    sh('git init -q --bare -b main ../remote.git && git init -q -b main && echo a > a.txt && printf ".ratchet/\\n" > .gitignore && git add -A && git commit -qm init && git remote add origin ../remote.git && git push -q -u origin main && git checkout -qb feature && echo f > f.txt && git add f.txt && git commit -qm f && git push -q origin feature && git checkout -q main')
+    sh('git clone -q remote.git mate', root)
+  })
+  const call = (session: string, n: number) => {
+    const r = runBin('preflight-check', { ...preToolUse(dir, 'Bash', { command: 'git push origin --delete feature' }, session), tool_use_id: `d${n}` }, { cwd: dir, env })
+    expect(r.status, r.stderr).toBe(0)
+    const out = r.stdout.trim() ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
+    return { decision: out.permissionDecision ?? 'allow', reason: String(out.permissionDecisionReason ?? ''), context: String(out.additionalContext ?? '') }
+  }
+  const ratchet = (...args: string[]) => runBin('ratchet', '', { cwd: dir, env, args })
+  const pendingId = (reason: string) => /Pending: (pa-[0-9a-f]+)/.exec(reason)?.[1]
+  const teammatePushes = () => sh('git checkout -q feature && echo m > m.txt && git add m.txt && git commit -qm teammate && git push -q origin feature', path.join(root, 'mate'))
+
+  it.each([['once, for the session', []], ['for the project', ['--project', '--hours', '1']]] as [string, string[]][])('approved %s, then a teammate pushes to feature: asked again, naming the new tip', (_l, scope) => {
+    const first = call('S', 1)
+    expect(first.decision, first.reason).toBe('deny')
+    const id = pendingId(first.reason)!
+    expect(ratchet('pending', 'approve', id, ...scope).status).toBe(0)
+    teammatePushes()
+    const after = call('S', 2)
+    expect(after.decision, after.reason).toBe('deny')
+    expect(after.reason).toMatch(new RegExp(`what would be destroyed is not what the human approved in ${id}: was ref feature on origin at [0-9a-f]{12}; now ref feature on origin at [0-9a-f]{12}`))
+    expect(pendingId(after.reason)).not.toBe(id)
+    expect(call('S', 3).decision).toBe('deny')
+    // The remote still holds the teammate's commit.
+    expect(sh('git log --format=%s -1 feature', path.join(root, 'remote.git')).trim()).toBe('teammate')
+  }, 60_000)
+
+  it('approved with the remote unchanged: runs once without asking again; a project approval says it stays approved', () => {
+    const first = call('S', 1)
+    const id = pendingId(first.reason)!
+    expect(ratchet('pending', 'approve', id).status).toBe(0)
+    const ok = call('S', 2)
+    expect(ok.decision, ok.reason).toBe('allow')
+    expect(ok.context).toMatch(/The approval is now used up/)
+    expect(call('S', 3).decision).toBe('deny')
+    const again = pendingId(call('T', 4).reason)!
+    expect(ratchet('pending', 'approve', again, '--project', '--hours', '1').status).toBe(0)
+    const p = call('U', 5)
+    expect(p.decision, p.reason).toBe('allow')
+    expect(p.context).toMatch(new RegExp(`Running ${again}.*It stays approved for this project until`))
+    expect(p.context).not.toMatch(/used up/)
+  }, 60_000)
 })

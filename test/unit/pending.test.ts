@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CLAIM_TTL_MS, applyTimeouts, claimSend, consumeApproval, decideEntry, releaseSend, newEntry, openFor, outcomeNote, replyApproves, replyDenies, takeUndelivered, validatePendingList, type PendingEntry } from '../../lib/core/pending'
+import { CLAIM_TTL_MS, applyTimeouts, approvalCovers, claimSend, consumeApproval, decideEntry, releaseSend, newEntry, openFor, outcomeNote, replyApproves, replyDenies, takeUndelivered, validatePendingList, type PendingEntry } from '../../lib/core/pending'
 import { maskSecrets } from '../../lib/core/secrets'
 import { interpret } from '../../lib/io/telegram'
 
@@ -156,5 +156,24 @@ describe('claiming a message before sending it', () => {
     const after = releaseSend(list, 'pa-1', 'notify', { notified: true, message_id: 9 }).next[0]
     expect(after).toMatchObject({ notified: true, message_id: 9, claims: { outcome: { by: 'x', at: NOW } } })
     expect(releaseSend([after], 'pa-1', 'outcome', {}).next[0].claims).toBeUndefined()
+  })
+})
+
+describe('approvalCovers: what a destructive call destroys', () => {
+  const then = { digest: 'd1', seen: ['ref feature on origin at aaaaaaaaaaaa'] }
+  const moved = { digest: 'd2', seen: ['ref feature on origin at bbbbbbbbbbbb'] }
+  const entry = (over: Partial<PendingEntry>): PendingEntry => ({ ...newEntry({ action: 'run git push origin --delete feature', trigger: 't', context: 'c', severity: 'destructive', fingerprint: 'fp', session_id: 'S', destroys: then }, 'pa-1', 's', new Date(0)), status: 'approved', ...over })
+  const now = Date.parse('2030-01-01T00:00:00Z')
+  it.each([
+    ['session', {}],
+    ['project', { scope: 'project' as const, expires_at: '2030-01-02T00:00:00Z' }],
+  ])('a %s approval covers the same state, and not a moved tip or an unreadable one', (_s, over) => {
+    const e = entry(over)
+    expect(approvalCovers(e, { session: 'S', destroys: then }, now)).toEqual({ ok: true })
+    expect(approvalCovers(e, { session: 'S', destroys: moved }, now)).toEqual({ ok: false, why: 'what would be destroyed is not what the human approved in pa-1: was ref feature on origin at aaaaaaaaaaaa; now ref feature on origin at bbbbbbbbbbbb' })
+    expect(approvalCovers(e, { session: 'S' }, now)).toMatchObject({ ok: false, why: expect.stringContaining('it can no longer be read') })
+  })
+  it('an approval with nothing destroyed bound (an upload) is not affected', () => {
+    expect(approvalCovers(entry({ destroys: undefined }), { session: 'S', destroys: moved }, now)).toEqual({ ok: true })
   })
 })

@@ -210,6 +210,33 @@ describe('scripts on disk: what cannot be read', () => {
   })
 })
 
+// Red team E: the Makefile make reads is the one this line wrote, not the one on disk before it.
+describe('a Makefile written in the same line, then make', () => {
+  const stop: [string, string][] = [
+    ["printf 'all:\\n\\tgit push --force origin HEAD~1:main\\n' > Makefile && make", 'git_history_rewrite'],
+    ["printf 'all:\\n\\tgit push --force origin HEAD~1:main\\n' | tee Makefile && make", 'git_history_rewrite'],
+    ["cat > Makefile <<'EOF'\nship:\n\tgit push origin main\nEOF\nmake ship", 'git_push'],
+    ["printf 'x:\\n\\trm -rf ~\\n' > sub/GNUmakefile && make -C sub x", 'file_delete'],
+    // Copied from elsewhere: what make will read is not visible, so not silent (the disk's Makefile is the old one).
+    ['cp tpl/mk Makefile && make', 'unreadable'],
+    ['cp -t . tpl/Makefile && make build', 'unreadable'],
+    ['mv /tmp/m makefile; make', 'unreadable'],
+  ]
+  it.each(stop)('%s → %s', (command, pattern) => {
+    expect(pats(command)).toContain(pattern)
+  })
+  const quiet = [
+    "printf 'test:\\n\\tnpm test\\n' > Makefile && make test",
+    'make test',
+    'cp tpl/mk Makefile.example && make build',
+    'cp src/a.c build/ && make build',
+  ]
+  it.each(quiet)('%s', (command) => {
+    // Overwriting a Makefile not read this session is the stale-write check's (another family), not make's.
+    expect(findings(command).filter((f) => f.pattern !== 'stale_write').map((f) => `${f.pattern}: ${f.detail}`)).toEqual([])
+  })
+})
+
 describe('scripts.ts: the readers', () => {
   it('scriptLang: the #! line wins, then the extension', () => {
     expect(scriptLang('#!/usr/bin/env -S node --no-warnings\n', 'x', undefined)).toBe('node')

@@ -7,6 +7,7 @@ import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess, writtenText } from './util'
 import { gitFileWrite } from './git-config'
+import { gitStoreWrite } from './git'
 import { plantedWrite } from './planted'
 import { catastrophicTarget } from './fs-delete'
 
@@ -46,6 +47,7 @@ export function redirects(c: Sink, inv: Invocation, f: InvocationFacts): void {
       // <<EOF` are code git runs later; a CLAUDE.md line claiming the user's approval is authority planted for later.
       const text = writtenText(inv, c.ctx, f.at)
       gitFileWrite(c, f.at(r.target), text, how)
+      gitStoreWrite(c, f.at(r.target), how)
       if (text !== undefined) plantedWrite(c, f.at(r.target), text, how)
     }
     if (/^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d$/.test(r.target)) {
@@ -84,6 +86,7 @@ export function writesTo(c: Sink, f: InvocationFacts, targets: string[], stale: 
     }
     c.paths.add(abs)
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
+    gitStoreWrite(c, abs, f.cmd)
     if (stale) overwrite(c, abs, f.cmd, t, true)
   }
 }

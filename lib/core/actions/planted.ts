@@ -11,6 +11,7 @@
 // they stay quiet, and the residual risk is written down (docs/residual-risk.md).
 
 import path from 'node:path'
+import { runsLater } from './git-config'
 import type { FamilyMeta, Sink } from './types'
 
 export const meta: FamilyMeta = {
@@ -79,8 +80,45 @@ export function codeRunningWrite(c: Sink, abs: string, added: string, how: strin
   if (why) c.add('planted_code', `${how}: ${name}: ${why}`)
 }
 
+/** Forges whose repositories a submodule ordinarily comes from; a relative URL is the project's own server. */
+const SUBMODULE_HOSTS = /^(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org|git\.sr\.ht|ssh\.dev\.azure\.com|dev\.azure\.com)$/i
+/** Where Gradle's wrapper is downloaded from by default. */
+const GRADLE_HOSTS = /^(services\.gradle\.org|downloads\.gradle\.org|downloads\.gradle-dn\.com)$/i
+
+const hostOf = (url: string): string | undefined => /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url)?.[1] ?? /^[^@/\s]+@([^:/\s]+):/.exec(url)?.[1]
+
+/**
+ * Files another tool reads later and acts on outside the sandbox, read now (red team G, J, K):
+ * - `.gitmodules`: the user's `git submodule update` fetches each URL; one on a host no forge, or carrying a long
+ *   encoded path (a secret smuggled as a repository name), is heard;
+ * - `.pre-commit-config.yaml`: `repo: local` hooks' `entry` runs at the user's every commit: read as code that runs
+ *   later (reading a secret and sending is denied, as a git hook's is);
+ * - `gradle-wrapper.properties`: `./gradlew` downloads and runs the distribution at `distributionUrl`.
+ */
+function laterFetchOrRun(c: Sink, abs: string, added: string, how: string): void {
+  const name = path.basename(abs)
+  if (name === '.gitmodules') {
+    for (const m of added.matchAll(/^\s*url\s*=\s*(\S+)/gm)) {
+      const host = hostOf(m[1])
+      const encoded = /[A-Za-z0-9+/=_-]{40,}/.test(m[1].replace(/^[^:]*:\/\/[^/]*/, ''))
+      if ((host && !SUBMODULE_HOSTS.test(host)) || encoded) c.add('planted_code', `${how}: .gitmodules: the user's later \`git submodule update\` fetches ${m[1].slice(0, 120)}, ${encoded ? 'a URL carrying a long encoded string' : `on ${host}, not a usual forge`}, outside the sandbox`)
+    }
+  } else if (name === '.pre-commit-config.yaml' || name === '.pre-commit-config.yml') {
+    // Each `repo: local` block's `entry:` lines; remote repositories' hooks are pinned packages, judged at install.
+    for (const block of added.split(/^\s*-\s*repo:\s*/m).slice(1)) {
+      if (!/^local\b/.test(block)) continue
+      for (const m of block.matchAll(/^\s*entry:\s*(.+)$/gm)) runsLater(c, m[1].trim().replace(/^(['"])(.*)\1$/, '$2'), `${how} (pre-commit runs it at the user's every commit)`)
+    }
+  } else if (name === 'gradle-wrapper.properties') {
+    const url = /^\s*distributionUrl\s*=\s*(\S+)/m.exec(added)?.[1]?.replace(/\\:/g, ':')
+    const host = url && hostOf(url)
+    if (host && !GRADLE_HOSTS.test(host)) c.add('planted_code', `${how}: gradle-wrapper.properties: \`./gradlew\` downloads and runs the Gradle distribution at ${url!.slice(0, 120)}, on ${host}, not services.gradle.org`)
+  }
+}
+
 /** Both judgements, for any write whose text is visible (Write content, Edit new text, echo/printf/here-document). */
 export function plantedWrite(c: Sink, abs: string, added: string, how: string): void {
   instructionWrite(c, abs, added, how)
   codeRunningWrite(c, abs, added, how)
+  laterFetchOrRun(c, abs, added, how)
 }

@@ -30,6 +30,8 @@ export interface Irrevocable {
   names: string[][]
   /** A local development resource (a database on localhost, the project's SQLite file): asked for, it runs quietly. */
   local?: boolean
+  /** Refs deleted on a remote (`git push origin --delete x`): their tips are what an approval binds to (lib/io/destroyed.ts). */
+  remoteRefs?: { dir: string; remote: string; refs: string[] }
 }
 
 export interface SessionFacts {
