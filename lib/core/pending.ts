@@ -267,6 +267,8 @@ export function approvalCovers(e: PendingEntry, call: { session: string; evidenc
     if (!(Date.parse(e.expires_at ?? '') > now)) return { ok: false, why: `the project approval ${e.id} expired at ${e.expires_at}` }
   } else if (e.session_id && e.session_id !== call.session) return { ok: false, why: `${e.id} was approved in another session` }
   // Session or project approval alike: what is destroyed must be what the human saw.
+  // A reusable approval does not cover what cannot be read now (a remote that did not answer): it may have changed.
+  if (e.destroys && e.scope === 'project' && call.destroys?.seen.some((l) => / unknown \(/.test(l))) return { ok: false, why: `what would be destroyed could not be read now, and the project approval ${e.id} covers only what can be` }
   if (e.destroys && e.destroys.digest !== call.destroys?.digest) return { ok: false, why: `what would be destroyed is not what the human approved in ${e.id}: ${destroyedChanges(e.destroys, call.destroys).join('; ')}` }
   if (!e.evidence) return { ok: true }
   if (!call.evidence) return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }

@@ -173,6 +173,12 @@ describe('approvalCovers: what a destructive call destroys', () => {
     expect(approvalCovers(e, { session: 'S', destroys: moved }, now)).toEqual({ ok: false, why: 'what would be destroyed is not what the human approved in pa-1: was ref feature on origin at aaaaaaaaaaaa; now ref feature on origin at bbbbbbbbbbbb' })
     expect(approvalCovers(e, { session: 'S' }, now)).toMatchObject({ ok: false, why: expect.stringContaining('it can no longer be read') })
   })
+  it('a remote that did not answer twice: the once-only approval covers the same unknown, a project approval does not', () => {
+    const unknown = { digest: 'd3', seen: ['ref feature on origin: unknown (git ls-remote did not answer in time)'] }
+    expect(approvalCovers(entry({ destroys: unknown }), { session: 'S', destroys: unknown }, now)).toEqual({ ok: true })
+    const project = entry({ destroys: unknown, scope: 'project', expires_at: '2030-01-02T00:00:00Z' })
+    expect(approvalCovers(project, { session: 'S', destroys: unknown }, now)).toMatchObject({ ok: false, why: expect.stringContaining('could not be read now') })
+  })
   it('an approval with nothing destroyed bound (an upload) is not affected', () => {
     expect(approvalCovers(entry({ destroys: undefined }), { session: 'S', destroys: moved }, now)).toEqual({ ok: true })
   })
