@@ -10,7 +10,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { RatchetError } from '../core/errors'
 import { BIN_NAMES, CLI, PACKAGE_NAME } from '../core/manifest'
-import { dependencyOf, dependencyPlan, lineDiff, lockWithout, withDependency, withoutDependency, type Source } from '../core/dependency'
+import { dependencyOf, dependencyPlan, lineDiff, lockWithout, minimalPackage, withDependency, withoutDependency, type Source } from '../core/dependency'
 import { ratchetPlugin, sandboxTools } from '../io/floor'
 import { npm, packageVersion, readJson, runningSource, vendorTarball } from '../io/package-source'
 import { writeFileAtomic } from '../io/store'
@@ -66,7 +66,7 @@ export function install(o: SetupOptions & { update?: boolean }): void {
   const pkgFile = path.join(projectDir, 'package.json')
   const had = readJson(pkgFile)
   const before = had?.value ?? {}
-  const after = withDependency(before.private === undefined && !had ? { private: true } : before, PACKAGE_NAME, plan.spec)
+  const after = withDependency(had ? before : minimalPackage(path.basename(projectDir)), PACKAGE_NAME, plan.spec)
   steps.push({ what: 'dependency', ok: true, detail: `${PACKAGE_NAME}: ${latest ? `${source.kind === 'git' ? source.url : 'latest'} (update)` : plan.spec} — ${plan.why}${had ? '' : '; no package.json here, so a minimal private one is created'}` })
 
   if (o.dryRun) {
@@ -81,6 +81,9 @@ export function install(o: SetupOptions & { update?: boolean }): void {
     ensureVendorTracked(projectDir)
     // A folder or a local git repository: the copy npm installed (this one) packed, as npm would ship it.
     vendorTarball(source.tarball ? source : { ...source, path: PACKAGE_ROOT }, path.join(projectDir, plan.vendor))
+    // The README's `npx ./ratchet-guard-x.tgz install` leaves that copy in the project, where `git add -A` takes it.
+    const copied = path.relative(projectDir, source.path)
+    if (source.tarball && !copied.startsWith('..') && !path.isAbsolute(copied) && copied !== plan.vendor) steps.push({ what: 'tarball', ok: false, warn: true, detail: `${copied} is a second copy of ${plan.vendor}: delete it rather than commit it` })
   }
   if (!latest && JSON.stringify(before) !== JSON.stringify(after)) writeFileAtomic(pkgFile, stringify(after, had?.indent ?? 2))
   const r = latest ? npm(['install', '--save-dev', source.kind === 'git' ? source.url : `${PACKAGE_NAME}@latest`], projectDir) : npm(['install'], projectDir)
