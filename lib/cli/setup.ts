@@ -63,6 +63,11 @@ export function install(o: SetupOptions & { update?: boolean }): void {
   const plan = dependencyPlan(source, PACKAGE_NAME, version)
   // `update` from the registry or git: whatever is newest there (npm writes the range it resolved).
   const latest = o.update && source.kind !== 'local'
+  // The project's own vendored copy knows of nothing newer: a tarball update runs from the new tarball.
+  if (o.update && plan.vendor && source.kind === 'local' && source.tarball && path.resolve(source.path) === path.join(projectDir, plan.vendor)) {
+    steps.push({ what: 'update', ok: true, detail: `${PACKAGE_NAME} ${version} is the copy vendored in ${plan.vendor}, and nothing here is newer: nothing changed` })
+    return finish(o, steps, undefined, `To update, run update from the newer release's tarball: npx -y ./${PACKAGE_NAME}-<version>.tgz update`)
+  }
   const pkgFile = path.join(projectDir, 'package.json')
   const had = readJson(pkgFile)
   const before = had?.value ?? {}
