@@ -17,7 +17,7 @@ const commandPath = (c: Command): string => (c.parent?.parent ? `${commandPath(c
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
 export function buildProgram(): Command {
-  const program = new Command('ratchet')
+  const program = new Command(CLI)
     .description('Behavioural guardrails for AI coding agents, as Claude Code hooks.')
     .version(require('../../package.json').version, '-V, --version')
     .addHelpText(
