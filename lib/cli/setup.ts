@@ -95,6 +95,8 @@ export function install(o: SetupOptions & { update?: boolean }): void {
   steps.push({ what: 'npm install', ok: r.ok, detail: r.ok ? `${PACKAGE_NAME} is in node_modules` : lastLines(r.output) })
   if (!r.ok) return finish(o, steps, `npm install failed in ${projectDir}: ${lastLines(r.output)}`)
   if (o.update) steps.push(stopWarm(projectDir))
+  const ignored = ignoreNodeModules(projectDir)
+  if (ignored) steps.push(ignored)
   steps.push(initFromProject(projectDir, o))
   keepPersonalOut(projectDir)
   finish(o, steps)
@@ -116,6 +118,20 @@ function keepPersonalOut(projectDir: string): void {
   const file = path.resolve(projectDir, exclude)
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.appendFileSync(file, `/${prefix}${rel}\n`)
+}
+
+/**
+ * A project that had no package.json rarely ignores node_modules, and the README's next step is to commit: `git add
+ * -A` would take the installed package with it. So node_modules/ goes in the project's .gitignore (committed, so a
+ * teammate's clone ignores it too) when git does not ignore it already.
+ */
+function ignoreNodeModules(projectDir: string): Step | undefined {
+  const r = spawnSync('git', ['-C', projectDir, 'check-ignore', '-q', 'node_modules/'], { encoding: 'utf8', timeout: 10_000 })
+  if (r.status !== 1) return undefined // ignored already, or not a git repository
+  const file = path.join(projectDir, '.gitignore')
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''
+  fs.writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`)
+  return { what: '.gitignore', ok: true, detail: 'node_modules/ added: git did not ignore it, and the install must not be committed' }
 }
 
 /** The project's own copy runs init: the version the project now depends on writes its own registrations. */
