@@ -23,7 +23,7 @@ import type { Paths } from '../../lib/io/registry'
 import { hasRecord, readState, recentSessions, updateState as updateRecord } from '../../lib/io/custodiet-state'
 import { closeIndexSources } from '../../lib/io/guardrails'
 import { extractEnvelope } from '../../lib/core/envelope'
-import { hookSpec } from '../../lib/core/manifest'
+import { hookSpec, CLI } from '../../lib/core/manifest'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
@@ -37,9 +37,9 @@ Records what the user asked for (UserPromptSubmit); checks each call without a m
 agent's work against the request in the background every N calls and once the agent has reacted to a
 tool error (PostToolUse); refuses plans that add unrequested work (PreToolUse on TodoWrite); reviews a
 turn no review covered when it ends (Stop: in the background, so the turn ends at once; with
-\`ratchet custodiet gate on\` the end of the turn waits for it); audits subagents (SubagentStop).
+\`${CLI} custodiet gate on\` the end of the turn waits for it); audits subagents (SubagentStop).
 Findings reach the agent at its next hook, or with the next prompt.
-Register with \`ratchet init\`; see what it saw with \`ratchet custodiet status\`.`
+Register with \`${CLI} init\`; see what it saw with \`${CLI} custodiet status\`.`
 
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
 function summarize(input: Record<string, unknown>): Record<string, unknown> {
@@ -111,7 +111,7 @@ function costNotice(paths: Paths, session: string, cfg: CustodietConfig, now: Da
   const told = updateState(paths, session, (s) => (s.reported.includes(COST_UNREADABLE) ? { next: s, result: true } : { next: { ...s, reported: [...s.reported, COST_UNREADABLE].slice(-100) }, result: false }))
   if (told) return undefined
   logError(paths, 'custodiet', why.unreadable)
-  return `custodiet: ${why.unreadable} — reviews are off as if today's cost cap were reached (the deterministic checks go on); fix or remove the file (ratchet doctor)`
+  return `custodiet: ${why.unreadable} — reviews are off as if today's cost cap were reached (the deterministic checks go on); fix or remove the file (${CLI} doctor)`
 }
 
 const withNotice = (d: Decision, notice: string | undefined): Decision => (notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d)

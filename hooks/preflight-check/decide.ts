@@ -10,6 +10,7 @@ import { STRENGTH, citesIncident, type RuleDecision } from '../../lib/core/guard
 import { matchRules, type FiredRule, type RuleIndex } from '../../lib/core/rule-match'
 import type { ActionClass } from '../../lib/core/patterns'
 import { baseNote, because, decisionOf, type Note, type Verdict } from './note'
+import { CLI } from '../../lib/core/manifest'
 
 export interface PreflightOptions {
   /** How long an identical retry after a check is let through. */
@@ -60,7 +61,7 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
         ? `${self.detail}. Ratchet's token and keys are the user's alone: with them a pause could be approved or a case signed without a human. Nothing there is needed for the task; if you think it is, tell the user.`
         : `${self.detail} would change Ratchet's own rules, approvals, log or hook registrations. ` +
           `The agent may read them but never change them. If a rule is wrong, tell the user which one and why; ` +
-          `they can edit it themselves or run \`ratchet guardrails explain\`.`
+          `they can edit it themselves or run \`${CLI} guardrails explain\`.`
     return rendered({ ...base, builtin: 'self-protection', verdict: 'deny', note: { ...baseNote(action.summary, fired, classes, 'deny', opts.checkWindowMs), denied } })
   }
 

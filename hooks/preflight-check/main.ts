@@ -12,7 +12,7 @@ import { logActivity, logError } from '../../lib/io/activity'
 import { updateSession } from '../../lib/io/session-state'
 import type { Paths } from '../../lib/io/registry'
 import { closeIndexSources } from '../../lib/io/guardrails'
-import { hookSpec } from '../../lib/core/manifest'
+import { hookSpec, CLI } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
@@ -29,7 +29,7 @@ the request) and applies the matching guardrails: allow silently, warn, check (d
 prompts (UserPromptSubmit) and forgets reads at compaction (PreCompact).
 
 Register it with \`npx ratchet-guard init\`. Try a decision by hand with:
-  ratchet guardrails explain --command "git push origin main"
+  ${CLI} guardrails explain --command "git push origin main"
 State folder: $RATCHET_DIR, else <project>/.ratchet (the project: $CLAUDE_PROJECT_DIR, else found from here as git finds a repository)`
 
 async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promise<Decision> {

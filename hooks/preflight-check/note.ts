@@ -18,6 +18,7 @@ import type { FiredRule } from '../../lib/core/rule-match'
 import type { RuleDecision } from '../../lib/core/guardrails'
 import { lossLines, type LossFacts } from '../../lib/core/loss'
 import { CLASS_LABEL, type ActionClass } from '../../lib/core/patterns'
+import { CLI } from '../../lib/core/manifest'
 
 export interface Note {
   /** What the call does (or, for a catastrophic call, what it would destroy). */
@@ -123,7 +124,7 @@ export function renderNote(n: Note): string {
     `Check: ${n.check}`,
     // Five rules say what matters; a wall of them would be skimmed.
     ...n.rules.slice(0, MAX_NOTE_RULES).map((r) => `Rule: ${r}`),
-    ...(n.guardrails.length > MAX_NOTE_RULES ? [`Rule: …and ${n.guardrails.length - MAX_NOTE_RULES} more (ratchet guardrails explain shows all)`] : []),
+    ...(n.guardrails.length > MAX_NOTE_RULES ? [`Rule: …and ${n.guardrails.length - MAX_NOTE_RULES} more (${CLI} guardrails explain shows all)`] : []),
     ...n.named,
     ...(n.loss ? lossLines(n.loss) : []),
     ...n.evidence,

@@ -3,6 +3,7 @@
 
 import type { Decision } from '../../lib/core/decision'
 import { decisionOf, type Guardrail } from '../../lib/core/guardrails'
+import { CLI } from '../../lib/core/manifest'
 
 export interface PendingSummary {
   id: string
@@ -26,11 +27,11 @@ export function activeGuardrailsBlock(rules: Guardrail[], pending: PendingSummar
     lines.push(`- ${r.severity.toUpperCase()} ${r.id}${r.source ? ` (${r.source})` : ''}: ${when}${r.rule}`)
   }
   const rest = ordered.length - MAX_RULE_LINES
-  if (rest > 0) lines.push(`  …and ${rest} more (ratchet guardrails list).`)
+  if (rest > 0) lines.push(`  …and ${rest} more (${CLI} guardrails list).`)
   if (pending.length) {
     lines.push(`Pending approvals (${pending.length}) — do not retry these until the user decides:`)
     for (const p of pending.slice(0, 3)) lines.push(`- ${p.id}: ${p.action}${p.severity ? ` [${p.severity}]` : ''}`)
-    if (pending.length > 3) lines.push(`  …and ${pending.length - 3} more (ratchet pending list).`)
+    if (pending.length > 3) lines.push(`  …and ${pending.length - 3} more (${CLI} pending list).`)
   }
   return lines.join('\n')
 }

@@ -15,7 +15,7 @@ import { logActivity, logError } from '../../lib/io/activity'
 import { resolvePaths } from '../../lib/io/paths'
 import { updateSession } from '../../lib/io/session-state'
 import type { Paths } from '../../lib/io/registry'
-import { hookSpec } from '../../lib/core/manifest'
+import { hookSpec, CLI } from '../../lib/core/manifest'
 import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { modeLine } from '../../lib/core/floor'
 import { checkSessionFloor, type SessionFloor } from '../../lib/io/floor'
@@ -69,8 +69,8 @@ async function withService(d: Decision, session: string): Promise<Decision> {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'CLAUDE_ENV_FILE'))
   const r = await ensureService({ session_id: session, env, cwd: process.cwd(), ppid: process.ppid })
   if (r.ok || d.kind !== 'allow') return d
-  const line = `[RATCHET] Ratchet's decision service could not start (${r.why}), so every tool call it checks is refused. Tell the user: \`ratchet service start\` in a terminal, then \`claude --continue\`.`
-  return { ...d, context: d.context ? `${d.context}\n${line}` : line, notice: [d.notice, `Ratchet: the decision service could not start (${r.why}); run \`ratchet service start\``].filter(Boolean).join('\n') }
+  const line = `[RATCHET] Ratchet's decision service could not start (${r.why}), so every tool call it checks is refused. Tell the user: \`${CLI} service start\` in a terminal, then \`claude --continue\`.`
+  return { ...d, context: d.context ? `${d.context}\n${line}` : line, notice: [d.notice, `Ratchet: the decision service could not start (${r.why}); run \`${CLI} service start\``].filter(Boolean).join('\n') }
 }
 
 /**

@@ -20,6 +20,7 @@ import { readStateOr, updateState } from '../io/store'
 import { client, describeError, interpret, sameSeal, sealer, sendNotice, showOutcome, type Deciders, type TelegramConfig, type TgUpdate } from '../io/telegram'
 import { readAsks } from '../io/labels'
 import { configuredTelegram } from '../io/telegram-config'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
@@ -91,7 +92,7 @@ function applyProposalDecisions(paths: Paths, report: HeartbeatReport): void {
 export function queueProposals(paths: Paths, proposals: { id: string; title: string; evidence: { count: number; sessions: number; examples: string[] } }[]): void {
   if (!configuredTelegram(paths)) return
   for (const p of proposals) {
-    const e = enqueue(paths, { action: `add a guardrail: ${p.title}`, trigger: 'pattern-detect proposal', context: `${p.evidence.count}× in ${p.evidence.sessions} sessions${p.evidence.examples.length ? `, e.g. ${p.evidence.examples[0]}` : ''} (${p.id}; ratchet proposals show ${p.id})`, severity: 'destructive', proposal_id: p.id })
+    const e = enqueue(paths, { action: `add a guardrail: ${p.title}`, trigger: 'pattern-detect proposal', context: `${p.evidence.count}× in ${p.evidence.sessions} sessions${p.evidence.examples.length ? `, e.g. ${p.evidence.examples[0]}` : ''} (${p.id}; ${CLI} proposals show ${p.id})`, severity: 'destructive', proposal_id: p.id })
     updateProposals(paths, (list) => ({ next: list.map((x) => (x.id === p.id ? { ...x, pending_id: e.id } : x)), result: undefined }))
   }
 }
@@ -204,7 +205,7 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   const print = (r: HeartbeatReport) => {
     if (o.json) return out(JSON.stringify(r))
     const parts = [
-      r.telegram ? '' : 'Telegram not configured (the queue still works: ratchet pending list)',
+      r.telegram ? '' : `Telegram not configured (the queue still works: ${CLI} pending list)`,
       r.timedOut.length ? `timed out: ${r.timedOut.join(', ')}` : '',
       r.notified.length ? `notified: ${r.notified.join(', ')}` : '',
       r.decided.length ? `decided: ${r.decided.join(', ')}` : '',
@@ -249,13 +250,13 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
   // The seal of a Telegram button is the queue's, not for printing (as pending show).
   if (o.json) return out(JSON.stringify(shown.map(({ secret: _secret, ...visible }) => visible), null, 2))
-  if (!shown.length) return out(o.all ? 'The queue is empty.' : 'Nothing is waiting for you. (ratchet pending list --all shows decided ones)')
+  if (!shown.length) return out(o.all ? 'The queue is empty.' : `Nothing is waiting for you. (${CLI} pending list --all shows decided ones)`)
   for (const e of shown) out(`${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}${e.scope === 'project' ? `  (for the project until ${e.expires_at})` : ''}`)
 }
 
 export function pendingShow(id: string, o: { json?: boolean }): void {
   const e = queueEntries(resolvePaths()).find((x) => x.id === id)
-  if (!e) throw new RatchetError('not_found', `no pending action ${id} (ratchet pending list --all)`)
+  if (!e) throw new RatchetError('not_found', `no pending action ${id} (${CLI} pending list --all)`)
   const { secret: _secret, ...visible } = e
   if (o.json) return out(JSON.stringify(visible, null, 2))
   for (const [k, v] of Object.entries(visible)) if (v !== undefined && k !== 'input') out(`${k.padEnd(16)} ${typeof v === 'string' ? v : JSON.stringify(v)}`)

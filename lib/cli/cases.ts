@@ -15,6 +15,7 @@ import { nodeCrypto, readKeyStore } from '../io/courtroom/keys'
 import { verifyChain, type VerifyResult } from '../core/courtroom/chain'
 import { readRegularFile } from '../io/store'
 import { listAgents, readHead, readLines, verifyLedger } from '../io/courtroom/ledger'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -25,7 +26,7 @@ function agentOf(o: { agent?: string }): string {
   if (c) return c.agent
   const agents = listAgents(courtroomFiles(paths).ledgerDir)
   if (agents.length === 1) return agents[0]
-  throw new RatchetError('not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : 'no case ledger here yet (ratchet courtroom enable)')
+  throw new RatchetError('not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : `no case ledger here yet (${CLI} courtroom enable)`)
 }
 
 /** Entries as written, without verifying (list/show say when the ledger does not verify). */
@@ -50,13 +51,13 @@ export function list(o: { agent?: string; json?: boolean }): void {
   if (!cases.length) return out(`No cases on record for ${agent}.`)
   for (const c of cases) out(`${c.case_id}  ${c.timestamp.slice(0, 16).replace('T', ' ')}  ${c.verdict.padEnd(10)} ${c.vote.padEnd(4)} ${c.severity.padEnd(8)} ${c.pack}/${c.offense_type}`)
   const v = verifyLedger(agent, courtroomFiles(resolvePaths()).ledger(agent))
-  if (!v.ok) out(`WARNING: the ledger does not verify (entry ${v.index}: ${v.problem}); run ratchet cases verify`)
+  if (!v.ok) out(`WARNING: the ledger does not verify (entry ${v.index}: ${v.problem}); run ${CLI} cases verify`)
 }
 
 export function show(id: string, o: { agent?: string; json?: boolean }): void {
   const agent = agentOf(o)
   const c = casesOf(agent).find((x) => x.case_id === id)
-  if (!c) throw new RatchetError('not_found', `no case ${id} in the ledger of ${agent} (ratchet cases list)`)
+  if (!c) throw new RatchetError('not_found', `no case ${id} in the ledger of ${agent} (${CLI} cases list)`)
   if (o.json) return out(JSON.stringify(c, null, 2))
   for (const [k, v] of Object.entries(c)) out(`${k.padEnd(20)} ${Array.isArray(v) ? v.join('\n' + ' '.repeat(21)) : v}`)
 }
@@ -74,7 +75,7 @@ function verifyExport(file: string, o: { key?: string }): { agent: string; where
     const code = (e as NodeJS.ErrnoException).code
     throw new RatchetError(code === 'ENOENT' ? 'not_found' : 'usage', `${file}: ${code === 'ENOENT' ? 'no such file' : e instanceof SyntaxError ? 'not JSON' : (e as Error).message}`)
   }
-  if (doc?.format !== 'ratchet-case-ledger/1' || typeof doc.agent !== 'string' || !Array.isArray(doc.envelopes)) throw new RatchetError('usage', `${file}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)`)
+  if (doc?.format !== 'ratchet-case-ledger/1' || typeof doc.agent !== 'string' || !Array.isArray(doc.envelopes)) throw new RatchetError('usage', `${file}: not an exported case ledger (format ratchet-case-ledger/1, from ${CLI} cases export)`)
   const agent = doc.agent
   const local = readKeyStore(agent)?.genesis_public
   const named = typeof doc.genesis_public_key === 'string' ? doc.genesis_public_key : undefined
@@ -133,7 +134,7 @@ async function verifyServer(o: { agent?: string; json?: boolean; key?: string; s
       out(`FAILED: ${problems.length} problem${problems.length > 1 ? 's' : ''} between the local ledger of ${agent} and ${r.server}'s log:`)
       for (const p of problems) out(`  seq ${p.seq}: ${p.problem}`)
     }
-    if (r.unsent) out(`  ${r.unsent} local entr${r.unsent > 1 ? 'ies are' : 'y is'} not on the log yet (ratchet cases submit --server ${r.server})`)
+    if (r.unsent) out(`  ${r.unsent} local entr${r.unsent > 1 ? 'ies are' : 'y is'} not on the log yet (${CLI} cases submit --server ${r.server})`)
   }
   if (!ok) process.exitCode = 1
 }
@@ -160,14 +161,14 @@ export function exportLedger(o: { agent?: string; out?: string; json?: boolean }
  * default nothing leaves the machine. Idempotent: entries already on the server's log are not sent again.
  */
 export async function submit(o: { agent?: string; server?: string; url?: string; json?: boolean }): Promise<void> {
-  ;(await import('./run')).humanOnly('ratchet cases submit')
+  ;(await import('./run')).humanOnly(`${CLI} cases submit`)
   const paths = resolvePaths()
   const consent = readConsent(paths)
   // A revoked courtroom may still send what its ledger holds (ending with the revocation), so the server learns the key is dead.
-  if (!consent?.acknowledgments.remote_submission) throw new RatchetError('conflict', 'not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.')
+  if (!consent?.acknowledgments.remote_submission) throw new RatchetError('conflict', `not sent: remote submission was not acknowledged (${CLI} courtroom enable --accept remote_submission). Nothing left this machine.`)
   const { courtroomConfig } = await import('../io/courtroom/consent')
   const server = o.server ?? o.url ?? courtroomConfig(paths).remote?.url
-  if (!server) throw new RatchetError('usage', 'no server: pass --server URL (a `ratchet serve`) or set courtroom.remote.url in .ratchet/config.json')
+  if (!server) throw new RatchetError('usage', `no server: pass --server URL (a \`${CLI} serve\`) or set courtroom.remote.url in .ratchet/config.json`)
   const agent = agentOf(o)
   const file = courtroomFiles(paths).ledger(agent)
   const v = verifyLedger(agent, file)

@@ -18,6 +18,7 @@ import { courtroomFiles, keyFile } from '../io/courtroom/files'
 import { digest, generateKey, newAgentId, readKeyStore, writeKeyStore } from '../io/courtroom/keys'
 import { appendEntry, readLines } from '../io/courtroom/ledger'
 import { readProbation, updateProbation } from '../io/courtroom/probation'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -34,7 +35,7 @@ export async function status(o: { json?: boolean }): Promise<void> {
   const recent = readLines(courtroomFiles(paths).hearings).slice(-5).map((l) => JSON.parse(l))
   const capped = costs.usd >= cfg.dailyCostCapUsd || !!costs.unreadable
   if (o.json) return out(JSON.stringify({ consent, packs: packs.map((p) => ({ pack: p.pack, label: p.label, entertainment: p.entertainment, enabled: enabledPacks(packs, consent).includes(p) })), problems, probation, costs: { ...costs, cap_usd: cfg.dailyCostCapUsd, capped }, threshold: cfg.threshold, recent }, null, 2))
-  if (!consent) out('The courtroom is off (never enabled). `ratchet courtroom enable` explains what it does and asks for consent.')
+  if (!consent) out(`The courtroom is off (never enabled). \`${CLI} courtroom enable\` explains what it does and asks for consent.`)
   else if (consent.revoked_at) out(`The courtroom was revoked on ${consent.revoked_at}; its key is gone and the ledger is closed. Enabling again starts a new agent id and ledger.`)
   else out(`The courtroom is ${consent.enabled ? 'ON' : 'off (disabled)'} for ${consent.agent} (key ${consent.keyid.slice(0, 12)}…). Hearings open at confidence ≥ ${cfg.threshold}.`)
   if (consent?.derived) out(`  consent: ${consent.derived}`)
@@ -82,7 +83,7 @@ export interface EnableOptions {
 }
 
 export async function enable(o: EnableOptions): Promise<void> {
-  humanOnly('ratchet courtroom enable')
+  humanOnly(`${CLI} courtroom enable`)
   const paths = resolvePaths()
   const prior = readConsent(paths)
   const { packs } = loadPacks()
@@ -132,18 +133,18 @@ export async function enable(o: EnableOptions): Promise<void> {
 }
 
 export function disable(o: JsonOption = {}): void {
-  humanOnly('ratchet courtroom disable')
+  humanOnly(`${CLI} courtroom disable`)
   const paths = resolvePaths()
   const c = consentInForce(paths)
   if (!c?.enabled) return emit(o, { enabled: false, changed: false }, 'The courtroom is already off.')
   writeConsent(paths, { ...c, enabled: false, disabled_at: new Date().toISOString() })
   const lifted = readProbation(paths).length
   updateProbation(paths, () => ({ next: [], result: undefined }))
-  emit(o, { enabled: false, changed: true, probation_lifted: lifted }, `The courtroom is off: no new hearings${lifted ? `, and ${lifted} probation${lifted > 1 ? 's' : ''} lifted` : ''}. The ledger and key are kept (ratchet courtroom revoke removes the key).`)
+  emit(o, { enabled: false, changed: true, probation_lifted: lifted }, `The courtroom is off: no new hearings${lifted ? `, and ${lifted} probation${lifted > 1 ? 's' : ''} lifted` : ''}. The ledger and key are kept (${CLI} courtroom revoke removes the key).`)
 }
 
 export function revoke(o: JsonOption = {}): void {
-  humanOnly('ratchet courtroom revoke')
+  humanOnly(`${CLI} courtroom revoke`)
   const paths = resolvePaths()
   const c = consentInForce(paths)
   if (!c || c.revoked_at) throw new RatchetError('conflict', 'nothing to revoke: the courtroom was never enabled here, or is already revoked')
@@ -156,11 +157,11 @@ export function revoke(o: JsonOption = {}): void {
   }
   writeConsent(paths, { ...c, enabled: false, revoked_at: now })
   updateProbation(paths, () => ({ next: [], result: undefined }))
-  emit(o, { revoked: true, agent: c.agent, at: now }, `Revoked: the ledger of ${c.agent} is closed with a signed revocation, its private key is deleted, probation lifted. The ledger stays verifiable (ratchet cases verify).`)
+  emit(o, { revoked: true, agent: c.agent, at: now }, `Revoked: the ledger of ${c.agent} is closed with a signed revocation, its private key is deleted, probation lifted. The ledger stays verifiable (${CLI} cases verify).`)
 }
 
 export function rotateKey(o: JsonOption = {}): void {
-  humanOnly('ratchet courtroom rotate-key')
+  humanOnly(`${CLI} courtroom rotate-key`)
   const paths = resolvePaths()
   const c = readConsent(paths)
   const store = c && readKeyStore(c.agent)
@@ -178,19 +179,19 @@ export function rotateKey(o: JsonOption = {}): void {
 export function key(o: { agent?: string; json?: boolean }): void {
   const paths = resolvePaths()
   const agent = o.agent ?? readConsent(paths)?.agent
-  if (!agent) throw new RatchetError('not_found', 'no agent here: ratchet courtroom enable makes one (and its key)')
+  if (!agent) throw new RatchetError('not_found', `no agent here: ${CLI} courtroom enable makes one (and its key)`)
   const store = readKeyStore(agent)
   if (!store?.current) throw new RatchetError('not_found', `${agent} has no signing key here (never enabled on this machine, or revoked)`)
   if (o.json) return out(JSON.stringify({ agent, keyid: store.current.keyid, public_key: store.current.public, genesis_public_key: store.genesis_public }, null, 2))
-  out(`Public key of ${agent} (key id ${store.current.keyid}); a case server's operator enrolls it with: ratchet serve keys add <key> --agent ${agent}`)
+  out(`Public key of ${agent} (key id ${store.current.keyid}); a case server's operator enrolls it with: ${CLI} serve keys add <key> --agent ${agent}`)
   out(store.current.public)
 }
 
 export function clear(caseId: string, o: JsonOption = {}): void {
-  humanOnly('ratchet courtroom clear')
+  humanOnly(`${CLI} courtroom clear`)
   const paths = resolvePaths()
   const found = updateProbation(paths, (list) => ({ next: list.filter((p) => p.case_id !== caseId), result: list.some((p) => p.case_id === caseId) }))
-  if (!found) throw new RatchetError('not_found', `no probation for case ${caseId} (ratchet courtroom status lists them)`)
+  if (!found) throw new RatchetError('not_found', `no probation for case ${caseId} (${CLI} courtroom status lists them)`)
   logActivity(paths, { time: new Date().toISOString(), hook: 'courtroom', event: 'probation', decision: 'cleared_by_human', note: caseId })
   emit(o, { case: caseId, cleared: true }, `Probation for ${caseId} cleared.`)
 }

@@ -11,6 +11,7 @@ import { updateState as updateFile } from '../io/store'
 import { hold, release as releaseHolds } from '../core/custodiet'
 import { custodietConfig, stopGateLine, stopGateOf } from '../io/custodiet-config'
 import { emit } from './print'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_')
@@ -31,10 +32,10 @@ export function status(o: { session?: string; json?: boolean }): void {
     return h ? [{ session: r.session, finding: h }] : []
   })
   if (o.json) return out(JSON.stringify({ sessions: rows, holds, cost: { days, cap: cfg.dailyCap, ...(costs.ok ? {} : { unreadable: costs.problem }) } }, null, 2))
-  if (!rows.length) return out('custodiet has not seen a session yet (is it registered? ratchet doctor)')
+  if (!rows.length) return out(`custodiet has not seen a session yet (is it registered? ${CLI} doctor)`)
   if (holds.length) {
     out('Active holds (the agent’s actions need the user — or are blocked — until lifted):')
-    for (const h of holds) out(`  ${h.session}: level ${h.finding.level} since ${h.finding.at} — ${h.finding.verdict.issue}\n    lift: reply to the agent, or run \`ratchet custodiet release --session ${h.session}\``)
+    for (const h of holds) out(`  ${h.session}: level ${h.finding.level} since ${h.finding.at} — ${h.finding.verdict.issue}\n    lift: reply to the agent, or run \`${CLI} custodiet release --session ${h.session}\``)
   } else out('No active holds.')
   const t = days[today] ?? { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 }
   if (!costs.ok) out(`Reviewer today: unknown — ${costs.problem}: reviews are off as if the daily cap were reached, deterministic checks go on (fix or remove the file)`)
@@ -56,7 +57,7 @@ export function status(o: { session?: string; json?: boolean }): void {
 /** A human lifts the holds of one session (or all) without writing to the agent. */
 export function release(o: { session?: string; all?: boolean; json?: boolean }): void {
   const paths = resolvePaths()
-  if (!o.session && !o.all) throw new RatchetError('usage', 'say which: --session <id> (see ratchet custodiet status), or --all')
+  if (!o.session && !o.all) throw new RatchetError('usage', `say which: --session <id> (see ${CLI} custodiet status), or --all`)
   const all = listSessions(paths)
   if (o.session && !all.includes(safe(o.session))) throw new RatchetError('not_found', `custodiet has no record of session ${o.session}`)
   const done: { session: string; finding: string; level: number; issue: string }[] = []
@@ -76,9 +77,9 @@ export function release(o: { session?: string; all?: boolean; json?: boolean }):
  */
 export function gate(value: string | undefined, o: { json?: boolean }): void {
   const paths = resolvePaths()
-  if (value !== undefined && value !== 'on' && value !== 'off') throw new RatchetError('usage', `ratchet custodiet gate takes on or off, not ${JSON.stringify(value)}`)
+  if (value !== undefined && value !== 'on' && value !== 'off') throw new RatchetError('usage', `${CLI} custodiet gate takes on or off, not ${JSON.stringify(value)}`)
   const c = readConfig(paths)
-  if (c.problem) throw new RatchetError('state_corrupt', `${c.problem}: fix it first (ratchet doctor)`)
+  if (c.problem) throw new RatchetError('state_corrupt', `${c.problem}: fix it first (${CLI} doctor)`)
   if (value !== undefined)
     updateFile(paths, 'config', (cur) => {
       const section = { ...(((cur as Record<string, unknown>).custodiet as Record<string, unknown>) ?? {}) }

@@ -59,12 +59,12 @@ export async function doctor(o: { projectDir: string; json?: boolean; probe?: bo
     checks.push({
       name: label,
       ok: hits.length > 0 || !!plugin?.enabled,
-      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : plugin?.enabled ? `${reg.hook}: from the plugin` : `${reg.hook} not registered: run \`ratchet init\``,
+      detail: hits.length ? hits.map((h) => `${reg.hook}: ${commandExecutable(h.command)} (${path.relative(projectDir, h.file) || h.file})`).join('; ') : plugin?.enabled ? `${reg.hook}: from the plugin` : `${reg.hook} not registered: run \`${CLI} init\``,
     })
     for (const h of hits) {
       const exe = commandExecutable(h.command).replace(/\$CLAUDE_PROJECT_DIR|\$\{CLAUDE_PROJECT_DIR\}/g, projectDir)
-      if (!exe.startsWith('http:') && !fs.existsSync(exe)) checks.push({ name: label, ok: false, detail: `${exe} does not exist (moved or uninstalled?): every call it guards is blocked until you run \`ratchet init\` again` })
-      if (reg.onFailure === 'block' && h.onFailure !== 'block') checks.push({ name: label, ok: false, detail: `registered without "onFailure": "block", so a crash or hang of ${reg.hook} lets the call run: run \`ratchet init\` again` })
+      if (!exe.startsWith('http:') && !fs.existsSync(exe)) checks.push({ name: label, ok: false, detail: `${exe} does not exist (moved or uninstalled?): every call it guards is blocked until you run \`${CLI} init\` again` })
+      if (reg.onFailure === 'block' && h.onFailure !== 'block') checks.push({ name: label, ok: false, detail: `registered without "onFailure": "block", so a crash or hang of ${reg.hook} lets the call run: run \`${CLI} init\` again` })
     }
   }
   checks.push(clientVersion())
@@ -113,10 +113,10 @@ async function floorChecks(paths: Paths, probe: boolean): Promise<Check[]> {
   const out: Check[] = [{ name: 'floor', ok: now.mode === 'sandbox', warn: now.mode !== 'sandbox', detail: modeLine(now.mode) }]
   // Said in either mode: best-effort users learn whether the sandbox could be turned on here.
   const tools = sandboxTools()
-  out.push({ name: 'sandbox tools', ok: tools.ok || now.mode !== 'sandbox', warn: !tools.ok && now.mode !== 'sandbox', detail: now.mode === 'sandbox' ? tools.detail : `${tools.detail}${tools.ok ? ': `ratchet init` (without --no-sandbox) can turn the sandbox on' : ''}` })
+  out.push({ name: 'sandbox tools', ok: tools.ok || now.mode !== 'sandbox', warn: !tools.ok && now.mode !== 'sandbox', detail: now.mode === 'sandbox' ? tools.detail : `${tools.detail}${tools.ok ? `: \`${CLI} init\` (without --no-sandbox) can turn the sandbox on` : ''}` })
   for (const p of now.problems) out.push({ name: 'floor settings', ok: false, warn: !p.block, detail: p.what })
   const hold = floorHold(paths)
-  if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`ratchet floor confirm\`: ${hold.join('; ')}` })
+  if (hold) out.push({ name: 'floor hold', ok: false, detail: `sessions are held until you run \`${CLI} floor confirm\`: ${hold.join('; ')}` })
   if (now.mode === 'sandbox' && probe) {
     const r = await probeFloor(paths)
     // No client to probe with is a gap in what doctor can prove, not a floor that fails: said, not failed.
@@ -151,9 +151,9 @@ function stateFiles(paths: Paths): Check[] {
 
 /** How Claude Code reaches the guard (`init --transport`), and for http whether the resident service runs. */
 function transportCheck(commands: string[]): Check {
-  if (!commands.some((c) => c.startsWith('http:'))) return { name: 'transport', ok: true, detail: 'command: a process per call (`ratchet init --transport http` for the resident service; see docs/threat-model.md)' }
+  if (!commands.some((c) => c.startsWith('http:'))) return { name: 'transport', ok: true, detail: `command: a process per call (\`${CLI} init --transport http\` for the resident service; see docs/threat-model.md)` }
   const s = serviceStatus()
-  return { name: 'transport', ok: true, warn: !s.running, detail: `http: the resident service on 127.0.0.1:${s.port}, ${s.running ? `running (pid ${s.pid})` : 'not running: the next session starts it (`ratchet service start` for sessions already open)'}` }
+  return { name: 'transport', ok: true, warn: !s.running, detail: `http: the resident service on 127.0.0.1:${s.port}, ${s.running ? `running (pid ${s.pid})` : `not running: the next session starts it (\`${CLI} service start\` for sessions already open)`}` }
 }
 
 /** custodiet's reviewer, a paid model: on or off, its key, today's calls and cost against the daily cap. */
@@ -191,14 +191,14 @@ function warmCheck(projectDir: string): Check {
 function writable(paths: Paths): Check {
   const dir = paths.stateDir
   // Looking never creates: a doctor run in the wrong folder must not leave a stray state folder there.
-  if (!fs.existsSync(dir)) return { name: 'state folder', ok: false, detail: `${dir} does not exist: no Ratchet project here or in a folder above (up to the git toplevel); run \`ratchet init\` in the project, or pass --project-dir` }
+  if (!fs.existsSync(dir)) return { name: 'state folder', ok: false, detail: `${dir} does not exist: no Ratchet project here or in a folder above (up to the git toplevel); run \`${CLI} init\` in the project, or pass --project-dir` }
   try {
     probeWritable(paths)
   } catch (e) {
     return { name: 'state folder', ok: false, detail: `${dir} is not writable: ${(e as Error).message}` }
   }
   const mode = fs.statSync(dir).mode & 0o777
-  if (mode & 0o077) return { name: 'state folder', ok: false, warn: true, detail: `${dir} is readable by other users (mode ${mode.toString(8)}): \`ratchet init\` makes it 0700` }
+  if (mode & 0o077) return { name: 'state folder', ok: false, warn: true, detail: `${dir} is readable by other users (mode ${mode.toString(8)}): \`${CLI} init\` makes it 0700` }
   return { name: 'state folder', ok: true, detail: dir }
 }
 

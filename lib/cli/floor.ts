@@ -11,6 +11,7 @@ import { resolvePaths } from '../io/paths'
 import { writeJsonFile } from '../io/config'
 import type { Paths } from '../io/registry'
 import { readSettings, settingsFile } from './install'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 const pathsOf = (projectDir: string): Paths => resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, path.resolve(projectDir))
@@ -26,7 +27,7 @@ export function status(o: { projectDir: string; json?: boolean }): void {
     return
   }
   out(modeLine(now.mode))
-  if (hold) out(`\nHELD: every tool call waits until you set the floor up again (\`ratchet init\`) or accept what changed (\`ratchet floor confirm\`):\n${hold.map((h) => `  - ${h}`).join('\n')}`)
+  if (hold) out(`\nHELD: every tool call waits until you set the floor up again (\`${CLI} init\`) or accept what changed (\`${CLI} floor confirm\`):\n${hold.map((h) => `  - ${h}`).join('\n')}`)
   const problems = now.problems
   out(problems.length ? `\nProblems:\n${problems.map((p) => `  ${p.block ? '✗' : '!'} ${p.what}`).join('\n')}` : '\nThe floor holds in the settings of every scope.')
   out(`\nGuarded (${guarded.length} paths; writes denied to commands and file tools${guarded.some((g) => g.read) ? ', reads of the config folder denied too' : ''}):`)
@@ -46,10 +47,10 @@ export async function confirm(o: { projectDir: string; yes?: boolean; json?: boo
   const blocking = now.problems.filter((p) => p.block)
   if (!o.json) {
     out(hold.length ? `What changed since a human last saw the floor:\n${hold.map((h) => `  - ${h}`).join('\n')}` : 'Nothing is held.')
-    if (blocking.length) out(`\nThe floor does not hold now (confirming accepts this; \`ratchet init\` repairs it):\n${blocking.map((p) => `  ✗ ${p.what}`).join('\n')}`)
+    if (blocking.length) out(`\nThe floor does not hold now (confirming accepts this; \`${CLI} init\` repairs it):\n${blocking.map((p) => `  ✗ ${p.what}`).join('\n')}`)
   }
   if (!o.yes) {
-    if (!process.stdin.isTTY) throw new RatchetError('usage', 'confirm in a terminal, or pass --yes after reading `ratchet floor status`')
+    if (!process.stdin.isTTY) throw new RatchetError('usage', `confirm in a terminal, or pass --yes after reading \`${CLI} floor status\``)
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout })
     const answer = await rl.question('\nRecord the floor as it stands now and let sessions run? [y/N] ')
     rl.close()

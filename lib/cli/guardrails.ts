@@ -10,6 +10,7 @@ import { parsePayload } from '../core/payloads'
 import { editGuardrails, loadGuardrails, type LoadedGuardrails } from '../io/guardrails'
 import { resolvePaths } from '../io/paths'
 import { openRegular } from '../io/store'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
@@ -33,7 +34,7 @@ export function list(o: { json?: boolean }): void {
     out(JSON.stringify({ file: loaded.file, origin: loaded.origin, summary: activeSummary(loaded), problems: loaded.problems, guardrails: rows.map((r) => ({ ...r, effective_decision: decisionOf(r), matched_by: matchability(r) })) }, null, 2))
     return
   }
-  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ' (no project file yet: built-ins only; run `ratchet init`)' : loaded.origin === 'last-good' ? ' (the project file is broken: its last valid rules stay in force until it is fixed)' : ' (the project file is broken: built-ins only until it is fixed)'}`)
+  out(`${loaded.file}${loaded.origin === 'project' ? '' : loaded.origin === 'packaged' ? ` (no project file yet: built-ins only; run \`${CLI} init\`)` : loaded.origin === 'last-good' ? ' (the project file is broken: its last valid rules stay in force until it is fixed)' : ' (the project file is broken: built-ins only until it is fixed)'}`)
   out(`In force: ${activeSummary(loaded)}`)
   out('Built-ins are always on; tune or turn one off by naming its id in guardrails.json, e.g. {"id":"RG-IRREVERSIBLE","decision":"warn"}.')
   for (const p of loaded.problems) out(`  ! ${p}`)
@@ -72,7 +73,7 @@ interface AddOptions {
 
 export function add(o: AddOptions): void {
   const match = Object.fromEntries(Object.entries({ tools: o.tools, command: o.command, paths: o.paths, urls: o.urls }).filter(([, v]) => v?.length))
-  if (!o.pattern && !Object.keys(match).length) throw new RatchetError('usage', 'give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls')
+  if (!o.pattern && !Object.keys(match).length) throw new RatchetError('usage', `give --pattern (see \`${CLI} guardrails patterns\`) or at least one of --tools/--command/--paths/--urls`)
   if (o.pattern && !isKnownPattern(o.pattern) && !Object.keys(match).length)
     process.stderr.write(`ratchet: note: "${o.pattern}" is not a known detector, so this rule is shown at session start but never matched (add --command/--paths/… to match it)\n`)
   const paths = resolvePaths()
@@ -156,7 +157,7 @@ export async function explain(payloadArg: string | undefined, o: ExplainOptions)
   if (r.builtin) out(`Built-in: ${r.builtin}`)
   const what: Partial<Record<string, string>> = {
     check: ' (denied once; an identical retry within the window runs)',
-    pause: queued ? ' (a human decides: the agent\'s call would be queued and wait for `ratchet pending approve|deny`)' : ` (waiting for a human: ${pending})`,
+    pause: queued ? ` (a human decides: the agent's call would be queued and wait for \`${CLI} pending approve|deny\`)` : ` (waiting for a human: ${pending})`,
     approved_by_human: ` (${pending} was approved: the call runs once)`,
     denied_by_human: ` (${pending} was denied by the human)`,
   }

@@ -7,6 +7,7 @@ import { readIncidents, updateIncidents } from '../io/records'
 import { editGuardrails } from '../io/guardrails'
 import { resolvePaths } from '../io/paths'
 import { nextGuardrailId, type Guardrail } from '../core/guardrails'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -25,7 +26,7 @@ export function list(o: { json?: boolean; all?: boolean }): void {
   const items = readIncidents(resolvePaths())
   const shown = o.all ? items : items
   if (o.json) return out(JSON.stringify(shown, null, 2))
-  if (!shown.length) return out('No incidents logged. (ratchet incident add --title … --severity P2 --class …)')
+  if (!shown.length) return out(`No incidents logged. (${CLI} incident add --title … --severity P2 --class …)`)
   for (const i of shown) out(`${i.id}  ${i.severity}  ${i.status.padEnd(6)}  ${i.date}  ${i.class}${i.pattern ? `/${i.pattern}` : ''}  ${i.title}${i.guardrail ? `  → ${i.guardrail}` : ''}`)
 }
 
@@ -57,5 +58,5 @@ export function close(id: string, o: { guardrail?: string; severity?: 'hard' | '
   if (o.json) return out(JSON.stringify({ incident: closed, guardrail: derived ?? null }, null, 2))
   out(`Closed ${id}.`)
   if (derived) out(`Added ${derived.id} (${derived.severity}, pattern ${derived.pattern}${isKnownPattern(derived.pattern) || derived.match ? '' : ' — not a detector: shown at session start only; add --command to match it'}) citing ${id}.`)
-  else out(`No guardrail derived. To add one citing it:\n  ratchet guardrails add --source ${id} --pattern ${inc.pattern ?? inc.class} --rule "what the agent must do" [--severity hard]`)
+  else out(`No guardrail derived. To add one citing it:\n  ${CLI} guardrails add --source ${id} --pattern ${inc.pattern ?? inc.class} --rule "what the agent must do" [--severity hard]`)
 }

@@ -5,7 +5,7 @@ import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { PACKAGE_NAME } from '../core/manifest'
+import { PACKAGE_NAME, CLI } from '../core/manifest'
 import { lineDiff } from '../core/dependency'
 import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
 import { servicePort } from '../io/service'
@@ -181,12 +181,12 @@ export function init(o: InitOptions): void {
       ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${commandExecutable(r.command)}  [timeout ${r.timeout}s${r.onFailure ? `, on failure ${r.onFailure}` : ''}]`),
       modeLine(mode),
       mode === 'sandbox'
-        ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`ratchet floor allow <domain>\`.`
-        : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`ratchet init\` turns the sandbox on.`,
+        ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`${CLI} floor allow <domain>\`.`
+        : `  ${fragment.deny.length} permission rules hold the file tools; commands are not sandboxed. \`${CLI} init\` turns the sandbox on.`,
       `State folder: ${paths.stateDir}${created.length ? ` (created ${created.join(', ')})` : ''}`,
       `End of turn: ${gateSummary(paths)}`,
       `Reviewer (custodiet): ${reviewerLine(reviewerStatus(paths))}`,
-      'Next: start `claude` in this project; `ratchet doctor` checks the install and proves the floor, `ratchet guardrails list` shows what is enforced.',
+      `Next: start \`claude\` in this project; \`${CLI} doctor\` checks the install and proves the floor, \`${CLI} guardrails list\` shows what is enforced.`,
     ].join('\n') + '\n',
   )
 }
@@ -243,11 +243,11 @@ function assertRootOwnedInstall(): void {
     if (st.uid !== 0 || st.mode & 0o022) weak.push(`${dir} (owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`)
     if (dir === path.dirname(dir)) break
   }
-  if (weak.length) throw new RatchetError('not_installed', `managed settings must run an install only root can change, and ${weak[0]} is not: install Ratchet globally as root (sudo npm install -g …) and run \`sudo ratchet init --managed\``)
+  if (weak.length) throw new RatchetError('not_installed', `managed settings must run an install only root can change, and ${weak[0]} is not: install Ratchet globally as root (sudo npm install -g …) and run \`sudo ${CLI} init --managed\``)
   try {
     fs.accessSync(path.dirname(managedSettingsFile()), fs.constants.W_OK)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new RatchetError('conflict', `${managedSettingsFile()} is not writable by this user: run \`sudo ratchet init --managed\``)
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new RatchetError('conflict', `${managedSettingsFile()} is not writable by this user: run \`sudo ${CLI} init --managed\``)
   }
 }
 

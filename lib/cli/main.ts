@@ -4,6 +4,7 @@ import { Command, Option } from 'commander'
 import { humanOnly, runCli } from './run'
 import { findProject } from '../io/project'
 import { RatchetError } from '../core/errors'
+import { CLI } from '../core/manifest'
 
 const PROJECT_DIR_HELP = 'the project (default: found from here, as git finds a repository)'
 
@@ -16,7 +17,7 @@ const commandPath = (c: Command): string => (c.parent?.parent ? `${commandPath(c
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)]
 
 export function buildProgram(): Command {
-  const program = new Command('ratchet')
+  const program = new Command(CLI)
     .description('Behavioural guardrails for AI coding agents, as Claude Code hooks.')
     .version(require('../../package.json').version, '-V, --version')
     .addHelpText(
@@ -37,7 +38,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
         action.setOptionValue('projectDir', findProject().dir)
       // A command that records something, run where there is no project, would leave a stray state folder there.
       if (RECORDS.has(commandPath(action)) && !process.env.RATCHET_DIR && findProject().by === 'none')
-        throw new RatchetError('not_found', `no Ratchet project in ${process.cwd()} or a folder above it (up to the git toplevel): run this in the project, or \`ratchet init\` there first`)
+        throw new RatchetError('not_found', `no Ratchet project in ${process.cwd()} or a folder above it (up to the git toplevel): run this in the project, or \`${CLI} init\` there first`)
     })
 
   program
@@ -51,7 +52,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--project-dir <dir>', 'the project to set up (default: the project found from here, else this folder)')
     .option('--dry-run', 'print the settings that would be written, change nothing')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (humanOnly('ratchet init'), (await import('./install')).init(o)))
+    .action(async (o) => (humanOnly(`${CLI} init`), (await import('./install')).init(o)))
 
   program
     .command('install')
@@ -98,7 +99,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--yes', 'confirm without asking')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (humanOnly('ratchet floor confirm'), (await import('./floor')).confirm(o)))
+    .action(async (o) => (humanOnly(`${CLI} floor confirm`), (await import('./floor')).confirm(o)))
   floor
     .command('allow')
     .argument('<host-or-folder...>', 'a host commands may reach (registry.example.com), or a folder outside the project they may write (a path)')
@@ -107,7 +108,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--local', 'in .claude/settings.local.json')
     .option('--project-dir <dir>', PROJECT_DIR_HELP)
     .option('--json', 'machine-readable output')
-    .action(async (targets, o) => (humanOnly('ratchet floor allow'), (await import('./floor')).allow(targets, o)))
+    .action(async (targets, o) => (humanOnly(`${CLI} floor allow`), (await import('./floor')).allow(targets, o)))
   floor
     .command('probe')
     .description('prove the floor through the real mechanism: runs `claude` headless with commands that must fail (takes a few seconds)')
@@ -135,7 +136,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--paths <globs>', 'file path globs (src/**, **/.env)', collect)
     .option('--urls <globs>', 'URL globs (https://api.example.com/*)', collect)
     .option('--json', 'print the added rule as JSON')
-    .action(async (o) => (humanOnly('ratchet guardrails add'), (await import('./guardrails')).add(o)))
+    .action(async (o) => (humanOnly(`${CLI} guardrails add`), (await import('./guardrails')).add(o)))
   g.command('explain')
     .description('show which classes and rules a tool call triggers, and why (changes nothing)')
     .argument('[payload]', 'a PreToolUse hook payload: a JSON file, or - for stdin')
@@ -168,7 +169,7 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--json', 'machine-readable report')
     // It takes the humans' decisions from Telegram (and Telegram's address and token can come from the
     // environment): not the agent's to run. `--notify` only sends, and is what the hooks spawn inside a session.
-    .action(async (o) => (o.notify || o.cronLine || humanOnly('ratchet heartbeat', process.env, undefined, () => undefined), (await import('./approvals')).heartbeat(o)))
+    .action(async (o) => (o.notify || o.cronLine || humanOnly(`${CLI} heartbeat`, process.env, undefined, () => undefined), (await import('./approvals')).heartbeat(o)))
 
   const pending = program.command('pending').description('the approval queue (pending-actions.json): list, show, approve, deny')
   pending
@@ -191,14 +192,14 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--hours <n>', 'with --project: how long the approval lasts (default 8, at most 168)')
     .option('--json', 'machine-readable output')
     .description('approve a pending action (the agent may then do exactly that action, once, in the session that asked, while what it would send stays what you were shown)')
-    .action(async (id, o) => (humanOnly('ratchet pending approve'), (await import('./approvals')).pendingDecide(id, 'approved', o)))
+    .action(async (id, o) => (humanOnly(`${CLI} pending approve`), (await import('./approvals')).pendingDecide(id, 'approved', o)))
   pending
     .command('deny')
     .argument('<id>')
     .option('--note <text>', 'what to do instead, passed to the agent')
     .option('--json', 'machine-readable output')
     .description('deny a pending action')
-    .action(async (id, o) => (humanOnly('ratchet pending deny'), (await import('./approvals')).pendingDecide(id, 'denied', o)))
+    .action(async (id, o) => (humanOnly(`${CLI} pending deny`), (await import('./approvals')).pendingDecide(id, 'denied', o)))
 
   const custodiet = program.command('custodiet').description('the ultra vires watchdog')
   custodiet
@@ -213,13 +214,13 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--session <id>', 'one session')
     .option('--all', 'every session')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (humanOnly('ratchet custodiet release'), (await import('./custodiet')).release(o)))
+    .action(async (o) => (humanOnly(`${CLI} custodiet release`), (await import('./custodiet')).release(o)))
   custodiet
     .command('gate')
     .argument('[on|off]', 'on: the end of every turn waits for its review; off (the default): it runs in the background')
     .description('whether the end of a turn waits for custodiet\'s review (and what each costs); with no argument, says which is set')
     .option('--json', 'machine-readable output')
-    .action(async (v, o) => (v !== undefined && humanOnly('ratchet custodiet gate'), (await import('./custodiet')).gate(v, o)))
+    .action(async (v, o) => (v !== undefined && humanOnly(`${CLI} custodiet gate`), (await import('./custodiet')).gate(v, o)))
 
   const court = program.command('courtroom').description("hearings on the agent's conduct, probation, consent (off until you enable it)")
   court.command('status').description('consent, packs, probation in force, cost today, recent hearings').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).status(o))
@@ -234,36 +235,36 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
   court.command('disable').description('no new hearings; lifts probation; keeps the ledger and key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).disable(o))
   court.command('revoke').description('closes the ledger with a signed revocation and deletes the signing key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).revoke(o))
   court.command('rotate-key').description('a new signing key, recorded in the ledger signed by the old and the new key').option('--json', 'machine-readable output').action(async (o) => (await import('./courtroom')).rotateKey(o))
-  court.command('key').option('--agent <id>').option('--json', 'machine-readable output').description("the agent's public key (its last line alone), for a case server's operator: ratchet serve keys add <key>").action(async (o) => (await import('./courtroom')).key(o))
+  court.command('key').option('--agent <id>').option('--json', 'machine-readable output').description(`the agent's public key (its last line alone), for a case server's operator: ${CLI} serve keys add <key>`).action(async (o) => (await import('./courtroom')).key(o))
   court.command('clear').argument('<case>').description("lift a case's probation (a severe one waits for this)").option('--json', 'machine-readable output').action(async (id, o) => (await import('./courtroom')).clear(id, o))
   court
     .command('hear')
     .description('file a charge by hand and hold the hearing now')
-    .requiredOption('--offense <id>', 'offense id (ratchet courtroom status lists the packs)')
+    .requiredOption('--offense <id>', `offense id (${CLI} courtroom status lists the packs)`)
     .requiredOption('--summary <text>', 'what happened, in a line')
     .option('--pack <name>', 'offense pack', 'agent')
     .option('--evidence <text>', 'an evidence item (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--confidence <n>', 'confidence of the finding, 0-1', '1')
     .option('--session <id>', 'the session it happened in')
     .option('--json', 'machine-readable output')
-    .action(async (o) => (humanOnly('ratchet courtroom hear'), (await import('./courtroom')).hear(o)))
+    .action(async (o) => (humanOnly(`${CLI} courtroom hear`), (await import('./courtroom')).hear(o)))
   court.command('hearing', { hidden: true }).requiredOption('--docket <file>').action(async (o) => (await import('./courtroom')).hearing(o))
   court
     .command('calibrate')
     .argument('<cases>', 'a JSON file of human-labelled cases (see offenses/calibration/)')
     .description("runs the panel over labelled cases: Cohen's kappa against the labels, and between jurors")
     .option('--json', 'machine-readable output')
-    .action(async (file, o) => (humanOnly('ratchet courtroom calibrate'), (await import('./courtroom')).calibrate(file, o)))
+    .action(async (file, o) => (humanOnly(`${CLI} courtroom calibrate`), (await import('./courtroom')).calibrate(file, o)))
 
   const cases = program.command('cases').description('the signed case ledger')
   cases.command('list').option('--agent <id>').option('--json', 'machine-readable output').description('every case: verdict, vote, offense').action(async (o) => (await import('./cases')).list(o))
   cases.command('show').argument('<case>').option('--agent <id>').option('--json', 'machine-readable output').description('one case record').action(async (id, o) => (await import('./cases')).show(id, o))
   cases
     .command('verify')
-    .argument('[file]', 'an exported ledger (ratchet cases export --out FILE) instead of this project\'s')
+    .argument('[file]', `an exported ledger (${CLI} cases export --out FILE) instead of this project's`)
     .option('--agent <id>')
     .option('--key <base64>', 'the genesis public key to trust (default: the one in the key store)')
-    .option('--server <url>', "also against a case server's transparency log (ratchet serve): proven in, consistent, nothing rolled back")
+    .option('--server <url>', `also against a case server's transparency log (${CLI} serve): proven in, consistent, nothing rolled back`)
     .option('--json', 'machine-readable output')
     .description('checks every signature and link from genesis to the signed head; names the first bad entry')
     .action(async (file, o) => (await import('./cases')).verify({ ...o, file }))
@@ -271,16 +272,16 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
   cases
     .command('submit')
     .option('--agent <id>')
-    .option('--server <url>', 'the case server (a `ratchet serve`; default courtroom.remote.url)')
+    .option('--server <url>', `the case server (a \`${CLI} serve\`; default courtroom.remote.url)`)
     .addOption(new Option('--url <url>').hideHelp())
     .option('--json', 'machine-readable output')
     .description('send the ledger entries a case server does not hold yet, keep their receipts (needs the remote_submission acknowledgment)')
-    .action(async (o) => (humanOnly('ratchet cases submit'), (await import('./cases')).submit(o)))
+    .action(async (o) => (humanOnly(`${CLI} cases submit`), (await import('./cases')).submit(o)))
 
   // `ratchet serve …` is its own bundle (dist/serve.cjs), which bin/ratchet starts directly; declared here for --help.
   program
     .command('serve')
-    .description("the team's case record: case API, transparency log, dashboard (ratchet serve --help)")
+    .description(`the team's case record: case API, transparency log, dashboard (${CLI} serve --help)`)
     .allowUnknownOption()
     .helpOption(false)
     .argument('[args...]')
@@ -319,13 +320,13 @@ State folder: $RATCHET_DIR, else <project>/.ratchet`,
     .option('--command <globs>', 'command globs for the derived guardrail', collect)
     .option('--json', 'machine-readable output')
     .description('close an incident, optionally deriving a guardrail from it')
-    .action(async (id, o) => (humanOnly('ratchet incident close'), (await import('./incidents')).close(id, o)))
+    .action(async (id, o) => (humanOnly(`${CLI} incident close`), (await import('./incidents')).close(id, o)))
 
   const proposals = program.command('proposals').description("pattern-detect's candidate guardrails: nothing is applied without you")
   proposals.command('list').option('--all', 'include decided ones').option('--json', 'machine-readable output').description('proposals waiting for a decision').action(async (o) => (await import('./proposals')).list(o))
   proposals.command('show').argument('<id>').option('--json', 'machine-readable output').description('one proposal with its evidence').action(async (id, o) => (await import('./proposals')).show(id, o))
-  proposals.command('approve').argument('<id>').option('--json', 'machine-readable output').description('apply it to guardrails.json').action(async (id, o) => (humanOnly('ratchet proposals approve'), (await import('./proposals')).approve(id, o)))
-  proposals.command('reject').argument('<id>').option('--json', 'machine-readable output').description('drop it (it is not proposed again)').action(async (id, o) => (humanOnly('ratchet proposals reject'), (await import('./proposals')).reject(id, o)))
+  proposals.command('approve').argument('<id>').option('--json', 'machine-readable output').description('apply it to guardrails.json').action(async (id, o) => (humanOnly(`${CLI} proposals approve`), (await import('./proposals')).approve(id, o)))
+  proposals.command('reject').argument('<id>').option('--json', 'machine-readable output').description('drop it (it is not proposed again)').action(async (id, o) => (humanOnly(`${CLI} proposals reject`), (await import('./proposals')).reject(id, o)))
 
   program
     .command('report')

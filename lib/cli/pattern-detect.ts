@@ -27,6 +27,7 @@ import { answerAsk, claimAsk, releaseAsk, toLabel, unanswerAsk, type FireSample,
 import { processAlive, processTag } from '../io/store'
 import type { Api } from 'node-telegram-bot-api'
 import type { TelegramConfig } from '../io/telegram-config'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -202,7 +203,7 @@ export function program(): Command {
     .option('--html <file>', 'with --report: also write a self-contained HTML page')
     .option('--telegram', 'with --report: send the digest over Telegram when configured')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nThen: ratchet proposals list | show | approve | reject')
+    .addHelpText('after', `\nThen: ${CLI} proposals list | show | approve | reject`)
     .action(async (o) => {
       const paths = resolvePaths()
       if (o.report) {
@@ -216,7 +217,7 @@ export function program(): Command {
       const ms = Number(process.hrtime.bigint() - started) / 1e6
       if (o.json) return out(JSON.stringify({ events: r.agg.events, bad_lines: r.agg.badLines, transcript_calls: r.transcriptCalls ?? null, findings: r.found, proposed: r.added, ms: Math.round(ms) }, null, 2))
       out(`Mined ${r.agg.events} events${r.agg.badLines ? ` (${r.agg.badLines} unreadable lines skipped)` : ''}${r.transcriptCalls !== undefined ? ` and ${r.transcriptCalls} transcript tool calls` : ''} in ${Math.round(ms)} ms.`)
-      out(r.added.length ? `New proposals (approve with: ratchet proposals approve <id>):` : `No new findings (${r.found} already proposed).`)
+      out(r.added.length ? `New proposals (approve with: ${CLI} proposals approve <id>):` : `No new findings (${r.found} already proposed).`)
       for (const p of r.added) out(`  ${p.id}  ${p.title}${p.evidence.examples.length ? `\n         e.g. ${p.evidence.examples.join(' | ')}` : ''}`)
     })
 }
@@ -246,16 +247,16 @@ export async function label(paths: Paths, id: string | undefined, value: string 
   if (!id) {
     if (o.json) return out(JSON.stringify(r.toLabel, null, 2))
     if (!r.toLabel.length) return out(`Nothing to label: ${r.labelled} fires labelled this period, none waiting.`)
-    out('Was this check needed? Answer for each: ratchet report label <id> needed|needless [--note "why"]')
+    out(`Was this check needed? Answer for each: ${CLI} report label <id> needed|needless [--note "why"]`)
     for (const f of r.toLabel) out(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
     return
   }
   // A label is the human's word on a check: the agent's own opinion of the checks it met is not one.
-  humanOnly('ratchet report label')
-  if (value !== 'needed' && value !== 'needless') throw new RatchetError('usage', `say whether the check was needed: ratchet report label ${id} needed|needless`)
+  humanOnly(`${CLI} report label`)
+  if (value !== 'needed' && value !== 'needless') throw new RatchetError('usage', `say whether the check was needed: ${CLI} report label ${id} needed|needless`)
   const agg = await mineActivity(paths.activity)
   const fire = agg.fireSample.find((f) => f.id === id)
-  if (!fire) throw new RatchetError('not_found', `no sampled fire ${id} (see ratchet report label)`)
+  if (!fire) throw new RatchetError('not_found', `no sampled fire ${id} (see ${CLI} report label)`)
   const { rank: _rank, ...f } = fire
   addLabel(paths, { ...f, label: value, ...(o.note ? { note: o.note } : {}), by: o.by ?? 'cli', at: new Date().toISOString() })
   logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'label', decision: value, note: `${id} ${f.rules.join(',')}${o.note ? `: ${o.note}` : ''}` })

@@ -11,12 +11,13 @@ import { resolvePaths } from '../io/paths'
 import { logActivity } from '../io/activity'
 import { notifyOne } from '../io/heartbeat'
 import { configuredTelegram } from '../io/telegram-config'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
 export function program(): Command {
   const p = new Command('pause-and-ask')
-    .description('Queue an action for human approval (Telegram ✅/❌ or `ratchet pending`), and check on it.')
+    .description(`Queue an action for human approval (Telegram ✅/❌ or \`${CLI} pending\`), and check on it.`)
     .addOption(new Option('--action <text>', 'what is about to be done, e.g. "send the release email to 2,000 users"'))
     .addOption(new Option('--trigger <text>', 'why this paused').default('asked by the agent'))
     .addOption(new Option('--context <text>', '1-2 lines of relevant context').default(''))
@@ -36,7 +37,7 @@ Examples:
       if (configuredTelegram(paths)) {
         const r = await notifyOne(paths, entry.id)
         for (const e of r.errors) process.stderr.write(`pause-and-ask: ${e}; queued anyway, the heartbeat retries\n`)
-      } else process.stderr.write(`pause-and-ask: Telegram is not configured; decide with: ratchet pending approve|deny ${entry.id}\n`)
+      } else process.stderr.write(`pause-and-ask: Telegram is not configured; decide with: ${CLI} pending approve|deny ${entry.id}\n`)
     })
 
   p.command('status')

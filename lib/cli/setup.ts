@@ -10,7 +10,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { RatchetError } from '../core/errors'
 import { BIN_NAMES, CLI, PACKAGE_NAME } from '../core/manifest'
-import { dependencyOf, dependencyPlan, lineDiff, lockWithout, withDependency, withoutDependency, type Source } from '../core/dependency'
+import { dependencyOf, dependencyPlan, lineDiff, lockWithout, minimalPackage, withDependency, withoutDependency, type Source } from '../core/dependency'
 import { ratchetPlugin, sandboxTools } from '../io/floor'
 import { npm, packageVersion, readJson, runningSource, vendorTarball } from '../io/package-source'
 import { writeFileAtomic } from '../io/store'
@@ -63,10 +63,15 @@ export function install(o: SetupOptions & { update?: boolean }): void {
   const plan = dependencyPlan(source, PACKAGE_NAME, version)
   // `update` from the registry or git: whatever is newest there (npm writes the range it resolved).
   const latest = o.update && source.kind !== 'local'
+  // The project's own vendored copy knows of nothing newer: a tarball update runs from the new tarball.
+  if (o.update && plan.vendor && source.kind === 'local' && source.tarball && path.resolve(source.path) === path.join(projectDir, plan.vendor)) {
+    steps.push({ what: 'update', ok: true, detail: `${PACKAGE_NAME} ${version} is the copy vendored in ${plan.vendor}, and nothing here is newer: nothing changed` })
+    return finish(o, steps, undefined, `To update, run update from the newer release's tarball: npx -y ./${PACKAGE_NAME}-<version>.tgz update`)
+  }
   const pkgFile = path.join(projectDir, 'package.json')
   const had = readJson(pkgFile)
   const before = had?.value ?? {}
-  const after = withDependency(before.private === undefined && !had ? { private: true } : before, PACKAGE_NAME, plan.spec)
+  const after = withDependency(had ? before : minimalPackage(path.basename(projectDir)), PACKAGE_NAME, plan.spec)
   steps.push({ what: 'dependency', ok: true, detail: `${PACKAGE_NAME}: ${latest ? `${source.kind === 'git' ? source.url : 'latest'} (update)` : plan.spec} — ${plan.why}${had ? '' : '; no package.json here, so a minimal private one is created'}` })
 
   if (o.dryRun) {
@@ -81,12 +86,17 @@ export function install(o: SetupOptions & { update?: boolean }): void {
     ensureVendorTracked(projectDir)
     // A folder or a local git repository: the copy npm installed (this one) packed, as npm would ship it.
     vendorTarball(source.tarball ? source : { ...source, path: PACKAGE_ROOT }, path.join(projectDir, plan.vendor))
+    // The README's `npx ./ratchet-guard-x.tgz install` leaves that copy in the project, where `git add -A` takes it.
+    const copied = path.relative(projectDir, source.path)
+    if (source.tarball && !copied.startsWith('..') && !path.isAbsolute(copied) && copied !== plan.vendor) steps.push({ what: 'tarball', ok: false, warn: true, detail: `${copied} is a second copy of ${plan.vendor}: delete it rather than commit it` })
   }
   if (!latest && JSON.stringify(before) !== JSON.stringify(after)) writeFileAtomic(pkgFile, stringify(after, had?.indent ?? 2))
   const r = latest ? npm(['install', '--save-dev', source.kind === 'git' ? source.url : `${PACKAGE_NAME}@latest`], projectDir) : npm(['install'], projectDir)
   steps.push({ what: 'npm install', ok: r.ok, detail: r.ok ? `${PACKAGE_NAME} is in node_modules` : lastLines(r.output) })
   if (!r.ok) return finish(o, steps, `npm install failed in ${projectDir}: ${lastLines(r.output)}`)
   if (o.update) steps.push(stopWarm(projectDir))
+  const ignored = ignoreNodeModules(projectDir)
+  if (ignored) steps.push(ignored)
   steps.push(initFromProject(projectDir, o))
   keepPersonalOut(projectDir)
   finish(o, steps)
@@ -108,6 +118,20 @@ function keepPersonalOut(projectDir: string): void {
   const file = path.resolve(projectDir, exclude)
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.appendFileSync(file, `/${prefix}${rel}\n`)
+}
+
+/**
+ * A project that had no package.json rarely ignores node_modules, and the README's next step is to commit: `git add
+ * -A` would take the installed package with it. So node_modules/ goes in the project's .gitignore (committed, so a
+ * teammate's clone ignores it too) when git does not ignore it already.
+ */
+function ignoreNodeModules(projectDir: string): Step | undefined {
+  const r = spawnSync('git', ['-C', projectDir, 'check-ignore', '-q', 'node_modules/'], { encoding: 'utf8', timeout: 10_000 })
+  if (r.status !== 1) return undefined // ignored already, or not a git repository
+  const file = path.join(projectDir, '.gitignore')
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''
+  fs.writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`)
+  return { what: '.gitignore', ok: true, detail: 'node_modules/ added: git did not ignore it, and the install must not be committed' }
 }
 
 /** The project's own copy runs init: the version the project now depends on writes its own registrations. */

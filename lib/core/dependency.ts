@@ -55,6 +55,15 @@ type Pkg = Record<string, unknown>
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** The spec a package.json gives `name`, and in which field, or undefined. */
+/**
+ * The package.json made for a project that has none. It carries a name: without one npm writes the folder's name
+ * into package-lock.json, so every clone in a folder of another name rewrites the lockfile on `npm install`.
+ */
+export function minimalPackage(folder: string): Pkg {
+  const name = folder.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+|-+$/g, '').slice(0, 214)
+  return { name: name || 'project', private: true }
+}
+
 export function dependencyOf(pkg: Pkg, name: string): { field: (typeof DEP_FIELDS)[number]; spec: string } | undefined {
   for (const field of DEP_FIELDS) {
     const deps = pkg[field]

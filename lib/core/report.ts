@@ -7,6 +7,7 @@ import { matchability } from './guardrails'
 import type { Incident } from './incidents'
 import type { Proposal } from './proposals'
 import { isProtectedBuiltin, labelStats, toLabel, type FireSample, type Label } from './labels'
+import { CLI } from './manifest'
 
 export interface RuleRow {
   id: string
@@ -119,7 +120,7 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
     { n: 1, text: 'Zero repeated-class incidents within a session', met: repeatedSameDay.length === 0, value: `${repeatedSameDay.length} repeated` },
     { n: 2, text: 'All public-surface actions pass through preflight', met: agg.publicSurface.total === agg.publicSurface.checked, value: `${agg.publicSurface.checked}/${agg.publicSurface.total} checked` },
     { n: 3, text: 'At least one incident prevented by a pause', met: prevented >= 1, value: `${prevented} paused actions not done (${agg.pauses.denied} denied, ${agg.pauses.timeout} timed out)` },
-    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30% (human labels)', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}${ls.labelled ? ` on ${ls.labelled} labelled` : ' (no labels yet: ratchet report label)'}` },
+    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30% (human labels)', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}${ls.labelled ? ` on ${ls.labelled} labelled` : ` (no labels yet: ${CLI} report label)`}` },
     { n: 5, text: 'At least 2 guardrails added from pattern-detect', met: approvedFromDetect >= 2, value: `${approvedFromDetect} added` },
   ]
   return {
@@ -148,7 +149,7 @@ export function reportText(r: Report): string {
   if (r.toLabel.length) {
     lines.push('', 'Was this check needed? Label these fires (the false-positive rate comes from your answers):')
     for (const f of r.toLabel) lines.push(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
-    lines.push('  ratchet report label <id> needed|needless [--note "why"]')
+    lines.push(`  ${CLI} report label <id> needed|needless [--note "why"]`)
   }
   lines.push('', `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`)
   if (r.reviewer) lines.push(reviewerText(r.reviewer))

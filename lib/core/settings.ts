@@ -2,7 +2,7 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, CLI, EXECUTABLES, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
+import { BIN_NAMES, EXECUTABLES, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -44,7 +44,7 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
  * process, so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with ${CLI} uninstall`): string {
+export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with npx -y ${PACKAGE_NAME} uninstall (installed from a tarball: npx -y ./.ratchet/vendor/${PACKAGE_NAME}-*.tgz uninstall)`): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
   return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`

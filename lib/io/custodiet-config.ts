@@ -10,6 +10,7 @@ import { readDailyCosts } from './custodiet-state'
 import type { ReviewerConfig } from './reviewer'
 import { readConfig } from './config'
 import type { Paths } from './registry'
+import { CLI } from '../core/manifest'
 
 export interface CustodietConfig {
   policy: Policy
@@ -37,8 +38,8 @@ export type StopGate = 'background' | 'block'
 /** What each choice of custodiet.stopGate costs and gives, for init, doctor and `ratchet custodiet gate`. */
 export function stopGateLine(gate: StopGate, budgetMs: number): string {
   return gate === 'block'
-    ? `the end of every turn that changed something waits for custodiet's review (up to ${Math.round(budgetMs / 1000)} s; a real model takes 5-15 s), and a drift it finds keeps the turn going until the agent has told you. Off: ratchet custodiet gate off`
-    : `the end of a turn does not wait for custodiet: its review runs in the background and a drift it finds reaches the agent with your next prompt (or after its next tool call); one found after the last turn of a session is in the activity log, \`ratchet custodiet status\`, and told to the next session. To wait for it at every turn end instead: ratchet custodiet gate on`
+    ? `the end of every turn that changed something waits for custodiet's review (up to ${Math.round(budgetMs / 1000)} s; a real model takes 5-15 s), and a drift it finds keeps the turn going until the agent has told you. Off: ${CLI} custodiet gate off`
+    : `the end of a turn does not wait for custodiet: its review runs in the background and a drift it finds reaches the agent with your next prompt (or after its next tool call); one found after the last turn of a session is in the activity log, \`${CLI} custodiet status\`, and told to the next session. To wait for it at every turn end instead: ${CLI} custodiet gate on`
 }
 
 /** custodiet.stopGate as written, or why it is not one of the two. */

@@ -1,6 +1,7 @@
 // The weekly review as one self-contained HTML page: no scripts, no external assets, charts as SVG.
 
 import { reviewerText, type Report } from '../core/report'
+import { CLI } from '../core/manifest'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed']
@@ -32,7 +33,7 @@ ${lines.join('\n')}<text x="0" y="${H + 14}" font-size="12">${legend}</text></sv
 function fpChart(r: Report): string {
   const rows = r.rules.filter((x) => x.fpRate !== null)
   // The rate comes from human labels only: no labels, no rate (the agent's retries are not evidence).
-  if (!rows.length) return '<p>No fires labelled yet, so no false-positive rate: run <code>ratchet report label</code>.</p>'
+  if (!rows.length) return `<p>No fires labelled yet, so no false-positive rate: run <code>${CLI} report label</code>.</p>`
   const W = 640
   const bar = 22
   const H = rows.length * (bar + 6) + 30

@@ -24,6 +24,7 @@ import { ensureService, proof, readServiceKeys, serviceFiles, servicePort, servi
 import { writeAll } from './stdio'
 import { REGISTRATIONS } from '../core/settings'
 import { oneLine, renderHttp, type Rendered } from './render'
+import { CLI } from '../core/manifest'
 
 type Engine = typeof preflightCheck
 const ENGINES: Record<string, Engine> = { 'preflight-check': preflightCheck, custodiet }
@@ -238,7 +239,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     const r = await ensureService(undefined)
     if (json) return say(JSON.stringify(r))
     if (r.ok) return say(`Ratchet's decision service runs on 127.0.0.1:${servicePort()} (pid ${r.pid}); sessions that started without it: start them again (\`claude --continue\`).`)
-    say(`ratchet service start: ${r.why}`)
+    say(`${CLI} service start: ${r.why}`)
     process.exitCode = 1
     return
   }
@@ -250,6 +251,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     const s = serviceStatus()
     return say(json ? JSON.stringify(s) : s.running ? `running on 127.0.0.1:${s.port} (pid ${s.pid})` : `not running (127.0.0.1:${s.port}); the next session starts it`)
   }
-  say('usage: ratchet service run|start|stop|status [--json]')
+  say(`usage: ${CLI} service run|start|stop|status [--json]`)
   process.exitCode = sub ? 1 : 0
 }

@@ -7,6 +7,7 @@ import { keyIdOf } from '../core/courtroom/chain'
 import { RatchetError } from '../core/errors'
 import { nodeCrypto } from '../io/courtroom/keys'
 import type { Db } from './db'
+import { CLI } from '../core/manifest'
 
 export interface KeyRow {
   key_id: string
@@ -23,7 +24,7 @@ export interface KeyRow {
 /** A raw Ed25519 public key, base64 (what `ratchet courtroom key` prints on its last line). */
 export function checkPublicKey(s: string): string {
   const t = s.trim()
-  if (!/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(t) || fromBase64(t).length !== 32) throw new RatchetError('usage', `"${t.slice(0, 60)}" is not an Ed25519 public key (32 bytes, base64: the last line of \`ratchet courtroom key\`)`)
+  if (!/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(t) || fromBase64(t).length !== 32) throw new RatchetError('usage', `"${t.slice(0, 60)}" is not an Ed25519 public key (32 bytes, base64: the last line of \`${CLI} courtroom key\`)`)
   return fromBase64(t).toString('base64')
 }
 
@@ -42,9 +43,9 @@ export async function listKeys(db: Db): Promise<KeyRow[]> {
 }
 
 export async function revokeKey(db: Db, keyId: string, now = new Date()): Promise<KeyRow> {
-  if (!/^[0-9a-f]{8,32}$/.test(keyId)) throw new RatchetError('usage', `"${keyId.slice(0, 40)}" is not a key id (hex, from ratchet serve keys list)`)
+  if (!/^[0-9a-f]{8,32}$/.test(keyId)) throw new RatchetError('usage', `"${keyId.slice(0, 40)}" is not a key id (hex, from ${CLI} serve keys list)`)
   const rows = await db.all<KeyRow>(`SELECT * FROM agent_keys WHERE key_id LIKE ?`, [`${keyId}%`])
-  if (!rows.length) throw new RatchetError('not_found', `no enrolled key ${keyId} (ratchet serve keys list)`)
+  if (!rows.length) throw new RatchetError('not_found', `no enrolled key ${keyId} (${CLI} serve keys list)`)
   if (rows.length > 1) throw new RatchetError('usage', `${keyId} names ${rows.length} keys: give more of the id`)
   await db.run(`UPDATE agent_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL`, [now.toISOString(), rows[0].key_id])
   return (await db.one<KeyRow>(`SELECT * FROM agent_keys WHERE key_id = ?`, [rows[0].key_id]))!

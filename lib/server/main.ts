@@ -15,6 +15,7 @@ import { addKey, listKeys, revokeKey, type KeyRow } from './keys'
 import { TransparencyLog } from './log'
 import { logIdentity, migrate } from './schema'
 import { CaseService } from './service'
+import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
 
@@ -139,14 +140,14 @@ export function serveProgram(): Command {
     })
   const keys = s.command('keys').description('the agent keys this server accepts')
   store(keys.command('add'))
-    .argument('<public-key>', 'the agent\'s public key (the last line of `ratchet courtroom key`)')
+    .argument('<public-key>', `the agent's public key (the last line of \`${CLI} courtroom key\`)`)
     .option('--agent <id>', 'bind it to this agent id')
     .option('--note <text>', 'who it is, for the list')
     .option('--json', 'machine-readable output')
     .description('enroll a key')
     .action(async (pub: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals() as StoreOptions & { agent?: string; note?: string; json?: boolean }
-      humanOnly('ratchet serve keys add')
+      humanOnly(`${CLI} serve keys add`)
       const r = await withStore(o, (db) => addKey(db, pub, o))
       if (o.json) return out(JSON.stringify({ ...r.row, added: r.added }))
       out(r.added ? `Enrolled ${r.row.key_id}${o.agent ? ` for ${o.agent}` : ''}.` : `Already enrolled: ${keyLine(r.row)}`)
@@ -158,16 +159,16 @@ export function serveProgram(): Command {
       const o = cmd.optsWithGlobals() as StoreOptions & { json?: boolean }
       const rows = await withStore(o, listKeys)
       if (o.json) return out(JSON.stringify(rows, null, 2))
-      if (!rows.length) return out('No keys enrolled (ratchet serve keys add <public key>).')
+      if (!rows.length) return out(`No keys enrolled (${CLI} serve keys add <public key>).`)
       for (const k of rows) out(keyLine(k))
     })
   store(keys.command('revoke'))
-    .argument('<key-id>', 'the key id (or its start) from ratchet serve keys list')
+    .argument('<key-id>', `the key id (or its start) from ${CLI} serve keys list`)
     .option('--json', 'machine-readable output')
     .description('refuse every later submission signed by this key')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals() as StoreOptions & { json?: boolean }
-      humanOnly('ratchet serve keys revoke')
+      humanOnly(`${CLI} serve keys revoke`)
       const k = await withStore(o, (db) => revokeKey(db, id))
       if (o.json) return out(JSON.stringify(k))
       out(`Revoked ${k.key_id} (${k.revoked_at}).`)

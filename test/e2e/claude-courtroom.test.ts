@@ -73,7 +73,7 @@ describe('the courtroom inside the real claude CLI', () => {
     // Refused either way: by preflight-check (self-protection recognises Ratchet's CLI through node and any path,
     // shell's issue 9 item 3) or, were the hook absent, by the CLI itself inside Claude Code.
     expect(viaNode.is_error).toBe(true)
-    expect(viaNode.content).toMatch(/ratchet courtroom clear is the user's to run, in a terminal outside the agent's session \(refused inside Claude Code\)|Denied: node \S+ courtroom clear .*would change Ratchet's own rules/)
+    expect(viaNode.content).toMatch(/npx ratchet-guard courtroom clear is the user's to run, in a terminal outside the agent's session \(refused inside Claude Code\)|Denied: node \S+ courtroom clear .*would change Ratchet's own rules/)
     const left = JSON.parse(fs.readFileSync(probationFile(), 'utf8')).probations
     expect(left).toEqual([expect.objectContaining({ case_id: caseId, remaining: 1 })])
   })

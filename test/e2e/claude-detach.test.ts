@@ -83,7 +83,7 @@ describe('self-approval through a detached command, inside the real claude CLI',
 
   it('while the session lived, a detached deciding command (no terminal, no claude ancestor, CLAUDECODE unset) was refused', () => {
     expect(detached?.status).not.toBe(0)
-    expect(detached?.stderr).toMatch(/ratchet pending approve is the user's to run.*a Claude Code session \(pid \d+\) is running for this project, and this command has no terminal of its own/)
+    expect(detached?.stderr).toMatch(/npx ratchet-guard pending approve is the user's to run.*a Claude Code session \(pid \d+\) is running for this project, and this command has no terminal of its own/)
   })
 
   it('the pause is still pending; once the session has ended, the user decides', async () => {

@@ -116,7 +116,7 @@ describe('the project is found from any subfolder', () => {
     for (const args of [['heartbeat'], ['incident', 'add', '--title', 't', '--severity', 'P3', '--class', 'public_surface'], ['guardrails', 'add', '--rule', 'r', '--pattern', 'git_push']]) {
       const w = ratchet(path.join(lone, 'src'), p.home, args)
       expect(w.status, args.join(' ')).toBe(4)
-      expect(w.stderr).toBe(`ratchet: no Ratchet project in ${path.join(lone, 'src')} or a folder above it (up to the git toplevel): run this in the project, or \`ratchet init\` there first\n`)
+      expect(w.stderr).toBe(`ratchet: no Ratchet project in ${path.join(lone, 'src')} or a folder above it (up to the git toplevel): run this in the project, or \`npx ratchet-guard init\` there first\n`)
     }
     expect(fs.readdirSync(lone).sort()).toEqual(['.git', 'src'])
     expect(fs.readdirSync(path.join(lone, 'src'))).toEqual([])

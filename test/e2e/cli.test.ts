@@ -114,7 +114,7 @@ describe('ratchet guardrails', () => {
 
   it('add rejects bad input with one clear line', () => {
     ratchet(['init'])
-    expect(ratchet(['guardrails', 'add', '--rule', 'x']).stderr).toBe('ratchet: give --pattern (see `ratchet guardrails patterns`) or at least one of --tools/--command/--paths/--urls\n')
+    expect(ratchet(['guardrails', 'add', '--rule', 'x']).stderr).toBe('ratchet: give --pattern (see `npx ratchet-guard guardrails patterns`) or at least one of --tools/--command/--paths/--urls\n')
     const bad = ratchet(['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push', '--severity', 'medium'])
     expect(bad.status).not.toBe(0)
     expect(bad.stderr).toContain("argument 'medium' is invalid")

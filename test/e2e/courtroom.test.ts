@@ -139,7 +139,7 @@ describe('a hearing through the reviewer backends', () => {
     expect(bad.stdout).toMatch(/^FAILED: entry 1 of .*export\.json/)
     const junk = path.join(home, 'junk.json')
     fs.writeFileSync(junk, '{"hello":1}')
-    expect((await ratchet('cases', 'verify', junk)).stderr).toBe(`ratchet: ${junk}: not an exported case ledger (format ratchet-case-ledger/1, from ratchet cases export)\n`)
+    expect((await ratchet('cases', 'verify', junk)).stderr).toBe(`ratchet: ${junk}: not an exported case ledger (format ratchet-case-ledger/1, from npx ratchet-guard cases export)\n`)
   })
 
   it('nothing leaves the machine without the remote-submission acknowledgment, nor to an endpoint that is not a case server', async () => {

@@ -420,7 +420,7 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     expect(JSON.parse((await guard()).stdout).hookSpecificOutput.permissionDecision).toBe('ask')
     const st = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
     expect(st.stdout).toContain('Active holds')
-    expect(st.stdout).toContain(`ratchet custodiet release --session ${SESSION}`)
+    expect(st.stdout).toContain(`npx ratchet-guard custodiet release --session ${SESSION}`)
     const rel = await exec(BIN('ratchet'), ['custodiet', 'release', '--session', SESSION], { cwd: dir, env })
     expect(rel.stdout).toContain('Released')
     expect((await guard()).stdout).toBe('')

@@ -408,7 +408,7 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
     const [fire] = JSON.parse((await run('ratchet', ['report', 'label', '--json'])).stdout)
     const agent = await exec(BIN('ratchet'), ['report', 'label', fire.id, 'needless'], { cwd: dir, env: { ...process.env, ...env, CLAUDECODE: '1' } })
     expect(agent.status).not.toBe(0)
-    expect(agent.stderr).toContain("ratchet report label is the user's to run")
+    expect(agent.stderr).toContain("npx ratchet-guard report label is the user's to run")
     expect(fs.existsSync(path.join(dir, '.ratchet', 'labels.json'))).toBe(false)
     const forged = JSON.stringify([{ ...fire, label: 'needless', by: 'cli', at: new Date().toISOString() }])
     const calls = [

@@ -96,14 +96,14 @@ describe('ratchet serve, as a user runs it', () => {
     expect((await ratchet('courtroom', 'enable', '--yes')).status).toBe(0)
     await hear('x')
     const refused = await ratchet('cases', 'submit', '--server', srv.url)
-    expect({ status: refused.status, stderr: refused.stderr }).toEqual({ status: 5, stderr: 'ratchet: not sent: remote submission was not acknowledged (ratchet courtroom enable --accept remote_submission). Nothing left this machine.\n' })
+    expect({ status: refused.status, stderr: refused.stderr }).toEqual({ status: 5, stderr: 'ratchet: not sent: remote submission was not acknowledged (npx ratchet-guard courtroom enable --accept remote_submission). Nothing left this machine.\n' })
     await ratchet('courtroom', 'enable', '--accept', 'remote_submission')
     const unknown = await ratchet('cases', 'submit', '--server', srv.url)
     expect(unknown.status).toBe(8)
-    expect(unknown.stderr).toMatch(/^ratchet: http:\/\/127\.0\.0\.1:\d+ refused seq 0: unknown_key — key [0-9a-f]{32} is not enrolled here \(the operator runs: ratchet serve keys add <public key>\)\n$/)
+    expect(unknown.stderr).toMatch(/^ratchet: http:\/\/127\.0\.0\.1:\d+ refused seq 0: unknown_key — key [0-9a-f]{32} is not enrolled here \(the operator runs: npx ratchet-guard serve keys add <public key>\)\n$/)
     expect((await (await fetch(`${srv.url}/api/v1/log/checkpoint`)).text()).split('\n')[1]).toBe('0')
     const bad = await ratchet('serve', 'keys', 'add', 'not-a-key', '--data', data)
-    expect({ status: bad.status, stderr: bad.stderr }).toEqual({ status: 2, stderr: 'ratchet: "not-a-key" is not an Ed25519 public key (32 bytes, base64: the last line of `ratchet courtroom key`)\n' })
+    expect({ status: bad.status, stderr: bad.stderr }).toEqual({ status: 2, stderr: 'ratchet: "not-a-key" is not an Ed25519 public key (32 bytes, base64: the last line of `npx ratchet-guard courtroom key`)\n' })
     const closed = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const port = (s.address() as net.AddressInfo).port

@@ -1,6 +1,6 @@
 // The dependency line a teammate's fresh clone can install, from every source npm records.
 import { describe, expect, it } from 'vitest'
-import { dependencyOf, dependencyPlan, lineDiff, lockWithout, sourceOf, withDependency, withoutDependency } from '../../lib/core/dependency'
+import { dependencyOf, dependencyPlan, lineDiff, lockWithout, minimalPackage, sourceOf, withDependency, withoutDependency } from '../../lib/core/dependency'
 
 
 
@@ -52,5 +52,19 @@ describe('package.json and lockfile edits', () => {
   it('lineDiff marks what changed', () => {
     expect(lineDiff('a\nb\nc\n', 'a\nx\nc\n')).toEqual(['  a', '- b', '+ x', '  c'])
     expect(lineDiff('', '{}\n')).toEqual(['+ {}'])
+  })
+})
+
+describe('minimalPackage: a project without package.json gets one whose lockfile every clone agrees on', () => {
+  it.each([
+    ['shop', 'shop'],
+    ['My Project', 'my-project'],
+    ['.dotfiles', 'dotfiles'],
+    ['_x', 'x'],
+    ['Ünïcode', 'n-code'],
+    ['...', 'project'],
+    ['a@b/c', 'a-b-c'],
+  ])('%s → %s', (folder, name) => {
+    expect(minimalPackage(folder)).toEqual({ name, private: true })
   })
 })

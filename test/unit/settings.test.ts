@@ -70,7 +70,7 @@ describe('the registered command (run by /bin/sh, as Claude Code runs it)', () =
     const r = run(cmd('preflight-check'))
     expect(r.status).toBe(2)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toBe(`Ratchet preflight-check is missing at ${dir}/node_modules/.bin/preflight-check (moved or uninstalled?), so this is blocked to be safe. Restore it with npm install in the project, or remove the hooks with npx ratchet-guard uninstall.\n`)
+    expect(r.stderr).toBe(`Ratchet preflight-check is missing at ${dir}/node_modules/.bin/preflight-check (moved or uninstalled?), so this is blocked to be safe. Restore it with npm install in the project, or remove the hooks with npx -y ratchet-guard uninstall (installed from a tarball: npx -y ./.ratchet/vendor/ratchet-guard-*.tgz uninstall).\n`)
   })
 
   it('on Stop a missing custodiet is reported, not turned into "keep going" (exit 2 there would loop the agent)', () => {

@@ -14,6 +14,7 @@ import { ENTRY_TYPE, envelopeHash, keyIdOf, signersOf, type ChainCrypto, type En
 import { LIMITS } from '../courtroom/hearing'
 import { SEVERITIES } from '../courtroom/offenses'
 import { maskSecrets } from '../secrets'
+import { CLI } from '../manifest'
 
 export const SUBMISSION_TYPE = 'application/vnd.ratchet.courtroom.submission+json; version=1'
 
@@ -276,7 +277,7 @@ export function judge(c: ChainCrypto, p: Parsed, ctx: Context, agent: AgentOnRec
       const keyId = keyIdOf(c, pub)
       const k = keyOf(keyId)
       if (!k) {
-        if (!ctx.tofu) return refuse('unknown_key', `key ${keyId} is not enrolled here (the operator runs: ratchet serve keys add <public key>)`, i)
+        if (!ctx.tofu) return refuse('unknown_key', `key ${keyId} is not enrolled here (the operator runs: ${CLI} serve keys add <public key>)`, i)
         out.enroll.push({ key_id: keyId, public_key: pub, enrolled_by: 'tofu' })
         trust = 'tofu'
       } else {

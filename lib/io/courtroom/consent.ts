@@ -13,13 +13,14 @@ import type { Paths } from '../registry'
 import { readJson, readRegularFile, readState, writeState } from '../store'
 import { courtroomFiles, keyFile } from './files'
 import { RatchetError } from '../../core/errors'
+import { CLI } from '../../core/manifest'
 
 /** The seed's six acknowledgments, pointed at Ratchet. */
 export const ACKNOWLEDGMENTS = {
   autonomy: 'Hearings open by themselves, in the background, when a finding is confident enough; you are not asked each time.',
   local_only: 'Verdicts are computed on this machine, by the reviewer backends you configure (a claude/http backend sends the evidence excerpts to that model API). Case records stay here.',
   enforcement: 'A guilty verdict changes enforcement for a while (probation): reminders, checks, or pauses that only you can clear.',
-  reversible: 'You can disable the courtroom at any time (ratchet courtroom disable), or revoke it and its key (ratchet courtroom revoke).',
+  reversible: `You can disable the courtroom at any time (${CLI} courtroom disable), or revoke it and its key (${CLI} courtroom revoke).`,
   remote_submission: 'Optional: anonymised case records may be sent to a remote endpoint you name. Without this acknowledgment nothing leaves the machine.',
   not_a_court: 'This is not a legal system: verdicts are model opinions. The clawtrial pack, which judges the user, is entertainment and never changes enforcement.',
 } as const
@@ -60,7 +61,7 @@ export function consentInForce(paths: Paths): (Consent & { derived?: string }) |
   if (!standing) return null
   const why = r.ok ? `${paths.consent} is missing, but this project's ledger and its live signing key show the courtroom was enabled` : r.error.message
   const packs = loadPacks().packs.filter((p) => p.default_enabled).map((p) => p.pack)
-  return { enabled: true, agent: standing.agent, keyid: standing.keyid, acknowledgments: {}, packs, enabled_at: standing.at, derived: `${why}: read as enabled on the default packs (${packs.join(', ')}) until \`ratchet courtroom enable\` or \`disable\` writes it again` }
+  return { enabled: true, agent: standing.agent, keyid: standing.keyid, acknowledgments: {}, packs, enabled_at: standing.at, derived: `${why}: read as enabled on the default packs (${packs.join(', ')}) until \`${CLI} courtroom enable\` or \`disable\` writes it again` }
 }
 
 /** The agent of this project's newest ledger whose signing key is still live (not revoked), if any. */

@@ -37,6 +37,7 @@ import { appendEntry, readLines, readyToAppend } from './ledger'
 import { readState } from '../custodiet-state'
 import { describeEnvelope } from '../../core/envelope'
 import { updateProbation } from './probation'
+import { CLI } from '../../core/manifest'
 
 export type Runner = (cfg: ReviewerConfig, system: string, prompt: string) => Promise<ReviewOutput>
 
@@ -188,7 +189,7 @@ export async function holdHearing(paths: Paths, charge: Charge, o: HearingOption
     logActivity(paths, { time: now().toISOString(), hook: 'courtroom', event: 'hearing', session: c.session, decision: r.status === 'held' ? (r.record!.verdict === 'GUILTY' ? 'guilty' : 'not_guilty') : r.status, note: r.note })
     return r
   }
-  if (!consent?.enabled) return log({ status: 'disabled', note: 'the courtroom is not enabled (ratchet courtroom enable)' })
+  if (!consent?.enabled) return log({ status: 'disabled', note: `the courtroom is not enabled (${CLI} courtroom enable)` })
   if (consent.derived) logError(paths, 'courtroom', consent.derived)
   if (c.confidence < cfg.threshold) return log({ status: 'below_threshold', note: `confidence ${c.confidence} is below the threshold ${cfg.threshold}` })
   const { packs } = loadPacks()
