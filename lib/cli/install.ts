@@ -7,7 +7,7 @@ import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { PACKAGE_NAME } from '../core/manifest'
 import { lineDiff } from '../core/dependency'
-import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
+import { commandExecutable, guardedCommand, nativeClient, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
 import { servicePort } from '../io/service'
 import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
@@ -82,7 +82,10 @@ export function hookExecutable(hook: HookName, projectDir: string, user: boolean
 
 /** The command Claude Code runs for a hook on `event`: its executable behind a guard that blocks when it is missing. */
 export function hookCommand(hook: HookName, projectDir: string, user: boolean, event?: string): string {
-  return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
+  const exe = hookExecutable(hook, projectDir, user)
+  // A bin link on PATH (a global install): the compiled client is in the package it links to, not beside the link.
+  const linked = exe.startsWith('"/') && exe !== JSON.stringify(path.join(PACKAGE_ROOT, 'bin', hook))
+  return guardedCommand(hook, exe, event, undefined, linked ? nativeClient(hook, JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'bin', hook))) : undefined)
 }
 
 type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; projectBins?: boolean; transport?: Transport }

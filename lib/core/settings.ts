@@ -2,7 +2,7 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, CLI, EXECUTABLES, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
+import { BIN_NAMES, CLI, EXECUTABLES, NATIVE_CLIENT, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -44,10 +44,27 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
  * process, so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with ${CLI} uninstall`): string {
+export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with ${CLI} uninstall`, native = nativeClient(hook, exe)): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
+  // The compiled client when it is there and this machine runs it; it falls back to "$f" itself (native/hook-client.c).
+  const fast = native ? `n=${native}; [ -x "$n" ] && ${NATIVE_CLIENT.runsHere} && exec "$n" ${hook} "$f"; ` : ''
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; ${fast}exec "$f"`
+}
+
+/**
+ * Where the compiled hook client sits beside the launcher `exe`, as a shell word: in the same package's dist/, which
+ * the floor guards like its bin/ (never in a folder beside a bin link: a global bin folder's neighbour may be the
+ * user's to write). Only for a hook the warm process serves (one with a fast path); undefined for any other form.
+ */
+export function nativeClient(hook: string, exe: string): string | undefined {
+  if (!EXECUTABLES.some((e) => e.name === hook && 'fast' in e && e.fast)) return undefined
+  // "$CLAUDE_PROJECT_DIR"/… or "${CLAUDE_PLUGIN_ROOT}"/… (then a plain path), or one JSON-quoted absolute path.
+  const quoted = /^"\/[^"\\$`]*"$/.test(exe)
+  const m = quoted ? /^(.*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(JSON.parse(exe) as string) : /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(exe)
+  if (!m || m[3] !== hook) return undefined
+  const word = `${m[1]}${m[2] === 'bin' ? '' : `/node_modules/${PACKAGE_NAME}`}/dist/${NATIVE_CLIENT.file}`
+  return quoted ? JSON.stringify(word) : word
 }
 
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */
