@@ -107,6 +107,13 @@ async function warmProject(): Promise<{ dir: string; pid: number; file: string }
   return { dir, ...(await warmFor(dir)) }
 }
 const answered = () => (fs.existsSync(path.join(home, 'warm.log')) ? fs.readFileSync(path.join(home, 'warm.log'), 'utf8').split('\n').filter((l) => l === 'answered').length : 0)
+const isLink = (f: string) => {
+  try {
+    return fs.lstatSync(f).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
 const deny = (r: Run) => JSON.parse(r.stdout || '{}').hookSpecificOutput?.permissionDecision === 'deny'
 
 function normalise(text: string, dir: string): unknown {
@@ -227,14 +234,17 @@ describe.skipIf(!built)('the compiled hook client', () => {
     const { spool } = keysIn(file)!
     // The real process is stopped, so the only answer the client can see is the planted one.
     kill(pid, 'SIGSTOP')
+    const plantedAt: string[] = []
     const watcher = fs.watch(spool, (_e, f) => {
       const name = String(f)
       if (!name.endsWith('.req') || !fs.existsSync(path.join(spool, name))) return
       const res = path.join(spool, name.replace(/\.req$/, '.res'))
+      plantedAt.push(res)
       const text = make(keysIn(file)!.server)
       try {
         if (text === '->') fs.symlinkSync(path.join(home, 'allow.json'), res)
-        else fs.writeFileSync(res, text, { mode: 0o600 })
+        // Whole, as the real process writes it (a half-written file would be refused as garbled).
+        else fs.writeFileSync(`${res}.x`, text, { mode: 0o600 }), fs.renameSync(`${res}.x`, res)
       } catch {}
     })
     fs.writeFileSync(path.join(home, 'allow.json'), JSON.stringify({ k: 'z'.repeat(48), stdout: '', stderr: '', code: 0 }))
@@ -243,6 +253,9 @@ describe.skipIf(!built)('the compiled hook client', () => {
     kill(pid)
     expect(deny(r)).toBe(true)
     expect(r.status).toBe(0)
+    // It was seen (read and removed by a client waiting for it), not missed.
+    expect(plantedAt.length).toBeGreaterThan(0)
+    expect(plantedAt.filter((f) => fs.existsSync(f) || isLink(f))).toEqual([])
   }, 60_000)
 
   it('a terminal or an argument is node\'s: --help prints the launcher\'s help', async () => {
