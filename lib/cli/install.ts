@@ -5,9 +5,9 @@ import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { PACKAGE_NAME } from '../core/manifest'
+import { NATIVE_CLIENT, PACKAGE_NAME } from '../core/manifest'
 import { lineDiff } from '../core/dependency'
-import { commandExecutable, guardedCommand, nativeClient, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
+import { commandExecutable, guardedCommand, warmServed, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
 import { servicePort } from '../io/service'
 import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
@@ -83,9 +83,10 @@ export function hookExecutable(hook: HookName, projectDir: string, user: boolean
 /** The command Claude Code runs for a hook on `event`: its executable behind a guard that blocks when it is missing. */
 export function hookCommand(hook: HookName, projectDir: string, user: boolean, event?: string): string {
   const exe = hookExecutable(hook, projectDir, user)
-  // A bin link on PATH (a global install): the compiled client is in the package it links to, not beside the link.
-  const linked = exe.startsWith('"/') && exe !== JSON.stringify(path.join(PACKAGE_ROOT, 'bin', hook))
-  return guardedCommand(hook, exe, event, undefined, linked ? nativeClient(hook, JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'bin', hook))) : undefined)
+  // An absolute launcher (a global install's bin link, or this package's own bin/): the compiled client in this
+  // package's dist/, never beside the link.
+  const native = exe.startsWith('"/') && warmServed(hook) ? JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'dist', NATIVE_CLIENT.file)) : undefined
+  return guardedCommand(hook, exe, event, undefined, native)
 }
 
 type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; projectBins?: boolean; transport?: Transport }

@@ -52,19 +52,22 @@ export function guardedCommand(hook: string, exe: string, event?: string, fix = 
   return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; ${fast}exec "$f"`
 }
 
+/** A hook whose calls the warm process decides (one with a fast path): the compiled client can hand them over. */
+export function warmServed(hook: string): boolean {
+  return EXECUTABLES.some((e) => e.name === hook && 'fast' in e && !!e.fast)
+}
+
 /**
  * Where the compiled hook client sits beside the launcher `exe`, as a shell word: in the same package's dist/, which
- * the floor guards like its bin/ (never in a folder beside a bin link: a global bin folder's neighbour may be the
- * user's to write). Only for a hook the warm process serves (one with a fast path); undefined for any other form.
+ * the floor guards like its bin/. Only for a launcher named from "$CLAUDE_PROJECT_DIR" or "${CLAUDE_PLUGIN_ROOT}"
+ * (an absolute launcher may be a bin link, whose neighbour folders may be anyone's to write: the installer, which
+ * knows the package, names the client then). Undefined for a hook the warm process does not serve.
  */
 export function nativeClient(hook: string, exe: string): string | undefined {
-  if (!EXECUTABLES.some((e) => e.name === hook && 'fast' in e && e.fast)) return undefined
-  // "$CLAUDE_PROJECT_DIR"/… or "${CLAUDE_PLUGIN_ROOT}"/… (then a plain path), or one JSON-quoted absolute path.
-  const quoted = /^"\/[^"\\$`]*"$/.test(exe)
-  const m = quoted ? /^(.*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(JSON.parse(exe) as string) : /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(exe)
+  if (!warmServed(hook)) return undefined
+  const m = /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(exe)
   if (!m || m[3] !== hook) return undefined
-  const word = `${m[1]}${m[2] === 'bin' ? '' : `/node_modules/${PACKAGE_NAME}`}/dist/${NATIVE_CLIENT.file}`
-  return quoted ? JSON.stringify(word) : word
+  return `${m[1]}${m[2] === 'bin' ? '' : `/node_modules/${PACKAGE_NAME}`}/dist/${NATIVE_CLIENT.file}`
 }
 
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */
