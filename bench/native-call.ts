@@ -26,7 +26,7 @@ const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, HOME: home, XDG_CONFIG_HO
 const launcher = JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))
 const commands: Record<string, string> = {
   '/bin/true': 'exec /bin/true',
-  native: guardedCommand('preflight-check', launcher),
+  native: guardedCommand('preflight-check', launcher, undefined, undefined, JSON.stringify(path.join(ROOT, 'dist', NATIVE_CLIENT.file))),
   node: guardedCommand('preflight-check', launcher, undefined, undefined, ''),
 }
 if (!fs.existsSync(path.join(ROOT, 'dist', NATIVE_CLIENT.file))) {

@@ -74,7 +74,7 @@ const envOf = (dir: string, warm: boolean): NodeJS.ProcessEnv => ({
 })
 
 /** The command `ratchet init` writes for this install's preflight-check (the client when it runs here, else node). */
-const command = () => guardedCommand('preflight-check', JSON.stringify(path.join(pkg, 'bin', 'preflight-check')))
+const command = () => guardedCommand('preflight-check', JSON.stringify(path.join(pkg, 'bin', 'preflight-check')), undefined, undefined, JSON.stringify(path.join(pkg, 'dist', NATIVE_CLIENT.file)))
 
 /** A call through the guard: with the compiled client (`native`), or the node launcher alone. */
 function hook(input: unknown, dir: string, native: boolean, extra: NodeJS.ProcessEnv = {}, warm = native): Promise<Run> {
