@@ -48,7 +48,11 @@ export function guardedCommand(hook: string, exe: string, event?: string, fix = 
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
   // The compiled client when it is there and this machine runs it; it falls back to "$f" itself (native/hook-client.c).
-  const fast = native ? `n=${native}; [ -x "$n" ] && ${NATIVE_CLIENT.runsHere} && exec "$n" ${hook} "$f"; ` : ''
+  // Not exec'd: a binary the kernel refuses after all (another architecture) is exit 126/127 with stdin unread, which
+  // would be a non-blocking error (an allow); then the launcher runs. Killed by a signal: blocked, never allowed.
+  const fast = native
+    ? `n=${native}; if [ -x "$n" ] && ${NATIVE_CLIENT.runsHere}; then "$n" ${hook} "$f"; c=$?; case $c in 126|127) ;; [0-9]|[0-9][0-9]|1[01][0-9]|12[0-5]) exit $c;; *) echo "Ratchet ${hook}: its client ended abnormally (status $c), ${what}." >&2; exit ${keepGoing ? 1 : 2};; esac; fi; `
+    : ''
   return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; ${fast}exec "$f"`
 }
 

@@ -158,6 +158,17 @@ describe('the compiled hook client in the guard', () => {
     fs.chmodSync(client, 0o755)
     const runsHere = fs.existsSync('/lib64/ld-linux-x86-64.so.2')
     expect(run().stdout).toBe(runsHere ? `client preflight-check ${launcher}\n` : 'launcher\n')
+    if (runsHere) {
+      // Killed by a signal: blocked, never the non-blocking error an allow would be.
+      fs.writeFileSync(client, '#!/bin/sh\nkill -9 $$\n', { mode: 0o755 })
+      expect([run().status, run().stdout]).toEqual([2, ''])
+      // A binary the kernel refuses after all (another architecture: exit 126 with stdin unread): the launcher runs.
+      const elf = Buffer.alloc(64)
+      elf.write('\x7fELF', 0, 'latin1')
+      elf.writeUInt8(2, 4), elf.writeUInt8(1, 5), elf.writeUInt8(1, 6), elf.writeUInt16LE(2, 16), elf.writeUInt16LE(0xb7, 18)
+      fs.writeFileSync(client, elf, { mode: 0o755 })
+      expect(run().stdout).toBe('launcher\n')
+    }
     fs.rmSync(launcher)
     expect([run().status, run().stdout]).toEqual([2, ''])
     fs.rmSync(dir, { recursive: true, force: true })
