@@ -69,8 +69,12 @@ function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv
       return false
     }
     // The same install without the compiled client: every call starts the node launcher.
-    if (mode === 'command-node') fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replace(/n=[^;]*; \[ -x \\"\$n\\" \] && [^;]*&& exec \\"\$n\\" [a-z-]+ \\"\$f\\"; /g, ''))
-    else if (mode === 'command' && !fs.readFileSync(settings, 'utf8').includes('exec \\"$n\\"')) process.stdout.write('  (command: this build has no compiled client; command runs the node launcher)\n')
+    const text = fs.readFileSync(settings, 'utf8')
+    if (mode === 'command-node') {
+      const stripped = text.replace(/n=[^;]*; if \[ -x \\"\$n\\" \].*?; fi; /g, '')
+      if (stripped === text || stripped.includes('hook-client')) throw new Error('bench/session.ts: could not strip the compiled client from the hook commands')
+      fs.writeFileSync(settings, stripped)
+    } else if (mode === 'command' && !text.includes('hook-client')) process.stdout.write('  (command: this build has no compiled client; command runs the node launcher)\n')
   }
   return true
 }
