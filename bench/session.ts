@@ -9,7 +9,8 @@
 //
 // Transports, each with Claude Code's sandbox on as `ratchet init` turns it on (it costs the same in each, ~40 ms
 // of CPU per Bash call; under it an http hook goes through the sandbox's proxy, so 127.0.0.1 is allowed there):
-// none (no hooks); command (`ratchet init`, the default: a process per hook); http-floor (one `type: "http"`
+// none (no hooks); command (`ratchet init`, the default: a process per hook, preflight-check's through the compiled
+// client native/hook-client.c where the build made it); command-node (the same, every hook through the node launcher); http-floor (one `type: "http"`
 // PreToolUse hook that answers `{}`: the least any hook can cost); service (`ratchet init --transport http`).
 
 import { spawn, spawnSync } from 'node:child_process'
@@ -25,8 +26,10 @@ const CALLS = 30
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[xs.length >> 1] : NaN)
 const load = () => os.loadavg()[0].toFixed(2)
 
-type Mode = 'none' | 'command' | 'http-floor' | 'service'
-const MODES: Mode[] = ['none', 'command', 'http-floor', 'service']
+type Mode = 'none' | 'command' | 'command-node' | 'http-floor' | 'service'
+const ALL: Mode[] = ['none', 'command', 'command-node', 'http-floor', 'service']
+// BENCH_SESSION_MODES=none,command,command-node: only these (none is always run: it is the baseline).
+const MODES: Mode[] = process.env.BENCH_SESSION_MODES ? ALL.filter((m) => m === 'none' || process.env.BENCH_SESSION_MODES!.split(',').includes(m)) : ALL
 
 /** The 30 calls: for each of ten files, a read, an edit, and a Bash command of the everyday kind. */
 function steps(dir: string): Step[] {
@@ -65,6 +68,13 @@ function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv
       process.stdout.write(`  (${mode} skipped: ratchet init said: ${(r.stderr || r.stdout).trim().split('\n')[0]})\n`)
       return false
     }
+    // The same install without the compiled client: every call starts the node launcher.
+    const text = fs.readFileSync(settings, 'utf8')
+    if (mode === 'command-node') {
+      const stripped = text.replace(/n=[^;]*; if \[ -x \\"\$n\\" \].*?; fi; /g, '')
+      if (stripped === text || stripped.includes('hook-client')) throw new Error('bench/session.ts: could not strip the compiled client from the hook commands')
+      fs.writeFileSync(settings, stripped)
+    } else if (mode === 'command' && !text.includes('hook-client')) process.stdout.write('  (command: this build has no compiled client; command runs the node launcher)\n')
   }
   return true
 }
@@ -146,7 +156,7 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
   const floorUrl = `http://127.0.0.1:${(floor.address() as { port: number }).port}/hook`
   // The service this bench starts listens on a port of its own, away from any the user's sessions use.
   const serviceEnv = { RATCHET_SERVICE_PORT: String(42000 + (process.pid % 1000)) }
-  const results: Record<Mode, RunResult[]> = { none: [], command: [], 'http-floor': [], service: [] }
+  const results: Record<Mode, RunResult[]> = { none: [], command: [], 'command-node': [], 'http-floor': [], service: [] }
   const skipped = new Set<Mode>()
   process.stdout.write(`\nWhole session in the real client (${CALLS} tool calls, mock model, ${rounds} rounds, transports interleaved; load average at start ${load()}, ${os.cpus().length} cores)\n`)
   for (let round = 0; round < rounds; round++) {

@@ -9,10 +9,10 @@ import { join } from 'node:path'
 import { createRequire } from 'node:module'
 
 // What to build comes from lib/core/manifest.ts (pure data; with the launcher template), compiled in memory: Node 20 cannot import .ts.
-const compiled = await build({ stdin: { contents: "export { CHUNKS, EXECUTABLES } from './lib/core/manifest'; export { launcherSource } from './lib/runtime/launcher'; export { pluginHooks } from './lib/core/settings'", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
+const compiled = await build({ stdin: { contents: "export { CHUNKS, EXECUTABLES, NATIVE_CLIENT } from './lib/core/manifest'; export { launcherSource } from './lib/runtime/launcher'; export { pluginHooks } from './lib/core/settings'", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, write: false, platform: 'node', format: 'cjs', logLevel: 'warning' })
 const manifest = { exports: {} }
 new Function('module', 'exports', compiled.outputFiles[0].text)(manifest, manifest.exports)
-const { CHUNKS: CHUNK_NAMES, EXECUTABLES, launcherSource, pluginHooks } = manifest.exports
+const { CHUNKS: CHUNK_NAMES, EXECUTABLES, NATIVE_CLIENT, launcherSource, pluginHooks } = manifest.exports
 // The Claude Code plugin's hooks (the package root is the plugin root: .claude-plugin/plugin.json).
 const pluginHooksText = JSON.stringify(pluginHooks(), null, 2) + '\n'
 if (!existsSync('hooks/hooks.json') || readFileSync('hooks/hooks.json', 'utf8') !== pluginHooksText) writeFileSync('hooks/hooks.json', pluginHooksText)
@@ -88,6 +88,16 @@ await build({ ...common, plugins: [sharedBuiltins, lazyChunks], external: ['./lo
 // the native store (an optional dependency) and pg's optional native client left outside the bundle.
 await build({ ...common, mainFields: ['main', 'module'], conditions: ['require', 'node'], plugins: [sharedBuiltins, lazyChunks], external: ['./loader.cjs', 'better-sqlite3', 'pg-native'], entryPoints: { serve: serveEntry }, outdir: 'dist', outExtension: { '.js': '.cjs' } })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
+// The compiled hook client (native/hook-client.c; lib/core/manifest.ts NATIVE_CLIENT), where this machine can build
+// it: static, so it runs on any x86-64 Linux whatever its C library. Without a compiler the hooks run through node,
+// as everywhere else; the published package carries the binary, so an install never needs one.
+if (process.platform === NATIVE_CLIENT.platform && process.arch === NATIVE_CLIENT.arch && process.env.RATCHET_NATIVE !== '0') {
+  const out = join('dist', NATIVE_CLIENT.file)
+  const served = EXECUTABLES.filter((e) => e.fast).map((e) => e.name)
+  const cc = spawnSync(process.env.CC || 'cc', ['-std=c99', '-O2', '-Wall', '-Werror', '-static', '-s', `-DWARM_HOOK="${served[0]}"`, '-o', out, 'native/hook-client.c'], { encoding: 'utf8' })
+  if (cc.error?.code === 'ENOENT') console.warn(`build: no C compiler (${process.env.CC || 'cc'}): ${out} not built, hooks run through node`)
+  else if (cc.status !== 0) throw new Error(`building ${out} failed: ${cc.stderr}`)
+}
 copyFileSync('lib/runtime/warm.cjs', 'dist/warm.cjs')
 // A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.
 for (const e of EXECUTABLES.filter((x) => x.fast)) {

@@ -5,9 +5,9 @@ import { emit } from './print'
 import fs from 'node:fs'
 import path from 'node:path'
 import { RatchetError } from '../core/errors'
-import { PACKAGE_NAME, CLI } from '../core/manifest'
+import { CLI, NATIVE_CLIENT, PACKAGE_NAME } from '../core/manifest'
 import { lineDiff } from '../core/dependency'
-import { commandExecutable, guardedCommand, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
+import { commandExecutable, guardedCommand, warmServed, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
 import { servicePort } from '../io/service'
 import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
@@ -82,7 +82,11 @@ export function hookExecutable(hook: HookName, projectDir: string, user: boolean
 
 /** The command Claude Code runs for a hook on `event`: its executable behind a guard that blocks when it is missing. */
 export function hookCommand(hook: HookName, projectDir: string, user: boolean, event?: string): string {
-  return guardedCommand(hook, hookExecutable(hook, projectDir, user), event)
+  const exe = hookExecutable(hook, projectDir, user)
+  // An absolute launcher (a global install's bin link, or this package's own bin/): the compiled client in this
+  // package's dist/, never beside the link.
+  const native = exe.startsWith('"/') && warmServed(hook) ? JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'dist', NATIVE_CLIENT.file)) : undefined
+  return guardedCommand(hook, exe, event, undefined, native)
 }
 
 type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; projectBins?: boolean; transport?: Transport }

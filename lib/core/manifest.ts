@@ -136,6 +136,14 @@ export function distFiles(): string[] {
 }
 
 /**
+ * The compiled hook client (native/hook-client.c): a call of a hook the warm process serves (one with a `fast`
+ * path) handed to it without starting node. Built into dist/ where a C compiler is (scripts/build.mjs), for this
+ * platform only; `runsHere` is the built-in test a hook's `sh -c` guard runs to know this machine can run it (the
+ * x86-64 Linux loader exists: the binary is static, so any x86-64 Linux runs it). Anywhere else, the node launcher.
+ */
+export const NATIVE_CLIENT = { file: 'hook-client-linux-x64', platform: 'linux', arch: 'x64', runsHere: '[ -e /lib64/ld-linux-x86-64.so.2 ]' } as const
+
+/**
  * The package's name on the registry, and the command every hint names: it works wherever a hint is read (no
  * `ratchet` on PATH in a project install; `npx ratchet` is someone else's package), the project's own copy first,
  * else the registry's, so also once the package is gone.

@@ -2,7 +2,7 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, EXECUTABLES, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
+import { BIN_NAMES, EXECUTABLES, NATIVE_CLIENT, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
 
 export interface HookHandler {
   type: string
@@ -44,10 +44,34 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
  * process, so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with npx -y ${PACKAGE_NAME} uninstall (installed from a tarball: npx -y ./.ratchet/vendor/${PACKAGE_NAME}-*.tgz uninstall)`): string {
+export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with npx -y ${PACKAGE_NAME} uninstall (installed from a tarball: npx -y ./.ratchet/vendor/${PACKAGE_NAME}-*.tgz uninstall)`, native = nativeClient(hook, exe)): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
-  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; exec "$f"`
+  // The compiled client when it is there and this machine runs it; it falls back to "$f" itself (native/hook-client.c).
+  // Not exec'd: a binary the kernel refuses after all (another architecture) is exit 126/127 with stdin unread, which
+  // would be a non-blocking error (an allow); then the launcher runs. Killed by a signal: blocked, never allowed.
+  const fast = native
+    ? `n=${native}; if [ -x "$n" ] && ${NATIVE_CLIENT.runsHere}; then "$n" ${hook} "$f"; c=$?; case $c in 126|127) ;; [0-9]|[0-9][0-9]|1[01][0-9]|12[0-5]) exit $c;; *) echo "Ratchet ${hook}: its client ended abnormally (status $c), ${what}." >&2; exit ${keepGoing ? 1 : 2};; esac; fi; `
+    : ''
+  return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; ${fast}exec "$f"`
+}
+
+/** A hook whose calls the warm process decides (one with a fast path): the compiled client can hand them over. */
+export function warmServed(hook: string): boolean {
+  return EXECUTABLES.some((e) => e.name === hook && 'fast' in e && !!e.fast)
+}
+
+/**
+ * Where the compiled hook client sits beside the launcher `exe`, as a shell word: in the same package's dist/, which
+ * the floor guards like its bin/. Only for a launcher named from "$CLAUDE_PROJECT_DIR" or "${CLAUDE_PLUGIN_ROOT}"
+ * (an absolute launcher may be a bin link, whose neighbour folders may be anyone's to write: the installer, which
+ * knows the package, names the client then). Undefined for a hook the warm process does not serve.
+ */
+export function nativeClient(hook: string, exe: string): string | undefined {
+  if (!warmServed(hook)) return undefined
+  const m = /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(exe)
+  if (!m || m[3] !== hook) return undefined
+  return `${m[1]}${m[2] === 'bin' ? '' : `/node_modules/${PACKAGE_NAME}`}/dist/${NATIVE_CLIENT.file}`
 }
 
 /** PATH without relative entries and without folders inside the project (see guardedCommand). */

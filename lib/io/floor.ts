@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, floorProblems, guardedPaths, runsExcluded, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
-import { BIN_NAMES, PACKAGE_NAME, distFiles } from '../core/manifest'
+import { BIN_NAMES, NATIVE_CLIENT, PACKAGE_NAME, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
 import { PACKAGE_ROOT, warmSpools } from './package-root'
@@ -243,7 +243,7 @@ export function installFingerprint(root = PACKAGE_ROOT): string {
   try {
     version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version
   } catch {}
-  for (const f of [...BIN_NAMES.map((b) => path.join('bin', b)), ...distFiles().map((d) => path.join('dist', d))]) {
+  for (const f of [...BIN_NAMES.map((b) => path.join('bin', b)), ...distFiles().map((d) => path.join('dist', d)), path.join('dist', NATIVE_CLIENT.file)]) {
     h.update(f + '\0')
     try {
       h.update(fs.readFileSync(path.join(root, f)))

@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { EXIT_CODES } from '../../lib/core/errors'
 import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
+import { NATIVE_CLIENT } from '../../lib/core/manifest'
 import { guardedCommand } from '../../lib/core/settings'
 
 let dir: string
@@ -51,7 +52,8 @@ describe('ratchet init / uninstall', () => {
     expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }, { type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), 'Stop'), timeout: 40 }] }])
     expect(s.hooks.PreToolUse).toEqual([
       // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
-      { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))), timeout: 10, onFailure: 'block' }] },
+      // preflight-check's through the compiled client in the same checkout's dist/ when this machine runs it.
+      { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), undefined, undefined, JSON.stringify(path.join(fs.realpathSync(ROOT), 'dist', NATIVE_CLIENT.file))), timeout: 10, onFailure: 'block' }] },
       { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 40 }] },
     ])
     expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { commandExecutable, guardedCommand, registeredRatchetHooks, withRatchet, withoutRatchet, type Settings } from '../../lib/core/settings'
+import { commandExecutable, guardedCommand, nativeClient, registeredRatchetHooks, withRatchet, withoutRatchet, type Settings } from '../../lib/core/settings'
 
 const cmd = (h: string) => guardedCommand(h, `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${h}`)
 const theirs: Settings = {
@@ -118,5 +118,59 @@ describe('the http transport (init --transport http)', () => {
   ])('leaves an http hook alone that only looks like ours: %s', (_what, url) => {
     const s: Settings = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url }] }] } }
     expect(withoutRatchet(s)).toEqual(s)
+  })
+})
+
+describe('the compiled hook client in the guard', () => {
+  // Only in the same package's dist/ (guarded by the floor), only for the hook the warm process serves.
+  const table: [string, string, string | undefined][] = [
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check', '"$CLAUDE_PROJECT_DIR"/node_modules/ratchet-guard/dist/hook-client-linux-x64'],
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/bin/preflight-check', '"$CLAUDE_PROJECT_DIR"/dist/hook-client-linux-x64'],
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/vendor/ratchet/bin/preflight-check', '"$CLAUDE_PROJECT_DIR"/vendor/ratchet/dist/hook-client-linux-x64'],
+    ['preflight-check', '"${CLAUDE_PLUGIN_ROOT}"/bin/preflight-check', '"${CLAUDE_PLUGIN_ROOT}"/dist/hook-client-linux-x64'],
+    // A bin link's neighbour may be anyone's folder: the installer names the client itself, or none.
+    ['preflight-check', '"/usr/local/bin/preflight-check"', undefined],
+    ['preflight-check', '"/home/u/.npm-global/bin/preflight-check"', undefined],
+    // Hooks the warm process does not decide.
+    ['custodiet', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet', undefined],
+    ['session-start', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/session-start', undefined],
+    // Anything unusual.
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet', undefined],
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/a;b/bin/preflight-check', undefined],
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/$(x)/bin/preflight-check', undefined],
+    ['preflight-check', '"$CLAUDE_PROJECT_DIR"/guard', undefined],
+  ]
+  it.each(table)('%s at %s: %s', (hook, exe, want) => {
+    expect(nativeClient(hook, exe)).toBe(want)
+  })
+
+  it('runs the client when it is there and runs here, else the launcher; a missing launcher still blocks', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-guard-native-'))
+    fs.mkdirSync(path.join(dir, 'bin'))
+    fs.mkdirSync(path.join(dir, 'dist'))
+    const launcher = path.join(dir, 'bin', 'preflight-check')
+    fs.writeFileSync(launcher, '#!/bin/sh\necho launcher "$@"\n', { mode: 0o755 })
+    const run = () => spawnSync('/bin/sh', ['-c', guardedCommand('preflight-check', '"$CLAUDE_PROJECT_DIR"/bin/preflight-check')], { env: { PATH: process.env.PATH, CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8', input: '{}' })
+    expect(run().stdout).toBe('launcher\n')
+    const client = path.join(dir, 'dist', 'hook-client-linux-x64')
+    fs.writeFileSync(client, '#!/bin/sh\necho client "$@"\n', { mode: 0o644 })
+    expect(run().stdout).toBe('launcher\n') // not executable: not run
+    fs.chmodSync(client, 0o755)
+    const runsHere = fs.existsSync('/lib64/ld-linux-x86-64.so.2')
+    expect(run().stdout).toBe(runsHere ? `client preflight-check ${launcher}\n` : 'launcher\n')
+    if (runsHere) {
+      // Killed by a signal: blocked, never the non-blocking error an allow would be.
+      fs.writeFileSync(client, '#!/bin/sh\nkill -9 $$\n', { mode: 0o755 })
+      expect([run().status, run().stdout]).toEqual([2, ''])
+      // A binary the kernel refuses after all (another architecture: exit 126 with stdin unread): the launcher runs.
+      const elf = Buffer.alloc(64)
+      elf.write('\x7fELF', 0, 'latin1')
+      elf.writeUInt8(2, 4), elf.writeUInt8(1, 5), elf.writeUInt8(1, 6), elf.writeUInt16LE(2, 16), elf.writeUInt16LE(0xb7, 18)
+      fs.writeFileSync(client, elf, { mode: 0o755 })
+      expect(run().stdout).toBe('launcher\n')
+    }
+    fs.rmSync(launcher)
+    expect([run().status, run().stdout]).toEqual([2, ''])
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 })
