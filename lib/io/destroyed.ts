@@ -5,11 +5,13 @@
 // Bounded: ls-remote within a few seconds (a remote that does not answer is "unknown", and stays the same unknown),
 // files opened only when regular and small (a FIFO is never opened), folders walked to a fixed number of entries.
 
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Deletion, Finding } from '../core/actions/types'
 import type { DestroyedState } from '../core/pending'
+
+/** Loaded on first use: most calls destroy nothing, and node:crypto costs every hook start (hooks.test.ts). */
+const createHash = (alg: string) => (require('node:crypto') as typeof import('node:crypto')).createHash(alg)
 
 // Inside preflight-check's 3 s budget, with room for the rest of the call.
 const LS_REMOTE_MS = 1500

@@ -70,10 +70,12 @@ function cargoRunsProjectFile(c: Sink, added: string): boolean {
 export function codeRunningWrite(c: Sink, abs: string, added: string, how: string): void {
   const name = path.basename(abs)
   let why: string | undefined
+  // Leading blanks are [ \t]*, not \s*: with /m, \s* at every line start would run on across the following newlines
+  // (quadratic on a file of blank lines; redos.test.ts).
   if (/^(sitecustomize|usercustomize)\.py$/.test(name)) why = 'Python runs it at every start, in every later process of that interpreter, outside the sandbox'
-  else if (name.endsWith('.pth') && /^\s*import\s/m.test(added)) why = 'a .pth line starting with `import` runs at every Python start, outside the sandbox'
+  else if (name.endsWith('.pth') && /^[ \t]*import\s/m.test(added)) why = 'a .pth line starting with `import` runs at every Python start, outside the sandbox'
   else if (name === '.envrc' && added.split('\n').some((l) => !ENVRC_SETTING.test(l))) why = 'direnv runs it in every later shell that enters the folder, outside the sandbox'
-  else if (/(^|\/)(\.?mise(\.local)?\.toml|\.config\/mise(\.toml|\/config\.toml))$/.test(abs) && /^\s*\[hooks\b|^\s*_\.source\s*=|^\s*\[env\][^[]*\b_\.source\b/m.test(added)) why = 'mise runs its hooks and sourced scripts in every later shell that enters the folder, outside the sandbox'
+  else if (/(^|\/)(\.?mise(\.local)?\.toml|\.config\/mise(\.toml|\/config\.toml))$/.test(abs) && /^[ \t]*\[hooks\b|^[ \t]*_\.source[ \t]*=|^[ \t]*\[env\][^[]*\b_\.source\b/m.test(added)) why = 'mise runs its hooks and sourced scripts in every later shell that enters the folder, outside the sandbox'
   else if (/(^|\/)\.vscode\/settings\.json$/.test(abs) && /"terminal\.integrated\.(profiles|shell|shellArgs|automationProfile|automationShell)\.[\w.]+"\s*:/.test(added)) why = 'the editor starts this program for every terminal opened in the folder, outside the sandbox'
   else if (/(^|\/)\.cargo\/config(\.toml)?$/.test(abs) && cargoRunsProjectFile(c, added)) why = "cargo runs this program from the project's files on every later build or run, outside the sandbox"
   else if (/(^|\/)\.vscode\/tasks\.json$/.test(abs) && /"runOn"\s*:\s*"folderOpen"/.test(added)) why = 'the editor runs this task when the folder is opened, outside the sandbox'
