@@ -8,13 +8,25 @@ import { defineConfig } from 'vitest/config'
 // times; its list is in package.json. `npx vitest run <file>` runs a file in the one project that holds it.
 
 /** The real client: claude-*.test.ts, and the files that start `node_modules/.bin/claude` in some of their tests. */
-const CLIENT = ['test/e2e/claude-*.test.ts', 'test/e2e/cli.test.ts', 'test/e2e/everyday.test.ts', 'test/e2e/install.test.ts', 'test/e2e/irrevocable.test.ts', 'test/e2e/team-install.test.ts']
+const CLIENT = [
+  'test/e2e/claude-*.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/e2e/everyday.test.ts',
+  'test/e2e/install.test.ts',
+  'test/e2e/irrevocable.test.ts',
+  'test/e2e/team-install.test.ts',
+]
 
 /**
  * End-to-end files in every `npm test`: the hook protocol, bad input, the code cache and the human's terminal, each
  * about 20–30 s alone on a 2-core machine at load 10–13 (measured one file at a time, --maxWorkers=1).
  */
-const QUICK_E2E = ['test/e2e/hooks.test.ts', 'test/e2e/errors.test.ts', 'test/e2e/code-cache.test.ts', 'test/e2e/human-terminal.test.ts']
+const QUICK_E2E = [
+  'test/e2e/hooks.test.ts',
+  'test/e2e/errors.test.ts',
+  'test/e2e/code-cache.test.ts',
+  'test/e2e/human-terminal.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -28,7 +40,15 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/unit/**/*.test.ts', ...QUICK_E2E] } },
       // Processes on a 2-core machine another build is loading: a bound that catches a hang, not a speed limit.
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: [...CLIENT, ...QUICK_E2E], testTimeout: 120_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: [...CLIENT, ...QUICK_E2E],
+          testTimeout: 120_000,
+        },
+      },
       { extends: true, test: { name: 'client', include: CLIENT, testTimeout: 300_000 } },
     ],
   },

@@ -25,14 +25,33 @@ function project(mode: Mode): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ratchet-bench-stop-${mode}-`))
   fs.mkdirSync(path.join(dir, '.ratchet'))
   fs.copyFileSync(path.join(ROOT, 'guardrails.json'), path.join(dir, '.ratchet', 'guardrails.json'))
-  fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 0, reviewer: { kind: 'claude', claudePath: STAND_IN, timeoutSeconds: 60 }, ...(mode === 'block' ? { stopGate: 'block' } : {}) } }))
+  fs.writeFileSync(
+    path.join(dir, '.ratchet', 'config.json'),
+    JSON.stringify({
+      custodiet: {
+        every: 0,
+        reviewer: { kind: 'claude', claudePath: STAND_IN, timeoutSeconds: 60 },
+        ...(mode === 'block' ? { stopGate: 'block' } : {}),
+      },
+    }),
+  )
   return dir
 }
 
 function hook(dir: string, payload: Record<string, unknown>): { ms: number; stdout: string } {
   const input = JSON.stringify({ session_id: 'bench-stop', transcript_path: '/dev/null', cwd: dir, ...payload })
   const t = process.hrtime.bigint()
-  const r = spawnSync(BIN, [], { input, env: { PATH: process.env.PATH, HOME: process.env.HOME, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: path.join(dir, '.ratchet'), FAKE_REVIEWER_MODE: 'ok' }, encoding: 'utf8' })
+  const r = spawnSync(BIN, [], {
+    input,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CLAUDE_PROJECT_DIR: dir,
+      RATCHET_DIR: path.join(dir, '.ratchet'),
+      FAKE_REVIEWER_MODE: 'ok',
+    },
+    encoding: 'utf8',
+  })
   const ms = Number(process.hrtime.bigint() - t) / 1e6
   if (r.status !== 0) throw new Error(`custodiet ${payload.hook_event_name} failed: ${r.stderr}`)
   return { ms, stdout: r.stdout }
@@ -60,7 +79,13 @@ export function run(turns = Number(process.env.BENCH_TURNS ?? 12)): string[] {
     for (const mode of ['block', 'background'] as Mode[]) {
       const dir = dirs[mode]
       hook(dir, { hook_event_name: 'UserPromptSubmit', prompt: `fix the typo in file ${i}` })
-      hook(dir, { hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(dir, `f${i}.md`), old_string: 'a', new_string: 'b' }, tool_response: {}, tool_use_id: `t${i}` })
+      hook(dir, {
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Edit',
+        tool_input: { file_path: path.join(dir, `f${i}.md`), old_string: 'a', new_string: 'b' },
+        tool_response: {},
+        tool_use_id: `t${i}`,
+      })
       loads.push(os.loadavg()[0])
       const stop = hook(dir, { hook_event_name: 'Stop', stop_hook_active: false })
       if (stop.stdout !== '') throw new Error(`an on-scope turn was held (${mode}): ${stop.stdout}`)
@@ -73,7 +98,10 @@ export function run(turns = Number(process.env.BENCH_TURNS ?? 12)): string[] {
     bare.push(Number(process.hrtime.bigint() - t) / 1e6)
   }
   for (const d of Object.values(dirs)) fs.rmSync(d, { recursive: true, force: true })
-  const row = (label: string, xs: number[]) => `  ${label.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   max ${Math.max(...xs).toFixed(0).padStart(5)} ms`
+  const row = (label: string, xs: number[]) =>
+    `  ${label.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   max ${Math.max(...xs)
+      .toFixed(0)
+      .padStart(5)} ms`
   const bg = waits.background
   return [
     `\nThe end of a turn that edited something: the Stop hook's wall time, ${turns} turns per setting (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}; scripted stand-in reviewer, a real model takes 5-15 s):`,

@@ -9,7 +9,14 @@ const rules = validateGuardrails(JSON.parse(fs.readFileSync(process.argv[2], 'ut
 const t0 = performance.now()
 const index = compileRules(rules)
 const compile = performance.now() - t0
-const ctx = { projectDir: '/p', homeDir: '/home/u', stateDir: '/p/.ratchet', session: { reads: {}, prompts: [] }, fileExists: () => true, currentBranch: () => 'feature' }
+const ctx = {
+  projectDir: '/p',
+  homeDir: '/home/u',
+  stateDir: '/p/.ratchet',
+  session: { reads: {}, prompts: [] },
+  fileExists: () => true,
+  currentBranch: () => 'feature',
+}
 const calls = [
   { tool_name: 'Bash', tool_input: { command: 'ls -la' } },
   { tool_name: 'Read', tool_input: { file_path: '/p/src/app.ts' } },
@@ -27,6 +34,11 @@ const out = [call].map(() => {
   const n = 5000
   const w0 = performance.now()
   for (let i = 0; i < n; i++) decide(call, ctx, index, opts)
-  return { label: `${call.tool_name} ${JSON.stringify(call.tool_input)}`.slice(0, 60), cold, warm: (performance.now() - w0) / n, compile }
+  return {
+    label: `${call.tool_name} ${JSON.stringify(call.tool_input)}`.slice(0, 60),
+    cold,
+    warm: (performance.now() - w0) / n,
+    compile,
+  }
 })
 process.stdout.write(JSON.stringify({ ...out[0], count: calls.length }))

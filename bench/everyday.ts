@@ -26,7 +26,17 @@ export interface EverydayResult {
 }
 
 function sh(cwd: string, command: string): void {
-  spawnSync('sh', ['-c', command], { cwd, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' } })
+  spawnSync('sh', ['-c', command], {
+    cwd,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@b',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@b',
+    },
+  })
 }
 
 /** The calls of the session, in order, for a project at `dir`. */
@@ -40,8 +50,23 @@ export function everydayCalls(dir: string): Call[] {
     { tool: 'Read', input: { file_path: idx } },
     { tool: 'Glob', input: { pattern: 'src/**/*.js' } },
     { tool: 'Read', input: { file_path: path.join(dir, 'package.json') } },
-    { tool: 'Edit', input: { file_path: idx, old_string: 'module.exports = {}', new_string: "const greet = (n) => `Hello, ${n}!`\nmodule.exports = { greet }", replace_all: false } },
-    { tool: 'Write', input: { file_path: t, content: "const { greet } = require('../src/index.js')\nif (greet('x') !== 'Hello, x!') throw new Error('greet')\n" } },
+    {
+      tool: 'Edit',
+      input: {
+        file_path: idx,
+        old_string: 'module.exports = {}',
+        new_string: 'const greet = (n) => `Hello, ${n}!`\nmodule.exports = { greet }',
+        replace_all: false,
+      },
+    },
+    {
+      tool: 'Write',
+      input: {
+        file_path: t,
+        content:
+          "const { greet } = require('../src/index.js')\nif (greet('x') !== 'Hello, x!') throw new Error('greet')\n",
+      },
+    },
     bash('mkdir -p test'),
     bash('node test/greet.test.js'),
     bash('npm test'),
@@ -72,7 +97,15 @@ export function everydayCalls(dir: string): Call[] {
     bash('rm -rf dist'),
     bash('git diff HEAD~1 --stat'),
     { tool: 'Read', input: { file_path: t } },
-    { tool: 'Edit', input: { file_path: t, old_string: "throw new Error('greet')", new_string: "throw new Error('greet() changed')", replace_all: false } },
+    {
+      tool: 'Edit',
+      input: {
+        file_path: t,
+        old_string: "throw new Error('greet')",
+        new_string: "throw new Error('greet() changed')",
+        replace_all: false,
+      },
+    },
     bash('node test/greet.test.js'),
     bash('git add -A'),
     bash('git commit -m "Clearer test failure"'),
@@ -81,7 +114,15 @@ export function everydayCalls(dir: string): Call[] {
     bash('git log --oneline'),
     // the README, a second commit, and the push the prompt asked for (to the real bare remote)
     { tool: 'Read', input: { file_path: path.join(dir, 'README.md') } },
-    { tool: 'Edit', input: { file_path: path.join(dir, 'README.md'), old_string: '# demo\n', new_string: "# demo\n\n`greet(name)` returns a greeting: `greet('you')` is `Hello, you!`.\n", replace_all: false } },
+    {
+      tool: 'Edit',
+      input: {
+        file_path: path.join(dir, 'README.md'),
+        old_string: '# demo\n',
+        new_string: "# demo\n\n`greet(name)` returns a greeting: `greet('you')` is `Hello, you!`.\n",
+        replace_all: false,
+      },
+    },
     bash('git diff README.md'),
     bash('git add README.md'),
     bash('git commit -m "Document greet()"'),
@@ -108,29 +149,51 @@ export function everydayProject(): { base: string; dir: string } {
   sh(base, 'git init -q --bare remote.git')
   fs.writeFileSync(path.join(dir, 'README.md'), '# demo\n')
   fs.writeFileSync(path.join(dir, 'src', 'index.js'), 'module.exports = {}\n')
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'demo', scripts: { test: 'node test/greet.test.js', build: 'mkdir -p dist && cp src/index.js dist/' } }))
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'demo',
+      scripts: { test: 'node test/greet.test.js', build: 'mkdir -p dist && cp src/index.js dist/' },
+    }),
+  )
   fs.writeFileSync(path.join(dir, '.gitignore'), 'dist/\nnode_modules/\n.ratchet/\n')
-  sh(dir, `git init -q -b main && git add -A && git commit -qm init && git remote add origin ${path.join(base, 'remote.git')} && git push -q origin main`)
+  sh(
+    dir,
+    `git init -q -b main && git add -A && git commit -qm init && git remote add origin ${path.join(base, 'remote.git')} && git push -q origin main`,
+  )
   return { base, dir }
 }
 
 export function everydaySession(): EverydayResult & { pushed: boolean } {
   const { base, dir } = everydayProject()
   const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', HOME: base, NODE_ENV: undefined }
-  const hook = (payload: Record<string, unknown>) => spawnSync(HOOK, [], { input: JSON.stringify({ session_id: 'everyday', transcript_path: '', cwd: dir, ...payload }), cwd: dir, env, encoding: 'utf8' })
+  const hook = (payload: Record<string, unknown>) =>
+    spawnSync(HOOK, [], {
+      input: JSON.stringify({ session_id: 'everyday', transcript_path: '', cwd: dir, ...payload }),
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    })
   hook({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT })
 
   const calls = everydayCalls(dir)
   const interruptions: EverydayResult['interruptions'] = []
   for (const c of calls) {
     let r = hook({ hook_event_name: 'PreToolUse', tool_name: c.tool, tool_input: c.input, tool_use_id: 't' })
-    let out = r.stdout ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
+    let out = r.stdout ? (JSON.parse(r.stdout).hookSpecificOutput ?? {}) : {}
     if (out.permissionDecision && out.permissionDecision !== 'allow') {
-      interruptions.push({ call: c.tool === 'Bash' ? String(c.input.command) : `${c.tool} ${String(c.input.file_path ?? '')}`, decision: out.permissionDecision, reason: String(out.permissionDecisionReason ?? '').split('\n').slice(0, 2).join(' / ') })
+      interruptions.push({
+        call: c.tool === 'Bash' ? String(c.input.command) : `${c.tool} ${String(c.input.file_path ?? '')}`,
+        decision: out.permissionDecision,
+        reason: String(out.permissionDecisionReason ?? '')
+          .split('\n')
+          .slice(0, 2)
+          .join(' / '),
+      })
       // The agent answers a check by retrying the identical call; anything else stops that call.
       if (out.permissionDecision !== 'deny') continue
       r = hook({ hook_event_name: 'PreToolUse', tool_name: c.tool, tool_input: c.input, tool_use_id: 't' })
-      out = r.stdout ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
+      out = r.stdout ? (JSON.parse(r.stdout).hookSpecificOutput ?? {}) : {}
       if (out.permissionDecision && out.permissionDecision !== 'allow') continue
     }
     if (c.tool === 'Bash') sh(dir, String(c.input.command))
@@ -143,13 +206,19 @@ export function everydaySession(): EverydayResult & { pushed: boolean } {
     }
   }
   // What the push really sent: the branch, with both commits, on the bare remote.
-  const pushed = spawnSync('git', ['--git-dir', path.join(base, 'remote.git'), 'log', '--oneline', 'feature/greeting'], { encoding: 'utf8' }).stdout.includes('Document greet()')
+  const pushed = spawnSync(
+    'git',
+    ['--git-dir', path.join(base, 'remote.git'), 'log', '--oneline', 'feature/greeting'],
+    { encoding: 'utf8' },
+  ).stdout.includes('Document greet()')
   fs.rmSync(base, { recursive: true, force: true })
   return { calls: calls.length, interruptions, pushed }
 }
 
 if (require.main === module) {
   const r = everydaySession()
-  process.stdout.write(`everyday session: ${r.interruptions.length} interruption(s) in ${r.calls} calls (target: 0); the branch ${r.pushed ? 'reached' : 'did NOT reach'} the remote\n`)
+  process.stdout.write(
+    `everyday session: ${r.interruptions.length} interruption(s) in ${r.calls} calls (target: 0); the branch ${r.pushed ? 'reached' : 'did NOT reach'} the remote\n`,
+  )
   for (const i of r.interruptions) process.stdout.write(`  ${i.decision.padEnd(5)} ${i.call}\n        ${i.reason}\n`)
 }

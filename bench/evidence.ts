@@ -22,7 +22,14 @@ import { pathsFor } from '../lib/io/registry'
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
 const FILES = 1000
 const COMMITS = 50
-const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com', GIT_CONFIG_NOSYSTEM: '1' }
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@example.com',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
 
 function sh(cwd: string, cmd: string): void {
   const r = spawnSync('sh', ['-c', cmd], { cwd, env, encoding: 'utf8' })
@@ -38,7 +45,10 @@ function repo(): { dir: string; empty: string } {
     fs.mkdirSync(sub, { recursive: true })
     fs.writeFileSync(path.join(sub, `f${i}.ts`), `// file ${i}\nexport const v${i} = ${i}\n`.repeat(20))
   }
-  sh(dir, `git add -A && git commit -qm init && git remote add origin ../remote.git && git remote add empty ../empty.git && git push -q -u origin main`)
+  sh(
+    dir,
+    `git add -A && git commit -qm init && git remote add origin ../remote.git && git remote add empty ../empty.git && git push -q -u origin main`,
+  )
   for (let c = 0; c < COMMITS; c++) {
     for (let k = 0; k < 4; k++) {
       const n = (c * 7 + k * 13) % FILES
@@ -49,7 +59,12 @@ function repo(): { dir: string; empty: string } {
   fs.writeFileSync(path.join(dir, 'notes.md'), '# notes\n')
   fs.writeFileSync(path.join(dir, 'src', 'new.ts'), 'export {}\n')
   fs.writeFileSync(path.join(dir, '.gitignore'), '.env\n.ratchet/\n')
-  fs.writeFileSync(path.join(dir, '.env'), 'AWS_SECRET_ACCESS_KEY=q8Vh3kPz1Lw9Rt2Xn5Bc7Md4Fg6Jk0Ls8Qw1Er3T\nGITHUB_TOKEN=' + 'ghp_' + 'R8tY2uI9oP4aS6dF1gH3jK5lZ7xC0vB2nM4q\n')
+  fs.writeFileSync(
+    path.join(dir, '.env'),
+    'AWS_SECRET_ACCESS_KEY=q8Vh3kPz1Lw9Rt2Xn5Bc7Md4Fg6Jk0Ls8Qw1Er3T\nGITHUB_TOKEN=' +
+      'ghp_' +
+      'R8tY2uI9oP4aS6dF1gH3jK5lZ7xC0vB2nM4q\n',
+  )
   return { dir, empty: path.join(root, 'empty.git') }
 }
 
@@ -61,10 +76,17 @@ function bigBranch(dir: string, name: string, mb: number): void {
   sh(dir, `git add ${name}.ts && git commit -qm ${name} && git checkout -q main`)
 }
 
-async function time(call: string | { tool_name: string; tool_input: Record<string, unknown> }, cwd: string, runs = RUNS): Promise<{ ms: number[]; commits: number; files: number; scanned: number; status: string; unchecked: string }> {
+async function time(
+  call: string | { tool_name: string; tool_input: Record<string, unknown> },
+  cwd: string,
+  runs = RUNS,
+): Promise<{ ms: number[]; commits: number; files: number; scanned: number; status: string; unchecked: string }> {
   const ms: number[] = []
   let last: EvidenceFacts | undefined
-  const paths = { ...pathsFor(cwd, path.join(cwd, '.ratchet'), cwd, path.join(cwd, '.ratchet', 'config-home')), homeDir: os.homedir() }
+  const paths = {
+    ...pathsFor(cwd, path.join(cwd, '.ratchet'), cwd, path.join(cwd, '.ratchet', 'config-home')),
+    homeDir: os.homedir(),
+  }
   for (let i = 0; i < runs + 2; i++) {
     const t = process.hrtime.bigint()
     // What the hook does for one call: plan, gather (bounded), scan, with the session's known secrets.
@@ -74,7 +96,14 @@ async function time(call: string | { tool_name: string; tool_input: Record<strin
     if (i >= 2) ms.push(took) // two warm-up runs (page cache, git's own caches)
   }
   if (!last) throw new Error(`no evidence for ${JSON.stringify(call)}`)
-  return { ms, commits: last.commits, files: last.files, scanned: last.scanned, status: last.status, unchecked: last.lines.find((l) => l.startsWith('Unchecked:')) ?? '' }
+  return {
+    ms,
+    commits: last.commits,
+    files: last.files,
+    scanned: last.scanned,
+    status: last.status,
+    unchecked: last.lines.find((l) => l.startsWith('Unchecked:')) ?? '',
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
@@ -89,14 +118,30 @@ async function main(): Promise<void> {
     ['first push to an empty remote (51 commits, ~1,000 files)', 'git push empty main'],
     ['a push of a 20 MB text file', 'git push origin big20', 5],
     ['a push of a 150 MB text file', 'git push origin big150', 3],
-    ['a WebFetch (its URL and the known secrets)', { tool_name: 'WebFetch', tool_input: { url: 'https://nodejs.org/api/fs.html', prompt: 'x' } }],
+    [
+      'a WebFetch (its URL and the known secrets)',
+      { tool_name: 'WebFetch', tool_input: { url: 'https://nodejs.org/api/fs.html', prompt: 'x' } },
+    ],
   ]
-  console.log(`Evidence gathering, ${FILES} files, ${COMMITS} unpushed commits, ${RUNS} runs each (bound: ${DEFAULT_LIMITS.budgetMs} ms; every file read whole, streamed)`)
+  console.log(
+    `Evidence gathering, ${FILES} files, ${COMMITS} unpushed commits, ${RUNS} runs each (bound: ${DEFAULT_LIMITS.budgetMs} ms; every file read whole, streamed)`,
+  )
   for (const [label, cmd, runs] of cases) {
     const r = await time(cmd, dir, runs)
-    console.log(`  ${label.padEnd(58)} median ${median(r.ms).toFixed(0).padStart(5)} ms   max ${Math.max(...r.ms).toFixed(0).padStart(5)} ms   → ${r.commits} commits, ${r.files} files, ${r.scanned} scanned, ${r.status}${r.unchecked ? ` (${r.unchecked.slice(0, 90)})` : ''}`)
+    console.log(
+      `  ${label.padEnd(58)} median ${median(r.ms).toFixed(0).padStart(5)} ms   max ${Math.max(...r.ms)
+        .toFixed(0)
+        .padStart(
+          5,
+        )} ms   → ${r.commits} commits, ${r.files} files, ${r.scanned} scanned, ${r.status}${r.unchecked ? ` (${r.unchecked.slice(0, 90)})` : ''}`,
+    )
   }
-  console.log(`  load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`)
+  console.log(
+    `  load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${os.cpus().length} cores`,
+  )
 }
 
 void main()

@@ -24,15 +24,34 @@ function project(mode: Mode): { dir: string; home: string } {
   const home = path.join(base, 'home')
   fs.mkdirSync(dir)
   fs.mkdirSync(home)
-  const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { cwd: dir, stdio: 'ignore', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' } })
+  const sh = (cmd: string) =>
+    spawnSync('sh', ['-c', cmd], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 'a',
+        GIT_AUTHOR_EMAIL: 'a@b',
+        GIT_COMMITTER_NAME: 'a',
+        GIT_COMMITTER_EMAIL: 'a@b',
+      },
+    })
   fs.writeFileSync(path.join(dir, 'README.md'), '# demo\n')
   sh('git init -q -b main && git add -A && git commit -qm init')
   if (mode === 'sandbox only') {
     fs.mkdirSync(path.join(dir, '.claude'))
-    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } }))
+    fs.writeFileSync(
+      path.join(dir, '.claude', 'settings.json'),
+      JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } }),
+    )
   }
   if (mode.startsWith('Ratchet')) {
-    const r = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['init', '--project-dir', dir, ...(mode === 'Ratchet best-effort' ? ['--no-sandbox'] : [])], { env: { ...process.env, HOME: home }, encoding: 'utf8' })
+    const r = spawnSync(
+      path.join(ROOT, 'bin', 'ratchet'),
+      ['init', '--project-dir', dir, ...(mode === 'Ratchet best-effort' ? ['--no-sandbox'] : [])],
+      { env: { ...process.env, HOME: home }, encoding: 'utf8' },
+    )
     if (r.status !== 0) throw new Error(r.stderr)
   }
   return { dir, home }
@@ -40,18 +59,26 @@ function project(mode: Mode): { dir: string; home: string } {
 
 async function session(mode: Mode, calls: number): Promise<{ wall: number; cpu: number }> {
   const { dir, home } = project(mode)
-  const steps = Array.from({ length: calls }, (_, i) => ({ tool: 'Bash', input: { command: `echo line ${i} >> notes.txt && ls`, description: 'work' } }))
+  const steps = Array.from({ length: calls }, (_, i) => ({
+    tool: 'Bash',
+    input: { command: `echo line ${i} >> notes.txt && ls`, description: 'work' },
+  }))
   const model = await startMockModel([...steps, { text: 'Done.' }])
   const out = path.join(dir, '..', 'time.txt')
   const t = Date.now()
   await new Promise<void>((resolve) => {
-    const c = spawn('/usr/bin/time', ['-o', out, '-f', '%e %U %S', CLAUDE, '-p', 'add the notes', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: dir, env: claudeEnv(model.url, home, { RATCHET_CLAUDE_BIN: CLAUDE }), stdio: 'ignore' })
+    const c = spawn(
+      '/usr/bin/time',
+      ['-o', out, '-f', '%e %U %S', CLAUDE, '-p', 'add the notes', '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: dir, env: claudeEnv(model.url, home, { RATCHET_CLAUDE_BIN: CLAUDE }), stdio: 'ignore' },
+    )
     c.on('close', () => resolve())
   })
   const wall = Date.now() - t
   await model.close()
   const [, user, sys] = fs.readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number)
-  if (model.toolResults().length !== calls) throw new Error(`${mode}: ${model.toolResults().length} of ${calls} calls ran`)
+  if (model.toolResults().length !== calls)
+    throw new Error(`${mode}: ${model.toolResults().length} of ${calls} calls ran`)
   return { wall, cpu: (user + sys) * 1000 }
 }
 
@@ -67,13 +94,19 @@ async function main() {
       }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
   const m = (mode: Mode, calls: number, k: 'wall' | 'cpu') => med(rows[`${mode}|${calls}`][k])
-  console.log(`Floor cost in the real client (claude ${spawnSync(CLAUDE, ['--version'], { encoding: 'utf8' }).stdout.trim()}), ${ROUNDS} rounds interleaved, medians; load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}`)
-  console.log('| mode | 1-call session wall / CPU (ms) | per extra call wall / CPU (ms) | per session over bare, CPU | per call over bare, CPU |')
+  console.log(
+    `Floor cost in the real client (claude ${spawnSync(CLAUDE, ['--version'], { encoding: 'utf8' }).stdout.trim()}), ${ROUNDS} rounds interleaved, medians; load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}`,
+  )
+  console.log(
+    '| mode | 1-call session wall / CPU (ms) | per extra call wall / CPU (ms) | per session over bare, CPU | per call over bare, CPU |',
+  )
   console.log('|---|---|---|---|---|')
   for (const mode of MODES) {
     const perCall = (k: 'wall' | 'cpu') => (m(mode, CALLS, k) - m(mode, 1, k)) / (CALLS - 1)
     const bareCall = (m('bare claude', CALLS, 'cpu') - m('bare claude', 1, 'cpu')) / (CALLS - 1)
-    console.log(`| ${mode} | ${m(mode, 1, 'wall').toFixed(0)} / ${m(mode, 1, 'cpu').toFixed(0)} | ${perCall('wall').toFixed(0)} / ${perCall('cpu').toFixed(0)} | ${(m(mode, 1, 'cpu') - m('bare claude', 1, 'cpu')).toFixed(0)} | ${(perCall('cpu') - bareCall).toFixed(0)} |`)
+    console.log(
+      `| ${mode} | ${m(mode, 1, 'wall').toFixed(0)} / ${m(mode, 1, 'cpu').toFixed(0)} | ${perCall('wall').toFixed(0)} / ${perCall('cpu').toFixed(0)} | ${(m(mode, 1, 'cpu') - m('bare claude', 1, 'cpu')).toFixed(0)} | ${(perCall('cpu') - bareCall).toFixed(0)} |`,
+    )
   }
 }
 

@@ -14,7 +14,12 @@ import { entriesOf, recognizer, type FragmentKeys } from '../lib/core/known-secr
 
 const key = crypto.randomBytes(32).toString('hex')
 const keys: FragmentKeys = {
-  hash: (g) => crypto.createHash('sha256').update(key + g).digest('base64').slice(0, 11),
+  hash: (g) =>
+    crypto
+      .createHash('sha256')
+      .update(key + g)
+      .digest('base64')
+      .slice(0, 11),
   quick: (h) => {
     let x = (h ^ 0x2545f491) | 0
     x = Math.imul(x ^ (x >>> 16), 0x45d9f3b)
@@ -31,14 +36,21 @@ for (const n of [8, 10, 12, 13, 14, 16, 19, 40]) {
   for (let i = 0; i < 200; i++) {
     const s = random(40)
     const r = recognizer(entriesOf(s, keys), keys, 1)
-    const text = s.match(new RegExp(`.{1,${n}}`, 'g'))!.map((x, j) => `note ${j} says ${x} and then`).join('\n')
+    const text = s
+      .match(new RegExp(`.{1,${n}}`, 'g'))!
+      .map((x, j) => `note ${j} says ${x} and then`)
+      .join('\n')
     if (r.count(text)) found++
   }
   console.log(`  pieces of ${String(n).padStart(2)}: ${((100 * found) / 200).toFixed(0).padStart(3)}% found`)
 }
 
 const values = Array.from({ length: 50 }, () => random(40))
-const r = recognizer(values.flatMap((v) => entriesOf(v, keys)), keys, values.length)
+const r = recognizer(
+  values.flatMap((v) => entriesOf(v, keys)),
+  keys,
+  values.length,
+)
 let bytes = 0
 let files = 0
 let raised = 0
@@ -63,4 +75,6 @@ const walk = (d: string): void => {
 }
 walk(path.resolve(__dirname, '..', 'node_modules'))
 const s = (performance.now() - t0) / 1000
-console.log(`False alarms: ${raised} of ${files} files, ${(bytes / 1e6).toFixed(0)} MB of node_modules, against ${values.length} known values (${s.toFixed(1)} s, ${((bytes / 1e6) / s).toFixed(1)} MB/s)`)
+console.log(
+  `False alarms: ${raised} of ${files} files, ${(bytes / 1e6).toFixed(0)} MB of node_modules, against ${values.length} known values (${s.toFixed(1)} s, ${(bytes / 1e6 / s).toFixed(1)} MB/s)`,
+)

@@ -15,7 +15,8 @@ import { guardedCommand } from '../lib/core/settings'
 
 const ROOT = path.resolve(__dirname, '..')
 const CALLS = Number(process.env.BENCH_CALLS ?? 60)
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]
 
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-native-')))
 const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-native-home-')))
@@ -26,7 +27,13 @@ const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, HOME: home, XDG_CONFIG_HO
 const launcher = JSON.stringify(path.join(ROOT, 'bin', 'preflight-check'))
 const commands: Record<string, string> = {
   '/bin/true': 'exec /bin/true',
-  native: guardedCommand('preflight-check', launcher, undefined, undefined, JSON.stringify(path.join(ROOT, 'dist', NATIVE_CLIENT.file))),
+  native: guardedCommand(
+    'preflight-check',
+    launcher,
+    undefined,
+    undefined,
+    JSON.stringify(path.join(ROOT, 'dist', NATIVE_CLIENT.file)),
+  ),
   node: guardedCommand('preflight-check', launcher, undefined, undefined, ''),
 }
 if (!fs.existsSync(path.join(ROOT, 'dist', NATIVE_CLIENT.file))) {
@@ -34,7 +41,16 @@ if (!fs.existsSync(path.join(ROOT, 'dist', NATIVE_CLIENT.file))) {
   process.exit(0)
 }
 // An everyday Bash call the fast path does not settle, so both preflight-check commands hand it to the warm process.
-const payload = (i: number) => JSON.stringify({ session_id: 'bench', transcript_path: '/dev/null', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `npm test -- --grep case${i}` }, tool_use_id: `t${i}` })
+const payload = (i: number) =>
+  JSON.stringify({
+    session_id: 'bench',
+    transcript_path: '/dev/null',
+    cwd: dir,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: `npm test -- --grep case${i}` },
+    tool_use_id: `t${i}`,
+  })
 const call = (cmd: string, i: number) => {
   const t = process.hrtime.bigint()
   const r = spawnSync('/bin/sh', ['-c', cmd], { cwd: dir, env, input: payload(i), encoding: 'utf8' })
@@ -52,8 +68,11 @@ for (const until = Date.now() + 15_000; Date.now() < until; ) {
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]))
 const before = os.loadavg()[0]
 for (let i = 0; i < CALLS; i++) for (const [name, cmd] of Object.entries(commands)) times[name].push(call(cmd, i))
-process.stdout.write(`\nOne PreToolUse call through /bin/sh -c, ${CALLS} each, interleaved (load average ${before.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}, ${os.cpus().length} cores; spawn from node included alike)\n\n| command | median | p90 |\n|---|---|---|\n`)
-for (const [name, xs] of Object.entries(times)) process.stdout.write(`| ${name} | ${pct(xs, 0.5).toFixed(1)} ms | ${pct(xs, 0.9).toFixed(1)} ms |\n`)
+process.stdout.write(
+  `\nOne PreToolUse call through /bin/sh -c, ${CALLS} each, interleaved (load average ${before.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}, ${os.cpus().length} cores; spawn from node included alike)\n\n| command | median | p90 |\n|---|---|---|\n`,
+)
+for (const [name, xs] of Object.entries(times))
+  process.stdout.write(`| ${name} | ${pct(xs, 0.5).toFixed(1)} ms | ${pct(xs, 0.9).toFixed(1)} ms |\n`)
 // The warm process this bench started, by the pid in its keys.
 const warmDir = path.join(home, 'cfg', 'ratchet', 'warm')
 for (const f of fs.readdirSync(warmDir).filter((x) => x.endsWith('.json'))) {

@@ -32,12 +32,39 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 /** 1,000 rules: a mix of detector rules and glob rules, none of which match `ls -la`. */
 export function manyGuardrails(n = 1000): Guardrail[] {
   const out: Guardrail[] = []
-  const patterns = ['git_push', 'file_delete', 'deploy', 'package_publish', 'db_destroy', 'irreversible', 'public_surface']
+  const patterns = [
+    'git_push',
+    'file_delete',
+    'deploy',
+    'package_publish',
+    'db_destroy',
+    'irreversible',
+    'public_surface',
+  ]
   for (let i = 0; i < n; i++) {
-    const base = { id: `GR-${String(i + 1).padStart(4, '0')}`, source: `INC-${(i % 97) + 1}`, trigger: `synthetic rule ${i}`, rule: `Synthetic rule number ${i}: verify before acting.`, severity: 'soft' as const, added: '2026-11-01', last_fired: null, fire_count: 0 }
+    const base = {
+      id: `GR-${String(i + 1).padStart(4, '0')}`,
+      source: `INC-${(i % 97) + 1}`,
+      trigger: `synthetic rule ${i}`,
+      rule: `Synthetic rule number ${i}: verify before acting.`,
+      severity: 'soft' as const,
+      added: '2026-11-01',
+      last_fired: null,
+      fire_count: 0,
+    }
     if (i % 3 === 0) out.push({ ...base, pattern: patterns[i % patterns.length] })
-    else if (i % 3 === 1) out.push({ ...base, pattern: `custom_${i}`, match: { tools: ['Bash'], command: [`deploy-tool-${i} *`, `release-${i}*`] } })
-    else out.push({ ...base, pattern: `custom_${i}`, match: { tools: ['Write', 'Edit'], paths: [`config/service-${i}/**`, `**/secret-${i}.env`] } })
+    else if (i % 3 === 1)
+      out.push({
+        ...base,
+        pattern: `custom_${i}`,
+        match: { tools: ['Bash'], command: [`deploy-tool-${i} *`, `release-${i}*`] },
+      })
+    else
+      out.push({
+        ...base,
+        pattern: `custom_${i}`,
+        match: { tools: ['Write', 'Edit'], paths: [`config/service-${i}/**`, `**/secret-${i}.env`] },
+      })
   }
   return out
 }
@@ -58,14 +85,31 @@ function project(name: string, rules?: Guardrail[]): string {
 // neither the baseline nor the hook pays for what the caller's shell happens to export. Variables that
 // change Node's start-up cost are measured separately, below the clean table.
 const CONFIG_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-config-'))
-const CLEAN: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir(), XDG_CONFIG_HOME: CONFIG_HOME }
-const STARTUP_VARS = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_PATH', 'NODE_COMPILE_CACHE', 'NODE_V8_COVERAGE', 'NODE_DEBUG', 'NODE_PENDING_DEPRECATION', 'UV_THREADPOOL_SIZE']
-const startupVars = (): NodeJS.ProcessEnv => Object.fromEntries(STARTUP_VARS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
+const CLEAN: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? os.tmpdir(),
+  XDG_CONFIG_HOME: CONFIG_HOME,
+}
+const STARTUP_VARS = [
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'NODE_COMPILE_CACHE',
+  'NODE_V8_COVERAGE',
+  'NODE_DEBUG',
+  'NODE_PENDING_DEPRECATION',
+  'UV_THREADPOOL_SIZE',
+]
+const startupVars = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(STARTUP_VARS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
 
 // CPU time and peak RSS come from inside the child (RUSAGE_SELF covers the whole process, Node's own
 // start-up included), so they hold up on a loaded machine where wall time does not.
 const PROBE = path.join(os.tmpdir(), `ratchet-bench-probe-${process.pid}.cjs`)
-fs.writeFileSync(PROBE, `process.on('exit', () => { const u = process.resourceUsage(); require('fs').writeSync(2, '\\nRATCHET_PROBE ' + (u.userCPUTime + u.systemCPUTime) + ' ' + u.maxRSS + '\\n') })\n`)
+fs.writeFileSync(
+  PROBE,
+  `process.on('exit', () => { const u = process.resourceUsage(); require('fs').writeSync(2, '\\nRATCHET_PROBE ' + (u.userCPUTime + u.systemCPUTime) + ' ' + u.maxRSS + '\\n') })\n`,
+)
 
 interface Case {
   label: string
@@ -112,7 +156,8 @@ function warmRss(cases: Case[]): string {
 /** CPU time (ms) of every thread of `pid` so far. */
 function threadCpu(pid: number): number {
   let ns = 0
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0])
+  for (const t of fs.readdirSync(`/proc/${pid}/task`))
+    ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0])
   return ns / 1e6
 }
 
@@ -128,13 +173,20 @@ interface Samples {
 const inputOf = (c: Case, i: number) => (typeof c.input === 'function' ? c.input(i) : (c.input ?? ''))
 const WARM = 3
 
-function wall(cmd: string, args: string[], input: string, env: NodeJS.ProcessEnv, expect?: (stdout: string) => boolean): number {
+function wall(
+  cmd: string,
+  args: string[],
+  input: string,
+  env: NodeJS.ProcessEnv,
+  expect?: (stdout: string) => boolean,
+): number {
   const t = process.hrtime.bigint()
   const r = spawnSync(cmd, args, { input, env })
   const ms = Number(process.hrtime.bigint() - t) / 1e6
   if (r.status !== 0 && r.status !== 2) throw new Error(`${cmd} exited ${r.status}: ${r.stderr}`)
   // A case measures what its label says, or the bench stops (a "fire" that fired nothing went unnoticed once).
-  if (expect && !expect(String(r.stdout))) throw new Error(`${cmd}: the output is not what the case measures: ${String(r.stdout).slice(0, 300) || '(empty)'}`)
+  if (expect && !expect(String(r.stdout)))
+    throw new Error(`${cmd}: the output is not what the case measures: ${String(r.stdout).slice(0, 300) || '(empty)'}`)
   return ms
 }
 
@@ -153,7 +205,13 @@ function measure(c: Case, extraEnv: NodeJS.ProcessEnv = {}, runs = RUNS): Sample
     // The first calls start the warm process; the timed ones are answered by it.
     if (i === 0 && c.warm) warmPid(c.warm)
     const bare = wall(process.execPath, ['-e', ''], '', env)
-    const hook = wall(c.bin, [], inputOf(c, i + WARM), { ...env, ...c.env }, c.expect && ((out) => c.expect!(out) || (console.error(`case "${c.label}"`), false)))
+    const hook = wall(
+      c.bin,
+      [],
+      inputOf(c, i + WARM),
+      { ...env, ...c.env },
+      c.expect && ((out) => c.expect!(out) || (console.error(`case "${c.label}"`), false)),
+    )
     c.settle?.(i + WARM)
     if (i < 0) continue // warms the page cache
     s.bareWall.push(bare)
@@ -186,7 +244,9 @@ function table(rows: Row[]): string[] {
   const head = `  ${'case'.padEnd(46)} ${'wall ms'.padStart(8)} ${'× bare'.padStart(7)}  ${'CPU ms'.padStart(7)} ${'× bare'.padStart(7)}  ${'RSS MB'.padStart(7)} ${'× bare'.padStart(7)}`
   const lines = [head]
   const b = rows[0].s
-  lines.push(`  ${'bare node -e \'\''.padEnd(46)} ${median(b.bareWall).toFixed(1).padStart(8)} ${'1.00'.padStart(7)}  ${median(b.bareCpu).toFixed(1).padStart(7)} ${'1.00'.padStart(7)}  ${(median(b.bareRss) / 1024).toFixed(1).padStart(7)} ${'1.00'.padStart(7)}`)
+  lines.push(
+    `  ${"bare node -e ''".padEnd(46)} ${median(b.bareWall).toFixed(1).padStart(8)} ${'1.00'.padStart(7)}  ${median(b.bareCpu).toFixed(1).padStart(7)} ${'1.00'.padStart(7)}  ${(median(b.bareRss) / 1024).toFixed(1).padStart(7)} ${'1.00'.padStart(7)}`,
+  )
   for (const { label, s } of rows)
     lines.push(
       `  ${label.padEnd(46)} ${median(s.wall).toFixed(1).padStart(8)} ${pairedRatio(s.wall, s.bareWall).toFixed(2).padStart(7)}  ${median(s.cpu).toFixed(1).padStart(7)} ${pairedRatio(s.cpu, s.bareCpu).toFixed(2).padStart(7)}  ${(median(s.rss) / 1024).toFixed(1).padStart(7)} ${(median(s.rss) / median(s.bareRss)).toFixed(2).padStart(7)}`,
@@ -228,7 +288,15 @@ function hookCases(): Case[] {
   const small = project('default')
   const large = project('1000', manyGuardrails())
   const bin = path.join(ROOT, 'bin', 'preflight-check')
-  const payload = (cwd: string, tool: Record<string, unknown>, session = 'bench') => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd, hook_event_name: 'PreToolUse', ...tool, tool_use_id: 'toolu_bench' })
+  const payload = (cwd: string, tool: Record<string, unknown>, session = 'bench') =>
+    JSON.stringify({
+      session_id: session,
+      transcript_path: '/dev/null',
+      cwd,
+      hook_event_name: 'PreToolUse',
+      ...tool,
+      tool_use_id: 'toolu_bench',
+    })
   const bash = (command: string) => ({ tool_name: 'Bash', tool_input: { command } })
   const env = (dir: string) => ({ CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: path.join(dir, '.ratchet') })
   // Reads and plain read-only commands are settled by the fast path (hooks/preflight-check/fast.ts); `npm test`
@@ -237,12 +305,31 @@ function hookCases(): Case[] {
   const fired = (out: string) => out.includes('[PRE-FLIGHT]') && out.includes('"deny"')
   // The commonest write: an Edit of a file the session has read (else the stale-data check fires). 333 of the
   // 1,000 rules are path rules of Write and Edit; none matches README.md.
-  const readFirst = spawnSync(bin, [], { input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }, 'bench-edit'), env: { ...CLEAN, ...env(large) } })
+  const readFirst = spawnSync(bin, [], {
+    input: payload(
+      large,
+      { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } },
+      'bench-edit',
+    ),
+    env: { ...CLEAN, ...env(large) },
+  })
   if (readFirst.status !== 0) throw new Error(`the Edit case's Read failed: ${readFirst.stderr}`)
   return [
-    { label: 'preflight-check, default rules, ls -la', bin, input: payload(small, bash('ls -la')), env: env(small), expect: silent },
+    {
+      label: 'preflight-check, default rules, ls -la',
+      bin,
+      input: payload(small, bash('ls -la')),
+      env: env(small),
+      expect: silent,
+    },
     { label: LS_1000, bin, input: payload(large, bash('ls -la')), env: env(large), expect: silent },
-    { label: 'preflight-check, 1,000 rules, Read (fast path)', bin, input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }), env: env(large), expect: silent },
+    {
+      label: 'preflight-check, 1,000 rules, Read (fast path)',
+      bin,
+      input: payload(large, { tool_name: 'Read', tool_input: { file_path: path.join(large, 'README.md') } }),
+      env: env(large),
+      expect: silent,
+    },
     // Calls the fast path cannot settle: answered by the warm process (its CPU time included), and decided in
     // the hook's own process.
     ...fullEngine([
@@ -251,12 +338,42 @@ function hookCases(): Case[] {
       // and the file_delete rules among the 1,000) and pays for recording it and for the fired rules' texts.
       // (Numbered per call, not per round: the second table below would otherwise repeat sessions, and an
       // identical retry in a session is let through, which measured a cheaper path under the fire label.)
-      { label: EDIT_FULL, bin, input: payload(large, { tool_name: 'Edit', tool_input: { file_path: path.join(large, 'README.md'), old_string: '# bench', new_string: '# Bench' } }, 'bench-edit'), env: env(large), expect: silent },
+      {
+        label: EDIT_FULL,
+        bin,
+        input: payload(
+          large,
+          {
+            tool_name: 'Edit',
+            tool_input: { file_path: path.join(large, 'README.md'), old_string: '# bench', new_string: '# Bench' },
+          },
+          'bench-edit',
+        ),
+        env: env(large),
+        expect: silent,
+      },
       // One project rule (a command glob) fires, in a fresh session per call.
-      { label: FIRE_ONE, bin, input: () => payload(large, bash('deploy-tool-1 prod'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
-      { label: FIRE_MANY, bin, input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`), env: env(large), expect: fired },
+      {
+        label: FIRE_ONE,
+        bin,
+        input: () => payload(large, bash('deploy-tool-1 prod'), `bench-fire-${RUN_ID}-${++fireCalls}`),
+        env: env(large),
+        expect: fired,
+      },
+      {
+        label: FIRE_MANY,
+        bin,
+        input: () => payload(large, bash('rm -rf build'), `bench-fire-${RUN_ID}-${++fireCalls}`),
+        env: env(large),
+        expect: fired,
+      },
     ]),
-    { label: 'session-start, default rules', bin: path.join(ROOT, 'bin', 'session-start'), input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }), env: env(small) },
+    {
+      label: 'session-start, default rules',
+      bin: path.join(ROOT, 'bin', 'session-start'),
+      input: JSON.stringify({ session_id: 'bench', hook_event_name: 'SessionStart', source: 'startup', cwd: small }),
+      env: env(small),
+    },
     ...custodietCases(),
   ]
 }
@@ -274,8 +391,23 @@ function custodietCases(): Case[] {
   const quiet = project('custodiet')
   const busy = project('custodiet-launch')
   // A quick local reviewer: the launching call pays for the spawn, never for the review itself.
-  fs.writeFileSync(path.join(busy, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 1, reviewer: { kind: 'command', command: "cat >/dev/null; echo '## Compliance Check: OK'" } } }))
-  const post = (cwd: string, session: string) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: path.join(cwd, 'README.md') }, tool_response: { type: 'text' }, tool_use_id: 'toolu_bench' })
+  fs.writeFileSync(
+    path.join(busy, '.ratchet', 'config.json'),
+    JSON.stringify({
+      custodiet: { every: 1, reviewer: { kind: 'command', command: "cat >/dev/null; echo '## Compliance Check: OK'" } },
+    }),
+  )
+  const post = (cwd: string, session: string) =>
+    JSON.stringify({
+      session_id: session,
+      transcript_path: '/dev/null',
+      cwd,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Read',
+      tool_input: { file_path: path.join(cwd, 'README.md') },
+      tool_response: { type: 'text' },
+      tool_use_id: 'toolu_bench',
+    })
   const bin = path.join(ROOT, 'bin', 'custodiet')
   const env = (dir: string) => ({ CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: path.join(dir, '.ratchet') })
   const launch = (i: number) => `bench-launch-${RUN_ID}-${i}`
@@ -283,7 +415,13 @@ function custodietCases(): Case[] {
     { label: 'custodiet PostToolUse, ordinary call', bin, input: post(quiet, 'bench'), env: env(quiet) },
     // A fresh session each round, with every: 1, so every measured call launches a review; the review
     // finishes before the next baseline starts.
-    { label: 'custodiet PostToolUse, launches a review', bin, input: (i) => post(busy, launch(i)), env: env(busy), settle: (i) => waitForExit(launch(i)) },
+    {
+      label: 'custodiet PostToolUse, launches a review',
+      bin,
+      input: (i) => post(busy, launch(i)),
+      env: env(busy),
+      settle: (i) => waitForExit(launch(i)),
+    },
   ]
 }
 
@@ -298,21 +436,36 @@ async function decisionTimes(): Promise<string[]> {
   const rulesFile = path.join(dir, 'rules.json')
   fs.writeFileSync(rulesFile, JSON.stringify(manyGuardrails()))
   const out = path.join(dir, 'decide.cjs')
-  await build({ entryPoints: [path.join(__dirname, 'decide-probe.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: out, logLevel: 'warning', mainFields: ['module', 'main'], conditions: ['import'] })
+  await build({
+    entryPoints: [path.join(__dirname, 'decide-probe.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: out,
+    logLevel: 'warning',
+    mainFields: ['module', 'main'],
+    conditions: ['import'],
+  })
   const runs = Math.max(9, Math.round(RUNS / 3))
   const probe = (k: number) => {
     const r = spawnSync(process.execPath, [out, rulesFile, String(k)], { env: CLEAN, encoding: 'utf8' })
     if (r.status !== 0) throw new Error(`decide probe failed: ${r.stderr}`)
     return JSON.parse(r.stdout) as { label: string; cold: number; warm: number; compile: number; count: number }
   }
-  const lines = [`\nThe decision in-process (classify + match + note), 1,000 guardrails; median of ${runs} fresh processes per call:`]
+  const lines = [
+    `\nThe decision in-process (classify + match + note), 1,000 guardrails; median of ${runs} fresh processes per call:`,
+  ]
   const count = probe(0).count
   for (let k = 0; k < count; k++) {
     const rs = Array.from({ length: runs }, () => probe(k))
     const cold = median(rs.map((r) => r.cold))
     const warm = median(rs.map((r) => r.warm))
-    if (k === 0) lines.push(`  compile 1,000 rules (once per process): ${median(rs.map((r) => r.compile)).toFixed(2)} ms`)
-    lines.push(`  ${rs[0].label.padEnd(60)} cold ${(cold * 1000).toFixed(0).padStart(6)} µs   warm ${(warm * 1000).toFixed(1).padStart(6)} µs${warm < 0.1 ? '' : '  (warm is over the 0.1 ms target)'}`)
+    if (k === 0)
+      lines.push(`  compile 1,000 rules (once per process): ${median(rs.map((r) => r.compile)).toFixed(2)} ms`)
+    lines.push(
+      `  ${rs[0].label.padEnd(60)} cold ${(cold * 1000).toFixed(0).padStart(6)} µs   warm ${(warm * 1000).toFixed(1).padStart(6)} µs${warm < 0.1 ? '' : '  (warm is over the 0.1 ms target)'}`,
+    )
   }
   fs.rmSync(dir, { recursive: true, force: true })
   return lines
@@ -320,9 +473,13 @@ async function decisionTimes(): Promise<string[]> {
 
 async function main() {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'preflight-check.cjs'))) throw new Error('run npm run build first')
-  const out: string[] = [`Ratchet benchmarks — node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, ${RUNS} runs per case, each right after its own bare-node run (medians)`]
+  const out: string[] = [
+    `Ratchet benchmarks — node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, ${RUNS} runs per case, each right after its own bare-node run (medians)`,
+  ]
   out.push('\nHook start-up, a fresh process per call as Claude Code runs it; clean environment (PATH and HOME only).')
-  out.push('Wall time is what the agent waits; CPU time (user + system, all threads) holds up better on a busy machine.')
+  out.push(
+    'Wall time is what the agent waits; CPU time (user + system, all threads) holds up better on a busy machine.',
+  )
   const cases = hookCases()
   const rows = cases.map((c) => ({ label: c.label, s: measure(c) }))
   out.push(...table(rows))
@@ -332,22 +489,58 @@ async function main() {
     const c = pairedRatio(s.cpu, s.bareCpu)
     return `  target ${what} ≤ ${max}× bare node: wall ${w.toFixed(2)}× ${w <= max ? 'met' : 'NOT met'}, CPU ${c.toFixed(2)}× ${c <= max ? 'met' : 'NOT met'}`
   }
-  out.push(target('with 1,000 guardrails, a call that fires nothing (a read-only command: fast path)', get(LS_1000), 1.25))
-  out.push(target('with 1,000 guardrails, a call that fires nothing (through the full engine: npm test)', get(NOFIRE_FULL), 1.25))
-  out.push(target('with 1,000 guardrails, a call that fires nothing (through the full engine: Edit)', get(EDIT_FULL), 1.25))
+  out.push(
+    target('with 1,000 guardrails, a call that fires nothing (a read-only command: fast path)', get(LS_1000), 1.25),
+  )
+  out.push(
+    target(
+      'with 1,000 guardrails, a call that fires nothing (through the full engine: npm test)',
+      get(NOFIRE_FULL),
+      1.25,
+    ),
+  )
+  out.push(
+    target('with 1,000 guardrails, a call that fires nothing (through the full engine: Edit)', get(EDIT_FULL), 1.25),
+  )
   out.push(target('with 1,000 guardrails, a call that fires a rule (one rule)', get(FIRE_ONE), 1.5))
-  out.push(target('with 1,000 guardrails, a call that fires a rule (worst case: a delete, 96 rules, loss evidence)', get(FIRE_MANY), 1.5))
-  out.push(target("custodiet's PostToolUse, the launching call included", get('custodiet PostToolUse, launches a review'), 1.3))
+  out.push(
+    target(
+      'with 1,000 guardrails, a call that fires a rule (worst case: a delete, 96 rules, loss evidence)',
+      get(FIRE_MANY),
+      1.5,
+    ),
+  )
+  out.push(
+    target(
+      "custodiet's PostToolUse, the launching call included",
+      get('custodiet PostToolUse, launches a review'),
+      1.3,
+    ),
+  )
   // The same calls where no warm process answers: the first such call of a project, RATCHET_WARM=0, no /dev/shm.
-  out.push('  without the warm process (decided in the hook\'s own process), for reference:')
-  for (const [label, max] of [[NOFIRE_FULL, 1.25], [EDIT_FULL, 1.25], [FIRE_ONE, 1.5], [FIRE_MANY, 1.5]] as const) out.push('  ' + target(label.replace('preflight-check, 1,000 rules, ', ''), get(label + OWN), max))
-  const rssWorst = Math.max(...rows.filter((r) => r.label.startsWith('preflight-check')).map((r) => median(r.s.rss) / median(r.s.bareRss)))
-  out.push(`  target peak RSS ≤ 1.3× bare node (preflight-check, worst case): ${rssWorst.toFixed(2)}× ${rssWorst <= 1.3 ? 'met' : 'NOT met'}`)
-  out.push(`  the warm process itself stays resident while calls come (it ends after 10 idle minutes): ${warmRss(cases)}`)
+  out.push("  without the warm process (decided in the hook's own process), for reference:")
+  for (const [label, max] of [
+    [NOFIRE_FULL, 1.25],
+    [EDIT_FULL, 1.25],
+    [FIRE_ONE, 1.5],
+    [FIRE_MANY, 1.5],
+  ] as const)
+    out.push('  ' + target(label.replace('preflight-check, 1,000 rules, ', ''), get(label + OWN), max))
+  const rssWorst = Math.max(
+    ...rows.filter((r) => r.label.startsWith('preflight-check')).map((r) => median(r.s.rss) / median(r.s.bareRss)),
+  )
+  out.push(
+    `  target peak RSS ≤ 1.3× bare node (preflight-check, worst case): ${rssWorst.toFixed(2)}× ${rssWorst <= 1.3 ? 'met' : 'NOT met'}`,
+  )
+  out.push(
+    `  the warm process itself stays resident while calls come (it ends after 10 idle minutes): ${warmRss(cases)}`,
+  )
 
   const vars = startupVars()
   if (Object.keys(vars).length) {
-    out.push(`\nThe same, with this shell's start-up variables (${Object.keys(vars).join(', ')}); both the baseline and the hook pay for them:`)
+    out.push(
+      `\nThe same, with this shell's start-up variables (${Object.keys(vars).join(', ')}); both the baseline and the hook pay for them:`,
+    )
     const some = cases.filter((c) => c.label.startsWith('preflight-check, 1,000'))
     out.push(...table(some.map((c) => ({ label: c.label, s: measure(c, vars) }))))
   }

@@ -11,13 +11,25 @@
 
 import fs from 'node:fs'
 import os from 'node:os'
-import { Agent, REDIS_URL, dropPrefix, freshStore, pgAvailable, post, redisAvailable, spawnServe, submission, type Engine } from '../test/support/serve'
+import {
+  Agent,
+  REDIS_URL,
+  dropPrefix,
+  freshStore,
+  pgAvailable,
+  post,
+  redisAvailable,
+  spawnServe,
+  submission,
+  type Engine,
+} from '../test/support/serve'
 import { addKey } from '../lib/server/keys'
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 300)
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 4)
 const READS = Number(process.env.BENCH_READS ?? 300)
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]
 const mem = (pid: number) => {
   const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? 0)
@@ -42,9 +54,15 @@ async function coldStart(): Promise<void> {
     await srv.stop()
     await store.drop()
   }
-  const med = (k: keyof (typeof runs)[0]) => pct(runs.map((r) => r[k]), 50)
+  const med = (k: keyof (typeof runs)[0]) =>
+    pct(
+      runs.map((r) => r[k]),
+      50,
+    )
   console.log(`\nEmbedded store (SQLite), cold start of \`ratchet serve\` over 5 starts on a fresh folder (median):`)
-  console.log(`  to the start-up line ${med('line').toFixed(0)} ms, to the first /health answer ${med('health').toFixed(0)} ms, CPU ${(med('cpu') * 1000).toFixed(0)} ms, RSS ${med('rss').toFixed(0)} MB`)
+  console.log(
+    `  to the start-up line ${med('line').toFixed(0)} ms, to the first /health answer ${med('health').toFixed(0)} ms, CPU ${(med('cpu') * 1000).toFixed(0)} ms, RSS ${med('rss').toFixed(0)} MB`,
+  )
 }
 
 async function load(engine: Engine, redis: boolean): Promise<void> {
@@ -52,10 +70,21 @@ async function load(engine: Engine, redis: boolean): Promise<void> {
   const prefix = `ratchet-bench:${process.pid}:`
   const agents = Array.from({ length: AGENTS }, () => new Agent())
   for (const a of agents) await addKey(store.db, a.key!.public, { agent: a.agent })
-  const srv = await spawnServe(['--port', '0', ...store.arg, '--per-key-per-minute', '1000000', '--per-ip-per-minute', '1000000', ...(redis ? ['--redis', REDIS_URL, '--redis-prefix', prefix] : [])])
+  const srv = await spawnServe([
+    '--port',
+    '0',
+    ...store.arg,
+    '--per-key-per-minute',
+    '1000000',
+    '--per-ip-per-minute',
+    '1000000',
+    ...(redis ? ['--redis', REDIS_URL, '--redis-prefix', prefix] : []),
+  ])
   const pid = srv.child.pid!
   try {
-    for (const a of agents) if ((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status !== 201) throw new Error('genesis refused')
+    for (const a of agents)
+      if ((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status !== 201)
+        throw new Error('genesis refused')
     const idle = mem(pid)
     const per = Math.ceil(SUBMISSIONS / AGENTS)
     // Signed beforehand, so the figure is the server's, not the client's signing.
@@ -81,14 +110,24 @@ async function load(engine: Engine, redis: boolean): Promise<void> {
     const caseId = JSON.parse(Buffer.from(bodies[0][0].env.payload, 'base64').toString()).body.case_id
     for (let i = 0; i < READS; i++) {
       const s = process.hrtime.bigint()
-      await (await fetch(i % 2 ? `${srv.url}/api/v1/public/cases?limit=20` : `${srv.url}/api/v1/public/cases/${caseId}`)).text()
+      await (
+        await fetch(i % 2 ? `${srv.url}/api/v1/public/cases?limit=20` : `${srv.url}/api/v1/public/cases/${caseId}`)
+      ).text()
       rl.push(Number(process.hrtime.bigint() - s) / 1e6)
     }
     const rsecs = Number(process.hrtime.bigint() - r0) / 1e9
-    console.log(`\n${engine}${redis ? ' + Redis' : ''}: ${lat.length} verified submissions from ${AGENTS} concurrent agents in ${secs.toFixed(2)} s`)
-    console.log(`  ${(lat.length / secs).toFixed(0)} submissions/s; latency p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms; server CPU ${((serverCpu / lat.length) * 1000).toFixed(2)} ms per submission`)
-    console.log(`  reads (case list and one case, one client): ${(READS / rsecs).toFixed(0)}/s, p99 ${pct(rl, 99).toFixed(1)} ms`)
-    console.log(`  server RSS ${idle.rss.toFixed(0)} MB idle, ${after.rss.toFixed(0)} MB after the load (peak ${after.peak.toFixed(0)} MB)`)
+    console.log(
+      `\n${engine}${redis ? ' + Redis' : ''}: ${lat.length} verified submissions from ${AGENTS} concurrent agents in ${secs.toFixed(2)} s`,
+    )
+    console.log(
+      `  ${(lat.length / secs).toFixed(0)} submissions/s; latency p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms; server CPU ${((serverCpu / lat.length) * 1000).toFixed(2)} ms per submission`,
+    )
+    console.log(
+      `  reads (case list and one case, one client): ${(READS / rsecs).toFixed(0)}/s, p99 ${pct(rl, 99).toFixed(1)} ms`,
+    )
+    console.log(
+      `  server RSS ${idle.rss.toFixed(0)} MB idle, ${after.rss.toFixed(0)} MB after the load (peak ${after.peak.toFixed(0)} MB)`,
+    )
   } finally {
     await srv.stop()
     await store.drop()

@@ -20,14 +20,26 @@ const ROOT = path.resolve(__dirname, '..')
 const load = () => os.loadavg()[0].toFixed(2)
 const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-service-')))
 const PORT = 45000 + (process.pid % 1000)
-const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'cfg'), RATCHET_SERVICE_PORT: String(PORT), RATCHET_SERVICE_LOG: path.join(home, 'service.log') }
+const base: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_CONFIG_HOME: path.join(home, 'cfg'),
+  RATCHET_SERVICE_PORT: String(PORT),
+  RATCHET_SERVICE_LOG: path.join(home, 'service.log'),
+}
 
 function project(name: string): string {
   const dir = path.join(home, name)
   fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
   fs.copyFileSync(path.join(ROOT, 'guardrails.json'), path.join(dir, '.ratchet', 'guardrails.json'))
   fs.writeFileSync(path.join(dir, 'README.md'), '# bench\n')
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' }
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@x',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@x',
+  }
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env })
   execFileSync('git', ['add', '-A'], { cwd: dir, env })
   execFileSync('git', ['commit', '-qm', 'init'], { cwd: dir, env })
@@ -39,17 +51,28 @@ function project(name: string): string {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 function ask(body: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: PORT, path: '/hook/preflight-check', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      let t = ''
-      res.on('data', (c) => (t += c))
-      res.on('end', () => resolve(t))
-    })
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: PORT,
+        path: '/hook/preflight-check',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        let t = ''
+        res.on('data', (c) => (t += c))
+        res.on('end', () => resolve(t))
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
 }
 
-const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+const rss = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 /** utime + stime of a process, in ms (the kernel counts in ticks of 10 ms). */
 const cpu = (pid: number) => {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -69,14 +92,25 @@ function slowGitPath(): string {
 function hookCpu(dir: string, payload: unknown, env: NodeJS.ProcessEnv): number {
   const file = path.join(home, 'payload.json')
   fs.writeFileSync(file, JSON.stringify(payload))
-  const py = 'import resource,subprocess,sys\nsubprocess.run([sys.argv[1]], stdin=open(sys.argv[2],"rb"), capture_output=True, cwd=sys.argv[3])\nr=resource.getrusage(resource.RUSAGE_CHILDREN)\nprint((r.ru_utime+r.ru_stime)*1000)'
-  return Number(execFileSync('python3', ['-c', py, path.join(ROOT, 'bin', 'preflight-check'), file, dir], { env, encoding: 'utf8' }).trim())
+  const py =
+    'import resource,subprocess,sys\nsubprocess.run([sys.argv[1]], stdin=open(sys.argv[2],"rb"), capture_output=True, cwd=sys.argv[3])\nr=resource.getrusage(resource.RUSAGE_CHILDREN)\nprint((r.ru_utime+r.ru_stime)*1000)'
+  return Number(
+    execFileSync('python3', ['-c', py, path.join(ROOT, 'bin', 'preflight-check'), file, dir], {
+      env,
+      encoding: 'utf8',
+    }).trim(),
+  )
 }
 
 async function main(): Promise<void> {
   const total = Number(process.env.BENCH_SERVICE_CALLS ?? 20_000)
   const dir = project('p')
-  const envOf = (extra: NodeJS.ProcessEnv = {}) => Object.fromEntries(Object.entries({ ...base, CLAUDE_PROJECT_DIR: dir, ...extra }).filter((e): e is [string, string] => typeof e[1] === 'string'))
+  const envOf = (extra: NodeJS.ProcessEnv = {}) =>
+    Object.fromEntries(
+      Object.entries({ ...base, CLAUDE_PROJECT_DIR: dir, ...extra }).filter(
+        (e): e is [string, string] => typeof e[1] === 'string',
+      ),
+    )
   const up = await ensureService({ session_id: 'bench', env: envOf(), cwd: dir, ppid: process.pid }, base, 15_000)
   if (!up.ok) throw new Error(up.why)
   const pid = up.pid
@@ -84,11 +118,18 @@ async function main(): Promise<void> {
     { tool_name: 'Bash', tool_input: { command: 'ls -la' } },
     { tool_name: 'Bash', tool_input: { command: 'npm test' } },
     { tool_name: 'Read', tool_input: { file_path: path.join(dir, 'README.md') } },
-    { tool_name: 'Edit', tool_input: { file_path: path.join(dir, 'README.md'), old_string: 'bench', new_string: 'bench' } },
+    {
+      tool_name: 'Edit',
+      tool_input: { file_path: path.join(dir, 'README.md'), old_string: 'bench', new_string: 'bench' },
+    },
     { tool_name: 'Bash', tool_input: { command: 'git status --short' } },
     { tool_name: 'Bash', tool_input: { command: 'grep -rn TODO src | head' } },
   ]
-  const lines = [`\nThe resident service over ${total.toLocaleString('en')} calls (pid ${pid}; load average at start ${load()}):`, '| calls | RSS | load |', '|---|---|---|']
+  const lines = [
+    `\nThe resident service over ${total.toLocaleString('en')} calls (pid ${pid}; load average at start ${load()}):`,
+    '| calls | RSS | load |',
+    '|---|---|---|',
+  ]
   const marks = new Set([0, 1000, 5000, total])
   const t = Date.now()
   for (let i = 0; i <= total; i++) {
@@ -98,20 +139,46 @@ async function main(): Promise<void> {
     }
     if (i === total) break
     // A fresh session now and then: the service keeps per-session state (replay ids), which must stay bounded too.
-    await ask({ session_id: 'bench', transcript_path: '/dev/null', cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse', ...mix[i % mix.length], tool_use_id: `toolu_${i}` })
+    await ask({
+      session_id: 'bench',
+      transcript_path: '/dev/null',
+      cwd: dir,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      ...mix[i % mix.length],
+      tool_use_id: `toolu_${i}`,
+    })
   }
   lines.push(`(${((Date.now() - t) / total).toFixed(2)} ms per call, one at a time, including the round trip)`)
   if (process.env.BENCH_VERBOSE) console.error(lines[lines.length - 1], 'alive:', fs.existsSync(`/proc/${pid}`))
 
   // Waiting on git: the service.
   const slow = slowGitPath()
-  const push = (id: string) => ({ session_id: id, transcript_path: '/dev/null', cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push origin main' }, tool_use_id: `toolu_${id}` })
+  const push = (id: string) => ({
+    session_id: id,
+    transcript_path: '/dev/null',
+    cwd: dir,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'git push origin main' },
+    tool_use_id: `toolu_${id}`,
+  })
   const serviceCpu = async (id: string, env: Record<string, string>) => {
     const r = await ensureService({ session_id: id, env, cwd: dir, ppid: process.pid }, base, 15_000)
     if (!r.ok) {
       const alive = fs.existsSync(`/proc/${pid}`)
-      const probe = execFileSync('sh', ['-c', `curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -d '{}' http://127.0.0.1:${PORT}/register; echo " rc=$?"`], { encoding: 'utf8' })
-      throw new Error(`${r.why} (pid ${pid} alive: ${alive}, fds: ${alive ? fs.readdirSync(`/proc/${pid}/fd`).length : '-'}, a fresh connection: ${probe.trim()})`)
+      const probe = execFileSync(
+        'sh',
+        [
+          '-c',
+          `curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -d '{}' http://127.0.0.1:${PORT}/register; echo " rc=$?"`,
+        ],
+        { encoding: 'utf8' },
+      )
+      throw new Error(
+        `${r.why} (pid ${pid} alive: ${alive}, fds: ${alive ? fs.readdirSync(`/proc/${pid}/fd`).length : '-'}, a fresh connection: ${probe.trim()})`,
+      )
     }
     if (r.pid !== pid) lines.push(`(the service was replaced: pid ${pid} → ${r.pid})`)
     const c0 = cpu(r.pid)
@@ -121,7 +188,12 @@ async function main(): Promise<void> {
   }
   const fast = await serviceCpu('git-fast', envOf())
   const slowS = await serviceCpu('git-slow', envOf({ PATH: slow }))
-  lines.push('', `A push whose git answers at once, and one whose git takes a second (load average ${load()}):`, '| who waits | git at once: CPU | slow git: CPU (wall) |', '|---|---|---|')
+  lines.push(
+    '',
+    `A push whose git answers at once, and one whose git takes a second (load average ${load()}):`,
+    '| who waits | git at once: CPU | slow git: CPU (wall) |',
+    '|---|---|---|',
+  )
   lines.push(`| the service (whole process, 10 ms ticks) | ${fast.cpu} ms | ${slowS.cpu} ms (${slowS.wall} ms) |`)
   // The command transport: the hook process, the warm process answering (the first call starts it).
   const hookEnv = { ...base, CLAUDE_PROJECT_DIR: dir }

@@ -29,7 +29,9 @@ const load = () => os.loadavg()[0].toFixed(2)
 type Mode = 'none' | 'command' | 'command-node' | 'http-floor' | 'service'
 const ALL: Mode[] = ['none', 'command', 'command-node', 'http-floor', 'service']
 // BENCH_SESSION_MODES=none,command,command-node: only these (none is always run: it is the baseline).
-const MODES: Mode[] = process.env.BENCH_SESSION_MODES ? ALL.filter((m) => m === 'none' || process.env.BENCH_SESSION_MODES!.split(',').includes(m)) : ALL
+const MODES: Mode[] = process.env.BENCH_SESSION_MODES
+  ? ALL.filter((m) => m === 'none' || process.env.BENCH_SESSION_MODES!.split(',').includes(m))
+  : ALL
 
 /** The 30 calls: for each of ten files, a read, an edit, and a Bash command of the everyday kind. */
 function steps(dir: string): Step[] {
@@ -46,7 +48,13 @@ function steps(dir: string): Step[] {
 
 function project(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-session-')))
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' }
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@x',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@x',
+  }
   for (let i = 0; i < CALLS / 3; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), `line one\nline two\n`)
   spawnSync('git', ['init', '-q'], { cwd: dir, env })
   spawnSync('git', ['add', '.'], { cwd: dir, env })
@@ -58,12 +66,30 @@ function project(): string {
 function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv): boolean {
   const settings = path.join(dir, '.claude', 'settings.json')
   fs.mkdirSync(path.dirname(settings), { recursive: true })
-  const sandbox = { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, network: { allowedDomains: ['127.0.0.1'] } }
+  const sandbox = {
+    enabled: true,
+    failIfUnavailable: true,
+    allowUnsandboxedCommands: false,
+    network: { allowedDomains: ['127.0.0.1'] },
+  }
   if (mode === 'none') fs.writeFileSync(settings, JSON.stringify({ sandbox }))
-  else if (mode === 'http-floor') fs.writeFileSync(settings, JSON.stringify({ sandbox, hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: floorUrl, timeout: 10, onFailure: 'block' }] }] } }))
+  else if (mode === 'http-floor')
+    fs.writeFileSync(
+      settings,
+      JSON.stringify({
+        sandbox,
+        hooks: {
+          PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: floorUrl, timeout: 10, onFailure: 'block' }] }],
+        },
+      }),
+    )
   else {
     const args = ['init', '--project-dir', dir, ...(mode === 'service' ? ['--transport', 'http'] : [])]
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), ...args], { cwd: dir, env, encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), ...args], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    })
     if (r.status !== 0) {
       process.stdout.write(`  (${mode} skipped: ratchet init said: ${(r.stderr || r.stdout).trim().split('\n')[0]})\n`)
       return false
@@ -72,9 +98,11 @@ function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv
     const text = fs.readFileSync(settings, 'utf8')
     if (mode === 'command-node') {
       const stripped = text.replace(/n=[^;]*; if \[ -x \\"\$n\\" \].*?; fi; /g, '')
-      if (stripped === text || stripped.includes('hook-client')) throw new Error('bench/session.ts: could not strip the compiled client from the hook commands')
+      if (stripped === text || stripped.includes('hook-client'))
+        throw new Error('bench/session.ts: could not strip the compiled client from the hook commands')
       fs.writeFileSync(settings, stripped)
-    } else if (mode === 'command' && !text.includes('hook-client')) process.stdout.write('  (command: this build has no compiled client; command runs the node launcher)\n')
+    } else if (mode === 'command' && !text.includes('hook-client'))
+      process.stdout.write('  (command: this build has no compiled client; command runs the node launcher)\n')
   }
   return true
 }
@@ -94,7 +122,9 @@ function hookTimes(home: string): { pre: number[]; stop: number[] } {
   const out: number[] = []
   const stop: number[] = []
   // Each session's log once (the folder also holds a `latest` link to the newest).
-  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => fs.lstatSync(path.join(dir, x)).isFile()) : []) {
+  for (const f of fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter((x) => fs.lstatSync(path.join(dir, x)).isFile())
+    : []) {
     let post: number | undefined
     let postPre = false
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
@@ -131,7 +161,22 @@ async function runOnce(mode: Mode, floorUrl: string, serviceEnv: NodeJS.ProcessE
   const before = load()
   const t = process.hrtime.bigint()
   const r = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
-    const c = spawn(CLAUDE, ['-p', 'Tidy the ten files.', '--output-format', 'json', '--debug', '--allowedTools', 'Bash', 'Read', 'Write', 'Edit'], { cwd: dir, env })
+    const c = spawn(
+      CLAUDE,
+      [
+        '-p',
+        'Tidy the ten files.',
+        '--output-format',
+        'json',
+        '--debug',
+        '--allowedTools',
+        'Bash',
+        'Read',
+        'Write',
+        'Edit',
+      ],
+      { cwd: dir, env },
+    )
     let stdout = ''
     c.stdout.on('data', (d) => (stdout += d))
     c.stderr.resume()
@@ -156,9 +201,17 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
   const floorUrl = `http://127.0.0.1:${(floor.address() as { port: number }).port}/hook`
   // The service this bench starts listens on a port of its own, away from any the user's sessions use.
   const serviceEnv = { RATCHET_SERVICE_PORT: String(42000 + (process.pid % 1000)) }
-  const results: Record<Mode, RunResult[]> = { none: [], command: [], 'command-node': [], 'http-floor': [], service: [] }
+  const results: Record<Mode, RunResult[]> = {
+    none: [],
+    command: [],
+    'command-node': [],
+    'http-floor': [],
+    service: [],
+  }
   const skipped = new Set<Mode>()
-  process.stdout.write(`\nWhole session in the real client (${CALLS} tool calls, mock model, ${rounds} rounds, transports interleaved; load average at start ${load()}, ${os.cpus().length} cores)\n`)
+  process.stdout.write(
+    `\nWhole session in the real client (${CALLS} tool calls, mock model, ${rounds} rounds, transports interleaved; load average at start ${load()}, ${os.cpus().length} cores)\n`,
+  )
   for (let round = 0; round < rounds; round++) {
     // Rotated each round: no transport always runs first (or right after another's clean-up).
     const order = MODES.map((_m, i) => MODES[(i + round) % MODES.length]).filter((m) => !skipped.has(m))
@@ -167,14 +220,18 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
       if (!r) skipped.add(mode)
       else {
         results[mode].push(r)
-        process.stdout.write(`  round ${round + 1} ${mode.padEnd(10)} ${(r.ms / 1000).toFixed(2)} s  load ${r.load}${r.ok ? '' : '  (incomplete)'}\n`)
+        process.stdout.write(
+          `  round ${round + 1} ${mode.padEnd(10)} ${(r.ms / 1000).toFixed(2)} s  load ${r.load}${r.ok ? '' : '  (incomplete)'}\n`,
+        )
       }
     }
   }
   floor.close()
   const base = median(results.none.filter((r) => r.ok).map((r) => r.ms))
   const floorAdded = (median(results['http-floor'].filter((r) => r.ok).map((r) => r.ms)) - base) / CALLS
-  process.stdout.write(`\n| transport | session (median) | added per tool call | vs the http floor | PreToolUse in the client's log (median, p90) | Stop wait (median) |\n|---|---|---|---|---|---|\n`)
+  process.stdout.write(
+    `\n| transport | session (median) | added per tool call | vs the http floor | PreToolUse in the client's log (median, p90) | Stop wait (median) |\n|---|---|---|---|---|---|\n`,
+  )
   for (const mode of MODES) {
     const ok = results[mode].filter((r) => r.ok)
     if (!ok.length) {
@@ -184,14 +241,26 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
     const m = median(ok.map((r) => r.ms))
     const added = (m - base) / CALLS
     const hooks = ok.flatMap((r) => r.preToolUse).sort((a, b) => a - b)
-    const hookText = hooks.length ? `${median(hooks)} ms, ${hooks[Math.floor(hooks.length * 0.9)]} ms (${hooks.length} calls)` : '—'
+    const hookText = hooks.length
+      ? `${median(hooks)} ms, ${hooks[Math.floor(hooks.length * 0.9)]} ms (${hooks.length} calls)`
+      : '—'
     const stops = ok.flatMap((r) => r.stop)
     const stopText = stops.length ? `${median(stops)} ms` : '—'
-    process.stdout.write(`| ${mode} | ${(m / 1000).toFixed(2)} s | ${mode === 'none' ? '—' : `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`} | ${mode === 'none' || mode === 'http-floor' ? '—' : `${added - floorAdded >= 0 ? '+' : ''}${(added - floorAdded).toFixed(0)} ms`} | ${hookText} | ${stopText} |\n`)
+    process.stdout.write(
+      `| ${mode} | ${(m / 1000).toFixed(2)} s | ${mode === 'none' ? '—' : `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`} | ${mode === 'none' || mode === 'http-floor' ? '—' : `${added - floorAdded >= 0 ? '+' : ''}${(added - floorAdded).toFixed(0)} ms`} | ${hookText} | ${stopText} |\n`,
+    )
   }
-  process.stdout.write(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}\n`)
+  process.stdout.write(
+    `load average at the end: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}\n`,
+  )
   // The service this bench started: it would leave on its own when idle; it goes now.
-  spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), 'service', 'stop'], { env: { ...process.env, ...serviceEnv }, stdio: 'ignore' })
+  spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), 'service', 'stop'], {
+    env: { ...process.env, ...serviceEnv },
+    stdio: 'ignore',
+  })
 }
 
 if (require.main === module) void sessionBench()

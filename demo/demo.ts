@@ -19,13 +19,20 @@ async function main() {
   spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: project })
 
   console.log(bold('1. ratchet init') + `  (project: ${project})`)
-  const init = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+  const init = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['init', '--project-dir', project], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home },
+  })
   process.stdout.write(init.stdout.replace(/^/gm, '   '))
   if (init.status !== 0) throw new Error(init.stderr)
 
   const steps: Step[] = [
     { text: 'I will push first.', tool: 'Bash', input: { command: 'git push origin main', description: 'Push' } },
-    { text: 'The check holds: the user asked me to push.', tool: 'Bash', input: { command: 'git push origin main', description: 'Push (after check)' } },
+    {
+      text: 'The check holds: the user asked me to push.',
+      tool: 'Bash',
+      input: { command: 'git push origin main', description: 'Push (after check)' },
+    },
     { tool: 'Write', input: { file_path: path.join(project, 'notes.md'), content: '# Notes\nnew text\n' } },
     { tool: 'Read', input: { file_path: path.join(project, 'notes.md') } },
     { tool: 'Write', input: { file_path: path.join(project, 'notes.md'), content: '# Notes\nnew text\n' } },
@@ -36,18 +43,35 @@ async function main() {
   ]
   const model = await startMockModel(steps)
   console.log('\n' + bold('2. claude -p "push my work and tidy the notes"') + '  (real claude CLI, scripted model)')
-  const run = await exec(path.join(ROOT, 'node_modules', '.bin', 'claude'), ['-p', 'push my work and tidy the notes', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit', 'Read'], { cwd: project, env: claudeEnv(model.url, home) })
+  const run = await exec(
+    path.join(ROOT, 'node_modules', '.bin', 'claude'),
+    [
+      '-p',
+      'push my work and tidy the notes',
+      '--output-format',
+      'json',
+      '--allowedTools',
+      'Bash',
+      'Write',
+      'Edit',
+      'Read',
+    ],
+    { cwd: project, env: claudeEnv(model.url, home) },
+  )
   await model.close()
   if (run.status !== 0) throw new Error(`claude exited ${run.status}: ${run.stderr || run.stdout}`)
 
   const first = JSON.stringify(model.mainTurns()[0] ?? {})
-  console.log(`   session start: active guardrails ${first.includes('[RATCHET] Active guardrails') ? 'reached the model' : 'DID NOT reach the model'}`)
+  console.log(
+    `   session start: active guardrails ${first.includes('[RATCHET] Active guardrails') ? 'reached the model' : 'DID NOT reach the model'}`,
+  )
   const results = model.toolResults()
   steps.slice(0, results.length).forEach((s, i) => {
     if (!('tool' in s)) return
     const r = results[i]
     const input = s.input as Record<string, unknown>
-    const what = s.tool === 'Bash' ? String(input.command) : `${s.tool} ${path.relative(project, String(input.file_path))}`
+    const what =
+      s.tool === 'Bash' ? String(input.command) : `${s.tool} ${path.relative(project, String(input.file_path))}`
     const denied = r.is_error && /^PreToolUse:\w+ hook error/.test(r.content)
     const verdict = denied ? 'DENIED' : r.is_error ? 'failed' : 'ran'
     console.log(`\n   ${bold(verdict.padEnd(6))} ${what}`)
@@ -55,10 +79,18 @@ async function main() {
   })
 
   console.log('\n' + bold('3. ratchet log') + '  (the activity log pattern-detect mines)')
-  const log = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['log', '-n', '12'], { cwd: project, encoding: 'utf8', env: { ...process.env, CLAUDE_PROJECT_DIR: project } })
+  const log = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['log', '-n', '12'], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_PROJECT_DIR: project },
+  })
   process.stdout.write(log.stdout.replace(/^/gm, '   '))
   console.log('\n' + bold('4. ratchet guardrails list'))
-  const list = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['guardrails', 'list'], { cwd: project, encoding: 'utf8', env: { ...process.env, CLAUDE_PROJECT_DIR: project } })
+  const list = spawnSync(path.join(ROOT, 'bin', 'ratchet'), ['guardrails', 'list'], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_PROJECT_DIR: project },
+  })
   process.stdout.write(list.stdout.replace(/^/gm, '   '))
   console.log(`\nThe demo project is left in ${project} to look around.`)
 }

@@ -14,14 +14,18 @@ const ROOT = path.resolve(__dirname, '..')
 const OUT = path.join(ROOT, 'docs', 'checks.md')
 
 // A callable that returns itself for every property and call: `describe(...)`, `it.each(...)(...)`, `expect(x).toBe(y)`.
-const inert: unknown = new Proxy(() => {}, { get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert), apply: () => inert })
+const inert: unknown = new Proxy(() => {}, {
+  get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : inert),
+  apply: () => inert,
+})
 const modules = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown }
 const load = modules._load
 modules._load = function (request: string, ...rest: unknown[]) {
   return request === 'vitest' ? inert : load.call(this, request, ...rest)
 }
 
-const { TABLES, PROJECT, ctx, run } = require('../test/unit/actions/table') as typeof import('../test/unit/actions/table')
+const { TABLES, PROJECT, ctx, run } =
+  require('../test/unit/actions/table') as typeof import('../test/unit/actions/table')
 const { FAMILIES } = require('../lib/core/actions') as typeof import('../lib/core/actions')
 const { PATTERNS, CLASS_LABEL } = require('../lib/core/patterns') as typeof import('../lib/core/patterns')
 const TESTS = path.join(ROOT, 'test', 'unit', 'actions')
@@ -60,7 +64,8 @@ function everyPattern(cases: { pattern: string; line: string }[]): string[] {
   const by = new Map<string, string[]>()
   for (const c of cases) by.set(c.pattern, [...(by.get(c.pattern) ?? []), c.line])
   const picked: string[] = []
-  for (let i = 0; picked.length < Math.min(SHOWN, cases.length); i++) for (const lines of by.values()) if (lines[i] && picked.length < SHOWN) picked.push(lines[i])
+  for (let i = 0; picked.length < Math.min(SHOWN, cases.length); i++)
+    for (const lines of by.values()) if (lines[i] && picked.length < SHOWN) picked.push(lines[i])
   const order = new Map(cases.map((c, i) => [c.line, i]))
   return picked.sort((a, b) => order.get(a)! - order.get(b)!)
 }
@@ -80,17 +85,24 @@ function render(): string {
     '| family | patterns | what it covers |',
     '|---|---|---|',
   ]
-  for (const f of FAMILIES) out.push(`| [${f.meta.id}](#${f.meta.id}) | ${f.meta.patterns.map(code).join(', ') || '—'} | ${f.meta.description.replace(/\|/g, '\\|')} |`)
+  for (const f of FAMILIES)
+    out.push(
+      `| [${f.meta.id}](#${f.meta.id}) | ${f.meta.patterns.map(code).join(', ') || '—'} | ${f.meta.description.replace(/\|/g, '\\|')} |`,
+    )
 
   for (const f of FAMILIES) {
     out.push('', `## ${f.meta.id}`, '', `${f.meta.description}.`)
     if (f.meta.patterns.length) out.push('')
-    for (const p of f.meta.patterns) out.push(`- ${code(p)} (${CLASS_LABEL[PATTERNS[p].class]}): ${PATTERNS[p].description}`)
+    for (const p of f.meta.patterns)
+      out.push(`- ${code(p)} (${CLASS_LABEL[PATTERNS[p].class]}): ${PATTERNS[p].description}`)
     const programs = Object.keys(f.programs ?? {}).sort()
     if (programs.length) out.push('', `Programs: ${programs.map(code).join(', ')}.`)
     const table = TABLES.find((t) => t.family.meta.id === f.meta.id)
     if (!table) {
-      out.push('', `Examples (from its metadata; it has no flag/quiet table in test/unit/actions/): ${f.meta.examples.map(code).join(', ')}.`)
+      out.push(
+        '',
+        `Examples (from its metadata; it has no flag/quiet table in test/unit/actions/): ${f.meta.examples.map(code).join(', ')}.`,
+      )
       continue
     }
     const flags = table.valid.flatMap((v): { pattern: string; line: string }[] => {
@@ -98,8 +110,17 @@ function render(): string {
       const who = said(v.ctx)
       if (!line || who === false) return []
       const lost = run(v.input, ctx(v.ctx)).findings.find((x) => x.pattern === v.pattern && x.lost)?.lost
-      const notes = [v.catastrophic ? 'catastrophic' : '', lost ? `${lost.kind}: ${rel(lost.what)}` : '', who ? `after the user said "${who}"` : ''].filter(Boolean)
-      return [{ pattern: v.pattern, line: `- ${code(line)} → ${code(v.pattern)}${notes.length ? ` (${notes.join('; ')})` : ''}` }]
+      const notes = [
+        v.catastrophic ? 'catastrophic' : '',
+        lost ? `${lost.kind}: ${rel(lost.what)}` : '',
+        who ? `after the user said "${who}"` : '',
+      ].filter(Boolean)
+      return [
+        {
+          pattern: v.pattern,
+          line: `- ${code(line)} → ${code(v.pattern)}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+        },
+      ]
     })
     const quiet = table.invalid.flatMap((v) => {
       const line = shown(v.input)
@@ -110,7 +131,12 @@ function render(): string {
     const file = `test/unit/actions/${f.meta.id}.test.ts`
     const some = everyPattern(flags)
     out.push('', `Flags (${some.length} of ${table.valid.length} tested cases):`, '', ...some)
-    out.push('', `Stays quiet (${Math.min(SHOWN, quiet.length)} of ${table.invalid.length}):`, '', ...quiet.slice(0, SHOWN))
+    out.push(
+      '',
+      `Stays quiet (${Math.min(SHOWN, quiet.length)} of ${table.invalid.length}):`,
+      '',
+      ...quiet.slice(0, SHOWN),
+    )
     out.push('', `Every case: [${file}](../${file}).`)
   }
   return out.join('\n') + '\n'

@@ -28,10 +28,19 @@ function functionsOf(file: string, text: string): Fn[] {
   const out: Fn[] = []
   const visit = (node: ts.Node, owner: string) => {
     let name = owner
-    if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node)) {
+    if (
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isArrowFunction(node)
+    ) {
       const named = (node as ts.FunctionDeclaration).name?.getText(sf)
       const parent = node.parent
-      name = named ?? (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) ? parent.name.getText(sf) : `${owner}:<anonymous>`)
+      name =
+        named ??
+        (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)
+          ? parent.name.getText(sf)
+          : `${owner}:<anonymous>`)
       const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1
       const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line + 1
       out.push({ name, line: start, lines: end - start + 1 })
@@ -51,9 +60,12 @@ for (const file of files) {
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
   const fns = functionsOf(file, text)
   if (lines > MAX_FILE) overFiles.push(`${String(lines).padStart(5)}  ${file}`)
-  for (const f of fns) if (f.lines > MAX_FUNCTION) overFns.push(`${String(f.lines).padStart(5)}  ${file}:${f.line} ${f.name}`)
+  for (const f of fns)
+    if (f.lines > MAX_FUNCTION) overFns.push(`${String(f.lines).padStart(5)}  ${file}:${f.line} ${f.name}`)
   const longest = fns.reduce<Fn | undefined>((a, f) => (!a || f.lines > a.lines ? f : a), undefined)
-  rows.push(`${String(lines).padStart(5)}  ${file}${longest ? `  (longest function: ${longest.name}, ${longest.lines} lines)` : ''}`)
+  rows.push(
+    `${String(lines).padStart(5)}  ${file}${longest ? `  (longest function: ${longest.name}, ${longest.lines} lines)` : ''}`,
+  )
 }
 if (all) console.log(`Files (lines, longest function):\n${rows.join('\n')}\n`)
 console.log(`Files over ${MAX_FILE} lines: ${overFiles.length}\n${overFiles.join('\n')}`)

@@ -19,13 +19,44 @@
 //   - before a new plan is written (TodoWrite), blocking.
 
 import type { Decision } from '../../lib/core/decision'
-import { READ_ONLY, describeCall, forbiddenTouches, questionEdits, reactiveSignals, scopeExpansions, type Todo, type ToolEvent } from '../../lib/core/drift-checks'
+import {
+  READ_ONLY,
+  describeCall,
+  forbiddenTouches,
+  questionEdits,
+  reactiveSignals,
+  scopeExpansions,
+  type Todo,
+  type ToolEvent,
+} from '../../lib/core/drift-checks'
 import { describeEnvelope, extractEnvelope } from '../../lib/core/envelope'
 import { formatVerdict, type Verdict } from '../../lib/core/verdict'
-import { CATEGORY_OF, mergeSpans, type Category, type CustodietState, type Finding, type Level, type Policy, type ReviewSpan, type Trigger } from '../../lib/core/custodiet'
+import {
+  CATEGORY_OF,
+  mergeSpans,
+  type Category,
+  type CustodietState,
+  type Finding,
+  type Level,
+  type Policy,
+  type ReviewSpan,
+  type Trigger,
+} from '../../lib/core/custodiet'
 
 // The state's shape and the policy's defaults live in lib/core/custodiet (lib/io reads and writes them).
-export { CATEGORY_OF, DEFAULT_POLICY, TRIGGERS, emptyState, hold, release, type Category, type CustodietState, type Finding, type Policy, type Trigger } from '../../lib/core/custodiet'
+export {
+  CATEGORY_OF,
+  DEFAULT_POLICY,
+  TRIGGERS,
+  emptyState,
+  hold,
+  release,
+  type Category,
+  type CustodietState,
+  type Finding,
+  type Policy,
+  type Trigger,
+} from '../../lib/core/custodiet'
 
 const MAX_EVENTS = 40
 
@@ -36,7 +67,9 @@ export function onPrompt(s: CustodietState, prompt: string): CustodietState {
     envelope: extractEnvelope(prompt, s.envelope),
     turnStart: s.toolCount,
     reaction: undefined,
-    findings: s.findings.map((f) => (f.level >= 3 && !f.lifted ? { ...f, lifted: true, lifted_by: 'user' as const } : f)),
+    findings: s.findings.map((f) =>
+      f.level >= 3 && !f.lifted ? { ...f, lifted: true, lifted_by: 'user' as const } : f,
+    ),
   }
 }
 
@@ -50,7 +83,13 @@ export interface PostResult {
 }
 
 /** PostToolUse / PostToolUseFailure: count, remember, run the deterministic checks, maybe launch a review, deliver. */
-export function onToolDone(s: CustodietState, e: ToolEvent, policy: Policy, now: Date, reviewRunning: boolean): PostResult {
+export function onToolDone(
+  s: CustodietState,
+  e: ToolEvent,
+  policy: Policy,
+  now: Date,
+  reviewRunning: boolean,
+): PostResult {
   const n = s.toolCount + 1
   const events = [...s.events, { ...e, at: now.toISOString(), n }].slice(-MAX_EVENTS)
   let state: CustodietState = { ...s, toolCount: n, events }
@@ -95,12 +134,20 @@ export function deterministicChecks(s: CustodietState, policy: Policy, now: Date
     const signals = reactiveSignals(since, env)
     if (signals.length)
       once(`reactive@${s.reaction.errorAt}`, (st) => {
-        const next = addFinding(st, 'error', {
-          status: 'ATTENTION',
-          issue: `After a tool error the agent moved on to ${signals.join('; ')} — nobody asked for that.`,
-          principle: 'Type A, reactive helpfulness: the request was not to diagnose or repair the environment',
-          correction: 'Stop investigating. Report the error to the user as it is and ask whether they want it fixed.',
-        }, 'deterministic', policy, now, { category: 'reactive', calls: [s.reaction!.errorAt, last.n], event: `reactive@${s.reaction!.errorAt}` })
+        const next = addFinding(
+          st,
+          'error',
+          {
+            status: 'ATTENTION',
+            issue: `After a tool error the agent moved on to ${signals.join('; ')} — nobody asked for that.`,
+            principle: 'Type A, reactive helpfulness: the request was not to diagnose or repair the environment',
+            correction: 'Stop investigating. Report the error to the user as it is and ask whether they want it fixed.',
+          },
+          'deterministic',
+          policy,
+          now,
+          { category: 'reactive', calls: [s.reaction!.errorAt, last.n], event: `reactive@${s.reaction!.errorAt}` },
+        )
         // Found without a model: the reviewer need not be asked about this reaction.
         return { ...next, reaction: undefined, reviewedUpTo: Math.max(next.reviewedUpTo, last.n) }
       })
@@ -110,23 +157,40 @@ export function deterministicChecks(s: CustodietState, policy: Policy, now: Date
   const changes = questionEdits([last], env)
   if (changes.length)
     once(`question@${s.turnStart}`, (st) =>
-      addFinding(st, 'stop', {
-        status: 'ATTENTION',
-        issue: `The user asked a question ("${clip(env.prompts[env.prompts.length - 1], 120)}") and the agent is changing things: ${changes.join('; ')}.`,
-        principle: 'H19: answer questions; implementing was not asked',
-        correction: 'Stop changing files. Answer the question, and offer the change as a suggestion the user can accept.',
-      }, 'deterministic', policy, now, { category: 'question', calls: [last.n, last.n], event: `question@${s.turnStart}` }),
+      addFinding(
+        st,
+        'stop',
+        {
+          status: 'ATTENTION',
+          issue: `The user asked a question ("${clip(env.prompts[env.prompts.length - 1], 120)}") and the agent is changing things: ${changes.join('; ')}.`,
+          principle: 'H19: answer questions; implementing was not asked',
+          correction:
+            'Stop changing files. Answer the question, and offer the change as a suggestion the user can accept.',
+        },
+        'deterministic',
+        policy,
+        now,
+        { category: 'question', calls: [last.n, last.n], event: `question@${s.turnStart}` },
+      ),
     )
 
   // An action on something the request forbade.
   for (const hit of forbiddenTouches([last], env))
     once(`constraint@${s.turnStart}:${hit.constraint}`, (st) =>
-      addFinding(st, 'stop', {
-        status: 'ATTENTION',
-        issue: `The user said "${hit.constraint}", and the agent ran ${hit.call}.`,
-        principle: 'Constraint: the request forbade this',
-        correction: 'Stop. Tell the user what you changed against their instruction and offer to undo it.',
-      }, 'deterministic', policy, now, { category: 'constraint', calls: [last.n, last.n], event: `constraint@${s.turnStart}:${hit.constraint}` }),
+      addFinding(
+        st,
+        'stop',
+        {
+          status: 'ATTENTION',
+          issue: `The user said "${hit.constraint}", and the agent ran ${hit.call}.`,
+          principle: 'Constraint: the request forbade this',
+          correction: 'Stop. Tell the user what you changed against their instruction and offer to undo it.',
+        },
+        'deterministic',
+        policy,
+        now,
+        { category: 'constraint', calls: [last.n, last.n], event: `constraint@${s.turnStart}:${hit.constraint}` },
+      ),
     )
   return state
 }
@@ -157,7 +221,8 @@ export function onStop(s: CustodietState, stopHookActive: boolean, running = fal
     if (uncovered.some((e) => !READ_ONLY.has(e.tool) || e.error)) launch = { trigger: 'stop', from: uncovered[0].n }
   }
   if (launch) state = { ...state, reviewedUpTo: state.toolCount }
-  if (running) return stopDelivery({ ...state, queued: launch ? mergeSpans(state.queued, launch) : state.queued }, stopHookActive)
+  if (running)
+    return stopDelivery({ ...state, queued: launch ? mergeSpans(state.queued, launch) : state.queued }, stopHookActive)
   // Nothing running: what waited in the queue (its reviewer died, or was never started) goes with this launch.
   if (state.queued) {
     launch = launch ? mergeSpans(state.queued, launch) : state.queued
@@ -180,15 +245,28 @@ export function settleReviewing(s: CustodietState, alive: boolean): { state: Cus
 }
 
 /** At Stop, undelivered findings keep the turn going once, so the agent reports them to the user. */
-export function stopDelivery(s: CustodietState, stopHookActive: boolean): { state: CustodietState; decision: Decision } {
+export function stopDelivery(
+  s: CustodietState,
+  stopHookActive: boolean,
+): { state: CustodietState; decision: Decision } {
   // A warning given after the turn's last call went out on the async PostToolUse channel, which a
   // turn that ends at once never reads: it is given again here.
   const lastCall = (f: Finding) => f.delivered && f.delivered_after === s.toolCount && s.toolCount > s.turnStart
   const fresh = s.findings.filter((f) => !f.delivered || lastCall(f))
   if (!fresh.length || stopHookActive) return { state: s, decision: { kind: 'allow' } }
-  const { state, decision } = deliver({ ...s, findings: s.findings.map((f) => (lastCall(f) ? { ...f, delivered: false, delivered_after: undefined } : f)) })
+  const { state, decision } = deliver({
+    ...s,
+    findings: s.findings.map((f) => (lastCall(f) ? { ...f, delivered: false, delivered_after: undefined } : f)),
+  })
   if (decision.kind !== 'allow' || !decision.context) return { state, decision }
-  return { state, decision: { kind: 'block', reason: `${decision.context}\n\nBefore you finish, tell the user about this in your answer.`, notice: decision.notice } }
+  return {
+    state,
+    decision: {
+      kind: 'block',
+      reason: `${decision.context}\n\nBefore you finish, tell the user about this in your answer.`,
+      notice: decision.notice,
+    },
+  }
 }
 
 export interface FindingOptions {
@@ -208,18 +286,44 @@ export function sameEvent(s: CustodietState, o: FindingOptions): Finding | undef
  * Records a finding at its enforcement level, escalating with the distinct drift events before it; a
  * finding about the same calls as an earlier one merges into it (no new warning, no escalation).
  */
-export function addFinding(s: CustodietState, trigger: Trigger, verdict: Extract<Verdict, { status: 'ATTENTION' }>, source: Finding['source'], policy: Policy, now: Date, opts: FindingOptions | Category = {}): CustodietState {
+export function addFinding(
+  s: CustodietState,
+  trigger: Trigger,
+  verdict: Extract<Verdict, { status: 'ATTENTION' }>,
+  source: Finding['source'],
+  policy: Policy,
+  now: Date,
+  opts: FindingOptions | Category = {},
+): CustodietState {
   const o: FindingOptions = typeof opts === 'string' ? { category: opts } : opts
   const same = sameEvent(s, o)
   if (same) {
-    const merged: Finding = { ...same, calls: same.calls && o.calls ? [Math.min(same.calls[0], o.calls[0]), Math.max(same.calls[1], o.calls[1])] : same.calls ?? o.calls, also: [...(same.also ?? []), { source, trigger, issue: verdict.issue }].slice(-5) }
+    const merged: Finding = {
+      ...same,
+      calls:
+        same.calls && o.calls
+          ? [Math.min(same.calls[0], o.calls[0]), Math.max(same.calls[1], o.calls[1])]
+          : (same.calls ?? o.calls),
+      also: [...(same.also ?? []), { source, trigger, issue: verdict.issue }].slice(-5),
+    }
     return { ...s, findings: s.findings.map((f) => (f === same ? merged : f)) }
   }
   const category = o.category ?? CATEGORY_OF[trigger]
   const prior = s.findings.length
   const base = policy.levels[category] ?? 2
   const level = Math.min(4, base + (policy.escalate ? prior : 0)) as Level
-  const f: Finding = { id: `cf-${prior + 1}`, at: now.toISOString(), trigger, category, verdict, level, source, delivered: level === 1, ...(o.calls ? { calls: o.calls } : {}), ...(o.event ? { event: o.event } : {}) }
+  const f: Finding = {
+    id: `cf-${prior + 1}`,
+    at: now.toISOString(),
+    trigger,
+    category,
+    verdict,
+    level,
+    source,
+    delivered: level === 1,
+    ...(o.calls ? { calls: o.calls } : {}),
+    ...(o.event ? { event: o.event } : {}),
+  }
   return { ...s, findings: [...s.findings, f] }
 }
 
@@ -229,7 +333,12 @@ export function deliver(s: CustodietState, afterCall = false): { state: Custodie
   if (!fresh.length) return { state: s, decision: { kind: 'allow' } }
   const text = fresh.map(noteFor).join('\n\n')
   return {
-    state: { ...s, findings: s.findings.map((f) => (f.delivered ? f : { ...f, delivered: true, ...(afterCall ? { delivered_after: s.toolCount } : {}) })) },
+    state: {
+      ...s,
+      findings: s.findings.map((f) =>
+        f.delivered ? f : { ...f, delivered: true, ...(afterCall ? { delivered_after: s.toolCount } : {}) },
+      ),
+    },
     decision: { kind: 'allow', context: text, notice: `custodiet: ${fresh[fresh.length - 1].verdict.issue}` },
   }
 }
@@ -254,7 +363,12 @@ export function relayNote(from: string, found: Finding[]): { context: string; no
 }
 
 export function noteFor(f: Finding): string {
-  const enforcement = f.level >= 4 ? 'Until the user answers, further actions are blocked.' : f.level === 3 ? 'Until the user answers, each further action needs their confirmation.' : 'Report this to the user and ask for direction before going further.'
+  const enforcement =
+    f.level >= 4
+      ? 'Until the user answers, further actions are blocked.'
+      : f.level === 3
+        ? 'Until the user answers, each further action needs their confirmation.'
+        : 'Report this to the user and ask for direction before going further.'
   return `[CUSTODIET] ${formatVerdict(f.verdict)}\n(level ${f.level}, ${f.category.replace('_', ' ')}${f.source === 'deterministic' ? ', deterministic check' : ''}) ${enforcement}`
 }
 
@@ -263,31 +377,58 @@ export function noteFor(f: Finding): string {
  * adds unrequested work is refused (level ≥ 2), naming the items, so the agent rewrites it or asks.
  * `reviewer` is the reviewer's verdict if it answered within the budget.
  */
-export function onTodos(s: CustodietState, todos: Todo[], policy: Policy, now: Date, reviewer?: Verdict): { state: CustodietState; decision: Decision } {
+export function onTodos(
+  s: CustodietState,
+  todos: Todo[],
+  policy: Policy,
+  now: Date,
+  reviewer?: Verdict,
+): { state: CustodietState; decision: Decision } {
   if (!s.envelope) return { state: s, decision: { kind: 'allow' } }
   const open = todos.filter((t) => t.status !== 'completed' && !s.acceptedTodos.includes(norm(t.content)))
   const extra = scopeExpansions(open, s.envelope)
   let verdict: Extract<Verdict, { status: 'ATTENTION' }> | undefined
   let source: Finding['source'] = 'reviewer'
-  if (reviewer?.status === 'ATTENTION') verdict = { ...reviewer, ...(extra.length ? { issue: `${reviewer.issue} Unrequested items: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.` } : {}) }
+  if (reviewer?.status === 'ATTENTION')
+    verdict = {
+      ...reviewer,
+      ...(extra.length
+        ? { issue: `${reviewer.issue} Unrequested items: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.` }
+        : {}),
+    }
   else if (!reviewer && extra.length) {
     source = 'deterministic'
     verdict = {
       status: 'ATTENTION',
       issue: `The plan adds work nobody asked for: ${extra.map((x) => `"${x.todo}" (${x.kind})`).join(', ')}.`,
       principle: 'Type B, deliberate scope expansion: do one thing — the request was: ' + s.envelope.explicit,
-      correction: 'Write the plan again without those items (offer them to the user as suggestions), or ask the user whether they want them.',
+      correction:
+        'Write the plan again without those items (offer them to the user as suggestions), or ask the user whether they want them.',
     }
   }
-  const accept = (st: CustodietState) => ({ ...st, acceptedTodos: [...new Set([...st.acceptedTodos, ...todos.map((t) => norm(t.content))])].slice(-100) })
+  const accept = (st: CustodietState) => ({
+    ...st,
+    acceptedTodos: [...new Set([...st.acceptedTodos, ...todos.map((t) => norm(t.content))])].slice(-100),
+  })
   if (!verdict) return { state: accept(s), decision: { kind: 'allow' } }
   const n = s.toolCount + 1
   const event = `todo@${n}`
-  const state = addFinding(s, 'todo', verdict, source, policy, now, { category: 'scope_expansion', calls: [n, n], event })
+  const state = addFinding(s, 'todo', verdict, source, policy, now, {
+    category: 'scope_expansion',
+    calls: [n, n],
+    event,
+  })
   const f = sameEvent(state, { event })!
   const marked = { ...state, findings: state.findings.map((x) => (x.id === f.id ? { ...x, delivered: true } : x)) }
   if (f.level === 1) return { state: accept(marked), decision: { kind: 'allow' } }
-  return { state: marked, decision: { kind: 'deny', reason: `${noteFor(f)}\nThe plan was not written. Write it again with only what the user asked for, or ask the user first.`, notice: `custodiet: plan refused — ${f.verdict.issue}` } }
+  return {
+    state: marked,
+    decision: {
+      kind: 'deny',
+      reason: `${noteFor(f)}\nThe plan was not written. Write it again with only what the user asked for, or ask the user first.`,
+      notice: `custodiet: plan refused — ${f.verdict.issue}`,
+    },
+  }
 }
 
 const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ')
@@ -298,7 +439,9 @@ export function holdDecision(f: Finding, readOnly: boolean): Decision | null {
   if (readOnly) return null
   const why = `[CUSTODIET] Holding since ${f.at}: ${f.verdict.issue} ${f.verdict.correction}`
   const lift = 'The hold lifts when the user replies (or a human runs `npx ratchet-guard custodiet release`).'
-  return f.level >= 4 ? { kind: 'deny', reason: `${why} Actions are blocked. ${lift}` } : { kind: 'ask', reason: `${why} Confirm to let this action run. ${lift}` }
+  return f.level >= 4
+    ? { kind: 'deny', reason: `${why} Actions are blocked. ${lift}` }
+    : { kind: 'ask', reason: `${why} Confirm to let this action run. ${lift}` }
 }
 
 /** The calls a review looks at, as the reviewer sees them. */
@@ -307,7 +450,14 @@ export function windowText(s: CustodietState, from: number): string {
   return w.length ? w.map((e) => `#${e.n} ${describeCall(e)}${e.error ? ' → ERROR' : ''}`).join('\n') : '(no calls)'
 }
 
-export function reviewPrompt(template: string, s: CustodietState, trigger: Trigger, excerpt: string, extra = '', window = ''): string {
+export function reviewPrompt(
+  template: string,
+  s: CustodietState,
+  trigger: Trigger,
+  excerpt: string,
+  extra = '',
+  window = '',
+): string {
   return template
     .replaceAll('{{trigger}}', trigger)
     .replaceAll('{{envelope}}', s.envelope ? describeEnvelope(s.envelope) : '(no request recorded)')
@@ -315,5 +465,3 @@ export function reviewPrompt(template: string, s: CustodietState, trigger: Trigg
     .replaceAll('{{excerpt}}', excerpt)
     .replaceAll('{{extra}}', extra)
 }
-
-

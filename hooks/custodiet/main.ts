@@ -27,7 +27,22 @@ import { hookSpec, CLI } from '../../lib/core/manifest'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { spawnDetached } from '../../lib/io/spawn'
 import { openHearing } from '../../lib/io/courtroom/trigger'
-import { CATEGORY_OF, deliver, deterministicChecks, onPrompt, onStop, onTodos, onToolDone, relay, relayNote, settleReviewing, stopDelivery, type CustodietState, type Launch, type Trigger } from './decide'
+import {
+  CATEGORY_OF,
+  deliver,
+  deterministicChecks,
+  onPrompt,
+  onStop,
+  onTodos,
+  onToolDone,
+  relay,
+  relayNote,
+  settleReviewing,
+  stopDelivery,
+  type CustodietState,
+  type Launch,
+  type Trigger,
+} from './decide'
 import { mergeSpans } from '../../lib/core/custodiet'
 import { capReason, custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
@@ -44,7 +59,18 @@ Register with \`${CLI} init\`; see what it saw with \`${CLI} custodiet status\`.
 /** A short record of a tool call: enough for the Type A check, never whole file contents. */
 function summarize(input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const k of ['file_path', 'path', 'url', 'query', 'pattern', 'command', 'description', 'notebook_path', 'subagent_type']) if (typeof input[k] === 'string') out[k] = (input[k] as string).slice(0, 300)
+  for (const k of [
+    'file_path',
+    'path',
+    'url',
+    'query',
+    'pattern',
+    'command',
+    'description',
+    'notebook_path',
+    'subagent_type',
+  ])
+    if (typeof input[k] === 'string') out[k] = (input[k] as string).slice(0, 300)
   return out
 }
 
@@ -72,11 +98,26 @@ function reviewerAlive(s: CustodietState, cfg: CustodietConfig, now: number): bo
 }
 
 type Claim = NonNullable<CustodietState['reviewing']> & { claim: string; from: number }
-const claimFor = (launch: Launch, now: Date): Claim => ({ pid: 0, since: now.getTime(), trigger: launch.trigger, from: launch.from, claim: `${process.pid}.${now.getTime().toString(36)}` })
+const claimFor = (launch: Launch, now: Date): Claim => ({
+  pid: 0,
+  since: now.getTime(),
+  trigger: launch.trigger,
+  from: launch.from,
+  claim: `${process.pid}.${now.getTime().toString(36)}`,
+})
 
 function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
   try {
-    return spawnDetached('custodiet', ['review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), ...extra])
+    return spawnDetached('custodiet', [
+      'review',
+      '--session',
+      session,
+      '--trigger',
+      launch.trigger,
+      '--from',
+      String(launch.from),
+      ...extra,
+    ])
   } catch (e) {
     logError(paths, 'custodiet', e)
     return undefined
@@ -88,16 +129,24 @@ function launchReview(paths: Paths, session: string, launch: Launch, extra: stri
  * and what the user asked for is rebuilt from the session file's prompts (masked), so the scope checks go on
  * before the user speaks again.
  */
-function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }): R {
+function updateState<R>(
+  paths: Paths,
+  session: string,
+  change: (s: CustodietState) => { next: CustodietState; result: R },
+): R {
   return updateRecord(paths, session, change, {
     afterReset: (s) => {
-      const envelope = readSession(paths, session).prompts.reduce<CustodietState['envelope']>((e, p) => extractEnvelope(p, e), undefined)
+      const envelope = readSession(paths, session).prompts.reduce<CustodietState['envelope']>(
+        (e, p) => extractEnvelope(p, e),
+        undefined,
+      )
       return envelope ? { ...s, envelope } : s
     },
   })
 }
 
-const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) => cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
+const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) =>
+  cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
 
 const COST_UNREADABLE = 'cost-file-unreadable'
 /**
@@ -108,13 +157,18 @@ function costNotice(paths: Paths, session: string, cfg: CustodietConfig, now: Da
   if (cfg.reviewer.kind === 'none') return undefined
   const why = capReason(paths, cfg, now)
   if (!why || !('unreadable' in why)) return undefined
-  const told = updateState(paths, session, (s) => (s.reported.includes(COST_UNREADABLE) ? { next: s, result: true } : { next: { ...s, reported: [...s.reported, COST_UNREADABLE].slice(-100) }, result: false }))
+  const told = updateState(paths, session, (s) =>
+    s.reported.includes(COST_UNREADABLE)
+      ? { next: s, result: true }
+      : { next: { ...s, reported: [...s.reported, COST_UNREADABLE].slice(-100) }, result: false },
+  )
   if (told) return undefined
   logError(paths, 'custodiet', why.unreadable)
   return `custodiet: ${why.unreadable} — reviews are off as if today's cost cap were reached (the deterministic checks go on); fix or remove the file (${CLI} doctor)`
 }
 
-const withNotice = (d: Decision, notice: string | undefined): Decision => (notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d)
+const withNotice = (d: Decision, notice: string | undefined): Decision =>
+  notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d
 
 /**
  * Starts the review a hook has claimed (the claim was written with the decision, under the record's lock, so a
@@ -123,7 +177,11 @@ const withNotice = (d: Decision, notice: string | undefined): Decision => (notic
  */
 function startClaimed(paths: Paths, session: string, c: Claim): void {
   if (launchReview(paths, session, c, ['--claim', c.claim])) return
-  updateState(paths, session, (s) => (s.reviewing?.claim === c.claim ? { next: { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined } : { next: s, result: undefined }))
+  updateState(paths, session, (s) =>
+    s.reviewing?.claim === c.claim
+      ? { next: { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined }
+      : { next: s, result: undefined },
+  )
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
@@ -139,7 +197,10 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       // A late verdict about the last turn is delivered with the user's next prompt.
       const d = updateState(paths, session, (s) => {
         // Claude Code's resume prompt is not the user speaking: the request stays, and no hold lifts.
-        const r = deliver({ ...(isResumePrompt(prompt) ? s : onPrompt(s, prompt)), transcript_path: payload.transcript_path ?? s.transcript_path })
+        const r = deliver({
+          ...(isResumePrompt(prompt) ? s : onPrompt(s, prompt)),
+          transcript_path: payload.transcript_path ?? s.transcript_path,
+        })
         return { next: r.state, result: r.decision }
       })
       return first ? relayEarlier(paths, session, d, now) : d
@@ -147,16 +208,27 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
       const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
-      const event: ToolEvent = { tool: payload.tool_name, input: summarize(payload.tool_input), ...(failed ? { error: true } : {}) }
+      const event: ToolEvent = {
+        tool: payload.tool_name,
+        input: summarize(payload.tool_input),
+        ...(failed ? { error: true } : {}),
+      }
       const before = readState(paths, session).findings.length
       const r = updateState(paths, session, (s) => {
         const settled = settleReviewing(s, reviewerAlive(s, cfg, now.getTime()))
-        const res = onToolDone({ ...settled.state, transcript_path: payload.transcript_path ?? s.transcript_path }, event, cfg.policy, now, settled.running)
+        const res = onToolDone(
+          { ...settled.state, transcript_path: payload.transcript_path ?? s.transcript_path },
+          event,
+          cfg.policy,
+          now,
+          settled.running,
+        )
         const claim = res.launch && canReview(paths, cfg, now) ? claimFor(res.launch, now) : undefined
         return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
       })
       if (r.claim) startClaimed(paths, session, r.claim)
-      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
+        logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
     }
     case 'Stop': {
@@ -167,15 +239,19 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
         const checked = deterministicChecks(s, cfg.policy, now)
         // With the gate the turn waits for its own review (below), whatever else runs; without it, one review
         // at a time: a turn that ends while one runs is queued for it.
-        const settled = gate ? { state: checked, running: false } : settleReviewing(checked, reviewerAlive(checked, cfg, now.getTime()))
+        const settled = gate
+          ? { state: checked, running: false }
+          : settleReviewing(checked, reviewerAlive(checked, cfg, now.getTime()))
         const res = onStop(settled.state, active, settled.running)
         const background = res.launch && (!gate || res.decision.kind !== 'allow' || active)
         const claim = background && canReview(paths, cfg, now) ? claimFor(res.launch!, now) : undefined
         return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
       })
-      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic')) logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
+        logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
       if (r.claim) startClaimed(paths, session, r.claim)
-      if (!gate || r.decision.kind !== 'allow' || !r.launch || active) return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
+      if (!gate || r.decision.kind !== 'allow' || !r.launch || active)
+        return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
       if (!canReview(paths, cfg, now)) return withNotice(r.decision, costNotice(paths, session, cfg, now))
       // The gate (custodiet.stopGate: "block"): the turn's review, within a budget. An answer in time keeps the
       // turn going with the warning; a late one is recorded by the reviewer and delivered with the next prompt.
@@ -190,7 +266,11 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
       const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
       const state = readState(paths, session)
       let reviewer: Verdict | undefined
-      const open = todos.filter((t) => t.status !== 'completed' && !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')))
+      const open = todos.filter(
+        (t) =>
+          t.status !== 'completed' &&
+          !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')),
+      )
       if (state.envelope && open.length && canReview(paths, cfg, now) && cfg.todoBudgetMs > 0) {
         const plan = todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n')
         reviewer = await reviewWithin(session, { trigger: 'todo', from: state.toolCount + 1 }, plan, cfg.todoBudgetMs)
@@ -201,12 +281,20 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
         return { next: res.state, result: res }
       })
       const f = r.state.findings[r.state.findings.length - 1]
-      if (r.state.findings.length > before && f) logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
-      return state.envelope && open.length && cfg.todoBudgetMs > 0 ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
+      if (r.state.findings.length > before && f)
+        logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
+      return state.envelope && open.length && cfg.todoBudgetMs > 0
+        ? withNotice(r.decision, costNotice(paths, session, cfg, now))
+        : r.decision
     }
     case 'SubagentStop': {
       if (!canReview(paths, cfg, now)) return withNotice({ kind: 'allow' }, costNotice(paths, session, cfg, now))
-      const extra = ['--transcript', payload.agent_transcript_path ?? '', '--message', (payload.last_assistant_message ?? '').slice(0, 2000)]
+      const extra = [
+        '--transcript',
+        payload.agent_transcript_path ?? '',
+        '--message',
+        (payload.last_assistant_message ?? '').slice(0, 2000),
+      ]
       launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
       return { kind: 'allow' }
     }
@@ -226,16 +314,54 @@ function relayEarlier(paths: Paths, session: string, d: Decision, now: Date): De
     if (!found.length) continue
     const n = relayNote(id, found)
     const before = out.kind === 'allow' ? out.context : undefined
-    out = { kind: 'allow', context: before ? `${before}\n\n${n.context}` : n.context, notice: out.notice ? `${out.notice}\n${n.notice}` : n.notice }
-    logActivity(paths, { time: now.toISOString(), hook: 'custodiet', event: 'relayed', session, decision: 'relayed', note: `${found.length} finding(s) of session ${id}` })
+    out = {
+      kind: 'allow',
+      context: before ? `${before}\n\n${n.context}` : n.context,
+      notice: out.notice ? `${out.notice}\n${n.notice}` : n.notice,
+    }
+    logActivity(paths, {
+      time: now.toISOString(),
+      hook: 'custodiet',
+      event: 'relayed',
+      session,
+      decision: 'relayed',
+      note: `${found.length} finding(s) of session ${id}`,
+    })
   }
   return out
 }
 
-export function logFinding(paths: Paths, session: string, trigger: Trigger, status: string, issue: string, source: string, level?: number, category?: string): void {
-  logActivity(paths, { time: new Date().toISOString(), hook: 'custodiet', event: 'verdict', session, decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(), note: issue, trigger, source, ...(level ? { level } : {}), ...(category ? { category } : {}) })
+export function logFinding(
+  paths: Paths,
+  session: string,
+  trigger: Trigger,
+  status: string,
+  issue: string,
+  source: string,
+  level?: number,
+  category?: string,
+): void {
+  logActivity(paths, {
+    time: new Date().toISOString(),
+    hook: 'custodiet',
+    event: 'verdict',
+    session,
+    decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(),
+    note: issue,
+    trigger,
+    source,
+    ...(level ? { level } : {}),
+    ...(category ? { category } : {}),
+  })
   // The courtroom's hook point: a confident finding may open a hearing (one existsSync while it is off).
-  if (status === 'ATTENTION') openHearing(paths, { source: 'custodiet', signal: category ?? CATEGORY_OF[trigger], summary: issue, confidence: source === 'deterministic' ? 0.8 : 0.7, session })
+  if (status === 'ATTENTION')
+    openHearing(paths, {
+      source: 'custodiet',
+      signal: category ?? CATEGORY_OF[trigger],
+      summary: issue,
+      confidence: source === 'deterministic' ? 0.8 : 0.7,
+      session,
+    })
 }
 
 /**
@@ -247,8 +373,25 @@ export function logFinding(paths: Paths, session: string, trigger: Trigger, stat
 function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: number): Promise<Verdict | undefined> {
   return new Promise((resolve) => {
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const args = [path.join(PACKAGE_ROOT, 'bin', 'custodiet'), 'review', '--session', session, '--trigger', launch.trigger, '--from', String(launch.from), '--print', '--budget', String(budgetMs), ...(plan ? ['--message', plan] : [])]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'], env: process.env, detached: true })
+    const args = [
+      path.join(PACKAGE_ROOT, 'bin', 'custodiet'),
+      'review',
+      '--session',
+      session,
+      '--trigger',
+      launch.trigger,
+      '--from',
+      String(launch.from),
+      '--print',
+      '--budget',
+      String(budgetMs),
+      ...(plan ? ['--message', plan] : []),
+    ]
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: process.env,
+      detached: true,
+    })
     let out = ''
     let done = false
     const finish = (v: Verdict | undefined) => {
@@ -279,7 +422,10 @@ function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: n
 }
 
 /** `pre`: the payload and the edges, when the resident service (lib/runtime/service.ts) answers the call. */
-export function main(_argv?: string[], pre?: { stdin?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
+export function main(
+  _argv?: string[],
+  pre?: { stdin?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> },
+): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     {

@@ -15,12 +15,28 @@ import { addDailyCost, cacheGet, cachePut, readState, updateState } from '../../
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer } from '../../lib/io/reviewer'
 import { RatchetError } from '../../lib/core/errors'
-import { CATEGORY_OF, TRIGGERS, addFinding, reviewPrompt, windowText, type CustodietState, type Trigger } from './decide'
+import {
+  CATEGORY_OF,
+  TRIGGERS,
+  addFinding,
+  reviewPrompt,
+  windowText,
+  type CustodietState,
+  type Trigger,
+} from './decide'
 import { logFinding } from './main'
 import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: window + excerpt → prompt → cache or reviewer → strict parse → recorded (cost too). */
-export async function review1(paths: Paths, session: string, s: CustodietState, trigger: Trigger, extra: string, cfg: CustodietConfig, o: { from?: number; timeoutSeconds?: number; transcript?: string; budgetMs?: number } = {}): Promise<Verdict | undefined> {
+export async function review1(
+  paths: Paths,
+  session: string,
+  s: CustodietState,
+  trigger: Trigger,
+  extra: string,
+  cfg: CustodietConfig,
+  o: { from?: number; timeoutSeconds?: number; transcript?: string; budgetMs?: number } = {},
+): Promise<Verdict | undefined> {
   const started = Date.now()
   const late = () => (o.budgetMs !== undefined && Date.now() - started > o.budgetMs ? { late: true } : {})
   const from = o.from ?? Math.max(1, s.toolCount - 9)
@@ -37,16 +53,42 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
   let usage: { input_tokens?: number; output_tokens?: number; usd?: number } = {}
   if (!cached) {
     if (overCap(paths, cfg, new Date())) {
-      record(paths, session, { at: new Date().toISOString(), trigger, status: 'skipped', note: 'daily reviewer cap reached' }, cfg)
+      record(
+        paths,
+        session,
+        { at: new Date().toISOString(), trigger, status: 'skipped', note: 'daily reviewer cap reached' },
+        cfg,
+      )
       return undefined
     }
     try {
-      const out = await runReviewer({ ...cfg.reviewer, ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}) }, system, prompt)
+      const out = await runReviewer(
+        { ...cfg.reviewer, ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}) },
+        system,
+        prompt,
+      )
       text = out.text
-      usage = { input_tokens: out.input_tokens, output_tokens: out.output_tokens, usd: out.usd ?? estimateUsd(out, cfg) }
+      usage = {
+        input_tokens: out.input_tokens,
+        output_tokens: out.output_tokens,
+        usd: out.usd ?? estimateUsd(out, cfg),
+      }
     } catch (e) {
       const kind = e instanceof RatchetError && e.code === 'reviewer_timeout' ? 'timeout' : 'error'
-      record(paths, session, { at: new Date().toISOString(), trigger, status: kind, ms: Date.now() - started, note: (e as Error).message, ...late() }, cfg, true)
+      record(
+        paths,
+        session,
+        {
+          at: new Date().toISOString(),
+          trigger,
+          status: kind,
+          ms: Date.now() - started,
+          note: (e as Error).message,
+          ...late(),
+        },
+        cfg,
+        true,
+      )
       logFinding(paths, session, trigger, kind, (e as Error).message, 'reviewer')
       return undefined
     }
@@ -54,32 +96,84 @@ export async function review1(paths: Paths, session: string, s: CustodietState, 
   const parsed = parseVerdict(text!)
   if (!parsed.ok) {
     // Never taken as OK: logged with the reason, and the answer is not cached.
-    record(paths, session, { at: new Date().toISOString(), trigger, status: 'unparseable', ms: Date.now() - started, note: parsed.error.message, ...usage, ...late() }, cfg)
+    record(
+      paths,
+      session,
+      {
+        at: new Date().toISOString(),
+        trigger,
+        status: 'unparseable',
+        ms: Date.now() - started,
+        note: parsed.error.message,
+        ...usage,
+        ...late(),
+      },
+      cfg,
+    )
     logFinding(paths, session, trigger, 'unparseable', `${parsed.error.message}: ${text!.slice(0, 120)}`, 'reviewer')
     return undefined
   }
   if (!cached) cachePut(paths, key, text!, cfg.cacheTtlMs, 200, Date.now())
-  record(paths, session, { at: new Date().toISOString(), trigger, status: parsed.value.status, cached, ms: Date.now() - started, ...usage, ...late() }, cfg)
-  logFinding(paths, session, trigger, parsed.value.status, parsed.value.status === 'ATTENTION' ? parsed.value.issue : '', 'reviewer', undefined, CATEGORY_OF[trigger])
+  record(
+    paths,
+    session,
+    {
+      at: new Date().toISOString(),
+      trigger,
+      status: parsed.value.status,
+      cached,
+      ms: Date.now() - started,
+      ...usage,
+      ...late(),
+    },
+    cfg,
+  )
+  logFinding(
+    paths,
+    session,
+    trigger,
+    parsed.value.status,
+    parsed.value.status === 'ATTENTION' ? parsed.value.issue : '',
+    'reviewer',
+    undefined,
+    CATEGORY_OF[trigger],
+  )
   return parsed.value
 }
 
-const estimateUsd = (u: { input_tokens?: number; output_tokens?: number }, cfg: CustodietConfig) => ((u.input_tokens ?? 0) * cfg.price.input + (u.output_tokens ?? 0) * cfg.price.output) / 1e6
+const estimateUsd = (u: { input_tokens?: number; output_tokens?: number }, cfg: CustodietConfig) =>
+  ((u.input_tokens ?? 0) * cfg.price.input + (u.output_tokens ?? 0) * cfg.price.output) / 1e6
 
 /** The review, the session's cost and the day's cost, recorded together (a failed call still counts). */
-function record(paths: Paths, session: string, r: CustodietState['reviews'][number], cfg: CustodietConfig, called = false): void {
+function record(
+  paths: Paths,
+  session: string,
+  r: CustodietState['reviews'][number],
+  cfg: CustodietConfig,
+  called = false,
+): void {
   const paid = !r.cached && r.status !== 'skipped' && (called || r.status !== 'error')
   updateState(paths, session, (s) => ({
     next: {
       ...s,
       reviews: [...s.reviews, r].slice(-50),
-      cost: { calls: s.cost.calls + (paid ? 1 : 0), input_tokens: s.cost.input_tokens + (r.input_tokens ?? 0), output_tokens: s.cost.output_tokens + (r.output_tokens ?? 0), usd: (s.cost.usd ?? 0) + (r.usd ?? 0) },
+      cost: {
+        calls: s.cost.calls + (paid ? 1 : 0),
+        input_tokens: s.cost.input_tokens + (r.input_tokens ?? 0),
+        output_tokens: s.cost.output_tokens + (r.output_tokens ?? 0),
+        usd: (s.cost.usd ?? 0) + (r.usd ?? 0),
+      },
     },
     result: undefined,
   }))
   if (!paid) return
   try {
-    addDailyCost(paths, r.at.slice(0, 10), { calls: 1, input_tokens: r.input_tokens ?? 0, output_tokens: r.output_tokens ?? 0, usd: r.usd ?? estimateUsd(r, cfg) })
+    addDailyCost(paths, r.at.slice(0, 10), {
+      calls: 1,
+      input_tokens: r.input_tokens ?? 0,
+      output_tokens: r.output_tokens ?? 0,
+      usd: r.usd ?? estimateUsd(r, cfg),
+    })
   } catch (e) {
     // A cost file damaged while this review ran is not reset (its policy is 'fail'): the next review is refused as at the cap.
     logError(paths, 'custodiet', e)
@@ -103,7 +197,9 @@ async function reviewCommand(args: string[]): Promise<void> {
   const trigger = arg('--trigger') as Trigger | undefined
   const print = args.includes('--print')
   if (!session || !trigger || !TRIGGERS.includes(trigger)) {
-    process.stderr.write(`usage: custodiet review --session ID --trigger ${TRIGGERS.join('|')} [--from N] [--transcript FILE] [--message TEXT] [--print] [--timeout S]\n`)
+    process.stderr.write(
+      `usage: custodiet review --session ID --trigger ${TRIGGERS.join('|')} [--from N] [--transcript FILE] [--message TEXT] [--print] [--timeout S]\n`,
+    )
     process.exitCode = 2
     return
   }
@@ -115,7 +211,10 @@ async function reviewCommand(args: string[]): Promise<void> {
   if (claim)
     updateState(paths, session, (st) => {
       const r = st.reviewing
-      return { next: r && r.claim === claim && !r.pid ? { ...st, reviewing: { ...r, pid: process.pid } } : st, result: undefined }
+      return {
+        next: r && r.claim === claim && !r.pid ? { ...st, reviewing: { ...r, pid: process.pid } } : st,
+        result: undefined,
+      }
     })
   let job: { trigger: Trigger; from?: number } = { trigger, from: num(arg('--from')) }
   // The session's background reviewer (it holds the claim) also runs what was queued while it worked, one
@@ -127,17 +226,39 @@ async function reviewCommand(args: string[]): Promise<void> {
     let next: { trigger: Trigger; from: number; claim: string } | undefined
     try {
       const s = readState(paths, session)
-      const verdict = await review1(paths, session, s, trigger, n ? '' : arg('--message') ?? '', cfg, { from, timeoutSeconds: num(arg('--timeout')), transcript: n ? undefined : arg('--transcript'), budgetMs: num(arg('--budget')) })
+      const verdict = await review1(paths, session, s, trigger, n ? '' : (arg('--message') ?? ''), cfg, {
+        from,
+        timeoutSeconds: num(arg('--timeout')),
+        transcript: n ? undefined : arg('--transcript'),
+        budgetMs: num(arg('--budget')),
+      })
       next = updateState(paths, session, (st) => {
         let s2: CustodietState = claim && st.reviewing?.claim === claim ? { ...st, reviewing: undefined } : st
         if (verdict?.status === 'ATTENTION') {
           const to = Math.max(st.toolCount, from ?? 0)
-          const calls: [number, number] | undefined = from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
-          s2 = addFinding(s2, trigger, verdict, 'reviewer', cfg.policy, new Date(), { calls, event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined })
+          const calls: [number, number] | undefined =
+            from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
+          s2 = addFinding(s2, trigger, verdict, 'reviewer', cfg.policy, new Date(), {
+            calls,
+            event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined,
+          })
         }
         if (!claim || print || s2.reviewing || !s2.queued || n + 1 >= MAX_CHAIN) return { next: s2, result: undefined }
         const c = `${process.pid}.${Date.now().toString(36)}.${n + 1}`
-        return { next: { ...s2, queued: undefined, reviewing: { pid: process.pid, since: Date.now(), trigger: s2.queued.trigger, from: s2.queued.from, claim: c } }, result: { ...s2.queued, claim: c } }
+        return {
+          next: {
+            ...s2,
+            queued: undefined,
+            reviewing: {
+              pid: process.pid,
+              since: Date.now(),
+              trigger: s2.queued.trigger,
+              from: s2.queued.from,
+              claim: c,
+            },
+          },
+          result: { ...s2.queued, claim: c },
+        }
       })
       // Printed after recording: a gate that reads the state on this line finds the finding there.
       if (print && verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
@@ -156,7 +277,11 @@ const MAX_CHAIN = 5
 
 /** The claim, if it is still this reviewer's: gone (a review that failed is recorded as such, not retried). */
 function releaseClaim(paths: Paths, session: string, claim: string): void {
-  updateState(paths, session, (st) => (st.reviewing?.claim === claim ? { next: { ...st, reviewing: undefined }, result: undefined } : { next: st, result: undefined }))
+  updateState(paths, session, (st) =>
+    st.reviewing?.claim === claim
+      ? { next: { ...st, reviewing: undefined }, result: undefined }
+      : { next: st, result: undefined },
+  )
 }
 
 /** Before the configuration is read, the run is bounded by this (a detached review once hung 17–28 min on a FIFO). */
@@ -172,7 +297,11 @@ function watchdog(ms: number, paths?: Paths, session?: string, claim?: string): 
   dog = setTimeout(() => {
     try {
       const p = paths ?? resolvePaths()
-      logError(p, 'custodiet review', new Error(`gave up after ${Math.round(ms / 1000)} s (the whole review run is bounded)`))
+      logError(
+        p,
+        'custodiet review',
+        new Error(`gave up after ${Math.round(ms / 1000)} s (the whole review run is bounded)`),
+      )
       if (session && claim) releaseClaim(p, session, claim)
     } catch {
       /* exiting anyway */

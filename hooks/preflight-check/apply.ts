@@ -56,7 +56,10 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
     }
     case 'deliver': {
       const ids = new Set(e.ids)
-      updateQueue(paths, (list) => ({ next: list.map((x): PendingEntry => (ids.has(x.id) && x.status !== 'pending' ? { ...x, delivered: true } : x)), result: undefined }))
+      updateQueue(paths, (list) => ({
+        next: list.map((x): PendingEntry => (ids.has(x.id) && x.status !== 'pending' ? { ...x, delivered: true } : x)),
+        result: undefined,
+      }))
       return
     }
     case 'session':
@@ -67,10 +70,24 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
         if (e.checkIssued) checks[e.checkIssued] = now
         if (e.checkAnswered) delete checks[e.checkAnswered]
         const blocked = e.block ? [...(s.blocked ?? []), e.block].slice(-10) : e.clearBlocks ? [] : s.blocked
-        const remember = (old: Record<string, number> | undefined, add: string[] | undefined) => (add?.length ? Object.fromEntries([...Object.entries(old ?? {}), ...add.map((k) => [k, now] as const)].slice(-1000)) : old)
+        const remember = (old: Record<string, number> | undefined, add: string[] | undefined) =>
+          add?.length
+            ? Object.fromEntries([...Object.entries(old ?? {}), ...add.map((k) => [k, now] as const)].slice(-1000))
+            : old
         const created = remember(s.created, e.created)
         const secrets = remember(s.secrets, e.secrets)
-        return { next: { ...s, reads, checks, blocked, updated: now, ...(created ? { created } : {}), ...(secrets ? { secrets } : {}) }, result: undefined }
+        return {
+          next: {
+            ...s,
+            reads,
+            checks,
+            blocked,
+            updated: now,
+            ...(created ? { created } : {}),
+            ...(secrets ? { secrets } : {}),
+          },
+          result: undefined,
+        }
       })
       // The values in the secret files this call reads are remembered, hashed, so they are known if they leave later.
       if (e.secrets?.length) rememberSecrets({ ...paths, homeDir: homeDir() }, session, e.secrets, now)
@@ -82,11 +99,26 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
       // An allowed route-around becomes a custodiet finding (category route_around, level 3 by default).
       const { policy } = custodietConfig(paths)
       updateState(paths, session, (s) => ({
-        next: addFinding(s, 'periodic', { status: 'ATTENTION', ...routeAroundVerdict(e.blocked, e.attempt) }, 'deterministic', policy, new Date(now), 'route_around'),
+        next: addFinding(
+          s,
+          'periodic',
+          { status: 'ATTENTION', ...routeAroundVerdict(e.blocked, e.attempt) },
+          'deterministic',
+          policy,
+          new Date(now),
+          'route_around',
+        ),
         result: undefined,
       }))
       // The courtroom's hook point (one existsSync while it is off): a route-around may open a hearing.
-      openHearing(paths, { source: 'route_around', signal: 'route_around', summary: routeAroundVerdict(e.blocked, e.attempt).issue, confidence: 0.9, session, evidence: [`blocked: ${e.blocked}`, `then: ${e.attempt}`] })
+      openHearing(paths, {
+        source: 'route_around',
+        signal: 'route_around',
+        summary: routeAroundVerdict(e.blocked, e.attempt).issue,
+        confidence: 0.9,
+        session,
+        evidence: [`blocked: ${e.blocked}`, `then: ${e.attempt}`],
+      })
       return
     }
     case 'probation':

@@ -35,12 +35,26 @@ import type { Deletion, Finding, FsFacts } from '../../lib/core/actions/types'
 import { trimTrailingSlashes } from '../../lib/core/actions/util'
 import { lossIrrecoverable, lossSummary, type LossFacts } from '../../lib/core/loss'
 import type { Decision } from '../../lib/core/decision'
-import { evidenceClean, evidenceFloor, evidenceLines, evidenceSummary, requestedByUser, type EvidenceFacts } from '../../lib/core/evidence'
+import {
+  evidenceClean,
+  evidenceFloor,
+  evidenceLines,
+  evidenceSummary,
+  requestedByUser,
+  type EvidenceFacts,
+} from '../../lib/core/evidence'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { decisionRecord, type ActivityRecord } from '../../lib/core/activity'
 import { STRENGTH, type RuleDecision } from '../../lib/core/guardrails'
 import type { RuleIndex } from '../../lib/core/rule-match'
-import { approvalCovers, outcomeNote, type DestroyedState, type NewAction, type PendingEntry, type Severity } from '../../lib/core/pending'
+import {
+  approvalCovers,
+  outcomeNote,
+  type DestroyedState,
+  type NewAction,
+  type PendingEntry,
+  type Severity,
+} from '../../lib/core/pending'
 import { routeAround, type Blocked } from '../../lib/core/route-around'
 import { maskSecrets } from '../../lib/core/secrets'
 import { holdDecision, type Finding as HoldFinding } from '../custodiet/decide'
@@ -50,7 +64,19 @@ import { checkAnswered as answered, decide, rendered, type PreflightResult, type
 import { because, naming, proceedFor, type Verdict } from './note'
 
 /** Tools that only read: never held by custodiet, never denied when the hook itself fails. */
-export const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
+export const READ_ONLY_TOOLS = new Set([
+  'Read',
+  'Glob',
+  'Grep',
+  'LS',
+  'NotebookRead',
+  'TodoWrite',
+  'TodoRead',
+  'ToolSearch',
+  'TaskList',
+  'TaskGet',
+  'TaskOutput',
+])
 
 /** The session facts the decision reads (a subset of the session file). */
 export interface SessionFacts {
@@ -152,7 +178,16 @@ export type Effect =
   /** Mark these decided pauses as heard by the agent. */
   | { kind: 'deliver'; ids: string[] }
   /** Session facts: files read, a check issued or answered, a block remembered or forgiven. */
-  | { kind: 'session'; reads: string[]; created?: string[]; secrets?: string[]; checkIssued?: string; checkAnswered?: string; block?: Blocked; clearBlocks?: boolean }
+  | {
+      kind: 'session'
+      reads: string[]
+      created?: string[]
+      secrets?: string[]
+      checkIssued?: string
+      checkAnswered?: string
+      block?: Blocked
+      clearBlocks?: boolean
+    }
   /** Count firings of these rules. */
   | { kind: 'fires'; ids: string[] }
   /** The same effect as a blocked call, tried another way and let through: a custodiet finding. */
@@ -160,7 +195,14 @@ export type Effect =
   /** Probation actions used up, and probations that ended (re-applied under the probation file's lock). */
   | { kind: 'probation'; counted: string[]; lifted: string[] }
 
-export type FinalVerdict = Verdict | 'approved_by_human' | 'denied_by_human' | 'custodiet_block' | 'custodiet_checkpoint' | 'floor_hold' | ProbationVerdict
+export type FinalVerdict =
+  | Verdict
+  | 'approved_by_human'
+  | 'denied_by_human'
+  | 'custodiet_block'
+  | 'custodiet_checkpoint'
+  | 'floor_hold'
+  | ProbationVerdict
 
 export interface PreflightOutcome {
   decision: Decision
@@ -177,17 +219,35 @@ export interface PreflightOutcome {
  * Others add entries here (e.g. `unreadable` from the shell reader, a secret in the evidence).
  */
 export const FLOORS: Record<string, { decision: RuleDecision; why: string }> = {
-  unreadable: { decision: 'check', why: 'Ratchet could not read what this command runs, so it is judged by its worst reading; spell it out plainly if you can' },
+  unreadable: {
+    decision: 'check',
+    why: 'Ratchet could not read what this command runs, so it is judged by its worst reading; spell it out plainly if you can',
+  },
   // Code from the network is unknowable from here: a human decides, unless the user's latest prompt named its source
   // (then it is the unreadable check; see floorOf).
-  remote_code: { decision: 'pause', why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user' },
-  planted_authority: { decision: 'pause', why: "only the user can give standing authority: write what the user actually said, or ask them" },
-  planted_code: { decision: 'pause', why: 'code that runs later by itself, outside the sandbox, is the user’s call: say why it is needed, or ask the user' },
-  sandbox_bypass: { decision: 'pause', why: 'it asks to run outside the OS sandbox, which is more authority than the user granted: run it sandboxed, or ask the user' },
+  remote_code: {
+    decision: 'pause',
+    why: 'it runs code fetched from the network, which Ratchet cannot read: download it and read it first, or ask the user',
+  },
+  planted_authority: {
+    decision: 'pause',
+    why: 'only the user can give standing authority: write what the user actually said, or ask them',
+  },
+  planted_code: {
+    decision: 'pause',
+    why: 'code that runs later by itself, outside the sandbox, is the user’s call: say why it is needed, or ask the user',
+  },
+  sandbox_bypass: {
+    decision: 'pause',
+    why: 'it asks to run outside the OS sandbox, which is more authority than the user granted: run it sandboxed, or ask the user',
+  },
 }
 
 /** The floor a finding demands here: code from a source the user named in the latest prompt is only checked. */
-function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts): { decision: RuleDecision; why: string } | undefined {
+function floorOf(
+  f: { pattern: string; detail: string },
+  facts: PreflightFacts,
+): { decision: RuleDecision; why: string } | undefined {
   const fl = FLOORS[f.pattern]
   if (f.pattern !== 'remote_code' || !fl) return fl
   const host = /fetched from (\S+),/.exec(f.detail)?.[1]
@@ -196,13 +256,37 @@ function floorOf(f: { pattern: string; detail: string }, facts: PreflightFacts):
 }
 
 export function classifyContext(f: PreflightFacts): ClassifyContext {
-  return { projectDir: f.projectDir, homeDir: f.homeDir, stateDir: f.stateDir, session: f.session, fileExists: f.fileExists, currentBranch: f.currentBranch, fileState: f.fileState, fs: f.fs, packageDir: f.packageDir, sandboxed: f.sandboxed, configHome: f.configHome, warmDirs: f.warmDirs, secretFilesUnder: f.secretFilesUnder, fileMentions: f.fileMentions, env: f.env, ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}) }
+  return {
+    projectDir: f.projectDir,
+    homeDir: f.homeDir,
+    stateDir: f.stateDir,
+    session: f.session,
+    fileExists: f.fileExists,
+    currentBranch: f.currentBranch,
+    fileState: f.fileState,
+    fs: f.fs,
+    packageDir: f.packageDir,
+    sandboxed: f.sandboxed,
+    configHome: f.configHome,
+    warmDirs: f.warmDirs,
+    secretFilesUnder: f.secretFilesUnder,
+    fileMentions: f.fileMentions,
+    env: f.env,
+    ...(f.publicRemote ? { publicRemote: f.publicRemote } : {}),
+  }
 }
 
 export function decidePreToolUse(call: ToolCall & { session_id: string }, facts: PreflightFacts): PreflightOutcome {
   const fp = facts.fingerprint
   const now = facts.now
-  const opts = { checkWindowMs: facts.config.checkWindowMs, checks: facts.session.checks, fingerprint: fp, now, isNewCapability: facts.isNewCapability, firstUse: facts.config.firstUse }
+  const opts = {
+    checkWindowMs: facts.config.checkWindowMs,
+    checks: facts.session.checks,
+    fingerprint: fp,
+    now,
+    isNewCapability: facts.isNewCapability,
+    firstUse: facts.config.firstUse,
+  }
   const ctx = classifyContext(facts)
   // 1. the rules stage
   const ruled = decide(call, ctx, facts.rules, opts)
@@ -236,33 +320,58 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       verdict = held.kind === 'deny' ? 'custodiet_block' : 'custodiet_checkpoint'
     } else if (q.approved) {
       const a = q.approved
-      effects.push({ kind: 'consume-approval', id: a.id, fingerprint: fp, capabilities: action.findings.map((f) => f.pattern) })
-      const left = a.scope === 'project' ? `It stays approved for this project until ${a.expires_at}, while what it affects is what the human saw.` : 'The approval is now used up.'
-      decision = { kind: 'allow', context: `[RATCHET] Running ${a.id}, approved by ${a.decided_by}${a.reply ? ` ("${a.reply}")` : ''}. ${left}` }
+      effects.push({
+        kind: 'consume-approval',
+        id: a.id,
+        fingerprint: fp,
+        capabilities: action.findings.map((f) => f.pattern),
+      })
+      const left =
+        a.scope === 'project'
+          ? `It stays approved for this project until ${a.expires_at}, while what it affects is what the human saw.`
+          : 'The approval is now used up.'
+      decision = {
+        kind: 'allow',
+        context: `[RATCHET] Running ${a.id}, approved by ${a.decided_by}${a.reply ? ` ("${a.reply}")` : ''}. ${left}`,
+      }
       verdict = 'approved_by_human'
       pendingId = a.id
     } else if (q.denied && !q.open) {
       // A human said no to exactly this call: that is the answer, with their words; nothing is queued again.
-      decision = { kind: 'deny', reason: `${outcomeNote(q.denied)}\n\n${'reason' in decision ? decision.reason : ''}`.trim() }
+      decision = {
+        kind: 'deny',
+        reason: `${outcomeNote(q.denied)}\n\n${'reason' in decision ? decision.reason : ''}`.trim(),
+      }
       verdict = 'denied_by_human'
       pendingId = q.denied.id
       if (q.denied.delivered === false) effects.push({ kind: 'deliver', ids: [q.denied.id] })
     } else {
       const entry = q.open ?? newPause(call, result, fp, now, facts.evidence, facts.projectDir, loss, q.stale, destroys)
-      if (!q.open) effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
+      if (!q.open)
+        effects.push({ kind: 'enqueue', entry: entry as NewAction & { id: string }, notify: facts.config.telegram })
       pendingId = entry.id
       decision = pauseDecision(call, entry as { id: string; severity: Severity }, decision, facts)
-      if (q.stale) decision = withNotes(decision, `[RATCHET] The human's approval does not cover this call as it is now: ${q.stale}. They are asked again, with the difference.`)
+      if (q.stale)
+        decision = withNotes(
+          decision,
+          `[RATCHET] The human's approval does not cover this call as it is now: ${q.stale}. They are asked again, with the difference.`,
+        )
     }
   }
 
   // 10. route-around
   const patterns = [...new Set(action.findings.map((f) => f.pattern))]
   // A human's approval of exactly this call is not routing around anything (the blocks it answers are cleared below).
-  const around = verdict === 'approved_by_human' ? undefined : routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
+  const around =
+    verdict === 'approved_by_human'
+      ? undefined
+      : routeAround(facts.session.blocked ?? [], { fingerprint: fp, patterns, paths: action.paths }, now)
   let hold = held
   if (around) {
-    decision = withNotes(decision, `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`)
+    decision = withNotes(
+      decision,
+      `[RATCHET] This looks like the same effect as a call denied moments ago (${around.summary}), tried another way. Do not route around a block: tell the user what you need.`,
+    )
     if (decision.kind === 'allow') {
       const finding = routeAroundFinding(around.summary, action.summary, facts.routeAroundLevel?.() ?? 3, now)
       effects.push({ kind: 'route-around', blocked: around.summary, attempt: action.summary })
@@ -282,7 +391,19 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   if (facts.probation) {
     // What the call changes in the project, whatever the tool: a Bash `echo >` is restrained like a Write.
     const changes = action.paths.filter((p) => p === facts.projectDir || p.startsWith(facts.projectDir + '/'))
-    const p = applyProbation(facts.probation.list, { tool: call.tool_name, classes: result.classes, patterns, fingerprint: fp, readOnly: READ_ONLY_TOOLS.has(call.tool_name), changes }, decision, { now, checks: facts.session.checks, checkWindowMs: facts.config.checkWindowMs, policy: facts.probation })
+    const p = applyProbation(
+      facts.probation.list,
+      {
+        tool: call.tool_name,
+        classes: result.classes,
+        patterns,
+        fingerprint: fp,
+        readOnly: READ_ONLY_TOOLS.has(call.tool_name),
+        changes,
+      },
+      decision,
+      { now, checks: facts.session.checks, checkWindowMs: facts.config.checkWindowMs, policy: facts.probation },
+    )
     decision = p.decision
     if (p.verdict && p.verdict !== 'probation_reminder') verdict = p.verdict
     onProbation = p.cases
@@ -299,14 +420,27 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
 
   // Session facts. Only hard blocks are remembered: answering a check (read the file, then edit it) is not
   // routing around. A call that does not run reads (or creates) nothing.
-  const blockedNow = verdict === 'deny' || verdict === 'pause' || verdict === 'custodiet_block' || verdict === 'denied_by_human' || verdict === 'probation_pause'
+  const blockedNow =
+    verdict === 'deny' ||
+    verdict === 'pause' ||
+    verdict === 'custodiet_block' ||
+    verdict === 'denied_by_human' ||
+    verdict === 'probation_pause'
   const runs = decision.kind === 'allow'
   const reads = runs ? action.reads : []
   const created = runs ? action.created : []
   const secrets = runs ? action.secrets : []
   const checkIssued = verdict === 'check' || verdict === 'probation_check'
   const checkAnswered = verdict === 'proceeded_after_check' || verdict === 'proceeded_after_probation_check'
-  if (reads.length || created.length || secrets.length || checkIssued || checkAnswered || blockedNow || verdict === 'approved_by_human')
+  if (
+    reads.length ||
+    created.length ||
+    secrets.length ||
+    checkIssued ||
+    checkAnswered ||
+    blockedNow ||
+    verdict === 'approved_by_human'
+  )
     effects.push({
       kind: 'session',
       reads,
@@ -314,18 +448,24 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
       ...(secrets.length ? { secrets } : {}),
       ...(checkIssued ? { checkIssued: fp } : {}),
       ...(checkAnswered ? { checkAnswered: fp } : {}),
-      ...(blockedNow ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } } : {}),
+      ...(blockedNow
+        ? { block: { at: now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } }
+        : {}),
       // A human's approval supersedes earlier blocks in the session.
       ...(verdict === 'approved_by_human' ? { clearBlocks: true } : {}),
     })
   // A proceed-after-check is the same action again: it was counted when the check fired.
-  if (verdict !== 'proceeded_after_check' && result.fired.length) effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
+  if (verdict !== 'proceeded_after_check' && result.fired.length)
+    effects.push({ kind: 'fires', ids: result.fired.map((f) => f.id) })
 
   // 14. the floor's hold outranks everything, a human's approval included: the authority that approval was given
   //    under may be gone. Nothing runs and nothing is recorded as done until a human confirms the floor.
   if (facts.floorHold) {
     const h = facts.floorHold
-    decision = { kind: 'deny', reason: `[RATCHET] Held: Ratchet's floor does not hold as a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user, in a terminal, sets it up again with \`npx ratchet-guard init\` or accepts the change with \`npx ratchet-guard floor confirm\` (\`npx ratchet-guard floor status\` shows what changed). Tell the user and stop; do not try other ways.` }
+    decision = {
+      kind: 'deny',
+      reason: `[RATCHET] Held: Ratchet's floor does not hold as a human last saw it (${h[0]}${h.length > 1 ? `; and ${h.length - 1} more` : ''}). No tool call runs until the user, in a terminal, sets it up again with \`npx ratchet-guard init\` or accepts the change with \`npx ratchet-guard floor confirm\` (\`npx ratchet-guard floor status\` shows what changed). Tell the user and stop; do not try other ways.`,
+    }
     verdict = 'floor_hold'
     effects.length = 0
   }
@@ -337,14 +477,42 @@ export function decidePreToolUse(call: ToolCall & { session_id: string }, facts:
   }
 
   const record = decisionRecord(
-    { now, session: call.session_id, tool: call.tool_name, action: maskSecrets(action.summary), classes: result.classes, patterns, guardrails: result.fired.map((f) => f.id), decision: verdict, fingerprint: fp },
+    {
+      now,
+      session: call.session_id,
+      tool: call.tool_name,
+      action: maskSecrets(action.summary),
+      classes: result.classes,
+      patterns,
+      guardrails: result.fired.map((f) => f.id),
+      decision: verdict,
+      fingerprint: fp,
+    },
     {
       ...(result.builtin ? { builtin: result.builtin } : {}),
       ...(pendingId ? { pending_id: pendingId } : {}),
       ...(around ? { signals: ['route_around'], after: around.summary } : {}),
       ...(onProbation.length ? { probation: onProbation } : {}),
-      ...(loss ? { loss: { files: loss.files, bytes: loss.bytes, paths: loss.items.slice(0, 20).map((i) => maskSecrets(i.path)) } } : {}),
-      ...(facts.evidence ? { evidence: { status: facts.evidence.status, commits: facts.evidence.commits, files: facts.evidence.files, scanned: facts.evidence.scanned, private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20) } } : {}),
+      ...(loss
+        ? {
+            loss: {
+              files: loss.files,
+              bytes: loss.bytes,
+              paths: loss.items.slice(0, 20).map((i) => maskSecrets(i.path)),
+            },
+          }
+        : {}),
+      ...(facts.evidence
+        ? {
+            evidence: {
+              status: facts.evidence.status,
+              commits: facts.evidence.commits,
+              files: facts.evidence.files,
+              scanned: facts.evidence.scanned,
+              private: [...new Set(facts.evidence.hazards.map((h) => h.path))].slice(0, 20),
+            },
+          }
+        : {}),
       ...(result.requested ? { requested: true } : {}),
     },
   )
@@ -365,8 +533,15 @@ export function routeAroundFinding(blocked: string, attempt: string, level: numb
   }
 }
 
-export function routeAroundVerdict(blocked: string, attempt: string): { issue: string; principle: string; correction: string } {
-  return { issue: `After "${blocked}" was blocked, the agent tried "${attempt}", which has the same effect.`, principle: 'Routing around a block', correction: 'Stop and tell the user what you need and why; do not look for another way.' }
+export function routeAroundVerdict(
+  blocked: string,
+  attempt: string,
+): { issue: string; principle: string; correction: string } {
+  return {
+    issue: `After "${blocked}" was blocked, the agent tried "${attempt}", which has the same effect.`,
+    principle: 'Routing around a block',
+    correction: 'Stop and tell the user what you need and why; do not look for another way.',
+  }
 }
 
 /** Generic built-ins: a request from the user answers their check. The project's own rules are not generic. */
@@ -374,11 +549,22 @@ const GENERIC_CHECKS = new Set(['RG-PUBLIC', 'RG-IRREVERSIBLE', 'RG-SCOPE'])
 
 function applyRequest(r: Staged, facts: PreflightFacts): Staged {
   if (r.verdict !== 'check' || r.builtin) return r
-  if (!r.fired.every((f) => (f.decision !== 'check' && f.decision !== 'warn') || (GENERIC_CHECKS.has(f.id) && (f.rule as { origin?: string }).origin === 'built-in'))) return r
+  if (
+    !r.fired.every(
+      (f) =>
+        (f.decision !== 'check' && f.decision !== 'warn') ||
+        (GENERIC_CHECKS.has(f.id) && (f.rule as { origin?: string }).origin === 'built-in'),
+    )
+  )
+    return r
   if (r.fired.some((f) => STRENGTH[f.decision] > STRENGTH.check)) return r
   // Only what matters for the check: stale data, scope and self-protection findings are never "asked for".
   const findings = r.action.findings.filter((f) => f.class === 'public_surface' || f.class === 'irreversible')
-  if (findings.length !== r.action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access').length) return r
+  if (
+    findings.length !==
+    r.action.findings.filter((f) => f.class !== 'local_change' && f.class !== 'secret_access').length
+  )
+    return r
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
   if (!requestedBy(prompt, findings, r.action.paths)) return r
   return { ...r, verdict: 'allow', requested: true }
@@ -411,18 +597,51 @@ function applyIrrevocable(r: Staged, facts: PreflightFacts): Staged {
   if (unasked.length) {
     if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, note: naming(r.note, lines) }
     const note = because(r.note, "it cannot be undone, and the user's latest message did not ask for it by name")
-    return { ...r, verdict: 'pause', requested: undefined, note: naming({ ...note, check: 'Tell the user exactly what would go (below) and let them decide; a retry will not run it.', proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs) }, lines) }
+    return {
+      ...r,
+      verdict: 'pause',
+      requested: undefined,
+      note: naming(
+        {
+          ...note,
+          check: 'Tell the user exactly what would go (below) and let them decide; a retry will not run it.',
+          proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs),
+        },
+        lines,
+      ),
+    }
   }
   // Every one of them asked for. A local development resource with nothing else to weigh runs quietly.
-  const others = r.action.findings.filter((f) => !f.lost && f.class !== 'local_change' && f.class !== 'secret_access' && !(f.pattern === 'unrequested_publish'))
-  const generic = r.fired.every((f) => f.rule.source === 'built-in' && (f.decision === 'check' || f.decision === 'warn'))
-  if (lost.every((f) => f.lost!.local) && !others.length && !unreadable && generic && !r.builtin && (r.verdict === 'check' || r.verdict === 'warn' || r.verdict === 'allow' || r.verdict === 'proceeded_after_check'))
+  const others = r.action.findings.filter(
+    (f) =>
+      !f.lost && f.class !== 'local_change' && f.class !== 'secret_access' && !(f.pattern === 'unrequested_publish'),
+  )
+  const generic = r.fired.every(
+    (f) => f.rule.source === 'built-in' && (f.decision === 'check' || f.decision === 'warn'),
+  )
+  if (
+    lost.every((f) => f.lost!.local) &&
+    !others.length &&
+    !unreadable &&
+    generic &&
+    !r.builtin &&
+    (r.verdict === 'check' || r.verdict === 'warn' || r.verdict === 'allow' || r.verdict === 'proceeded_after_check')
+  )
     return { ...r, verdict: 'allow', requested: true }
-  if (current && STRENGTH[current] >= STRENGTH.check) return { ...r, note: naming(r.verdict === 'check' ? { ...r.note, check: ASKED_CHECK } : r.note, lines) }
+  if (current && STRENGTH[current] >= STRENGTH.check)
+    return { ...r, note: naming(r.verdict === 'check' ? { ...r.note, check: ASKED_CHECK } : r.note, lines) }
   // Asked for, but nothing stops it yet (a rule turned down, a request that answered the generic check): a check that names it.
   if (checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
   const note = because(r.note, "it cannot be undone; the user's latest message asked for it")
-  return { ...r, verdict: 'check', requested: undefined, note: naming({ ...note, check: ASKED_CHECK, proceed: proceedFor('check', r.fired, facts.config.checkWindowMs) }, lines) }
+  return {
+    ...r,
+    verdict: 'check',
+    requested: undefined,
+    note: naming(
+      { ...note, check: ASKED_CHECK, proceed: proceedFor('check', r.fired, facts.config.checkWindowMs) },
+      lines,
+    ),
+  }
 }
 
 const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_change'])
@@ -432,10 +651,19 @@ const SCOPE_WORDS = new Set(['against_request', 'against_constraint', 'machine_c
  * scope check RG-SCOPE gives; its note quotes those words, so the agent can act on them (stop, or ask).
  */
 function applyScopeWords(r: Staged): Staged {
-  const lines = [...new Set(r.action.findings.filter((f) => SCOPE_WORDS.has(f.pattern)).map((f) => `Scope: ${f.detail}`))].slice(0, 3)
+  const lines = [
+    ...new Set(r.action.findings.filter((f) => SCOPE_WORDS.has(f.pattern)).map((f) => `Scope: ${f.detail}`)),
+  ].slice(0, 3)
   if (!lines.length || !stops(r.verdict)) return r
-  const onlyScope = r.classes.every((c) => c === 'scope_beyond_request' || c === 'local_change' || c === 'secret_access')
-  const note = onlyScope ? { ...r.note, check: "The user's words below rule this out. Do what they asked; if this change is needed, ask them first." } : r.note
+  const onlyScope = r.classes.every(
+    (c) => c === 'scope_beyond_request' || c === 'local_change' || c === 'secret_access',
+  )
+  const note = onlyScope
+    ? {
+        ...r.note,
+        check: "The user's words below rule this out. Do what they asked; if this change is needed, ask them first.",
+      }
+    : r.note
   return { ...r, note: naming(note, lines) }
 }
 
@@ -462,8 +690,16 @@ function applyLoss(r: Staged, facts: PreflightFacts, loss: LossFacts | undefined
   const current = strengthOf(r.verdict)
   if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, note: { ...r.note, loss } }
   // The reasons earlier stages gave stay in the note (an unreadable command's: the agent can spell it out).
-  const note = because(r.note, `it would lose ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back`)
-  return { ...r, verdict: 'pause', requested: undefined, note: { ...note, loss, proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs) } }
+  const note = because(
+    r.note,
+    `it would lose ${loss.more ? 'at least ' : ''}${loss.files} file${loss.files === 1 ? '' : 's'} of the user's that nothing can bring back`,
+  )
+  return {
+    ...r,
+    verdict: 'pause',
+    requested: undefined,
+    note: { ...note, loss, proceed: proceedFor('pause', r.fired, facts.config.checkWindowMs) },
+  }
 }
 
 /** Raises the rules stage's result to the minimum a finding demands. */
@@ -477,14 +713,23 @@ function applyFloors(r: Staged, facts: PreflightFacts): Staged {
   if (!floor) return r
   // Say exactly what was found (the findings' details: what could not be read, the claim quoted), so the agent can
   // act on it. (Code from the network also says what the reader could not read: the pipe, the substitution.)
-  const details = [...new Set(r.action.findings.filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable')).map((f) => f.detail))].slice(0, 3)
+  const details = [
+    ...new Set(
+      r.action.findings
+        .filter((f) => f.pattern === floor!.pattern || (floor!.pattern === 'remote_code' && f.pattern === 'unreadable'))
+        .map((f) => f.detail),
+    ),
+  ].slice(0, 3)
   if (details.length) floor = { ...floor, why: `${floor.why} (${details.join('; ')})` }
   const current = strengthOf(r.verdict)
   if (current && STRENGTH[current] >= STRENGTH[floor.decision]) {
     // A rule already stops it: the note still says what could not be read, so the agent can spell it out.
     return floor.pattern === 'unreadable' && stops(r.verdict) ? { ...r, note: because(r.note, floor.why) } : r
   }
-  const note = { ...because(r.note, floor.why), proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs) }
+  const note = {
+    ...because(r.note, floor.why),
+    proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs),
+  }
   if (floor.decision === 'check' && checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
   return { ...r, verdict: floor.decision, note }
 }
@@ -513,9 +758,13 @@ function applyEvidence(r: Staged, facts: PreflightFacts): Staged {
     return { ...r, verdict: 'allow' }
   const floor = evidenceFloor(e)
   const current = strengthOf(r.verdict)
-  if (!floor || (current && STRENGTH[current] >= STRENGTH[floor.decision])) return { ...r, note: { ...r.note, evidence: evidenceLines(e) } }
+  if (!floor || (current && STRENGTH[current] >= STRENGTH[floor.decision]))
+    return { ...r, note: { ...r.note, evidence: evidenceLines(e) } }
   if (floor.decision === 'check' && checkAnswered(facts)) return { ...r, verdict: 'proceeded_after_check' }
-  const note = { ...because(r.note, floor.why), proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs) }
+  const note = {
+    ...because(r.note, floor.why),
+    proceed: proceedFor(floor.decision, r.fired, facts.config.checkWindowMs),
+  }
   return { ...r, verdict: floor.decision, note: { ...note, evidence: evidenceLines(e) } }
 }
 
@@ -528,14 +777,26 @@ function strengthOf(v: Verdict): RuleDecision | undefined {
 const stops = (v: Verdict) => v === 'check' || v === 'ask' || v === 'pause' || v === 'deny'
 
 /** An identical call was checked within the window, so this retry answers the check. */
-const checkAnswered = (facts: PreflightFacts) => answered({ checks: facts.session.checks, fingerprint: facts.fingerprint, now: facts.now, checkWindowMs: facts.config.checkWindowMs })
+const checkAnswered = (facts: PreflightFacts) =>
+  answered({
+    checks: facts.session.checks,
+    fingerprint: facts.fingerprint,
+    now: facts.now,
+    checkWindowMs: facts.config.checkWindowMs,
+  })
 
 /**
  * The queue as it bears on this call now: an approval only if it covers the call (given in this session or for the
  * project, and the evidence is what the human saw; pending.ts approvalCovers), an open entry only if it asks about
  * this session's call with this evidence. `stale`: why an approval of the same call does not cover it.
  */
-function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | undefined, now: number, destroys?: DestroyedState): QueueFacts & { stale?: string } {
+function boundQueue(
+  q: QueueFacts,
+  session: string,
+  evidence: EvidenceFacts | undefined,
+  now: number,
+  destroys?: DestroyedState,
+): QueueFacts & { stale?: string } {
   const bound = evidence && { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen }
   const approvals = q.approvals ?? (q.approved ? [q.approved] : [])
   const why: string[] = []
@@ -552,23 +813,58 @@ function boundQueue(q: QueueFacts, session: string, evidence: EvidenceFacts | un
   }
   const stale = why[0]
   const opens = q.opens ?? (q.open ? [q.open] : [])
-  const open = opens.find((e) => (!e.session_id || e.session_id === session) && (e.evidence?.digest ?? '') === (bound?.digest ?? '') && (e.destroys?.digest ?? '') === (destroys?.digest ?? ''))
+  const open = opens.find(
+    (e) =>
+      (!e.session_id || e.session_id === session) &&
+      (e.evidence?.digest ?? '') === (bound?.digest ?? '') &&
+      (e.destroys?.digest ?? '') === (destroys?.digest ?? ''),
+  )
   return { ...q, approved, open, ...(stale && !approved ? { stale } : {}) }
 }
 
 /** A new queue entry for exactly this call. Holds masked text and the fingerprint, never the raw input. */
-function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: PreflightResult, fp: string, now: number, evidence: EvidenceFacts | undefined, projectDir: string, loss?: LossFacts, stale?: string, destroys?: DestroyedState): NewAction & { id: string } {
-  const severity: Severity = r.builtin === 'catastrophic' || r.classes.includes('irreversible') || loss ? 'destructive' : 'time-sensitive'
-  const why = [r.builtin === 'first-use' ? 'first use of a new capability' : '', ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`)].filter(Boolean).join(', ')
+function newPause(
+  call: ToolCall & { session_id: string; cwd?: string },
+  r: PreflightResult,
+  fp: string,
+  now: number,
+  evidence: EvidenceFacts | undefined,
+  projectDir: string,
+  loss?: LossFacts,
+  stale?: string,
+  destroys?: DestroyedState,
+): NewAction & { id: string } {
+  const severity: Severity =
+    r.builtin === 'catastrophic' || r.classes.includes('irreversible') || loss ? 'destructive' : 'time-sensitive'
+  const why = [
+    r.builtin === 'first-use' ? 'first use of a new capability' : '',
+    ...r.fired.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (${f.rule.source})` : ''}`),
+  ]
+    .filter(Boolean)
+    .join(', ')
   return {
     // Derived from the call and the clock, so the decision stays pure; unique per call and moment.
     id: `pa-${fnv64(`${call.session_id}\u0000${fp}\u0000${now}`).slice(0, 8)}`,
     // The folder, when it is not the project: the human approves the action where it runs (the fingerprint binds it there).
-    action: maskSecrets(`${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && trimTrailingSlashes(call.cwd) !== trimTrailingSlashes(projectDir) ? ` (in ${call.cwd})` : ''}`),
+    action: maskSecrets(
+      `${call.tool_name === 'Bash' ? 'run' : 'use ' + call.tool_name + ':'} ${r.action.summary.replace(/^(Write|Edit|MultiEdit|NotebookEdit) /, '')}${call.cwd && trimTrailingSlashes(call.cwd) !== trimTrailingSlashes(projectDir) ? ` (in ${call.cwd})` : ''}`,
+    ),
     trigger: `${r.classes.join(' + ') || 'guardrail'}${why ? ` — ${why}` : ''}`,
     // What the human needs to decide: the evidence when it is the reason (which files, why), else the rule; and,
     // when an earlier approval of the same call no longer covers it, what changed since.
-    context: maskSecrets([stale ? `Asked again: ${stale}.` : '', destroys ? `Now: ${destroys.seen.slice(0, 3).join('; ')}.` : '', (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') || (loss ? lossSummary(loss) : '') || lostLines(r.action.findings).join('; ') || r.fired[0]?.rule.rule || 'Ratchet pauses the first use of a capability for a human to confirm.'].filter(Boolean).join(' ')),
+    context: maskSecrets(
+      [
+        stale ? `Asked again: ${stale}.` : '',
+        destroys ? `Now: ${destroys.seen.slice(0, 3).join('; ')}.` : '',
+        (evidence && evidenceFloor(evidence)?.decision === 'pause' ? evidenceSummary(evidence) : '') ||
+          (loss ? lossSummary(loss) : '') ||
+          lostLines(r.action.findings).join('; ') ||
+          r.fired[0]?.rule.rule ||
+          'Ratchet pauses the first use of a capability for a human to confirm.',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    ),
     // What the human is shown of what would leave: an approval covers the call only while this stays the same.
     ...(evidence ? { evidence: { digest: evidence.digest, signature: evidence.signature, seen: evidence.seen } } : {}),
     // What would be destroyed as the human is shown it (a remote ref's tip, a file's hash): the same binding.
@@ -580,12 +876,23 @@ function newPause(call: ToolCall & { session_id: string; cwd?: string }, r: Pref
   }
 }
 
-function pauseDecision(call: ToolCall & { session_id: string }, entry: { id: string; severity: Severity }, d: Decision, facts: PreflightFacts): Decision {
-  const where = facts.config.telegram ? 'on Telegram' : `at the terminal (\`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`)`
+function pauseDecision(
+  call: ToolCall & { session_id: string },
+  entry: { id: string; severity: Severity },
+  d: Decision,
+  facts: PreflightFacts,
+): Decision {
+  const where = facts.config.telegram
+    ? 'on Telegram'
+    : `at the terminal (\`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`)`
   const note = 'reason' in d ? d.reason : ''
   if (facts.config.defer) {
     const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — deferred until the human decides ${where}; resume with: claude -p --resume ${call.session_id}`
-    return { kind: 'defer', reason, notice: `Ratchet paused ${entry.id}: ${firstLine(note).replace(/^\[PRE-FLIGHT\] Action: /, '')}. Decide with \`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`, then resume with: claude -p --resume ${call.session_id}` }
+    return {
+      kind: 'defer',
+      reason,
+      notice: `Ratchet paused ${entry.id}: ${firstLine(note).replace(/^\[PRE-FLIGHT\] Action: /, '')}. Decide with \`npx ratchet-guard pending approve ${entry.id}\` or \`npx ratchet-guard pending deny ${entry.id} --note "…"\`, then resume with: claude -p --resume ${call.session_id}`,
+    }
   }
   const reason = `${note}\nPending: ${entry.id} (${entry.severity}) — the human has been asked ${where}. You will be told the outcome at a later step; an approval lets exactly this call through once.`
   return { kind: 'deny', reason }

@@ -47,7 +47,12 @@ export interface PreflightResult {
 /** The seed's mandatory pause: the first email, the first public post, the first publish. */
 export const FIRST_USE = new Set(['email_send', 'external_post', 'pr_or_issue_create', 'package_publish'])
 
-export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, opts: PreflightOptions): PreflightResult {
+export function decide(
+  call: ToolCall,
+  ctx: ClassifyContext,
+  index: RuleIndex,
+  opts: PreflightOptions,
+): PreflightResult {
   const action = classify(call, ctx)
   const fired = matchRules(index, action, ctx.projectDir)
   const classes = classesOf(action, fired)
@@ -62,7 +67,12 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
         : `${self.detail} would change Ratchet's own rules, approvals, log or hook registrations. ` +
           `The agent may read them but never change them. If a rule is wrong, tell the user which one and why; ` +
           `they can edit it themselves or run \`${CLI} guardrails explain\`.`
-    return rendered({ ...base, builtin: 'self-protection', verdict: 'deny', note: { ...baseNote(action.summary, fired, classes, 'deny', opts.checkWindowMs), denied } })
+    return rendered({
+      ...base,
+      builtin: 'self-protection',
+      verdict: 'deny',
+      note: { ...baseNote(action.summary, fired, classes, 'deny', opts.checkWindowMs), denied },
+    })
   }
 
   const catastrophic = action.findings.find((f) => f.catastrophic)
@@ -70,16 +80,29 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
   for (const f of fired) if (!strongest || STRENGTH[f.decision] > STRENGTH[strongest]) strongest = f.decision
   if (catastrophic) {
     // Hard by default; a user's own rule may only turn it into a question for a human, never a retry.
-    const human = fired.filter((f) => f.rule.pattern === 'catastrophic' && (f.decision === 'ask' || f.decision === 'pause'))
-    const via: RuleDecision = human.length ? human.reduce<RuleDecision>((a, f) => (STRENGTH[f.decision] > STRENGTH[a] ? f.decision : a), 'ask') : 'deny'
+    const human = fired.filter(
+      (f) => f.rule.pattern === 'catastrophic' && (f.decision === 'ask' || f.decision === 'pause'),
+    )
+    const via: RuleDecision = human.length
+      ? human.reduce<RuleDecision>((a, f) => (STRENGTH[f.decision] > STRENGTH[a] ? f.decision : a), 'ask')
+      : 'deny'
     // A pause here is not queued by the rules stage: until the queue answers, it holds like a deny.
-    return rendered({ ...base, builtin: 'catastrophic', verdict: via, note: baseNote(action.summary, fired, classes, via, opts.checkWindowMs, catastrophic.detail) })
+    return rendered({
+      ...base,
+      builtin: 'catastrophic',
+      verdict: via,
+      note: baseNote(action.summary, fired, classes, via, opts.checkWindowMs, catastrophic.detail),
+    })
   }
 
-  const firstUse = opts.isNewCapability && action.findings.find((f) => FIRST_USE.has(f.pattern) && opts.isNewCapability!(f.pattern))
+  const firstUse =
+    opts.isNewCapability && action.findings.find((f) => FIRST_USE.has(f.pattern) && opts.isNewCapability!(f.pattern))
   const firstUseAs = opts.firstUse ?? 'pause'
   if (firstUse && (!strongest || STRENGTH[strongest] < STRENGTH[firstUseAs])) {
-    const note = because(baseNote(action.summary, fired, classes, firstUseAs, opts.checkWindowMs), `first use of a new capability (${firstUse.pattern})`)
+    const note = because(
+      baseNote(action.summary, fired, classes, firstUseAs, opts.checkWindowMs),
+      `first use of a new capability (${firstUse.pattern})`,
+    )
     return rendered({ ...base, builtin: 'first-use', verdict: firstUseAs, note })
   }
 
@@ -88,12 +111,25 @@ export function decide(call: ToolCall, ctx: ClassifyContext, index: RuleIndex, o
   if (strongest !== 'check') return rendered({ ...base, verdict: strongest, note })
   // A check that asks for a Read is answered by the Read (the file then counts as read and the finding goes),
   // not by a retry: retrying without reading would change a file the agent has not seen.
-  if (readsAnswer(action)) return rendered({ ...base, verdict: 'check', note: { ...note, proceed: `not yet. Read ${staleFiles(action)} first (Read, or cat), then make the change; retrying without reading it will not run.` } })
+  if (readsAnswer(action))
+    return rendered({
+      ...base,
+      verdict: 'check',
+      note: {
+        ...note,
+        proceed: `not yet. Read ${staleFiles(action)} first (Read, or cat), then make the change; retrying without reading it will not run.`,
+      },
+    })
   return rendered({ ...base, verdict: checkAnswered(opts) ? 'proceeded_after_check' : 'check', note })
 }
 
 /** An identical call was checked within the window: this retry is the agent's answer to the check. */
-export function checkAnswered(o: { checks: Record<string, number>; fingerprint: string; now: number; checkWindowMs: number }): boolean {
+export function checkAnswered(o: {
+  checks: Record<string, number>
+  fingerprint: string
+  now: number
+  checkWindowMs: number
+}): boolean {
   const at = o.checks[o.fingerprint]
   return at !== undefined && o.now - at <= o.checkWindowMs && o.now >= at
 }

@@ -33,14 +33,34 @@ import { appendJsonl, readRegularFile, setStateRoot, withLock, writeFileAtomic }
 import { readStdinSync, stdinIsTerminal } from '../../lib/runtime/stdio'
 
 /** Read-only tools the fast path may settle (all in compose.ts READ_ONLY_TOOLS; a test keeps it so). */
-export const FAST_TOOLS: ReadonlySet<string> = new Set(['Read', 'NotebookRead', 'Glob', 'Grep', 'LS', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput'])
+export const FAST_TOOLS: ReadonlySet<string> = new Set([
+  'Read',
+  'NotebookRead',
+  'Glob',
+  'Grep',
+  'LS',
+  'TodoWrite',
+  'TodoRead',
+  'ToolSearch',
+  'TaskList',
+  'TaskGet',
+  'TaskOutput',
+])
 
 /** Fields of these tools that name a file or folder. */
-const PATH_FIELDS: Record<string, string[]> = { Read: ['file_path', 'notebook_path'], NotebookRead: ['file_path', 'notebook_path'], Glob: ['path'], Grep: ['path'], LS: ['path'] }
+const PATH_FIELDS: Record<string, string[]> = {
+  Read: ['file_path', 'notebook_path'],
+  NotebookRead: ['file_path', 'notebook_path'],
+  Glob: ['path'],
+  Grep: ['path'],
+  LS: ['path'],
+}
 
 const ANY = () => true
 const RECURSIVE_GREP = (x: string) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive|directories)/.test(x)
-const NAMES_ONLY = (x: string) => (/^-[a-zA-Z]+$/.test(x) && /[lLcq]/.test(x.slice(1))) || /^--(files|files-with-matches|files-without-match|count|quiet)$/.test(x)
+const NAMES_ONLY = (x: string) =>
+  (/^-[a-zA-Z]+$/.test(x) && /[lLcq]/.test(x.slice(1))) ||
+  /^--(files|files-with-matches|files-without-match|count|quiet)$/.test(x)
 /**
  * Programs that only read, each with a test of its arguments. A program is here only if the full engine
  * gives it no finding in ordinary use; options that write a file or run another program are refused.
@@ -82,7 +102,19 @@ export const SCREEN = { event: 'PreToolUse', tools: [...FAST_TOOLS], programs: O
 /** The pagers and printers whose operands the full engine records as read (lib/core/actions/fs-read.ts). */
 const READERS = new Set(['cat', 'head', 'tail', 'nl'])
 
-const GIT_READS = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'shortlog', 'describe', 'branch', 'remote'])
+const GIT_READS = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'blame',
+  'ls-files',
+  'rev-parse',
+  'shortlog',
+  'describe',
+  'branch',
+  'remote',
+])
 const BRANCH_LIST = new Set(['-a', '-r', '-v', '-vv', '--all', '--remotes', '--list', '--show-current', '--no-color'])
 
 /** `git <sub> …` for a sub-command that only reads; no global option first (-C, -c, --git-dir…). */
@@ -96,11 +128,13 @@ function gitReads(a: string[]): boolean {
 }
 
 /** Words anywhere in the input that mean "let the full engine look" (secrets, Ratchet's and Claude's own files). */
-const SUSPICIOUS = /\.env|ratchet|\.claude|\.ssh|secret|credential|token|passw|private|\.pem|\.key|id_rsa|id_ed25519|id_ecdsa|id_dsa|netrc|npmrc|pypirc|\.aws|kube|gnupg|environ|htpasswd|\.git\/|keychain|__proto__|:\/\//i
+const SUSPICIOUS =
+  /\.env|ratchet|\.claude|\.ssh|secret|credential|token|passw|private|\.pem|\.key|id_rsa|id_ed25519|id_ecdsa|id_dsa|netrc|npmrc|pypirc|\.aws|kube|gnupg|environ|htpasswd|\.git\/|keychain|__proto__|:\/\//i
 
 /** A run of 16+ letters and digits holding both, twice each (a key or a piece of one; not a long file name). */
 function mayHoldKey(text: string): boolean {
-  for (const m of text.matchAll(/[A-Za-z0-9]{16,}/g)) if (/\d\D*\d/.test(m[0]) && /[A-Za-z][^A-Za-z]*[A-Za-z]/.test(m[0])) return true
+  for (const m of text.matchAll(/[A-Za-z0-9]{16,}/g))
+    if (/\d\D*\d/.test(m[0]) && /[A-Za-z][^A-Za-z]*[A-Za-z]/.test(m[0])) return true
   return false
 }
 
@@ -162,8 +196,20 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '')
  * Pure: `cwd` is where relative paths resolve (the call's cwd, else the project). The words that send a call
  * on are looked for below the project folder (whose own name may be anything, `ratchet-demo` included).
  */
-export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: string, projectDir = cwd): FastCall | null {
-  if (SUSPICIOUS.test(JSON.stringify(input).split(projectDir + '/').join('/'))) return null
+export function readOnlyCall(
+  tool: string,
+  input: Record<string, unknown>,
+  cwd: string,
+  projectDir = cwd,
+): FastCall | null {
+  if (
+    SUSPICIOUS.test(
+      JSON.stringify(input)
+        .split(projectDir + '/')
+        .join('/'),
+    )
+  )
+    return null
   // A word that could be a key (letters and digits mixed, 16 or more): the full engine logs the call with the
   // secrets this session has seen redacted (redact.ts); this path would log it as typed.
   if (tool === 'Bash' && mayHoldKey(JSON.stringify(input))) return null
@@ -194,7 +240,13 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
     // Every operand (the pattern too: a path that is not there holds nothing), or the folder rg searches by default.
     const search = (name === 'rg' || (/^[ef]?grep$/.test(name) && args.some(RECURSIVE_GREP))) && !args.some(NAMES_ONLY)
     const searched = search ? (name === 'rg' ? [cwd, ...paths] : paths) : undefined
-    return { summary: oneLine(command), reads, commands: [[name, ...args].join(' ')], paths, ...(searched ? { searched } : {}) }
+    return {
+      summary: oneLine(command),
+      reads,
+      commands: [[name, ...args].join(' ')],
+      paths,
+      ...(searched ? { searched } : {}),
+    }
   }
   if (!FAST_TOOLS.has(tool)) return null
   const paths: string[] = []
@@ -211,7 +263,13 @@ export function readOnlyCall(tool: string, input: Record<string, unknown>, cwd: 
     return { summary: `${tool} ${file}`, reads: [at(file)!], commands: [], paths }
   }
   const searched = tool === 'Grep' && input.output_mode === 'content' ? (paths.length ? paths : [cwd]) : undefined
-  return { summary: `${tool} ${oneLine(JSON.stringify(input))}`, reads: [], commands: [], paths, ...(searched ? { searched } : {}) }
+  return {
+    summary: `${tool} ${oneLine(JSON.stringify(input))}`,
+    reads: [],
+    commands: [],
+    paths,
+    ...(searched ? { searched } : {}),
+  }
 }
 
 export interface FastContext {
@@ -228,7 +286,14 @@ const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + '/')
 export function plainProjectPath(abs: string, ctx: FastContext): boolean {
   const { projectDir } = ctx
   if (!inside(abs, projectDir)) return false
-  if (abs !== projectDir && abs.slice(projectDir.length + 1).split('/').some((seg) => seg.startsWith('.'))) return false
+  if (
+    abs !== projectDir &&
+    abs
+      .slice(projectDir.length + 1)
+      .split('/')
+      .some((seg) => seg.startsWith('.'))
+  )
+    return false
   if (inside(abs, ctx.stateDir) || (ctx.packageDir && inside(abs, ctx.packageDir))) return false
   return secretName(ctx as ClassifyContext, abs) === undefined
 }
@@ -306,18 +371,43 @@ export function withReads(s: Session, reads: string[], now: number): Session {
   const checks = { ...s.checks }
   const created = s.created
   const secrets = s.secrets
-  return maskDeep({ ...s, reads: r, checks, blocked: s.blocked, updated: now, ...(created ? { created } : {}), ...(secrets ? { secrets } : {}) })
+  return maskDeep({
+    ...s,
+    reads: r,
+    checks,
+    blocked: s.blocked,
+    updated: now,
+    ...(created ? { created } : {}),
+    ...(secrets ? { secrets } : {}),
+  })
 }
 
 /** A payload exactly as lib/core/payloads.ts accepts a PreToolUse one, or null. */
-function preToolUse(raw: unknown): { session_id: string; tool_name: string; tool_input: Record<string, unknown>; cwd?: string } | null {
-  if (!isObject(raw) || raw.hook_event_name !== 'PreToolUse' || typeof raw.session_id !== 'string' || typeof raw.tool_name !== 'string' || !isObject(raw.tool_input)) return null
-  for (const k of ['transcript_path', 'cwd', 'permission_mode', 'agent_id', 'agent_type', 'tool_use_id']) if (!opt(raw[k], 'string')) return null
+function preToolUse(
+  raw: unknown,
+): { session_id: string; tool_name: string; tool_input: Record<string, unknown>; cwd?: string } | null {
+  if (
+    !isObject(raw) ||
+    raw.hook_event_name !== 'PreToolUse' ||
+    typeof raw.session_id !== 'string' ||
+    typeof raw.tool_name !== 'string' ||
+    !isObject(raw.tool_input)
+  )
+    return null
+  for (const k of ['transcript_path', 'cwd', 'permission_mode', 'agent_id', 'agent_type', 'tool_use_id'])
+    if (!opt(raw[k], 'string')) return null
   return raw as ReturnType<typeof preToolUse>
 }
 
 /** Settles the call if it can (true: done, nothing more to do); false hands it to the full engine. */
-export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: number, started: bigint, packageDir?: string): boolean {
+export function settle(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  now: number,
+  started: bigint,
+  packageDir?: string,
+): boolean {
   const call = preToolUse(JSON.parse(text))
   if (!call) return false
   const p = fastPaths(env, cwd, call.session_id)
@@ -341,7 +431,12 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
   const queue = readJsonIfAny(p.pending)
   if (queue !== undefined) {
     if (!Array.isArray(queue)) return false
-    if (queue.some((e) => isObject(e) && e.session_id === call.session_id && e.delivered === false && e.status !== 'pending')) return false
+    if (
+      queue.some(
+        (e) => isObject(e) && e.session_id === call.session_id && e.delivered === false && e.status !== 'pending',
+      )
+    )
+      return false
   }
 
   setStateRoot(p.stateDir)
@@ -363,7 +458,17 @@ export function settle(text: string, env: NodeJS.ProcessEnv, cwd: string, now: n
     if (!recorded) return false
   }
   const record = {
-    ...decisionRecord({ now, session: call.session_id, tool: call.tool_name, action: maskSecrets(fc.summary), classes: [], patterns: [], guardrails: [], decision: 'allow', fingerprint: fingerprint(call.tool_name, call.tool_input, call.cwd || p.projectDir) }),
+    ...decisionRecord({
+      now,
+      session: call.session_id,
+      tool: call.tool_name,
+      action: maskSecrets(fc.summary),
+      classes: [],
+      patterns: [],
+      guardrails: [],
+      decision: 'allow',
+      fingerprint: fingerprint(call.tool_name, call.tool_input, call.cwd || p.projectDir),
+    }),
     latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
   }
   appendJsonl(p.activity, maskDeep(record))
@@ -378,7 +483,13 @@ export type FastOutcome = { settled: true } | { settled: false; stdin?: string }
  */
 export function main(argv: string[] = process.argv, pre?: { stdin?: string }): FastOutcome {
   const args = argv.slice(2)
-  if (args.includes('--help') || args.includes('-h') || process.env.RATCHET_FAST_PATH === '0' || (pre?.stdin === undefined && stdinIsTerminal())) return { settled: false, stdin: pre?.stdin }
+  if (
+    args.includes('--help') ||
+    args.includes('-h') ||
+    process.env.RATCHET_FAST_PATH === '0' ||
+    (pre?.stdin === undefined && stdinIsTerminal())
+  )
+    return { settled: false, stdin: pre?.stdin }
   const started = process.hrtime.bigint()
   let text: string | undefined = pre?.stdin
   try {
@@ -388,7 +499,17 @@ export function main(argv: string[] = process.argv, pre?: { stdin?: string }): F
   }
   if (text === undefined) return { settled: false }
   try {
-    if (!settle(text, process.env, process.cwd(), Date.now(), started, path.basename(__dirname) === 'dist' ? path.dirname(__dirname) : undefined)) return { settled: false, stdin: text }
+    if (
+      !settle(
+        text,
+        process.env,
+        process.cwd(),
+        Date.now(),
+        started,
+        path.basename(__dirname) === 'dist' ? path.dirname(__dirname) : undefined,
+      )
+    )
+      return { settled: false, stdin: text }
   } catch {
     return { settled: false, stdin: text }
   }

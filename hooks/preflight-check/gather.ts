@@ -30,7 +30,12 @@ import type { Finding as HoldFinding } from '../../lib/core/custodiet'
 import type { PreflightFacts, QueueFacts } from './compose'
 import { capabilitiesUsed, isHeadless } from './pause'
 
-export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env: NodeJS.ProcessEnv = process.env, now = Date.now()): PreflightFacts {
+export function gatherFacts(
+  payload: PayloadOf<'PreToolUse'>,
+  paths: Paths,
+  env: NodeJS.ProcessEnv = process.env,
+  now = Date.now(),
+): PreflightFacts {
   const loaded = loadGuardrails(paths)
   const rules = ruleIndexOf(loaded, () => loadGuardrails(paths, { full: true, fold: false }).rules)
   const { config, problem } = readConfig(paths)
@@ -53,9 +58,22 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     queue: queueFacts(queueEntries(paths), fp, payload.session_id),
     hold: readHold(paths, payload.session_id),
     floorHold: floorHold(paths),
-    sandboxed: sandboxedCall(paths, (config as { floor?: unknown }).floor === 'best-effort' ? 'best-effort' : 'sandbox', payload.tool_name, typeof payload.tool_input.command === 'string' ? payload.tool_input.command : ''),
+    sandboxed: sandboxedCall(
+      paths,
+      (config as { floor?: unknown }).floor === 'best-effort' ? 'best-effort' : 'sandbox',
+      payload.tool_name,
+      typeof payload.tool_input.command === 'string' ? payload.tool_input.command : '',
+    ),
     // The courtroom: nothing of it loads here; its small probation file is read only when it exists.
-    probation: fs.existsSync(probationFile(paths)) ? { list: readProbation(paths), moderate: (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask' ? 'ask' : 'check' } : undefined,
+    probation: fs.existsSync(probationFile(paths))
+      ? {
+          list: readProbation(paths),
+          moderate:
+            (config as { courtroom?: { probation?: { moderate?: string } } }).courtroom?.probation?.moderate === 'ask'
+              ? 'ask'
+              : 'check',
+        }
+      : undefined,
     config: {
       checkWindowMs: (config.checkWindowSeconds ?? 600) * 1000,
       defer: config.headlessDefer !== false && isHeadless(env),
@@ -70,7 +88,8 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     },
     fileState: fileStates(paths.projectDir),
     // Evidence of loss: asked only when a call deletes something the classifier could not call recoverable.
-    loss: (deleted, created) => lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir(), stateDir: paths.stateDir })(deleted),
+    loss: (deleted, created) =>
+      lossFacts({ projectDir: paths.projectDir, created, homeDir: homeDir(), stateDir: paths.stateDir })(deleted),
     destroyed: (findings, deleted) => destroyedState(findings, deleted, env),
     fs: fsFacts(),
     packageDir: packageDirOf(__dirname),
@@ -80,7 +99,11 @@ export function gatherFacts(payload: PayloadOf<'PreToolUse'>, paths: Paths, env:
     ...secretFileFacts({ projectDir: paths.projectDir, homeDir: homeDir() }),
     routeAroundLevel: () => {
       const { policy } = custodietConfig(paths)
-      return Math.min(4, (policy.levels.route_around ?? 2) + (policy.escalate ? readState(paths, payload.session_id).findings.length : 0))
+      return Math.min(
+        4,
+        (policy.levels.route_around ?? 2) +
+          (policy.escalate ? readState(paths, payload.session_id).findings.length : 0),
+      )
     },
     isNewCapability: !firstUseOn ? undefined : (p) => !(caps ??= capabilitiesUsed(paths)).has(p),
   }
@@ -117,9 +140,14 @@ const PUBLIC_FORGES = ['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.or
 export function isPublicRemote(urls: string[], setting: unknown): boolean {
   if (!urls.length || !setting) return false
   if (setting === true) return true
-  const hosts = Array.isArray(setting) ? setting.filter((h): h is string => typeof h === 'string') : setting === 'forges' ? PUBLIC_FORGES : []
+  const hosts = Array.isArray(setting)
+    ? setting.filter((h): h is string => typeof h === 'string')
+    : setting === 'forges'
+      ? PUBLIC_FORGES
+      : []
   return urls.some((u) => {
-    const host = (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)/i.exec(u) ?? /^(?:[^@/]*@)?([^/:]+):/.exec(u))?.[1]?.toLowerCase()
+    const host = (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)/i.exec(u) ??
+      /^(?:[^@/]*@)?([^/:]+):/.exec(u))?.[1]?.toLowerCase()
     return !!host && hosts.some((h) => host === h.toLowerCase() || host.endsWith('.' + h.toLowerCase()))
   })
 }
@@ -138,7 +166,8 @@ function remoteUrls(dir: string): string[] {
         gitDir = path.resolve(d, m[1].trim())
         // A worktree's config lives in the common dir.
         const common = path.join(gitDir, 'commondir')
-        if (fs.existsSync(common) && fs.statSync(common).isFile()) gitDir = path.resolve(gitDir, fs.readFileSync(common, 'utf8').trim())
+        if (fs.existsSync(common) && fs.statSync(common).isFile())
+          gitDir = path.resolve(gitDir, fs.readFileSync(common, 'utf8').trim())
       }
       const cfg = path.join(gitDir, 'config')
       if (!fs.statSync(cfg).isFile()) return []
@@ -160,6 +189,13 @@ function readHold(paths: Paths, session: string): HoldFinding | null {
   } catch (e) {
     // A hold that exists but cannot be read is not "no hold": it is read as the strictest one (level 4).
     const why = e instanceof SyntaxError ? 'not valid JSON' : (e as Error).message.replace(`${file}: `, '')
-    return { at: 'an unreadable hold file', level: 4, verdict: { issue: `${file} exists but cannot be read (${why}).`, correction: 'Read as the strictest hold until the user fixes or removes it.' } } as HoldFinding
+    return {
+      at: 'an unreadable hold file',
+      level: 4,
+      verdict: {
+        issue: `${file} exists but cannot be read (${why}).`,
+        correction: 'Read as the strictest hold until the user fixes or removes it.',
+      },
+    } as HoldFinding
   }
 }

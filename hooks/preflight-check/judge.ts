@@ -20,7 +20,11 @@ export interface Judgement {
 }
 
 /** Reads only: nothing is queued, counted or remembered here. `adjust` changes the gathered facts (explain: a first attempt). */
-export async function judge(payload: PayloadOf<'PreToolUse'>, paths: Paths, adjust: (f: PreflightFacts) => PreflightFacts = (f) => f): Promise<Judgement> {
+export async function judge(
+  payload: PayloadOf<'PreToolUse'>,
+  paths: Paths,
+  adjust: (f: PreflightFacts) => PreflightFacts = (f) => f,
+): Promise<Judgement> {
   // What the call would send or stage: only calls that push, stage broadly, publish or upload start any
   // process (bounded, DEFAULT_LIMITS.budgetMs); every other call returns at once.
   let known: Recognizer | undefined | null = null
@@ -37,7 +41,10 @@ export async function judge(payload: PayloadOf<'PreToolUse'>, paths: Paths, adju
   const base = adjust(gatherFacts(payload, paths))
   // A push is judged against where the user's request left the remotes, and the prompts (a destination they named).
   const remotes = () => sessionRemotes(paths, payload.session_id)
-  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), { known: secrets, asked: { prompts: base.session.prompts, remotes } })
+  const evidence = await evidenceForCall(payload, paths.projectDir, homeDir(), {
+    known: secrets,
+    asked: { prompts: base.session.prompts, remotes },
+  })
   // What is written about the call never holds a secret the session has seen (redact.ts).
   const decide = (facts: PreflightFacts) => {
     const o = decidePreToolUse(payload, facts)

@@ -44,9 +44,13 @@ async function preToolUse(payload: PayloadOf<'PreToolUse'>, paths: Paths): Promi
     out = decideNow()
     applyEffects(paths, payload.session_id, out.effects, facts.now)
   }
-  const unlogged = logActivity(paths, { ...out.record, latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100 })
+  const unlogged = logActivity(paths, {
+    ...out.record,
+    latency_ms: Number((process.hrtime.bigint() - started) / 10_000n) / 100,
+  })
   // The decision stands (it never needed the log); the user hears that the log is not being kept.
-  if (unlogged) out.decision = { ...out.decision, notice: [`Ratchet: ${unlogged}`, out.decision.notice].filter(Boolean).join('\n') }
+  if (unlogged)
+    out.decision = { ...out.decision, notice: [`Ratchet: ${unlogged}`, out.decision.notice].filter(Boolean).join('\n') }
   // A deferred call ends a headless run silently: tell whoever started it what is pending and how to go on.
   if (out.decision.kind === 'defer' && out.decision.notice) tellClientStderr(`[ratchet] ${out.decision.notice}`)
   return out.decision
@@ -61,7 +65,10 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
       // Claude Code's own "Continue from where you left off." on a resume is not a request: the user's last one
       // stands, and so does where it left the remotes.
       if (!isResumePrompt(prompt)) {
-        updateSession(paths, payload.session_id, (s) => ({ next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() }, result: undefined }))
+        updateSession(paths, payload.session_id, (s) => ({
+          next: { ...s, prompts: [...s.prompts, prompt].slice(-MAX_PROMPTS), updated: Date.now() },
+          result: undefined,
+        }))
         // Where the user's request leaves the remotes: a push this turn that goes elsewhere is evidence.
         try {
           rememberRemotes(paths, payload.session_id)
@@ -75,7 +82,10 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
     }
     case 'PreCompact':
       // After compaction the model no longer holds what it read: reads must be redone before edits.
-      updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
+      updateSession(paths, payload.session_id, (s) => ({
+        next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() },
+        result: undefined,
+      }))
       return { kind: 'allow' }
     default:
       return { kind: 'allow' }
@@ -85,7 +95,10 @@ function handle(payload: HookPayload, paths: Paths): Decision | Promise<Decision
 export function failurePolicy(payload: HookPayload, why: string): Decision {
   if (payload.hook_event_name !== 'PreToolUse' || READ_ONLY_TOOLS.has(payload.tool_name)) return { kind: 'allow' }
   // Never fail open on an action we could not check.
-  return { kind: 'deny', reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`npx ratchet-guard doctor\` shows what is wrong.` }
+  return {
+    kind: 'deny',
+    reason: `[RATCHET] preflight-check could not check this action (${why}), so it is denied to be safe. Tell the user; \`npx ratchet-guard doctor\` shows what is wrong.`,
+  }
 }
 
 /**
@@ -93,10 +106,17 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
  * the edges the warm process (lib/runtime/warm.cjs) answers through instead of this process's own.
  * `pre.failNow`: the warm process took this call and overran: decided by the failure policy, not run again.
  */
-export function main(_argv?: string[], pre?: { stdin?: string; failNow?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> }): Promise<void> {
+export function main(
+  _argv?: string[],
+  pre?: { stdin?: string; failNow?: string; io?: Pick<HookIO, 'argv' | 'stdinIsTTY' | 'write' | 'exitNow'> },
+): Promise<void> {
   const paths = resolvePaths()
   return runHook(
     { ...hookSpec('preflight-check'), help: HELP, onFailure: failurePolicy, handle: (p) => handle(p, paths) },
-    { ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin), ...pre?.io, ...(pre?.failNow ? { failNow: pre.failNow } : {}) },
+    {
+      ...processIO((hook, e) => logError(paths, hook, e), pre?.stdin),
+      ...pre?.io,
+      ...(pre?.failNow ? { failNow: pre.failNow } : {}),
+    },
   ).finally(closeIndexSources)
 }

@@ -49,25 +49,37 @@ export type Verdict = 'allow' | 'warn' | 'check' | 'proceeded_after_check' | 'as
 export const MAX_NOTE_RULES = 5
 
 const DEFAULT_CHECK: Record<ActionClass, string> = {
-  public_surface: 'Did the user ask for exactly this to become public, and does it contain nothing private (keys, personal data, internal files)?',
+  public_surface:
+    'Did the user ask for exactly this to become public, and does it contain nothing private (keys, personal data, internal files)?',
   irreversible: 'Is this what the user asked for, and is there a backup or a way back if it is wrong?',
   stale_data: 'Read the current contents first: your picture of this file may be out of date.',
   prior_incident: 'This has gone wrong before: re-read the rule below and confirm it holds.',
-  scope_beyond_request: 'Did the user ask for this? If not, finish what was asked and offer this as a next step instead.',
+  scope_beyond_request:
+    'Did the user ask for this? If not, finish what was asked and offer this as a next step instead.',
   self_protection: 'Ratchet’s rules and approvals are the user’s to change, not the agent’s.',
   secret_access: 'This reads credentials: does the task need them, and do they stay on this machine?',
   local_change: 'Is this commit what the user asked for, and does it stage nothing private?',
 }
 
-const CATASTROPHIC_RULE = 'built-in: deleting / or home, formatting disks, dropping databases and force-pushing the default branch are never done by the agent'
+const CATASTROPHIC_RULE =
+  'built-in: deleting / or home, formatting disks, dropping databases and force-pushing the default branch are never done by the agent'
 
 /** The note the rules stage writes: the classes found, the rules that fired, and what `decision` lets the agent do. */
-export function baseNote(summary: string, fired: FiredRule[], classes: ActionClass[], decision: RuleDecision, checkWindowMs: number, catastrophic?: string): Note {
+export function baseNote(
+  summary: string,
+  fired: FiredRule[],
+  classes: ActionClass[],
+  decision: RuleDecision,
+  checkWindowMs: number,
+  catastrophic?: string,
+): Note {
   const shown = fired.slice(0, MAX_NOTE_RULES)
   const incidents = [...new Set(shown.flatMap((f) => (f.rule.source ?? '').match(/\bINC-\d+/gi) ?? []))]
   const own = [...new Set(shown.map((f) => f.rule.check).filter((c): c is string => !!c))]
   // Only the rules the note shows are rendered: a flood of matching rules costs nothing extra.
-  const rules = shown.map((f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (from ${f.rule.source})` : ''}: ${f.rule.rule}`)
+  const rules = shown.map(
+    (f) => `${f.id}${f.rule.source && f.rule.source !== 'built-in' ? ` (from ${f.rule.source})` : ''}: ${f.rule.rule}`,
+  )
   return {
     action: catastrophic ?? summary,
     triggers: [
@@ -96,7 +108,10 @@ export function proceedFor(decision: RuleDecision, fired: FiredRule[], checkWind
     case 'pause':
       return 'no: queued for a human decision. Carry on with other work; do not retry or route around it until you hear the outcome.'
     case 'deny': {
-      const hard = fired.filter((f) => f.decision === 'deny').map((f) => f.id).slice(0, MAX_NOTE_RULES)
+      const hard = fired
+        .filter((f) => f.decision === 'deny')
+        .map((f) => f.id)
+        .slice(0, MAX_NOTE_RULES)
       return `no. This is a hard rule${hard.length ? ` (${hard.join(', ')})` : ''}: do not retry it or get the same effect another way (other commands and tools are checked too). Tell the user what you wanted to do and why.`
     }
   }
@@ -113,18 +128,26 @@ export function renderNote(n: Note): string {
   if (n.denied !== undefined) {
     const l = n.loss
     const head = l
-      ? [`[RATCHET] Denied: ${n.action} would destroy ${l.more ? 'at least ' : ''}${l.files} file${l.files === 1 ? '' : 's'} of the user's that nothing can bring back (below), and it would change Ratchet's own files too.`, `Also: ${n.denied}`]
+      ? [
+          `[RATCHET] Denied: ${n.action} would destroy ${l.more ? 'at least ' : ''}${l.files} file${l.files === 1 ? '' : 's'} of the user's that nothing can bring back (below), and it would change Ratchet's own files too.`,
+          `Also: ${n.denied}`,
+        ]
       : [`[RATCHET] Denied: ${n.denied}`]
     return [...head, ...n.named, ...(l ? lossLines(l) : [])].join('\n')
   }
-  const ids = n.guardrails.length > MAX_NOTE_RULES ? [...n.guardrails.slice(0, MAX_NOTE_RULES), `+${n.guardrails.length - MAX_NOTE_RULES}`] : n.guardrails
+  const ids =
+    n.guardrails.length > MAX_NOTE_RULES
+      ? [...n.guardrails.slice(0, MAX_NOTE_RULES), `+${n.guardrails.length - MAX_NOTE_RULES}`]
+      : n.guardrails
   return [
     `[PRE-FLIGHT] Action: ${n.action}`,
     `Trigger: ${n.triggers.join(' + ') || 'guardrail match'}${ids.length ? ` (guardrail ${ids.join(', ')})` : ''}`,
     `Check: ${n.check}`,
     // Five rules say what matters; a wall of them would be skimmed.
     ...n.rules.slice(0, MAX_NOTE_RULES).map((r) => `Rule: ${r}`),
-    ...(n.guardrails.length > MAX_NOTE_RULES ? [`Rule: …and ${n.guardrails.length - MAX_NOTE_RULES} more (${CLI} guardrails explain shows all)`] : []),
+    ...(n.guardrails.length > MAX_NOTE_RULES
+      ? [`Rule: …and ${n.guardrails.length - MAX_NOTE_RULES} more (${CLI} guardrails explain shows all)`]
+      : []),
     ...n.named,
     ...(n.loss ? lossLines(n.loss) : []),
     ...n.evidence,

@@ -10,7 +10,8 @@ import type { PreflightOutcome } from './compose'
 const LONG_TOKEN = /[A-Za-z0-9]{16,}/g
 
 export function mayHoldSecret(summary: string): boolean {
-  for (const m of summary.matchAll(LONG_TOKEN)) if (/\d[^\d]*\d/.test(m[0]) && /[A-Za-z][^A-Za-z]*[A-Za-z]/.test(m[0])) return true
+  for (const m of summary.matchAll(LONG_TOKEN))
+    if (/\d[^\d]*\d/.test(m[0]) && /[A-Za-z][^A-Za-z]*[A-Za-z]/.test(m[0])) return true
   return false
 }
 
@@ -20,8 +21,21 @@ export function redactOutcome(out: PreflightOutcome, known: Recognizer): Preflig
   const effects = out.effects.map((e) => {
     if (e.kind === 'enqueue') {
       const ev = e.entry.evidence
-      const seen = ev && { ...ev.seen, files: ev.seen.files.map(r), hazards: ev.seen.hazards.map(r), destinations: ev.seen.destinations.map(r) }
-      return { ...e, entry: { ...e.entry, action: r(e.entry.action), context: r(e.entry.context), ...(ev && seen ? { evidence: { ...ev, seen } } : {}) } }
+      const seen = ev && {
+        ...ev.seen,
+        files: ev.seen.files.map(r),
+        hazards: ev.seen.hazards.map(r),
+        destinations: ev.seen.destinations.map(r),
+      }
+      return {
+        ...e,
+        entry: {
+          ...e.entry,
+          action: r(e.entry.action),
+          context: r(e.entry.context),
+          ...(ev && seen ? { evidence: { ...ev, seen } } : {}),
+        },
+      }
     }
     if (e.kind === 'session' && e.block) return { ...e, block: { ...e.block, summary: r(e.block.summary) } }
     if (e.kind === 'route-around') return { ...e, blocked: r(e.blocked), attempt: r(e.attempt) }

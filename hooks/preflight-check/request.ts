@@ -26,7 +26,10 @@ const NEGATION = /\b(?:don'?t|do not|never|not|no|without|avoid|skip|stop|instea
 
 /** Clauses of a prompt: a negation covers only its own clause ("don't push, but commit it"). */
 function clauses(prompt: string): string[] {
-  return prompt.split(/[.;!?\n]+|,|\bbut\b|\bthen\b|\band\b/i).map((c) => c.trim()).filter(Boolean)
+  return prompt
+    .split(/[.;!?\n]+|,|\bbut\b|\bthen\b|\band\b/i)
+    .map((c) => c.trim())
+    .filter(Boolean)
 }
 
 /**
@@ -39,7 +42,18 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
   if (!prompt || !findings.length || findings.some((f) => f.catastrophic)) return false
   if (findings.some((f) => f.pattern === 'file_delete' || f.pattern === 'git_discard')) {
     const words = prompt.toLowerCase()
-    const named = (t: string) => t.split('/').filter(Boolean).slice(-2).some((seg) => seg.length > 1 && new RegExp(`(^|[^\\w.-])${seg.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(words))
+    const named = (t: string) =>
+      t
+        .split('/')
+        .filter(Boolean)
+        .slice(-2)
+        .some(
+          (seg) =>
+            seg.length > 1 &&
+            new RegExp(`(^|[^\\w.-])${seg.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(
+              words,
+            ),
+        )
     if (!targets.length || !targets.every(named)) return false
   }
   const parts = clauses(prompt)
@@ -52,7 +66,8 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
       const m = ask.exec(c)
       if (!m) continue
       // Negated where it is asked ("don't push", "never delete", "push nothing"): not a request, and it vetoes.
-      if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length))) return false
+      if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length)))
+        return false
       asked = true
     }
     return asked
@@ -61,8 +76,10 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
 
 /** The verbs that ask for each kind of what cannot be undone. */
 const UNDO_VERBS: Record<Irrevocable['kind'], RegExp> = {
-  destroys: /\b(?:delete|destroy|drop|remove|tear(?:ing)?\s*down|teardown|uninstall|truncate|wipe|purge|prune|erase|reset|roll\s*back|rollback|downgrade|unpublish|yank|nuke|empty|clear|clean|flush|revert|undo|terminate|cancel|rm)\w*/i,
-  sends: /\b(?:send|e-?mail|mail|post|comment|reply|message|notify|announce|tweet|ping|dm|tell|let\s+\w+\s+know|ask)\w*/i,
+  destroys:
+    /\b(?:delete|destroy|drop|remove|tear(?:ing)?\s*down|teardown|uninstall|truncate|wipe|purge|prune|erase|reset|roll\s*back|rollback|downgrade|unpublish|yank|nuke|empty|clear|clean|flush|revert|undo|terminate|cancel|rm)\w*/i,
+  sends:
+    /\b(?:send|e-?mail|mail|post|comment|reply|message|notify|announce|tweet|ping|dm|tell|let\s+\w+\s+know|ask)\w*/i,
   pays: /\b(?:refund|charge|pay|payout|transfer|capture|bill|invoice)\w*/i,
 }
 
@@ -84,7 +101,11 @@ export function askedFor(prompt: string | undefined, lost: Irrevocable): boolean
   const verb = UNDO_VERBS[lost.kind]
   let asked = false
   // A question ("should we delete the prod namespace?") asks nothing to be done.
-  const statements = prompt.slice(0, 8000).split(/(?<=[.!?])\s+|\n+/).filter((sentence) => !sentence.trimEnd().endsWith('?')).join('\n')
+  const statements = prompt
+    .slice(0, 8000)
+    .split(/(?<=[.!?])\s+|\n+/)
+    .filter((sentence) => !sentence.trimEnd().endsWith('?'))
+    .join('\n')
   for (const c of clauses(statements)) {
     const m = verb.exec(c)
     if (!m) continue

@@ -18,10 +18,18 @@ export function activeGuardrailsBlock(rules: Guardrail[], pending: PendingSummar
   const active = rules.filter((r) => r.enabled !== false)
   // The project's own rules carry its incident learnings: they come first; the built-ins are generic.
   const builtin = (r: Guardrail) => (r as { origin?: string }).origin === 'built-in'
-  const ordered = [...active].sort((a, b) => Number(builtin(a)) - Number(builtin(b)) || rank(a) - rank(b) || (b.fire_count ?? 0) - (a.fire_count ?? 0) || a.id.localeCompare(b.id))
+  const ordered = [...active].sort(
+    (a, b) =>
+      Number(builtin(a)) - Number(builtin(b)) ||
+      rank(a) - rank(b) ||
+      (b.fire_count ?? 0) - (a.fire_count ?? 0) ||
+      a.id.localeCompare(b.id),
+  )
   const nBuiltin = active.filter(builtin).length
   const count = nBuiltin ? `${active.length - nBuiltin} from this project + ${nBuiltin} built-in` : `${active.length}`
-  const lines = [`[RATCHET] Active guardrails (${count}). A matching action is stopped once with a [PRE-FLIGHT] note; hard rules block.`]
+  const lines = [
+    `[RATCHET] Active guardrails (${count}). A matching action is stopped once with a [PRE-FLIGHT] note; hard rules block.`,
+  ]
   for (const r of ordered.slice(0, MAX_RULE_LINES)) {
     const when = r.trigger ? `when ${r.trigger}: ` : ''
     lines.push(`- ${r.severity.toUpperCase()} ${r.id}${r.source ? ` (${r.source})` : ''}: ${when}${r.rule}`)

@@ -30,17 +30,29 @@ Register it with \`npx ratchet-guard init\`; see the block by hand with \`npx ra
 
 export function pendingSummaries(paths: Paths): PendingSummary[] {
   // Loosely (any array): a queue with one bad entry still shows the others at session start.
-  const r = readJson(paths.pending, (raw) => (Array.isArray(raw) ? raw : 'expected an array'), () => [] as unknown[])
+  const r = readJson(
+    paths.pending,
+    (raw) => (Array.isArray(raw) ? raw : 'expected an array'),
+    () => [] as unknown[],
+  )
   if (!r.ok) return []
   return (r.value as Record<string, unknown>[])
     .filter((e) => e && e.status === 'pending')
-    .map((e) => ({ id: String(e.id), action: String(e.action ?? ''), severity: e.severity as string | undefined, requested_at: e.requested_at as string | undefined }))
+    .map((e) => ({
+      id: String(e.id),
+      action: String(e.action ?? ''),
+      severity: e.severity as string | undefined,
+      requested_at: e.requested_at as string | undefined,
+    }))
 }
 
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   if (payload.hook_event_name !== 'SessionStart') return { kind: 'allow' as const }
   if (payload.source === 'compact' || payload.source === 'clear') {
-    updateSession(paths, payload.session_id, (s) => ({ next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() }, result: undefined }))
+    updateSession(paths, payload.session_id, (s) => ({
+      next: { ...s, reads: {}, compactions: (s.compactions ?? 0) + 1, updated: Date.now() },
+      result: undefined,
+    }))
   }
   try {
     // For the deciding CLI: while this claude process lives, deciding commands need a terminal of their own.
@@ -51,7 +63,14 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   const loaded = loadGuardrails(paths, { full: true, fold: false })
   const pending = pendingSummaries(paths)
   const floor = checkSessionFloor(paths)
-  logActivity(paths, { time: new Date().toISOString(), hook: 'session-start', event: 'SessionStart', session: payload.session_id, decision: 'context', note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length} floor=${floor.state.mode}${floor.held ? ' held' : ''}` })
+  logActivity(paths, {
+    time: new Date().toISOString(),
+    hook: 'session-start',
+    event: 'SessionStart',
+    session: payload.session_id,
+    decision: 'context',
+    note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length} floor=${floor.state.mode}${floor.held ? ' held' : ''}`,
+  })
   const d = withFloor(withProbation(decide(loaded.rules, pending, loaded.problems), paths), floor)
   return servedOverHttp(floor) ? withService(d, payload.session_id) : d
 }
@@ -66,11 +85,19 @@ function servedOverHttp(floor: SessionFloor): boolean {
  * http request carries none). Without it every served call is blocked, so the session hears why.
  */
 async function withService(d: Decision, session: string): Promise<Decision> {
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'CLAUDE_ENV_FILE'))
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'CLAUDE_ENV_FILE'),
+  )
   const r = await ensureService({ session_id: session, env, cwd: process.cwd(), ppid: process.ppid })
   if (r.ok || d.kind !== 'allow') return d
   const line = `[RATCHET] Ratchet's decision service could not start (${r.why}), so every tool call it checks is refused. Tell the user: \`${CLI} service start\` in a terminal, then \`claude --continue\`.`
-  return { ...d, context: d.context ? `${d.context}\n${line}` : line, notice: [d.notice, `Ratchet: the decision service could not start (${r.why}); run \`${CLI} service start\``].filter(Boolean).join('\n') }
+  return {
+    ...d,
+    context: d.context ? `${d.context}\n${line}` : line,
+    notice: [d.notice, `Ratchet: the decision service could not start (${r.why}); run \`${CLI} service start\``]
+      .filter(Boolean)
+      .join('\n'),
+  }
 }
 
 /**
@@ -84,7 +111,10 @@ function withFloor(d: Decision, floor: SessionFloor): Decision {
   if (warnings.length) lines.push(...warnings.map((w) => `  Note: ${w}`))
   let notice = d.notice
   if (floor.held) {
-    lines.push(`[RATCHET] HELD: Ratchet's floor does not hold as a human last saw it, so every tool call is refused until the user, in a terminal, sets it up again (\`npx ratchet-guard init\`) or accepts the change (\`npx ratchet-guard floor confirm\`). Tell the user what changed and stop:`, ...floor.held.slice(0, 8).map((h) => `  - ${h}`))
+    lines.push(
+      `[RATCHET] HELD: Ratchet's floor does not hold as a human last saw it, so every tool call is refused until the user, in a terminal, sets it up again (\`npx ratchet-guard init\`) or accepts the change (\`npx ratchet-guard floor confirm\`). Tell the user what changed and stop:`,
+      ...floor.held.slice(0, 8).map((h) => `  - ${h}`),
+    )
     notice = `Ratchet: this session is held until you run \`npx ratchet-guard init\` or \`npx ratchet-guard floor confirm\` (${floor.held[0]}${floor.held.length > 1 ? `, and ${floor.held.length - 1} more` : ''}); \`npx ratchet-guard floor status\` shows what changed`
   }
   const block = lines.join('\n')
@@ -96,7 +126,10 @@ function withProbation(d: Decision, paths: Paths): Decision {
   if (d.kind !== 'allow' || !fs.existsSync(probationFile(paths))) return d
   const lines = describeProbation(readProbation(paths), Date.now())
   if (!lines.length) return d
-  const block = [`[COURTROOM] On probation after a guilty verdict (${lines.length}); it changes what is checked until it lifts:`, ...lines].join('\n')
+  const block = [
+    `[COURTROOM] On probation after a guilty verdict (${lines.length}); it changes what is checked until it lifts:`,
+    ...lines,
+  ].join('\n')
   return { ...d, context: d.context ? `${d.context}\n${block}` : block }
 }
 

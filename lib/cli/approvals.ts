@@ -17,7 +17,18 @@ import { logActivity } from '../io/activity'
 import { resolvePaths } from '../io/paths'
 import type { Paths } from '../io/registry'
 import { readStateOr, updateState } from '../io/store'
-import { client, describeError, interpret, sameSeal, sealer, sendNotice, showOutcome, type Deciders, type TelegramConfig, type TgUpdate } from '../io/telegram'
+import {
+  client,
+  describeError,
+  interpret,
+  sameSeal,
+  sealer,
+  sendNotice,
+  showOutcome,
+  type Deciders,
+  type TelegramConfig,
+  type TgUpdate,
+} from '../io/telegram'
 import { readAsks } from '../io/labels'
 import { configuredTelegram } from '../io/telegram-config'
 import { CLI } from '../core/manifest'
@@ -25,7 +36,10 @@ import { CLI } from '../core/manifest'
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 
 /** One heartbeat: timeouts, notifications and their retries, after-the-fact notices, replies. */
-export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; pollSeconds?: number; env?: NodeJS.ProcessEnv } = {}): Promise<HeartbeatReport> {
+export async function heartbeatOnce(
+  paths: Paths,
+  opts: { now?: () => Date; pollSeconds?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<HeartbeatReport> {
   const now = opts.now ?? (() => new Date())
   const report = emptyReport()
   timeOut(paths, report, now())
@@ -62,7 +76,11 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
     const e = claimSend(paths, id, 'notice')
     if (e) {
       try {
-        await sendNotice(api, cfg, `⏱ No answer within ${Math.round((e.timeout ?? 0) / 60)} min on "${e.action}" (${e.id}): the agent went ahead with the safer option instead.`)
+        await sendNotice(
+          api,
+          cfg,
+          `⏱ No answer within ${Math.round((e.timeout ?? 0) / 60)} min on "${e.action}" (${e.id}): the agent went ahead with the safer option instead.`,
+        )
         releaseSend(paths, id, 'notice', { notice_sent: true })
         report.notices.push(`told after the fact: ${id}`)
       } catch (err) {
@@ -76,11 +94,19 @@ export async function heartbeatOnce(paths: Paths, opts: { now?: () => Date; poll
 
 /** Proposals decided over Telegram: approved → applied to guardrails.json; denied → rejected. */
 function applyProposalDecisions(paths: Paths, report: HeartbeatReport): void {
-  for (const e of queueEntries(paths).filter((x) => x.proposal_id && (x.status === 'approved' || x.status === 'denied' || x.status === 'timeout'))) {
+  for (const e of queueEntries(paths).filter(
+    (x) => x.proposal_id && (x.status === 'approved' || x.status === 'denied' || x.status === 'timeout'),
+  )) {
     try {
       if (e.status === 'approved') applyProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
       else rejectProposal(paths, e.proposal_id!, e.decided_by ?? 'telegram')
-      logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'proposal', decision: e.status === 'approved' ? 'approved' : 'rejected', note: `${e.proposal_id} via ${e.decided_by}` })
+      logActivity(paths, {
+        time: new Date().toISOString(),
+        hook: 'pattern-detect',
+        event: 'proposal',
+        decision: e.status === 'approved' ? 'approved' : 'rejected',
+        note: `${e.proposal_id} via ${e.decided_by}`,
+      })
     } catch (err) {
       report.errors.push(`proposal ${e.proposal_id}: ${(err as Error).message}`)
     }
@@ -89,11 +115,23 @@ function applyProposalDecisions(paths: Paths, report: HeartbeatReport): void {
 }
 
 /** New proposals go to the human over Telegram as destructive pauses (they wait until decided). */
-export function queueProposals(paths: Paths, proposals: { id: string; title: string; evidence: { count: number; sessions: number; examples: string[] } }[]): void {
+export function queueProposals(
+  paths: Paths,
+  proposals: { id: string; title: string; evidence: { count: number; sessions: number; examples: string[] } }[],
+): void {
   if (!configuredTelegram(paths)) return
   for (const p of proposals) {
-    const e = enqueue(paths, { action: `add a guardrail: ${p.title}`, trigger: 'pattern-detect proposal', context: `${p.evidence.count}× in ${p.evidence.sessions} sessions${p.evidence.examples.length ? `, e.g. ${p.evidence.examples[0]}` : ''} (${p.id}; ${CLI} proposals show ${p.id})`, severity: 'destructive', proposal_id: p.id })
-    updateProposals(paths, (list) => ({ next: list.map((x) => (x.id === p.id ? { ...x, pending_id: e.id } : x)), result: undefined }))
+    const e = enqueue(paths, {
+      action: `add a guardrail: ${p.title}`,
+      trigger: 'pattern-detect proposal',
+      context: `${p.evidence.count}× in ${p.evidence.sessions} sessions${p.evidence.examples.length ? `, e.g. ${p.evidence.examples[0]}` : ''} (${p.id}; ${CLI} proposals show ${p.id})`,
+      severity: 'destructive',
+      proposal_id: p.id,
+    })
+    updateProposals(paths, (list) => ({
+      next: list.map((x) => (x.id === p.id ? { ...x, pending_id: e.id } : x)),
+      result: undefined,
+    }))
   }
 }
 
@@ -125,11 +163,22 @@ export async function runSchedule(paths: Paths, now = new Date()): Promise<strin
   return done
 }
 
-async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<typeof client>, report: HeartbeatReport, pollSeconds: number, now: () => Date): Promise<void> {
+async function pollReplies(
+  paths: Paths,
+  cfg: TelegramConfig,
+  api: ReturnType<typeof client>,
+  report: HeartbeatReport,
+  pollSeconds: number,
+  now: () => Date,
+): Promise<void> {
   const offset = readStateOr(paths, 'telegramState').offset
   let updates: TgUpdate[]
   try {
-    updates = (await api.getUpdates({ offset, timeout: pollSeconds, allowed_updates: ['message', 'callback_query'] })) as unknown as TgUpdate[]
+    updates = (await api.getUpdates({
+      offset,
+      timeout: pollSeconds,
+      allowed_updates: ['message', 'callback_query'],
+    })) as unknown as TgUpdate[]
   } catch (err) {
     report.errors.push(`poll: ${describeError(err, cfg)}`)
     return
@@ -140,7 +189,9 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
     const what = interpret(u, deciders, entries, replyApproves, replyDenies)
     let answer: string | undefined
     if (what.kind === 'decide') {
-      const res = updateQueue(paths, (list) => decideEntry(list, what.id, what.verdict, `telegram:${what.by}`, now(), what.reply))
+      const res = updateQueue(paths, (list) =>
+        decideEntry(list, what.id, what.verdict, `telegram:${what.by}`, now(), what.reply),
+      )
       if (res.ok) {
         report.decided.push(what.id)
         log(paths, what.verdict, res.value, what.reply ? `reply: ${what.reply}` : undefined)
@@ -164,7 +215,9 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
       // the ask's sealed secret; the ask it seals is found here, and only then answered with its own secret.
       const ask = readAsks(paths).find((a) => a.id === what.id && sameSeal(deciders.seal(a.secret), what.secret))
       if (!ask) {
-        report.ignored.push(`${u.update_id}: This button is no longer valid. (label button for ${what.id} matches no ask)`)
+        report.ignored.push(
+          `${u.update_id}: This button is no longer valid. (label button for ${what.id} matches no ask)`,
+        )
         answer = 'This button is no longer valid.'
       } else {
         const { answerLabel } = await import('./pattern-detect')
@@ -174,23 +227,43 @@ async function pollReplies(paths: Paths, cfg: TelegramConfig, api: ReturnType<ty
         answer = r.text
       }
     } else if (what.kind === 'unauthorized') {
-      const whyNot = what.notApprover ? `not an approver (approvers: ${cfg.approvers.join(', ') || 'none configured'})` : 'not the configured chat'
+      const whyNot = what.notApprover
+        ? `not an approver (approvers: ${cfg.approvers.join(', ') || 'none configured'})`
+        : 'not the configured chat'
       report.ignored.push(`${u.update_id}: from ${what.from} in chat ${what.chat}, ${whyNot}`)
       if (what.notApprover) answer = 'Only an approver can decide this.'
-      logActivity(paths, { time: now().toISOString(), hook: 'pause-and-ask', event: 'telegram', decision: 'unauthorized', note: `update ${u.update_id} from ${what.from} in chat ${what.chat}: ${whyNot}` })
+      logActivity(paths, {
+        time: now().toISOString(),
+        hook: 'pause-and-ask',
+        event: 'telegram',
+        decision: 'unauthorized',
+        note: `update ${u.update_id} from ${what.from} in chat ${what.chat}: ${whyNot}`,
+      })
     } else {
       report.ignored.push(`${u.update_id}: ${what.why}`)
       answer = what.callbackId ? 'This button is no longer valid.' : undefined
     }
-    if (what.callbackId) await api.answerCallbackQuery({ callback_query_id: what.callbackId, ...(answer ? { text: answer } : {}) }).catch(() => {})
+    if (what.callbackId)
+      await api
+        .answerCallbackQuery({ callback_query_id: what.callbackId, ...(answer ? { text: answer } : {}) })
+        .catch(() => {})
     // Persist the offset after each update: a crash re-reads at most one, and it is applied once.
-    updateState(paths, 'telegramState', (s) => ({ next: { offset: Math.max(s.offset, u.update_id + 1) }, result: undefined }))
+    updateState(paths, 'telegramState', (s) => ({
+      next: { offset: Math.max(s.offset, u.update_id + 1) },
+      result: undefined,
+    }))
   }
 }
 
 // ---- commands ------------------------------------------------------------------------------------
 
-export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?: boolean; seconds?: string; notify?: string }): Promise<void> {
+export async function heartbeat(o: {
+  watch?: boolean
+  cronLine?: boolean
+  json?: boolean
+  seconds?: string
+  notify?: string
+}): Promise<void> {
   const paths = resolvePaths()
   if (o.notify) {
     const r = await notifyOne(paths, o.notify)
@@ -200,7 +273,10 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   if (o.cronLine) {
     const bin = path.join(PACKAGE_ROOT, 'bin', 'ratchet')
     const line = `* * * * * cd ${JSON.stringify(paths.projectDir)} && ${JSON.stringify(bin)} heartbeat >> ${JSON.stringify(paths.heartbeatLog)} 2>&1`
-    return emit(o, { cron_line: line }, ['# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)', line])
+    return emit(o, { cron_line: line }, [
+      '# Ratchet heartbeat: timeouts, Telegram replies, retries (add with: crontab -e)',
+      line,
+    ])
   }
   const print = (r: HeartbeatReport) => {
     if (o.json) return out(JSON.stringify(r))
@@ -231,7 +307,9 @@ export async function heartbeat(o: { watch?: boolean; cronLine?: boolean; json?:
   process.once('SIGTERM', () => (stopping = true))
   while (!stopping && Date.now() < stopAt) {
     const scheduled = await runSchedule(paths)
-    const r = await heartbeatOnce(paths, { pollSeconds: Math.max(0, Math.min(25, Math.floor((stopAt - Date.now()) / 1000) - 1)) })
+    const r = await heartbeatOnce(paths, {
+      pollSeconds: Math.max(0, Math.min(25, Math.floor((stopAt - Date.now()) / 1000) - 1)),
+    })
     r.notices.push(...scheduled)
     if (r.errors.length || r.decided.length || r.timedOut.length || r.notified.length) print(r)
     if (r.errors.length) {
@@ -249,9 +327,22 @@ export function pendingList(o: { json?: boolean; all?: boolean }): void {
   const entries = q.value
   const shown = o.all ? entries : entries.filter((e) => e.status === 'pending')
   // The seal of a Telegram button is the queue's, not for printing (as pending show).
-  if (o.json) return out(JSON.stringify(shown.map(({ secret: _secret, ...visible }) => visible), null, 2))
-  if (!shown.length) return out(o.all ? 'The queue is empty.' : `Nothing is waiting for you. (${CLI} pending list --all shows decided ones)`)
-  for (const e of shown) out(`${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}${e.scope === 'project' ? `  (for the project until ${e.expires_at})` : ''}`)
+  if (o.json)
+    return out(
+      JSON.stringify(
+        shown.map(({ secret: _secret, ...visible }) => visible),
+        null,
+        2,
+      ),
+    )
+  if (!shown.length)
+    return out(
+      o.all ? 'The queue is empty.' : `Nothing is waiting for you. (${CLI} pending list --all shows decided ones)`,
+    )
+  for (const e of shown)
+    out(
+      `${e.id}  ${e.status.padEnd(8)} ${e.severity.padEnd(14)} ${e.requested_at}  ${e.action}${e.reply ? `  “${e.reply}”` : ''}${e.scope === 'project' ? `  (for the project until ${e.expires_at})` : ''}`,
+    )
 }
 
 export function pendingShow(id: string, o: { json?: boolean }): void {
@@ -259,25 +350,48 @@ export function pendingShow(id: string, o: { json?: boolean }): void {
   if (!e) throw new RatchetError('not_found', `no pending action ${id} (${CLI} pending list --all)`)
   const { secret: _secret, ...visible } = e
   if (o.json) return out(JSON.stringify(visible, null, 2))
-  for (const [k, v] of Object.entries(visible)) if (v !== undefined && k !== 'input') out(`${k.padEnd(16)} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  for (const [k, v] of Object.entries(visible))
+    if (v !== undefined && k !== 'input') out(`${k.padEnd(16)} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
   out(`\nThe agent will hear: ${outcomeNote(e)}`)
 }
 
-export async function pendingDecide(id: string, verdict: 'approved' | 'denied', o: { note?: string; project?: boolean; hours?: string; json?: boolean }): Promise<void> {
+export async function pendingDecide(
+  id: string,
+  verdict: 'approved' | 'denied',
+  o: { note?: string; project?: boolean; hours?: string; json?: boolean },
+): Promise<void> {
   const paths = resolvePaths()
-  if ((o.project || o.hours !== undefined) && verdict !== 'approved') throw new RatchetError('usage', '--project and --hours are for approving only')
-  if (o.hours !== undefined && !o.project) throw new RatchetError('usage', '--hours goes with --project (a session approval is used once)')
+  if ((o.project || o.hours !== undefined) && verdict !== 'approved')
+    throw new RatchetError('usage', '--project and --hours are for approving only')
+  if (o.hours !== undefined && !o.project)
+    throw new RatchetError('usage', '--hours goes with --project (a session approval is used once)')
   const hours = o.hours === undefined ? undefined : Number(o.hours)
-  if (hours !== undefined && !Number.isFinite(hours)) throw new RatchetError('usage', `--hours: expected a number, got ${o.hours}`)
-  const res = updateQueue(paths, (list) => decideEntry(list, id, verdict, `terminal:${terminalUser()}`, new Date(), o.note ?? null, { project: o.project, hours }))
+  if (hours !== undefined && !Number.isFinite(hours))
+    throw new RatchetError('usage', `--hours: expected a number, got ${o.hours}`)
+  const res = updateQueue(paths, (list) =>
+    decideEntry(list, id, verdict, `terminal:${terminalUser()}`, new Date(), o.note ?? null, {
+      project: o.project,
+      hours,
+    }),
+  )
   if (!res.ok) throw res.error
   const entry = res.value
-  log(paths, verdict, entry, [o.note ? `reply: ${o.note}` : '', entry.scope === 'project' ? `for the project until ${entry.expires_at}` : ''].filter(Boolean).join('; ') || undefined)
+  log(
+    paths,
+    verdict,
+    entry,
+    [o.note ? `reply: ${o.note}` : '', entry.scope === 'project' ? `for the project until ${entry.expires_at}` : '']
+      .filter(Boolean)
+      .join('; ') || undefined,
+  )
   const { secret: _secret, ...visible } = entry
   emit(o, { entry: visible }, [
     `${verdict === 'approved' ? 'Approved' : 'Denied'} ${id}: ${entry.action}${entry.scope === 'project' ? ` — for this project, any session, until ${entry.expires_at}` : verdict === 'approved' ? ' — once, in the session that asked' : ''}`,
-    ...(verdict === 'approved' && entry.evidence ? [
-      `Bound to what you were shown (${entry.evidence.seen.status}: ${entry.evidence.seen.files.length} file(s), ${entry.evidence.seen.commits} commit(s)${entry.evidence.seen.destinations.length ? ` → ${entry.evidence.seen.destinations.join(', ')}` : ''}): if that changes, you are asked again.`] : []),
+    ...(verdict === 'approved' && entry.evidence
+      ? [
+          `Bound to what you were shown (${entry.evidence.seen.status}: ${entry.evidence.seen.files.length} file(s), ${entry.evidence.seen.commits} commit(s)${entry.evidence.seen.destinations.length ? ` → ${entry.evidence.seen.destinations.join(', ')}` : ''}): if that changes, you are asked again.`,
+        ]
+      : []),
   ])
   // Update the Telegram message too, if there is one; the queue is already decided either way.
   const cfg = configuredTelegram(paths)

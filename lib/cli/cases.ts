@@ -26,7 +26,12 @@ function agentOf(o: { agent?: string }): string {
   if (c) return c.agent
   const agents = listAgents(courtroomFiles(paths).ledgerDir)
   if (agents.length === 1) return agents[0]
-  throw new RatchetError('not_found', agents.length ? `several ledgers here (${agents.join(', ')}): pick one with --agent` : `no case ledger here yet (${CLI} courtroom enable)`)
+  throw new RatchetError(
+    'not_found',
+    agents.length
+      ? `several ledgers here (${agents.join(', ')}): pick one with --agent`
+      : `no case ledger here yet (${CLI} courtroom enable)`,
+  )
 }
 
 /** Entries as written, without verifying (list/show say when the ledger does not verify). */
@@ -42,14 +47,20 @@ function entries(agent: string): Entry[] {
   return out
 }
 
-const casesOf = (agent: string) => entries(agent).filter((e) => e.kind === 'case').map((e) => ({ seq: e.seq, ...(e.body as unknown as CaseRecord) }))
+const casesOf = (agent: string) =>
+  entries(agent)
+    .filter((e) => e.kind === 'case')
+    .map((e) => ({ seq: e.seq, ...(e.body as unknown as CaseRecord) }))
 
 export function list(o: { agent?: string; json?: boolean }): void {
   const agent = agentOf(o)
   const cases = casesOf(agent)
   if (o.json) return out(JSON.stringify(cases, null, 2))
   if (!cases.length) return out(`No cases on record for ${agent}.`)
-  for (const c of cases) out(`${c.case_id}  ${c.timestamp.slice(0, 16).replace('T', ' ')}  ${c.verdict.padEnd(10)} ${c.vote.padEnd(4)} ${c.severity.padEnd(8)} ${c.pack}/${c.offense_type}`)
+  for (const c of cases)
+    out(
+      `${c.case_id}  ${c.timestamp.slice(0, 16).replace('T', ' ')}  ${c.verdict.padEnd(10)} ${c.vote.padEnd(4)} ${c.severity.padEnd(8)} ${c.pack}/${c.offense_type}`,
+    )
   const v = verifyLedger(agent, courtroomFiles(resolvePaths()).ledger(agent))
   if (!v.ok) out(`WARNING: the ledger does not verify (entry ${v.index}: ${v.problem}); run ${CLI} cases verify`)
 }
@@ -73,20 +84,43 @@ function verifyExport(file: string, o: { key?: string }): { agent: string; where
     doc = JSON.parse(readRegularFile(file))
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    throw new RatchetError(code === 'ENOENT' ? 'not_found' : 'usage', `${file}: ${code === 'ENOENT' ? 'no such file' : e instanceof SyntaxError ? 'not JSON' : (e as Error).message}`)
+    throw new RatchetError(
+      code === 'ENOENT' ? 'not_found' : 'usage',
+      `${file}: ${code === 'ENOENT' ? 'no such file' : e instanceof SyntaxError ? 'not JSON' : (e as Error).message}`,
+    )
   }
-  if (doc?.format !== 'ratchet-case-ledger/1' || typeof doc.agent !== 'string' || !Array.isArray(doc.envelopes)) throw new RatchetError('usage', `${file}: not an exported case ledger (format ratchet-case-ledger/1, from ${CLI} cases export)`)
+  if (doc?.format !== 'ratchet-case-ledger/1' || typeof doc.agent !== 'string' || !Array.isArray(doc.envelopes))
+    throw new RatchetError(
+      'usage',
+      `${file}: not an exported case ledger (format ratchet-case-ledger/1, from ${CLI} cases export)`,
+    )
   const agent = doc.agent
   const local = readKeyStore(agent)?.genesis_public
   const named = typeof doc.genesis_public_key === 'string' ? doc.genesis_public_key : undefined
   const genesisKey = o.key ?? local ?? named
-  const v = verifyChain(nodeCrypto, doc.envelopes.map((e) => JSON.stringify(e)), { agent, genesisKey, head: (doc.head ?? undefined) as Parameters<typeof verifyChain>[2]['head'] })
-  if (!o.key && !local) v.warnings.push(`verified against the genesis key the file itself names: it shows the file is intact, not who wrote it (pass --key with the key you trust)`)
-  else if (!o.key && local && named && named !== local) v.warnings.push(`the file names another genesis key than this machine's for ${agent}: verified against this machine's`)
+  const v = verifyChain(
+    nodeCrypto,
+    doc.envelopes.map((e) => JSON.stringify(e)),
+    { agent, genesisKey, head: (doc.head ?? undefined) as Parameters<typeof verifyChain>[2]['head'] },
+  )
+  if (!o.key && !local)
+    v.warnings.push(
+      `verified against the genesis key the file itself names: it shows the file is intact, not who wrote it (pass --key with the key you trust)`,
+    )
+  else if (!o.key && local && named && named !== local)
+    v.warnings.push(
+      `the file names another genesis key than this machine's for ${agent}: verified against this machine's`,
+    )
   return { agent, where: file, v }
 }
 
-export async function verify(o: { agent?: string; json?: boolean; key?: string; file?: string; server?: string }): Promise<void> {
+export async function verify(o: {
+  agent?: string
+  json?: boolean
+  key?: string
+  file?: string
+  server?: string
+}): Promise<void> {
   if (o.server) return verifyServer(o)
   let agent: string
   let file: string
@@ -99,9 +133,33 @@ export async function verify(o: { agent?: string; json?: boolean; key?: string; 
     v = verifyLedger(agent, file, process.env, { genesisKey: o.key })
   }
   if (o.json) {
-    out(JSON.stringify(v.ok ? { ok: true, agent, entries: v.entries.length, cases: v.entries.filter((e) => e.kind === 'case').length, head: v.head, warnings: v.warnings } : { ok: false, agent, first_bad: v.index, problem: v.problem, verified: v.entries.length, warnings: v.warnings }, null, 2))
+    out(
+      JSON.stringify(
+        v.ok
+          ? {
+              ok: true,
+              agent,
+              entries: v.entries.length,
+              cases: v.entries.filter((e) => e.kind === 'case').length,
+              head: v.head,
+              warnings: v.warnings,
+            }
+          : {
+              ok: false,
+              agent,
+              first_bad: v.index,
+              problem: v.problem,
+              verified: v.entries.length,
+              warnings: v.warnings,
+            },
+        null,
+        2,
+      ),
+    )
   } else if (v.ok) {
-    out(`OK: ${v.entries.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) verify for ${agent}, from genesis to the signed head.`)
+    out(
+      `OK: ${v.entries.length} entries (${v.entries.filter((e) => e.kind === 'case').length} cases) verify for ${agent}, from genesis to the signed head.`,
+    )
     for (const w of v.warnings) out(`  warning: ${w}`)
   } else {
     out(`FAILED: entry ${v.index} of ${file}: ${v.problem}. Entries 0–${v.index - 1} verify.`)
@@ -124,17 +182,46 @@ async function verifyServer(o: { agent?: string; json?: boolean; key?: string; s
   const local = verifyLedger(agent, file, process.env, { genesisKey: o.key })
   const { verifyWithServer } = await import('../io/courtroom/remote')
   const r = await verifyWithServer(paths, agent, o.server!, file)
-  const problems = [...(local.ok ? [] : [{ seq: local.index, problem: `the local ledger does not verify at entry ${local.index}: ${local.problem}` }]), ...r.problems]
+  const problems = [
+    ...(local.ok
+      ? []
+      : [{ seq: local.index, problem: `the local ledger does not verify at entry ${local.index}: ${local.problem}` }]),
+    ...r.problems,
+  ]
   const ok = problems.length === 0
-  if (o.json) out(JSON.stringify({ ok, agent, ...r, local: local.ok ? { ok: true, entries: local.entries.length } : { ok: false, first_bad: local.index, problem: local.problem }, problems, warnings: local.warnings }, null, 2))
+  if (o.json)
+    out(
+      JSON.stringify(
+        {
+          ok,
+          agent,
+          ...r,
+          local: local.ok
+            ? { ok: true, entries: local.entries.length }
+            : { ok: false, first_bad: local.index, problem: local.problem },
+          problems,
+          warnings: local.warnings,
+        },
+        null,
+        2,
+      ),
+    )
   else {
     if (r.pinned_now) out(`Pinned ${r.server}'s log key (${r.log}) on first contact.`)
-    if (ok) out(`OK: ${r.proven} entries of ${agent} proven in ${r.server}'s log (checkpoint of ${r.checkpoint.size}, consistent with the last one seen here); the local ledger holds everything the log holds.`)
+    if (ok)
+      out(
+        `OK: ${r.proven} entries of ${agent} proven in ${r.server}'s log (checkpoint of ${r.checkpoint.size}, consistent with the last one seen here); the local ledger holds everything the log holds.`,
+      )
     else {
-      out(`FAILED: ${problems.length} problem${problems.length > 1 ? 's' : ''} between the local ledger of ${agent} and ${r.server}'s log:`)
+      out(
+        `FAILED: ${problems.length} problem${problems.length > 1 ? 's' : ''} between the local ledger of ${agent} and ${r.server}'s log:`,
+      )
       for (const p of problems) out(`  seq ${p.seq}: ${p.problem}`)
     }
-    if (r.unsent) out(`  ${r.unsent} local entr${r.unsent > 1 ? 'ies are' : 'y is'} not on the log yet (${CLI} cases submit --server ${r.server})`)
+    if (r.unsent)
+      out(
+        `  ${r.unsent} local entr${r.unsent > 1 ? 'ies are' : 'y is'} not on the log yet (${CLI} cases submit --server ${r.server})`,
+      )
   }
   if (!ok) process.exitCode = 1
 }
@@ -144,9 +231,16 @@ export function exportLedger(o: { agent?: string; out?: string; json?: boolean }
   const agent = agentOf(o)
   const file = courtroomFiles(resolvePaths()).ledger(agent)
   const v = verifyLedger(agent, file)
-  if (!v.ok) throw new RatchetError('conflict', `not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
+  if (!v.ok)
+    throw new RatchetError('conflict', `not exported: the ledger does not verify (entry ${v.index}: ${v.problem})`)
   const store = readKeyStore(agent)
-  const doc = { format: 'ratchet-case-ledger/1', agent, genesis_public_key: store?.genesis_public ?? null, head: readHead(agent) ?? null, envelopes: readLines(file).map((l) => JSON.parse(l)) }
+  const doc = {
+    format: 'ratchet-case-ledger/1',
+    agent,
+    genesis_public_key: store?.genesis_public ?? null,
+    head: readHead(agent) ?? null,
+    envelopes: readLines(file).map((l) => JSON.parse(l)),
+  }
   const text = JSON.stringify(doc, null, 2) + '\n'
   if (o.out) {
     writeUserFile(resolvePaths(), o.out, text, '--out')
@@ -165,10 +259,18 @@ export async function submit(o: { agent?: string; server?: string; url?: string;
   const paths = resolvePaths()
   const consent = readConsent(paths)
   // A revoked courtroom may still send what its ledger holds (ending with the revocation), so the server learns the key is dead.
-  if (!consent?.acknowledgments.remote_submission) throw new RatchetError('conflict', `not sent: remote submission was not acknowledged (${CLI} courtroom enable --accept remote_submission). Nothing left this machine.`)
+  if (!consent?.acknowledgments.remote_submission)
+    throw new RatchetError(
+      'conflict',
+      `not sent: remote submission was not acknowledged (${CLI} courtroom enable --accept remote_submission). Nothing left this machine.`,
+    )
   const { courtroomConfig } = await import('../io/courtroom/consent')
   const server = o.server ?? o.url ?? courtroomConfig(paths).remote?.url
-  if (!server) throw new RatchetError('usage', `no server: pass --server URL (a \`${CLI} serve\`) or set courtroom.remote.url in .ratchet/config.json`)
+  if (!server)
+    throw new RatchetError(
+      'usage',
+      `no server: pass --server URL (a \`${CLI} serve\`) or set courtroom.remote.url in .ratchet/config.json`,
+    )
   const agent = agentOf(o)
   const file = courtroomFiles(paths).ledger(agent)
   const v = verifyLedger(agent, file)
@@ -176,6 +278,13 @@ export async function submit(o: { agent?: string; server?: string; url?: string;
   const { submitToServer } = await import('../io/courtroom/remote')
   const r = await submitToServer(paths, agent, server, file, readKeyStore(agent)?.current ?? null)
   if (o.json) return out(JSON.stringify({ ok: true, agent, ...r }, null, 2))
-  if (r.pinned_now) out(`Pinned ${r.server}'s log key (${r.log}) on first contact: later checkpoints must be signed by it and extend what this machine saw.`)
-  out(r.sent ? `Sent ${r.sent} entries (${r.cases_sent} cases) to ${r.server}; ${r.already} were already on its log. Log size ${r.tree_size}; every receipt verified and kept.` : `Nothing to send: the ${r.already} entries of ${agent} are already on ${r.server}'s log (size ${r.tree_size}).`)
+  if (r.pinned_now)
+    out(
+      `Pinned ${r.server}'s log key (${r.log}) on first contact: later checkpoints must be signed by it and extend what this machine saw.`,
+    )
+  out(
+    r.sent
+      ? `Sent ${r.sent} entries (${r.cases_sent} cases) to ${r.server}; ${r.already} were already on its log. Log size ${r.tree_size}; every receipt verified and kept.`
+      : `Nothing to send: the ${r.already} entries of ${agent} are already on ${r.server}'s log (size ${r.tree_size}).`,
+  )
 }

@@ -14,7 +14,8 @@ import { readSettings, settingsFile } from './install'
 import { CLI } from '../core/manifest'
 
 const out = (s: string): void => void process.stdout.write(s + '\n')
-const pathsOf = (projectDir: string): Paths => resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, path.resolve(projectDir))
+const pathsOf = (projectDir: string): Paths =>
+  resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, path.resolve(projectDir))
 
 export function status(o: { projectDir: string; json?: boolean }): void {
   const paths = pathsOf(o.projectDir)
@@ -23,14 +24,43 @@ export function status(o: { projectDir: string; json?: boolean }): void {
   const rec = readState(paths, 'floor')
   const guarded = guardedPaths(floorInputs(paths))
   if (o.json) {
-    out(JSON.stringify({ mode: now.mode, problems: now.problems, hold: hold ?? null, confirmed_at: rec.ok ? (rec.value.at ?? null) : null, guarded: guarded.map((g) => ({ path: g.at, tree: g.tree, read_denied: !!(g.read || g.readOnly), write_denied: !g.readOnly, why: g.why })), deny_rules: now.fragment.deny, settings: now.scopes.map((s) => ({ scope: s.scope, file: s.file })) }, null, 2))
+    out(
+      JSON.stringify(
+        {
+          mode: now.mode,
+          problems: now.problems,
+          hold: hold ?? null,
+          confirmed_at: rec.ok ? (rec.value.at ?? null) : null,
+          guarded: guarded.map((g) => ({
+            path: g.at,
+            tree: g.tree,
+            read_denied: !!(g.read || g.readOnly),
+            write_denied: !g.readOnly,
+            why: g.why,
+          })),
+          deny_rules: now.fragment.deny,
+          settings: now.scopes.map((s) => ({ scope: s.scope, file: s.file })),
+        },
+        null,
+        2,
+      ),
+    )
     return
   }
   out(modeLine(now.mode))
-  if (hold) out(`\nHELD: every tool call waits until you set the floor up again (\`${CLI} init\`) or accept what changed (\`${CLI} floor confirm\`):\n${hold.map((h) => `  - ${h}`).join('\n')}`)
+  if (hold)
+    out(
+      `\nHELD: every tool call waits until you set the floor up again (\`${CLI} init\`) or accept what changed (\`${CLI} floor confirm\`):\n${hold.map((h) => `  - ${h}`).join('\n')}`,
+    )
   const problems = now.problems
-  out(problems.length ? `\nProblems:\n${problems.map((p) => `  ${p.block ? '✗' : '!'} ${p.what}`).join('\n')}` : '\nThe floor holds in the settings of every scope.')
-  out(`\nGuarded (${guarded.length} paths; writes denied to commands and file tools${guarded.some((g) => g.read) ? ', reads of the config folder denied too' : ''}):`)
+  out(
+    problems.length
+      ? `\nProblems:\n${problems.map((p) => `  ${p.block ? '✗' : '!'} ${p.what}`).join('\n')}`
+      : '\nThe floor holds in the settings of every scope.',
+  )
+  out(
+    `\nGuarded (${guarded.length} paths; writes denied to commands and file tools${guarded.some((g) => g.read) ? ', reads of the config folder denied too' : ''}):`,
+  )
   for (const g of guarded) out(`  ${g.at}${g.tree ? '/' : ''}  ${g.readOnly ? '(read) ' : ''}${g.why}`)
   out(`\nSettings read: ${now.scopes.map((s) => `${s.file} (${s.scope})`).join(', ') || 'none'}`)
   if (rec.ok && rec.value.at) out(`Last confirmed by a human or recorded at a session's start: ${rec.value.at}`)
@@ -46,11 +76,19 @@ export async function confirm(o: { projectDir: string; yes?: boolean; json?: boo
   const now = floorNow(paths)
   const blocking = now.problems.filter((p) => p.block)
   if (!o.json) {
-    out(hold.length ? `What changed since a human last saw the floor:\n${hold.map((h) => `  - ${h}`).join('\n')}` : 'Nothing is held.')
-    if (blocking.length) out(`\nThe floor does not hold now (confirming accepts this; \`${CLI} init\` repairs it):\n${blocking.map((p) => `  ✗ ${p.what}`).join('\n')}`)
+    out(
+      hold.length
+        ? `What changed since a human last saw the floor:\n${hold.map((h) => `  - ${h}`).join('\n')}`
+        : 'Nothing is held.',
+    )
+    if (blocking.length)
+      out(
+        `\nThe floor does not hold now (confirming accepts this; \`${CLI} init\` repairs it):\n${blocking.map((p) => `  ✗ ${p.what}`).join('\n')}`,
+      )
   }
   if (!o.yes) {
-    if (!process.stdin.isTTY) throw new RatchetError('usage', `confirm in a terminal, or pass --yes after reading \`${CLI} floor status\``)
+    if (!process.stdin.isTTY)
+      throw new RatchetError('usage', `confirm in a terminal, or pass --yes after reading \`${CLI} floor status\``)
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout })
     const answer = await rl.question('\nRecord the floor as it stands now and let sessions run? [y/N] ')
     rl.close()
@@ -69,11 +107,21 @@ export async function confirm(o: { projectDir: string; yes?: boolean; json?: boo
  * the hooks), or write one more folder outside the project (`sandbox.filesystem.allowWrite`, in the personal
  * settings: a folder names this machine). Human-only.
  */
-export function allow(targets: string[], o: { projectDir: string; user?: boolean; local?: boolean; json?: boolean }): void {
+export function allow(
+  targets: string[],
+  o: { projectDir: string; user?: boolean; local?: boolean; json?: boolean },
+): void {
   const paths = pathsOf(o.projectDir)
   const domains = targets.filter((t) => !/[/~]/.test(t))
-  const folders = targets.filter((t) => /[/~]/.test(t)).map((t) => path.resolve(t.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')))
-  for (const d of domains) if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(d)) throw new RatchetError('usage', `${JSON.stringify(d)} is not a host name (e.g. registry.example.com or *.example.com)`)
+  const folders = targets
+    .filter((t) => /[/~]/.test(t))
+    .map((t) => path.resolve(t.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')))
+  for (const d of domains)
+    if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(d))
+      throw new RatchetError(
+        'usage',
+        `${JSON.stringify(d)} is not a host name (e.g. registry.example.com or *.example.com)`,
+      )
   const changed: string[] = []
   const edit = (file: string, key: ['network', 'allowedDomains'] | ['filesystem', 'allowWrite'], values: string[]) => {
     if (!values.length) return
@@ -92,14 +140,26 @@ export function allow(targets: string[], o: { projectDir: string; user?: boolean
     if (rec.ok) {
       const added = { ...(rec.value.added ?? {}) }
       const a = added[file] ?? { deny: [], domains: [], writable: [], set: {} }
-      added[file] = key[0] === 'network' ? { ...a, domains: [...new Set([...a.domains, ...add])] } : { ...a, writable: [...new Set([...a.writable, ...add])] }
+      added[file] =
+        key[0] === 'network'
+          ? { ...a, domains: [...new Set([...a.domains, ...add])] }
+          : { ...a, writable: [...new Set([...a.writable, ...add])] }
       writeState(paths, 'floor', { ...rec.value, added }, { indent: 2 })
     }
   }
   edit(settingsFile({ ...o, projectDir: o.projectDir }), ['network', 'allowedDomains'], domains)
-  edit(settingsFile({ ...o, local: !o.user, projectDir: o.projectDir }), ['filesystem', 'allowWrite'], folders.map((f) => '/' + f))
+  edit(
+    settingsFile({ ...o, local: !o.user, projectDir: o.projectDir }),
+    ['filesystem', 'allowWrite'],
+    folders.map((f) => '/' + f),
+  )
   if (o.json) out(JSON.stringify({ changed }, null, 2))
-  else out(changed.length ? `${changed.join('\n')}\nNew sessions use it (a running session keeps what it started with).` : 'Already allowed; nothing changed.')
+  else
+    out(
+      changed.length
+        ? `${changed.join('\n')}\nNew sessions use it (a running session keeps what it started with).`
+        : 'Already allowed; nothing changed.',
+    )
 }
 
 export async function probe(o: { projectDir: string; json?: boolean }): Promise<void> {
@@ -114,4 +174,3 @@ export function describeProbe(r: ProbeResult): string[] {
   if (r.error) return [`✗ the floor could not be probed: ${r.error}`]
   return r.checks.map((c) => `${c.outcome === 'held' ? '✓' : '✗'} ${probeLine(c)}`)
 }
-

@@ -7,9 +7,28 @@ import path from 'node:path'
 import { RatchetError } from '../core/errors'
 import { CLI, NATIVE_CLIENT, PACKAGE_NAME } from '../core/manifest'
 import { lineDiff } from '../core/dependency'
-import { commandExecutable, guardedCommand, warmServed, withRatchet, withoutRatchet, registeredRatchetHooks, type HookName, type Settings, type Transport } from '../core/settings'
+import {
+  commandExecutable,
+  guardedCommand,
+  warmServed,
+  withRatchet,
+  withoutRatchet,
+  registeredRatchetHooks,
+  type HookName,
+  type Settings,
+  type Transport,
+} from '../core/settings'
 import { servicePort } from '../io/service'
-import { SANDBOX_SWITCHES, floorFragment, guardedPaths, modeLine, splitFragment, withFloor, withoutFloor, type FloorMode } from '../core/floor'
+import {
+  SANDBOX_SWITCHES,
+  floorFragment,
+  guardedPaths,
+  modeLine,
+  splitFragment,
+  withFloor,
+  withoutFloor,
+  type FloorMode,
+} from '../core/floor'
 import { floorInputs, managedSettingsFile, projectReach, sandboxTools, syncPlaceholderExcludes } from '../io/floor'
 import type { FloorRecord } from '../io/registry'
 import { STATE } from '../io/registry'
@@ -45,7 +64,10 @@ export function readSettings(file: string): Settings {
     return v
   } catch (e) {
     // Claude Code silently ignores an invalid settings file in -p mode: refuse to make it worse.
-    throw new RatchetError('settings_invalid', `${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`)
+    throw new RatchetError(
+      'settings_invalid',
+      `${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`,
+    )
   }
 }
 
@@ -58,7 +80,12 @@ export function readSettings(file: string): Settings {
  *  - run from a source checkout (development): the checkout's bin/<hook>.
  * --user never uses $CLAUDE_PROJECT_DIR: the registration then applies to every project.
  */
-export function hookExecutable(hook: HookName, projectDir: string, user: boolean, env: NodeJS.ProcessEnv = process.env): string {
+export function hookExecutable(
+  hook: HookName,
+  projectDir: string,
+  user: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const ours = path.join(PACKAGE_ROOT, 'bin', hook)
   const same = (p: string) => {
     try {
@@ -76,7 +103,8 @@ export function hookExecutable(hook: HookName, projectDir: string, user: boolean
     if (same(candidate)) return JSON.stringify(candidate)
   }
   const rel = path.relative(project, ours)
-  if (!user && !rel.startsWith('..') && !path.isAbsolute(rel)) return `"$CLAUDE_PROJECT_DIR"/${rel.split(path.sep).join('/')}`
+  if (!user && !rel.startsWith('..') && !path.isAbsolute(rel))
+    return `"$CLAUDE_PROJECT_DIR"/${rel.split(path.sep).join('/')}`
   return JSON.stringify(ours)
 }
 
@@ -85,22 +113,38 @@ export function hookCommand(hook: HookName, projectDir: string, user: boolean, e
   const exe = hookExecutable(hook, projectDir, user)
   // An absolute launcher (a global install's bin link, or this package's own bin/): the compiled client in this
   // package's dist/, never beside the link.
-  const native = exe.startsWith('"/') && warmServed(hook) ? JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'dist', NATIVE_CLIENT.file)) : undefined
+  const native =
+    exe.startsWith('"/') && warmServed(hook)
+      ? JSON.stringify(path.join(fs.realpathSync(PACKAGE_ROOT), 'dist', NATIVE_CLIENT.file))
+      : undefined
   return guardedCommand(hook, exe, event, undefined, native)
 }
 
-type InitOptions = ScopeOptions & { dryRun?: boolean; sandbox?: boolean; managed?: boolean; json?: boolean; projectBins?: boolean; transport?: Transport }
+type InitOptions = ScopeOptions & {
+  dryRun?: boolean
+  sandbox?: boolean
+  managed?: boolean
+  json?: boolean
+  projectBins?: boolean
+  transport?: Transport
+}
 
 /** What init would write: each settings file before and after, the floor fragment and its mode. Changes nothing. */
 export function initPlan(o: InitOptions) {
   const projectDir = path.resolve(o.projectDir)
   const mode: FloorMode = o.sandbox === false ? 'best-effort' : 'sandbox'
   // Without the sandbox the agent's commands reach loopback directly: they could answer in the service's place.
-  if (o.transport === 'http' && mode !== 'sandbox') throw new RatchetError('usage', '--transport http needs the sandbox (without it the agent\'s commands can reach or impersonate the service on 127.0.0.1): use --transport command with --no-sandbox')
+  if (o.transport === 'http' && mode !== 'sandbox')
+    throw new RatchetError(
+      'usage',
+      "--transport http needs the sandbox (without it the agent's commands can reach or impersonate the service on 127.0.0.1): use --transport command with --no-sandbox",
+    )
   const paths = resolvePaths({ ...process.env, CLAUDE_PROJECT_DIR: projectDir }, projectDir)
   const found = floorInputs(paths, process.env, projectReach(projectDir))
   // `projectBins`: what the project's own copy will guard once installed, not the copy running now (npx's cache).
-  const inputs = o.projectBins ? { ...found, packages: [`./node_modules/${PACKAGE_NAME}`], binDirs: ['./node_modules/.bin'] } : found
+  const inputs = o.projectBins
+    ? { ...found, packages: [`./node_modules/${PACKAGE_NAME}`], binDirs: ['./node_modules/.bin'] }
+    : found
   const fragment = floorFragment(inputs, mode)
   const { portable, machine } = splitFragment(fragment, inputs)
   // Under the sandbox Claude Code sends http hooks through the sandbox's proxy, which must then let them reach
@@ -115,7 +159,10 @@ export function initPlan(o: InitOptions) {
     writes.set(file, { before: cur.before, after: change(cur.after) })
   }
   // `projectBins`: the package is (about to be) the project's own dependency, whatever copy runs this.
-  const exe = (h: HookName, event: string) => (o.projectBins ? guardedCommand(h, `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${h}`, event) : hookCommand(h, projectDir, !!(o.user || o.managed), event))
+  const exe = (h: HookName, event: string) =>
+    o.projectBins
+      ? guardedCommand(h, `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/${h}`, event)
+      : hookCommand(h, projectDir, !!(o.user || o.managed), event)
   const transport = { kind: o.transport ?? 'command', port: servicePort() }
   edit(hooksFile, (s) => withFloor(withRatchet(s, exe, undefined, transport), portable))
   if (machine.deny.length || machine.writable.length) edit(machineFile, (s) => withFloor(s, machine))
@@ -123,9 +170,15 @@ export function initPlan(o: InitOptions) {
 }
 
 /** The dry run's lines: per settings file, a line diff of what would change. */
-export function planDiff(writes: Map<string, { before: Settings; after: Settings }>): { file: string; changed: boolean; diff: string[] }[] {
+export function planDiff(
+  writes: Map<string, { before: Settings; after: Settings }>,
+): { file: string; changed: boolean; diff: string[] }[] {
   const text = (s: Settings) => (Object.keys(s).length ? JSON.stringify(s, null, 2) + '\n' : '')
-  return [...writes].map(([file, w]) => ({ file, changed: text(w.before) !== text(w.after), diff: lineDiff(text(w.before), text(w.after)).filter((l) => !l.startsWith('  ')) }))
+  return [...writes].map(([file, w]) => ({
+    file,
+    changed: text(w.before) !== text(w.after),
+    diff: lineDiff(text(w.before), text(w.after)).filter((l) => !l.startsWith('  ')),
+  }))
 }
 
 /**
@@ -135,17 +188,32 @@ export function planDiff(writes: Map<string, { before: Settings; after: Settings
  * own folders (a git remote that is a local folder, an install outside the project) in .claude/settings.local.json.
  */
 export function init(o: InitOptions): void {
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs'))) throw new RatchetError('not_installed', `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`)
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'preflight-check.cjs')))
+    throw new RatchetError(
+      'not_installed',
+      `the hooks are not built (${PACKAGE_ROOT}/dist is missing): run npm install (or npm run build) in ${PACKAGE_ROOT}`,
+    )
   const mode: FloorMode = o.sandbox === false ? 'best-effort' : 'sandbox'
   if (mode === 'sandbox') {
     const tools = sandboxTools()
-    if (!tools.ok) throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
+    if (!tools.ok)
+      throw new RatchetError('not_installed', `the OS sandbox cannot run here, so nothing was changed: ${tools.detail}`)
   }
   if (o.managed) assertRootOwnedInstall()
   const { projectDir, paths, inputs, fragment, hooksFile, writes } = initPlan(o)
   if (o.dryRun) {
     const out = planDiff(writes)
-    process.stdout.write(o.json ? JSON.stringify({ mode, files: out.map((x, i) => ({ ...x, settings: [...writes.values()][i].after })) }, null, 2) + '\n' : out.map((x) => (x.changed ? `Would change ${x.file}:\n${x.diff.join('\n')}` : `Unchanged: ${x.file}`)).join('\n') + '\n')
+    process.stdout.write(
+      o.json
+        ? JSON.stringify(
+            { mode, files: out.map((x, i) => ({ ...x, settings: [...writes.values()][i].after })) },
+            null,
+            2,
+          ) + '\n'
+        : out
+            .map((x) => (x.changed ? `Would change ${x.file}:\n${x.diff.join('\n')}` : `Unchanged: ${x.file}`))
+            .join('\n') + '\n',
+    )
     return
   }
   const added: NonNullable<FloorRecord['added']> = {}
@@ -157,7 +225,11 @@ export function init(o: InitOptions): void {
   }
   const created = setUpStateFolder(paths)
   setMode(paths, mode)
-  syncPlaceholderExcludes(projectDir, mode === 'sandbox', guardedPaths(inputs).map((g) => g.at))
+  syncPlaceholderExcludes(
+    projectDir,
+    mode === 'sandbox',
+    guardedPaths(inputs).map((g) => g.at),
+  )
   // A human ran init: the next session's floor is the one to compare later sessions with.
   const rec = readState(paths, 'floor')
   writeState(paths, 'floor', { v: 1, added: mergeAdded(rec.ok ? rec.value.added : undefined, added) }, { indent: 2 })
@@ -165,7 +237,16 @@ export function init(o: InitOptions): void {
   const regs = registeredRatchetHooks(writes.get(hooksFile)!.after)
   const summary = {
     mode,
-    hooks: { file: hooksFile, registrations: regs.map((r) => ({ event: r.event, matcher: r.matcher, executable: commandExecutable(r.command), timeout: r.timeout, onFailure: r.onFailure })) },
+    hooks: {
+      file: hooksFile,
+      registrations: regs.map((r) => ({
+        event: r.event,
+        matcher: r.matcher,
+        executable: commandExecutable(r.command),
+        timeout: r.timeout,
+        onFailure: r.onFailure,
+      })),
+    },
     files: [...writes.keys()],
     deny_rules: fragment.deny.length,
     domains: fragment.domains,
@@ -182,7 +263,10 @@ export function init(o: InitOptions): void {
   process.stdout.write(
     [
       `${Object.keys(added).length ? 'Registered' : 'Already registered'} in ${hooksFile}:`,
-      ...regs.map((r) => `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${commandExecutable(r.command)}  [timeout ${r.timeout}s${r.onFailure ? `, on failure ${r.onFailure}` : ''}]`),
+      ...regs.map(
+        (r) =>
+          `  ${r.event}${r.matcher ? ` (${r.matcher})` : ''} → ${commandExecutable(r.command)}  [timeout ${r.timeout}s${r.onFailure ? `, on failure ${r.onFailure}` : ''}]`,
+      ),
       modeLine(mode),
       mode === 'sandbox'
         ? `  ${fragment.deny.length} permission rules; network limited to ${fragment.domains.length ? fragment.domains.join(', ') : 'nothing (no remotes or registries found)'}${fragment.writable.length ? `; writable outside the project: ${fragment.writable.join(', ')}` : ''}. Add a host with \`${CLI} floor allow <domain>\`.`
@@ -201,7 +285,10 @@ function gateSummary(paths: Paths): string {
 }
 
 /** What init added to a settings file, so uninstall removes exactly that. */
-function additions(before: Settings, after: Settings): { deny: string[]; domains: string[]; writable: string[]; set: Record<string, boolean | null> } {
+function additions(
+  before: Settings,
+  after: Settings,
+): { deny: string[]; domains: string[]; writable: string[]; set: Record<string, boolean | null> } {
   const list = (s: Settings, ...keys: string[]): string[] => {
     let v: unknown = s
     for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined
@@ -211,15 +298,32 @@ function additions(before: Settings, after: Settings): { deny: string[]; domains
   const sandboxBefore = (before.sandbox ?? {}) as Record<string, unknown>
   const sandboxAfter = (after.sandbox ?? {}) as Record<string, unknown>
   const set: Record<string, boolean | null> = {}
-  for (const k of Object.keys(SANDBOX_SWITCHES)) if (sandboxAfter[k] !== sandboxBefore[k]) set[k] = typeof sandboxBefore[k] === 'boolean' ? (sandboxBefore[k] as boolean) : null
-  return { deny: diff('permissions', 'deny'), domains: diff('sandbox', 'network', 'allowedDomains'), writable: diff('sandbox', 'filesystem', 'allowWrite'), set }
+  for (const k of Object.keys(SANDBOX_SWITCHES))
+    if (sandboxAfter[k] !== sandboxBefore[k])
+      set[k] = typeof sandboxBefore[k] === 'boolean' ? (sandboxBefore[k] as boolean) : null
+  return {
+    deny: diff('permissions', 'deny'),
+    domains: diff('sandbox', 'network', 'allowedDomains'),
+    writable: diff('sandbox', 'filesystem', 'allowWrite'),
+    set,
+  }
 }
 
-function mergeAdded(old: FloorRecord['added'], now: NonNullable<FloorRecord['added']>): NonNullable<FloorRecord['added']> {
+function mergeAdded(
+  old: FloorRecord['added'],
+  now: NonNullable<FloorRecord['added']>,
+): NonNullable<FloorRecord['added']> {
   const out = { ...(old ?? {}) }
   for (const [file, a] of Object.entries(now)) {
     const o = out[file]
-    out[file] = o ? { deny: [...new Set([...o.deny, ...a.deny])], domains: [...new Set([...o.domains, ...a.domains])], writable: [...new Set([...o.writable, ...a.writable])], set: { ...a.set, ...o.set } } : a
+    out[file] = o
+      ? {
+          deny: [...new Set([...o.deny, ...a.deny])],
+          domains: [...new Set([...o.domains, ...a.domains])],
+          writable: [...new Set([...o.writable, ...a.writable])],
+          set: { ...a.set, ...o.set },
+        }
+      : a
   }
   return out
 }
@@ -228,12 +332,17 @@ function mergeAdded(old: FloorRecord['added'], now: NonNullable<FloorRecord['add
 function setMode(paths: Paths, mode: FloorMode): void {
   const current = (readConfig(paths).config as { floor?: unknown }).floor
   if ((current === 'best-effort') === (mode === 'best-effort')) return
-  updateState(paths, 'config', (c) => {
-    const next: Record<string, unknown> = { ...c }
-    if (mode === 'best-effort') next.floor = 'best-effort'
-    else delete next.floor
-    return { next: next as typeof c, result: undefined }
-  }, { indent: 2 })
+  updateState(
+    paths,
+    'config',
+    (c) => {
+      const next: Record<string, unknown> = { ...c }
+      if (mode === 'best-effort') next.floor = 'best-effort'
+      else delete next.floor
+      return { next: next as typeof c, result: undefined }
+    },
+    { indent: 2 },
+  )
 }
 
 /**
@@ -244,14 +353,23 @@ function assertRootOwnedInstall(): void {
   const weak: string[] = []
   for (let dir = fs.realpathSync(PACKAGE_ROOT); ; dir = path.dirname(dir)) {
     const st = fs.statSync(dir)
-    if (st.uid !== 0 || st.mode & 0o022) weak.push(`${dir} (owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`)
+    if (st.uid !== 0 || st.mode & 0o022)
+      weak.push(`${dir} (owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`)
     if (dir === path.dirname(dir)) break
   }
-  if (weak.length) throw new RatchetError('not_installed', `managed settings must run an install only root can change, and ${weak[0]} is not: install Ratchet globally as root (sudo npm install -g …) and run \`sudo ${CLI} init --managed\``)
+  if (weak.length)
+    throw new RatchetError(
+      'not_installed',
+      `managed settings must run an install only root can change, and ${weak[0]} is not: install Ratchet globally as root (sudo npm install -g …) and run \`sudo ${CLI} init --managed\``,
+    )
   try {
     fs.accessSync(path.dirname(managedSettingsFile()), fs.constants.W_OK)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new RatchetError('conflict', `${managedSettingsFile()} is not writable by this user: run \`sudo ${CLI} init --managed\``)
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new RatchetError(
+        'conflict',
+        `${managedSettingsFile()} is not writable by this user: run \`sudo ${CLI} init --managed\``,
+      )
   }
 }
 
@@ -283,27 +401,54 @@ export function uninstall(o: ScopeOptions & { managed?: boolean; json?: boolean 
   // No record (a teammate's clone: the record is machine state): the rules this install would write, as if the
   // package were the project's own (it may be gone already, and this copy be npx's).
   const inputs = floorInputs(paths)
-  const fallbackDeny = floorFragment({ ...inputs, packages: [...new Set([...inputs.packages, `./node_modules/${PACKAGE_NAME}`])], binDirs: [...new Set([...inputs.binDirs, './node_modules/.bin'])] }, 'sandbox').deny
-  const files = new Set([file, ...(o.user || o.local || o.managed ? [] : [settingsFile({ ...o, local: true })])].filter((f) => f === file || added[f]))
+  const fallbackDeny = floorFragment(
+    {
+      ...inputs,
+      packages: [...new Set([...inputs.packages, `./node_modules/${PACKAGE_NAME}`])],
+      binDirs: [...new Set([...inputs.binDirs, './node_modules/.bin'])],
+    },
+    'sandbox',
+  ).deny
+  const files = new Set(
+    [file, ...(o.user || o.local || o.managed ? [] : [settingsFile({ ...o, local: true })])].filter(
+      (f) => f === file || added[f],
+    ),
+  )
   let floorRemoved = 0
   for (const f of files) {
     const was = f === file ? before : readSettings(f)
     const cur = f === file ? withoutRatchet(before) : was
     const a = added[f] ?? { deny: fallbackDeny, domains: [], writable: [], set: {} }
     const next = withoutFloor(cur, a, a.set)
-    const rules = (s: Settings) => ((s.permissions as { deny?: unknown } | undefined)?.deny as string[] | undefined) ?? []
+    const rules = (s: Settings) =>
+      ((s.permissions as { deny?: unknown } | undefined)?.deny as string[] | undefined) ?? []
     floorRemoved += rules(was).filter((r) => !rules(next).includes(r)).length
     if (JSON.stringify(next) !== JSON.stringify(was)) writeJsonFile(f, next)
   }
   if (rec.ok && rec.value.added) writeState(paths, 'floor', { v: 1 }, { indent: 2 })
   removeState(paths, 'floorHold')
   if (!removed && !floorRemoved) {
-    return emit(o, { file, removed: 0, floor_rules_removed: 0, changed: false }, `No Ratchet hooks in ${file}; nothing to do.`)
+    return emit(
+      o,
+      { file, removed: 0, floor_rules_removed: 0, changed: false },
+      `No Ratchet hooks in ${file}; nothing to do.`,
+    )
   }
   // The project's warm decision process goes with its hooks (it would stop by itself after 10 idle minutes).
   let stopped = false
   try {
     stopped = warmProcess(o.projectDir, 'stop')
   } catch {}
-  emit(o, { files: [...files], removed, floor_rules_removed: floorRemoved, warm_process_stopped: stopped, changed: true, state_folder: paths.stateDir }, `Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.`)
+  emit(
+    o,
+    {
+      files: [...files],
+      removed,
+      floor_rules_removed: floorRemoved,
+      warm_process_stopped: stopped,
+      changed: true,
+      state_folder: paths.stateDir,
+    },
+    `Removed ${removed} Ratchet hook registration(s) and the floor's permission rules and sandbox settings from ${[...files].join(' and ')}${stopped ? ', and stopped its warm process' : ''}. The state folder was kept.`,
+  )
 }

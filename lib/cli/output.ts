@@ -24,7 +24,9 @@ export function guardedTarget(paths: Paths, file: string): string | undefined {
   let target = path.resolve(file)
   try {
     // Through links: the file itself if it exists, else the folder it would be created in.
-    target = fs.existsSync(target) ? fs.realpathSync(target) : path.join(fs.realpathSync(path.dirname(target)), path.basename(target))
+    target = fs.existsSync(target)
+      ? fs.realpathSync(target)
+      : path.join(fs.realpathSync(path.dirname(target)), path.basename(target))
   } catch {}
   const real = (p: string) => {
     try {
@@ -33,9 +35,19 @@ export function guardedTarget(paths: Paths, file: string): string | undefined {
       return p
     }
   }
-  const guarded = [...guardedPaths(floorInputs(paths)).map((g) => ({ abs: absolute(g.at, paths), tree: g.tree || g.at.includes('*'), why: g.why })), { abs: paths.stateDir, tree: true, why: "Ratchet's state" }, { abs: paths.configHome, tree: true, why: "Ratchet's keys" }, { abs: path.join(paths.projectDir, '.git'), tree: true, why: "git's own files" }]
+  const guarded = [
+    ...guardedPaths(floorInputs(paths)).map((g) => ({
+      abs: absolute(g.at, paths),
+      tree: g.tree || g.at.includes('*'),
+      why: g.why,
+    })),
+    { abs: paths.stateDir, tree: true, why: "Ratchet's state" },
+    { abs: paths.configHome, tree: true, why: "Ratchet's keys" },
+    { abs: path.join(paths.projectDir, '.git'), tree: true, why: "git's own files" },
+  ]
   for (const g of guarded) {
-    for (const abs of new Set([g.abs, real(g.abs)])) if (target === abs || (g.tree && target.startsWith(abs + path.sep))) return `${abs} (${g.why})`
+    for (const abs of new Set([g.abs, real(g.abs)]))
+      if (target === abs || (g.tree && target.startsWith(abs + path.sep))) return `${abs} (${g.why})`
   }
   return undefined
 }
@@ -44,6 +56,7 @@ export function guardedTarget(paths: Paths, file: string): string | undefined {
 export function writeUserFile(paths: Paths, file: string, text: string, option: string): void {
   humanOnly(`writing a file with ${option}`)
   const hit = guardedTarget(paths, file)
-  if (hit) throw new RatchetError('conflict', `${option} ${file}: refused, it would overwrite ${hit}; name a file elsewhere`)
+  if (hit)
+    throw new RatchetError('conflict', `${option} ${file}: refused, it would overwrite ${hit}; name a file elsewhere`)
   fs.writeFileSync(file, text)
 }

@@ -23,7 +23,16 @@ import { resolvePaths, homeDir } from '../io/paths'
 import type { Paths } from '../io/registry'
 import { mineActivity, readIncidents, readProposals, updateProposals } from '../io/records'
 import { addLabel, readAsks, readLabels, updateAsks } from '../io/labels'
-import { answerAsk, claimAsk, releaseAsk, toLabel, unanswerAsk, type FireSample, type LabelAnswer, type LabelValue } from '../core/labels'
+import {
+  answerAsk,
+  claimAsk,
+  releaseAsk,
+  toLabel,
+  unanswerAsk,
+  type FireSample,
+  type LabelAnswer,
+  type LabelValue,
+} from '../core/labels'
 import { processAlive, processTag } from '../io/store'
 import type { Api } from 'node-telegram-bot-api'
 import type { TelegramConfig } from '../io/telegram-config'
@@ -35,7 +44,10 @@ const out = (s: string): void => void process.stdout.write(s + '\n')
 export function sinceIso(since: string | undefined, now = Date.now()): string | undefined {
   if (!since) return undefined
   const m = /^(\d+)([dhm])$/.exec(since)
-  if (m) return new Date(now - Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm']).toISOString()
+  if (m)
+    return new Date(
+      now - Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'],
+    ).toISOString()
   if (!Number.isNaN(Date.parse(since))) return new Date(since).toISOString()
   throw new RatchetError('usage', `--since takes 7d, 24h, 30m or a date, not ${JSON.stringify(since)}`)
 }
@@ -48,29 +60,57 @@ export function defaultTranscriptsDir(projectDir: string): string {
 async function mineTranscripts(dir: string, paths: Paths, agg: Aggregate, since?: string): Promise<number> {
   let files: string[] = []
   try {
-    files = fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f))
+    files = fs
+      .readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => path.join(dir, f))
   } catch {
     return 0
   }
-  const ctx = { projectDir: paths.projectDir, homeDir: homeDir(), stateDir: paths.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => undefined }
+  const ctx = {
+    projectDir: paths.projectDir,
+    homeDir: homeDir(),
+    stateDir: paths.stateDir,
+    session: { reads: {}, prompts: [] },
+    fileExists: () => false,
+    currentBranch: () => undefined,
+  }
   let calls = 0
   for (const file of files) {
     const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
     for await (const line of rl) {
       if (!line.includes('"tool_use"')) continue
-      let j: { type?: string; timestamp?: string; sessionId?: string; message?: { content?: { type: string; name?: string; input?: Record<string, unknown> }[] } }
+      let j: {
+        type?: string
+        timestamp?: string
+        sessionId?: string
+        message?: { content?: { type: string; name?: string; input?: Record<string, unknown> }[] }
+      }
       try {
         j = JSON.parse(line)
       } catch {
         continue
       }
-      if (j.type !== 'assistant' || !Array.isArray(j.message?.content) || (since && j.timestamp && j.timestamp < since)) continue
+      if (j.type !== 'assistant' || !Array.isArray(j.message?.content) || (since && j.timestamp && j.timestamp < since))
+        continue
       for (const b of j.message!.content!) {
         if (b.type !== 'tool_use' || !b.name) continue
         calls++
         const c = classify({ tool_name: b.name, tool_input: b.input ?? {} }, ctx)
         if (!c.findings.length) continue
-        addEvent(agg, { time: j.timestamp, hook: 'preflight-check', event: 'PreToolUse', session: j.sessionId, tool: b.name, action: c.summary, classes: [...new Set(c.findings.map((f) => f.class))], patterns: [...new Set(c.findings.map((f) => f.pattern))], guardrails: [], decision: 'transcript' })
+        addEvent(agg, {
+          time: j.timestamp,
+          hook: 'preflight-check',
+          event: 'PreToolUse',
+          session: j.sessionId,
+          tool: b.name,
+          action: c.summary,
+          classes: [...new Set(c.findings.map((f) => f.class))],
+          patterns: [...new Set(c.findings.map((f) => f.pattern))],
+          guardrails: [],
+          decision: 'transcript',
+        })
       }
     }
   }
@@ -88,11 +128,33 @@ export async function mine(paths: Paths, opts: { since?: string; transcripts?: s
   const agg = await mineActivity(paths.activity, opts.since)
   const transcriptCalls = opts.transcripts ? await mineTranscripts(opts.transcripts, paths, agg, opts.since) : undefined
   const rules = loadGuardrails(paths, { full: true }).rules
-  const found = detectAll({ agg, rules, incidents: readIncidents(paths), labels: readLabels(paths), today: new Date().toISOString().slice(0, 10) })
+  const found = detectAll({
+    agg,
+    rules,
+    incidents: readIncidents(paths),
+    labels: readLabels(paths),
+    today: new Date().toISOString().slice(0, 10),
+  })
   const added = updateProposals(paths, (list) => mergeCandidates(list, found, new Date().toISOString()))
-  for (const p of added) logActivity(paths, { time: p.created, hook: 'pattern-detect', event: 'proposal', decision: 'proposed', note: `${p.id}: ${p.title}`, detector: p.detector })
+  for (const p of added)
+    logActivity(paths, {
+      time: p.created,
+      hook: 'pattern-detect',
+      event: 'proposal',
+      decision: 'proposed',
+      note: `${p.id}: ${p.title}`,
+      detector: p.detector,
+    })
   // The courtroom's hook point: a newly found recurring incident class may open a hearing (if enabled).
-  for (const p of added.filter((x) => x.detector === 'recurring-incident' && x.guardrail)) openHearing(paths, { source: 'incident', signal: `incident:${p.guardrail!.pattern}`, summary: p.title, confidence: Math.min(1, 0.5 + 0.1 * p.evidence.count), evidence: p.evidence.examples, restrains: { classes: [p.guardrail!.pattern], patterns: [p.guardrail!.pattern] } })
+  for (const p of added.filter((x) => x.detector === 'recurring-incident' && x.guardrail))
+    openHearing(paths, {
+      source: 'incident',
+      signal: `incident:${p.guardrail!.pattern}`,
+      summary: p.title,
+      confidence: Math.min(1, 0.5 + 0.1 * p.evidence.count),
+      evidence: p.evidence.examples,
+      restrains: { classes: [p.guardrail!.pattern], patterns: [p.guardrail!.pattern] },
+    })
   return { agg, added, found: found.length, transcriptCalls }
 }
 
@@ -101,15 +163,36 @@ export async function weekly(paths: Paths, since?: string): Promise<Report> {
 }
 
 /** The review and the fires to ask about over Telegram (not labelled, not asked before). */
-export async function weeklyReview(paths: Paths, since?: string, askSize = LABEL_ASKS): Promise<{ report: Report; ask: FireSample[] }> {
+export async function weeklyReview(
+  paths: Paths,
+  since?: string,
+  askSize = LABEL_ASKS,
+): Promise<{ report: Report; ask: FireSample[] }> {
   const agg = await mineActivity(paths.activity, since)
   const labels = readLabels(paths)
-  const report = buildReport(agg, loadGuardrails(paths, { full: true }).rules, readIncidents(paths), readProposals(paths), labels)
+  const report = buildReport(
+    agg,
+    loadGuardrails(paths, { full: true }).rules,
+    readIncidents(paths),
+    readProposals(paths),
+    labels,
+  )
   const s = reviewerStatus(paths, { from: since ?? agg.first ?? new Date().toISOString() })
-  report.reviewer = { on: s.on, reviewer: s.reviewer, cap: s.cap, days: s.days.map(({ day, calls, usd }) => ({ day, calls, usd })), total: s.total, ...(s.unreadable ? { unreadable: s.unreadable } : {}) }
+  report.reviewer = {
+    on: s.on,
+    reviewer: s.reviewer,
+    cap: s.cap,
+    days: s.days.map(({ day, calls, usd }) => ({ day, calls, usd })),
+    total: s.total,
+    ...(s.unreadable ? { unreadable: s.unreadable } : {}),
+  }
   // Asked already (sent or answered) is skipped; an ask whose send failed is tried again.
   const asked = readAsks(paths).filter((a) => a.message_id !== undefined || a.answer)
-  const ask = toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), [...labels, ...asked], askSize)
+  const ask = toLabel(
+    agg.fireSample.map(({ rank: _rank, ...f }) => f),
+    [...labels, ...asked],
+    askSize,
+  )
   return { report, ask }
 }
 
@@ -125,8 +208,21 @@ export async function sendDigest(paths: Paths, r: Report, ask: FireSample[] = []
   const cfg = configuredTelegram(paths)
   if (!cfg) return null
   const { client, sendNotice, describeError } = await import('../io/telegram')
-  const top = r.rules.filter((x) => x.fires).slice(0, 5).map((x) => `${x.id} ×${x.fires}`).join(', ') || 'none'
-  const text = [`🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`, `Fires: ${top}`, `False positives (human labels): ${r.fpRate === null ? 'n/a — none labelled yet' : `${Math.round(r.fpRate * 100)}% of ${r.labelled}`} (target < 30%)`, `Never fired: ${r.stale.join(', ') || 'none'}${r.quiet.length ? ` · quiet (kept): ${r.quiet.join(', ')}` : ''}`, `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`, `Proposals waiting: ${r.proposals.pending}`, ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`)].join('\n')
+  const top =
+    r.rules
+      .filter((x) => x.fires)
+      .slice(0, 5)
+      .map((x) => `${x.id} ×${x.fires}`)
+      .join(', ') || 'none'
+  const text = [
+    `🔩 Ratchet weekly review (${r.period.from?.slice(0, 10) ?? '?'} → ${r.period.to?.slice(0, 10) ?? '?'})`,
+    `Fires: ${top}`,
+    `False positives (human labels): ${r.fpRate === null ? 'n/a — none labelled yet' : `${Math.round(r.fpRate * 100)}% of ${r.labelled}`} (target < 30%)`,
+    `Never fired: ${r.stale.join(', ') || 'none'}${r.quiet.length ? ` · quiet (kept): ${r.quiet.join(', ')}` : ''}`,
+    `Paused: ${r.pauses.paused}, denied ${r.pauses.denied}, timed out ${r.pauses.timeout}`,
+    `Proposals waiting: ${r.proposals.pending}`,
+    ...r.criteria.map((c) => `${c.met ? '✅' : '❌'} ${c.n}. ${c.text}: ${c.value}`),
+  ].join('\n')
   const api = client(cfg)
   try {
     await sendNotice(api, cfg, text)
@@ -147,14 +243,17 @@ async function sendLabelAsks(paths: Paths, cfg: TelegramConfig, api: Api, fires:
       const messageId = await sendLabelAsk(api, cfg, a, ruleText)
       updateAsks(paths, (list) => releaseAsk(list, a.id, () => ({ message_id: messageId, last_error: null })))
     } catch (e) {
-      updateAsks(paths, (list) => releaseAsk(list, a.id, (x) => ({ attempts: (x.attempts ?? 0) + 1, last_error: describeError(e, cfg) })))
+      updateAsks(paths, (list) =>
+        releaseAsk(list, a.id, (x) => ({ attempts: (x.attempts ?? 0) + 1, last_error: describeError(e, cfg) })),
+      )
       errors.push(`label ${a.id}: ${describeError(e, cfg)}`)
     }
   }
   return errors.length ? errors.join('; ') : null
 }
 
-const randomHex = (bytes: number): string => (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
+const randomHex = (bytes: number): string =>
+  (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
 
 function ruleTexts(paths: Paths): (id: string) => string | undefined {
   let rules: { id: string; rule?: string }[] = []
@@ -171,9 +270,16 @@ function ruleTexts(paths: Paths): (id: string) => string | undefined {
  * under the asks lock, then recorded exactly as `ratchet report label` records it, with the presser
  * as `by`. Returns the text for the tap's toast.
  */
-export async function answerLabel(paths: Paths, cfg: TelegramConfig, api: Api, press: { id: string; secret: string; answer: LabelAnswer; by: string }): Promise<{ ok: boolean; text: string; error?: string }> {
+export async function answerLabel(
+  paths: Paths,
+  cfg: TelegramConfig,
+  api: Api,
+  press: { id: string; secret: string; answer: LabelAnswer; by: string },
+): Promise<{ ok: boolean; text: string; error?: string }> {
   const now = new Date()
-  const res = updateAsks(paths, (list) => answerAsk(list, press.id, press.secret, press.answer, `telegram:${press.by}`, now))
+  const res = updateAsks(paths, (list) =>
+    answerAsk(list, press.id, press.secret, press.answer, `telegram:${press.by}`, now),
+  )
   if (!res.ok) {
     const prior = readAsks(paths).find((a) => a.id === press.id && a.secret === press.secret)
     return { ok: false, text: prior?.answer ? `Already answered (${prior.answer})` : 'This button is no longer valid.' }
@@ -187,16 +293,30 @@ export async function answerLabel(paths: Paths, cfg: TelegramConfig, api: Api, p
       return { ok: false, text: 'Not recorded; try again later.', error: `label ${a.id}: ${(e as Error).message}` }
     }
   }
-  logActivity(paths, { time: now.toISOString(), hook: 'pattern-detect', event: 'label', decision: a.answer!, note: `${a.id} ${a.fire.rules.join(',')} by ${a.answered_by}` })
+  logActivity(paths, {
+    time: now.toISOString(),
+    hook: 'pattern-detect',
+    event: 'label',
+    decision: a.answer!,
+    note: `${a.id} ${a.fire.rules.join(',')} by ${a.answered_by}`,
+  })
   const { showLabelAnswer, describeError } = await import('../io/telegram')
   let error: string | undefined
-  await showLabelAnswer(api, cfg, a, ruleTexts(paths)).catch((e) => (error = `edit label ${a.id}: ${describeError(e, cfg)}`))
-  return { ok: true, text: a.answer === 'skip' ? 'Skipped' : `Labelled: ${a.answer === 'needed' ? 'needed' : 'not needed'}`, error }
+  await showLabelAnswer(api, cfg, a, ruleTexts(paths)).catch(
+    (e) => (error = `edit label ${a.id}: ${describeError(e, cfg)}`),
+  )
+  return {
+    ok: true,
+    text: a.answer === 'skip' ? 'Skipped' : `Labelled: ${a.answer === 'needed' ? 'needed' : 'not needed'}`,
+    error,
+  }
 }
 
 export function program(): Command {
   return new Command('pattern-detect')
-    .description('Mine incidents and hook activity for recurring risk; propose guardrails (never applied without you); report.')
+    .description(
+      'Mine incidents and hook activity for recurring risk; propose guardrails (never applied without you); report.',
+    )
     .option('--since <when>', 'only events since: 7d, 24h, or a date')
     .option('--transcripts [dir]', 'also mine Claude Code transcripts (default: ~/.claude/projects/<this project>)')
     .option('--report <period>', 'print the review instead of mining (weekly)')
@@ -215,14 +335,40 @@ export function program(): Command {
       const started = process.hrtime.bigint()
       const r = await mine(paths, { since: sinceIso(o.since), transcripts })
       const ms = Number(process.hrtime.bigint() - started) / 1e6
-      if (o.json) return out(JSON.stringify({ events: r.agg.events, bad_lines: r.agg.badLines, transcript_calls: r.transcriptCalls ?? null, findings: r.found, proposed: r.added, ms: Math.round(ms) }, null, 2))
-      out(`Mined ${r.agg.events} events${r.agg.badLines ? ` (${r.agg.badLines} unreadable lines skipped)` : ''}${r.transcriptCalls !== undefined ? ` and ${r.transcriptCalls} transcript tool calls` : ''} in ${Math.round(ms)} ms.`)
-      out(r.added.length ? `New proposals (approve with: ${CLI} proposals approve <id>):` : `No new findings (${r.found} already proposed).`)
-      for (const p of r.added) out(`  ${p.id}  ${p.title}${p.evidence.examples.length ? `\n         e.g. ${p.evidence.examples.join(' | ')}` : ''}`)
+      if (o.json)
+        return out(
+          JSON.stringify(
+            {
+              events: r.agg.events,
+              bad_lines: r.agg.badLines,
+              transcript_calls: r.transcriptCalls ?? null,
+              findings: r.found,
+              proposed: r.added,
+              ms: Math.round(ms),
+            },
+            null,
+            2,
+          ),
+        )
+      out(
+        `Mined ${r.agg.events} events${r.agg.badLines ? ` (${r.agg.badLines} unreadable lines skipped)` : ''}${r.transcriptCalls !== undefined ? ` and ${r.transcriptCalls} transcript tool calls` : ''} in ${Math.round(ms)} ms.`,
+      )
+      out(
+        r.added.length
+          ? `New proposals (approve with: ${CLI} proposals approve <id>):`
+          : `No new findings (${r.found} already proposed).`,
+      )
+      for (const p of r.added)
+        out(
+          `  ${p.id}  ${p.title}${p.evidence.examples.length ? `\n         e.g. ${p.evidence.examples.join(' | ')}` : ''}`,
+        )
     })
 }
 
-export async function printReport(paths: Paths, o: { since?: string; html?: string; json?: boolean; telegram?: boolean }): Promise<void> {
+export async function printReport(
+  paths: Paths,
+  o: { since?: string; html?: string; json?: boolean; telegram?: boolean },
+): Promise<void> {
   const { report: r, ask } = await weeklyReview(paths, sinceIso(o.since))
   if (o.html) writeUserFile(paths, o.html, reportHtml(r), '--html')
   if (o.json) out(JSON.stringify(r, null, 2))
@@ -242,7 +388,12 @@ export async function main(argv = process.argv): Promise<void> {
  * (a small sample of this week's); with them, the human's answer. The agent cannot label: inside a
  * Claude Code session it is refused, and preflight treats it as an edit of Ratchet's own state.
  */
-export async function label(paths: Paths, id: string | undefined, value: string | undefined, o: { note?: string; since?: string; json?: boolean; by?: string }): Promise<void> {
+export async function label(
+  paths: Paths,
+  id: string | undefined,
+  value: string | undefined,
+  o: { note?: string; since?: string; json?: boolean; by?: string },
+): Promise<void> {
   const r = await weekly(paths, sinceIso(o.since ?? '7d'))
   if (!id) {
     if (o.json) return out(JSON.stringify(r.toLabel, null, 2))
@@ -253,12 +404,25 @@ export async function label(paths: Paths, id: string | undefined, value: string 
   }
   // A label is the human's word on a check: the agent's own opinion of the checks it met is not one.
   humanOnly(`${CLI} report label`)
-  if (value !== 'needed' && value !== 'needless') throw new RatchetError('usage', `say whether the check was needed: ${CLI} report label ${id} needed|needless`)
+  if (value !== 'needed' && value !== 'needless')
+    throw new RatchetError('usage', `say whether the check was needed: ${CLI} report label ${id} needed|needless`)
   const agg = await mineActivity(paths.activity)
   const fire = agg.fireSample.find((f) => f.id === id)
   if (!fire) throw new RatchetError('not_found', `no sampled fire ${id} (see ${CLI} report label)`)
   const { rank: _rank, ...f } = fire
-  addLabel(paths, { ...f, label: value, ...(o.note ? { note: o.note } : {}), by: o.by ?? 'cli', at: new Date().toISOString() })
-  logActivity(paths, { time: new Date().toISOString(), hook: 'pattern-detect', event: 'label', decision: value, note: `${id} ${f.rules.join(',')}${o.note ? `: ${o.note}` : ''}` })
+  addLabel(paths, {
+    ...f,
+    label: value,
+    ...(o.note ? { note: o.note } : {}),
+    by: o.by ?? 'cli',
+    at: new Date().toISOString(),
+  })
+  logActivity(paths, {
+    time: new Date().toISOString(),
+    hook: 'pattern-detect',
+    event: 'label',
+    decision: value,
+    note: `${id} ${f.rules.join(',')}${o.note ? `: ${o.note}` : ''}`,
+  })
   out(`Labelled ${id} (${f.rules.join(',')}) ${value}.`)
 }

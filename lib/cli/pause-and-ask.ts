@@ -21,23 +21,55 @@ export function program(): Command {
     .addOption(new Option('--action <text>', 'what is about to be done, e.g. "send the release email to 2,000 users"'))
     .addOption(new Option('--trigger <text>', 'why this paused').default('asked by the agent'))
     .addOption(new Option('--context <text>', '1-2 lines of relevant context').default(''))
-    .addOption(new Option('--severity <s>', 'destructive: waits forever; time-sensitive: 4 h then not done; informational: 30 min then the safer option').choices(SEVERITIES).default('destructive'))
-    .option('--session <id>', 'the session that should hear the outcome at its next hook', process.env.CLAUDE_CODE_SESSION_ID)
-    .addHelpText('after', `
+    .addOption(
+      new Option(
+        '--severity <s>',
+        'destructive: waits forever; time-sensitive: 4 h then not done; informational: 30 min then the safer option',
+      )
+        .choices(SEVERITIES)
+        .default('destructive'),
+    )
+    .option(
+      '--session <id>',
+      'the session that should hear the outcome at its next hook',
+      process.env.CLAUDE_CODE_SESSION_ID,
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   pause-and-ask --action "drop the staging database" --trigger "irreversible" --severity destructive
   pause-and-ask status pa-1a2b3c4d            # pending | approved | denied | timeout | consumed
-  pause-and-ask status pa-1a2b3c4d --wait     # blocks until decided; exit 0 only if approved`)
+  pause-and-ask status pa-1a2b3c4d --wait     # blocks until decided; exit 0 only if approved`,
+    )
     .action(async (o) => {
       if (!o.action) throw new RatchetError('usage', 'give --action "…" (or a subcommand: status); see --help')
       const paths = resolvePaths()
-      const entry = enqueue(paths, { action: o.action, trigger: o.trigger, context: o.context, severity: o.severity, session_id: o.session ?? null })
-      logActivity(paths, { time: entry.requested_at, hook: 'pause-and-ask', event: 'queue', session: o.session, action: entry.action, decision: 'paused', pending_id: entry.id, severity: entry.severity })
+      const entry = enqueue(paths, {
+        action: o.action,
+        trigger: o.trigger,
+        context: o.context,
+        severity: o.severity,
+        session_id: o.session ?? null,
+      })
+      logActivity(paths, {
+        time: entry.requested_at,
+        hook: 'pause-and-ask',
+        event: 'queue',
+        session: o.session,
+        action: entry.action,
+        decision: 'paused',
+        pending_id: entry.id,
+        severity: entry.severity,
+      })
       out(JSON.stringify({ id: entry.id, status: entry.status }))
       if (configuredTelegram(paths)) {
         const r = await notifyOne(paths, entry.id)
         for (const e of r.errors) process.stderr.write(`pause-and-ask: ${e}; queued anyway, the heartbeat retries\n`)
-      } else process.stderr.write(`pause-and-ask: Telegram is not configured; decide with: ${CLI} pending approve|deny ${entry.id}\n`)
+      } else
+        process.stderr.write(
+          `pause-and-ask: Telegram is not configured; decide with: ${CLI} pending approve|deny ${entry.id}\n`,
+        )
     })
 
   p.command('status')
@@ -72,7 +104,11 @@ Examples:
         const { secret: _s, ...visible } = e
         out(JSON.stringify(visible, null, 2))
       } else {
-        out(e.status === 'timeout' ? `timeout (${e.timeout_outcome === 'proceed_safer' ? 'proceed with the safer option' : 'not done'})` : e.status)
+        out(
+          e.status === 'timeout'
+            ? `timeout (${e.timeout_outcome === 'proceed_safer' ? 'proceed with the safer option' : 'not done'})`
+            : e.status,
+        )
         if (e.reply) out(`reply: ${e.reply}`)
       }
       if (o.wait) process.exitCode = e.status === 'approved' ? 0 : 1

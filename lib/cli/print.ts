@@ -6,5 +6,12 @@ export interface JsonOption {
 }
 
 export function emit(o: JsonOption | undefined, data: Record<string, unknown>, text: string | string[]): void {
-  process.stdout.write(o?.json ? JSON.stringify(data, null, 2) + '\n' : [text].flat().map((l) => l + '\n').join(''))
+  process.stdout.write(
+    o?.json
+      ? JSON.stringify(data, null, 2) + '\n'
+      : [text]
+          .flat()
+          .map((l) => l + '\n')
+          .join(''),
+  )
 }

@@ -15,7 +15,9 @@ import { resolvePaths } from '../io/paths'
  * and it prints none of them itself, so each is reported in the same one-line form as ours.
  */
 function overrideExits(c: Command): void {
-  c.exitOverride().showHelpAfterError(false).configureOutput({ outputError: () => {} })
+  c.exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({ outputError: () => {} })
   for (const sub of c.commands) overrideExits(sub)
 }
 
@@ -47,14 +49,16 @@ export async function runCli(name: string, program: Command, argv: string[]): Pr
   } catch (e) {
     if (e instanceof CommanderError) {
       // Help and version exit 0; help shown for a missing subcommand is already on stderr.
-      if (e.exitCode !== 0 && e.code !== 'commander.help') process.stderr.write(`${name}: ${e.message.replace(/^error: /, '')} (see ${name} --help)\n`)
+      if (e.exitCode !== 0 && e.code !== 'commander.help')
+        process.stderr.write(`${name}: ${e.message.replace(/^error: /, '')} (see ${name} --help)\n`)
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODES.usage
       return
     }
     const r = oneLine(e)
     if (r.internal) {
       try {
-        const { logError } = await import('../io/activity'); const { resolvePaths } = await import('../io/paths')
+        const { logError } = await import('../io/activity')
+        const { resolvePaths } = await import('../io/paths')
         logError(resolvePaths(), name, e)
       } catch {
         /* the error log is best effort */
@@ -78,9 +82,18 @@ export async function runCli(name: string, program: Command, argv: string[]): Pr
  * What still passes: a detached program that allocates a new terminal (script, tmux, screen, expect) in a spelling
  * the hook cannot read. Without /proc (macOS, Windows) only CLAUDECODE and the hook remain.
  */
-export function humanOnly(what: string, env: NodeJS.ProcessEnv = process.env, ancestors: () => string | undefined = claudeAncestor, live: () => string | undefined = liveSessionWithoutTerminal): void {
-  const by = env.CLAUDECODE === '1' ? 'CLAUDECODE=1' : ancestors() ?? live()
-  if (by) throw new RatchetError('conflict', `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: ${by})`)
+export function humanOnly(
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+  ancestors: () => string | undefined = claudeAncestor,
+  live: () => string | undefined = liveSessionWithoutTerminal,
+): void {
+  const by = env.CLAUDECODE === '1' ? 'CLAUDECODE=1' : (ancestors() ?? live())
+  if (by)
+    throw new RatchetError(
+      'conflict',
+      `${what} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: ${by})`,
+    )
 }
 
 /** Why a live Claude Code session means this command is not a human's, or undefined (see humanOnly). */

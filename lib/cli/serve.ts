@@ -11,7 +11,10 @@ export async function serve(argv: string[]): Promise<void> {
   try {
     loaded = require(file)
   } catch (e) {
-    throw new RatchetError('not_installed', `the case server is not built here (${(e as NodeJS.ErrnoException).code ?? 'error'} ${file}): npm run build`)
+    throw new RatchetError(
+      'not_installed',
+      `the case server is not built here (${(e as NodeJS.ErrnoException).code ?? 'error'} ${file}): npm run build`,
+    )
   }
   await loaded.main(argv)
 }

@@ -2,8 +2,25 @@
 // a bucket at a time (the layout is described below). Written by lib/io/guardrails.ts from rules it validated.
 
 import { decisionOf, type Guardrail } from './guardrails'
-import { addCommandGlobs, addPathGlobs, commandGlob, type FastIndex, pathNames, type ToolProbe, wildcard } from './rule-index'
-import { type CompiledRule, compileRules, inOrder, NONE, placement, READ_PATH_TOOLS, type RuleIndex, wordOf } from './rule-match'
+import {
+  addCommandGlobs,
+  addPathGlobs,
+  commandGlob,
+  type FastIndex,
+  pathNames,
+  type ToolProbe,
+  wildcard,
+} from './rule-index'
+import {
+  type CompiledRule,
+  compileRules,
+  inOrder,
+  NONE,
+  placement,
+  READ_PATH_TOOLS,
+  type RuleIndex,
+  wordOf,
+} from './rule-match'
 
 // `.guardrails-index.json` (written by lib/io/guardrails.ts from rules it validated) holds each rule under every
 // bucket compileRules would file it under. Its first line is a header: the stamp, the tunings of built-ins,
@@ -69,7 +86,10 @@ function shardOf(name: string, shards: number): number {
   return (h >>> 0) % shards
 }
 
-const pairOf = (v: unknown): [number, number] | undefined => (Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n) && n >= 0) ? (v as [number, number]) : undefined)
+const pairOf = (v: unknown): [number, number] | undefined =>
+  Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n) && n >= 0)
+    ? (v as [number, number])
+    : undefined
 
 /**
  * An index source over its header and a reader of the body (`read(offset, length)`: that span as text).
@@ -82,7 +102,8 @@ export function indexSource(head: IndexHead, read: (offset: number, length: numb
     let text = texts.get(i)
     if (text === undefined) {
       text = read(head.shards[i][0], head.shards[i][1])
-      if (text[0] !== '{' || text[text.length - 1] !== '}') throw new Error(`shard ${i} of the rule index is not a directory`)
+      if (text[0] !== '{' || text[text.length - 1] !== '}')
+        throw new Error(`shard ${i} of the rule index is not a directory`)
       texts.set(i, text)
     }
     return text
@@ -104,7 +125,8 @@ export function indexSource(head: IndexHead, read: (offset: number, length: numb
   }
   const shard = (i: number) => {
     const got = JSON.parse(shardText(i)) as unknown
-    if (!got || typeof got !== 'object' || Array.isArray(got)) throw new Error(`shard ${i} of the rule index is not a directory`)
+    if (!got || typeof got !== 'object' || Array.isArray(got))
+      throw new Error(`shard ${i} of the rule index is not a directory`)
     return got as Record<string, unknown>
   }
   return {
@@ -148,7 +170,11 @@ function namesOf(paths: readonly string[]): Set<string> {
 }
 
 /** The index text for these rules (tunings of built-ins apart, kept as written), stamped with `stamp`. */
-export function bucketedIndexText(stamp: { key: string; hash: string }, tunings: readonly Guardrail[], own: readonly Guardrail[]): string {
+export function bucketedIndexText(
+  stamp: { key: string; hash: string },
+  tunings: readonly Guardrail[],
+  own: readonly Guardrail[],
+): string {
   const buckets = new Map<string, string[]>()
   const starts: Record<string, number[]> = Object.create(null)
   const add = (name: string, entry: string) => {
@@ -190,11 +216,19 @@ export function bucketedIndexText(stamp: { key: string; hash: string }, tunings:
   }
   // About 32 names a shard: a call reads two or three small shards, whatever the number of rules.
   const count = Math.max(1, Math.ceil(buckets.size / 32))
-  const dirs: Record<string, [number, number]>[] = Array.from({ length: count }, () => Object.create(null) as Record<string, [number, number]>)
+  const dirs: Record<string, [number, number]>[] = Array.from(
+    { length: count },
+    () => Object.create(null) as Record<string, [number, number]>,
+  )
   for (const [name, entries] of buckets) dirs[shardOf(name, count)][name] = line(name, `[${entries.join(',')}]`)
   const shards = dirs.map((d, i) => line(`d${SEP}${i}`, JSON.stringify(d)))
   for (const t in starts) starts[t].sort((a, b) => a - b)
-  return JSON.stringify({ v: 6, key: stamp.key, hash: stamp.hash, tunings, shards, starts }).slice(0, -1) + '\n' + body.join('') + '}\n'
+  return (
+    JSON.stringify({ v: 6, key: stamp.key, hash: stamp.hash, tunings, shards, starts }).slice(0, -1) +
+    '\n' +
+    body.join('') +
+    '}\n'
+  )
 }
 
 /** UTF-8 byte length without Buffer (this module is pure and runs in tests as well as bundles). */
@@ -215,13 +249,25 @@ function utf8Length(s: string): number {
 /** The header of an index, from its first line; null when it is not one. */
 export function bucketedIndexHead(firstLine: string): IndexHead | null {
   const head = JSON.parse(firstLine + '}') as Partial<IndexHead> | null
-  if (head?.v !== 6 || typeof head.key !== 'string' || typeof head.hash !== 'string' || !Array.isArray(head.tunings) || !Array.isArray(head.shards) || !head.shards.length || !head.shards.every((x) => pairOf(x))) return null
+  if (
+    head?.v !== 6 ||
+    typeof head.key !== 'string' ||
+    typeof head.hash !== 'string' ||
+    !Array.isArray(head.tunings) ||
+    !Array.isArray(head.shards) ||
+    !head.shards.length ||
+    !head.shards.every((x) => pairOf(x))
+  )
+    return null
   if (head.starts !== undefined && !validStarts(head.starts)) return null
   return head as IndexHead
 }
 
 const validStarts = (v: unknown): boolean =>
-  !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((l) => Array.isArray(l) && l.every((n) => Number.isSafeInteger(n) && n > 0))
+  !!v &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  Object.values(v).every((l) => Array.isArray(l) && l.every((n) => Number.isSafeInteger(n) && n > 0))
 
 /** An index source over the whole text (tests, and the rare paths that read every rule). */
 export function indexSourceOfText(text: string): IndexSource | null {
@@ -243,7 +289,8 @@ export function restampedIndexText(text: string, key: string): string {
 /** Every project rule of an index, in order (a rare full read: re-deriving the fast index, re-keying). */
 export function bucketedRules(src: IndexSource): Guardrail[] {
   const all = new Map<number, Guardrail>()
-  for (const name of src.names()) for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
+  for (const name of src.names())
+    for (const [o, r] of JSON.parse(src.bucket(name)!) as [number, Guardrail][]) all.set(o, r)
   return [...all.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r)
 }
 
@@ -257,7 +304,11 @@ export interface BucketedIndex extends RuleIndex {
  * one bucket at a time when a call asks for it. `origin` is set on each project rule, as withBuiltins sets it. Matching is exactly compileRules' over
  * [...builtins, ...own]: the same placement, the same order.
  */
-export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail[], extra: { origin?: string } = {}): BucketedIndex {
+export function bucketedRuleIndex(
+  src: IndexSource,
+  builtins: readonly Guardrail[],
+  extra: { origin?: string } = {},
+): BucketedIndex {
   const base = compileRules(builtins)
   const offset = builtins.length
   const cache = new Map<string, readonly CompiledRule[]>()
@@ -289,13 +340,15 @@ export function bucketedRuleIndex(src: IndexSource, builtins: readonly Guardrail
     forKey: (key) => inOrder(base.forKey(key), [bucket(bucketName('k', key))]),
     forTool(tool, commands, paths = []) {
       const known = src.head.starts && (Object.hasOwn(src.head.starts, tool) ? src.head.starts[tool] : [])
-      const startLengths = (n: number) => (known ? known.filter((k) => k <= n) : Array.from({ length: n }, (_, i) => i + 1))
+      const startLengths = (n: number) =>
+        known ? known.filter((k) => k <= n) : Array.from({ length: n }, (_, i) => i + 1)
       const lists = [bucket(bucketName('r', tool))]
       for (const name of namesOf(paths)) lists.push(bucket(bucketName('s', tool, name)))
       for (const w of new Set(commands.map(wordOf))) {
         lists.push(bucket(bucketName('w', tool, w)))
         // Every start of the word that has a bucket (`release-*` for release-7).
-        for (const k of startLengths(w.length)) if (has(bucketName('p', tool, w.slice(0, k)))) lists.push(bucket(bucketName('p', tool, w.slice(0, k))))
+        for (const k of startLengths(w.length))
+          if (has(bucketName('p', tool, w.slice(0, k)))) lists.push(bucket(bucketName('p', tool, w.slice(0, k))))
       }
       return inOrder(base.forTool(tool, commands), lists)
     },
@@ -319,12 +372,17 @@ export function fastIndexOf(rules: readonly Guardrail[], problems: number, key: 
     if (rule.match!.paths) {
       if (rule.match!.command) continue
       // No tool list: any call that touches a path (a `cat` too); a tool list: only a Read of one.
-      const tools = rule.match!.tools ? READ_PATH_TOOLS.filter((r) => rule.match!.tools!.some((g) => wildcard(g).test(r))) : null
+      const tools = rule.match!.tools
+        ? READ_PATH_TOOLS.filter((r) => rule.match!.tools!.some((g) => wildcard(g).test(r)))
+        : null
       if (place === 'any' && (tools === null || tools.length)) {
         const p: FastIndex['wild'][number] = { t: tools }
         addPathGlobs(p, rule.match!.paths)
         index.wild.push(p)
-      } else if (place !== 'any') for (const t of place) if (READ_PATH_TOOLS.includes(t)) addPathGlobs((index.tools[t] ??= Object.create(null) as ToolProbe), rule.match!.paths)
+      } else if (place !== 'any')
+        for (const t of place)
+          if (READ_PATH_TOOLS.includes(t))
+            addPathGlobs((index.tools[t] ??= Object.create(null) as ToolProbe), rule.match!.paths)
       continue
     }
     const add = (p: ToolProbe) => {

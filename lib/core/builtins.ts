@@ -10,41 +10,64 @@ const base = { source: 'built-in', added: ADDED, last_fired: null, fire_count: 0
 
 export const BUILTIN_RULES: readonly Guardrail[] = [
   {
-    id: 'RG-PUBLIC', ...base, pattern: 'public_surface', severity: 'soft',
+    id: 'RG-PUBLIC',
+    ...base,
+    pattern: 'public_surface',
+    severity: 'soft',
     trigger: 'pushing, publishing, opening PRs/issues, sending email, uploading or deploying',
     rule: 'Publish only what the user asked for. Check what is about to leave the machine for private data first.',
-    check: 'Did the user ask for exactly this to become public, and does it contain nothing private (keys, personal data, internal files)?',
+    check:
+      'Did the user ask for exactly this to become public, and does it contain nothing private (keys, personal data, internal files)?',
   },
   {
-    id: 'RG-IRREVERSIBLE', ...base, pattern: 'irreversible', severity: 'soft',
+    id: 'RG-IRREVERSIBLE',
+    ...base,
+    pattern: 'irreversible',
+    severity: 'soft',
     trigger: 'deleting files, discarding or rewriting git history, destroying data or infrastructure',
     rule: "Irreversible changes need the user's clear request. Prefer a reversible way (move aside, back up, dry run).",
     check: 'Is this what the user asked for, and is there a way back (backup, commit, dry run) if it is wrong?',
   },
   {
-    id: 'RG-STALE', ...base, pattern: 'stale_data', severity: 'soft',
+    id: 'RG-STALE',
+    ...base,
+    pattern: 'stale_data',
+    severity: 'soft',
     trigger: 'changing a file that was not read in the current context',
     rule: 'Read a file before changing it, and again after a compaction.',
     check: 'Read the current contents first: your picture of this file may be out of date.',
   },
   {
-    id: 'RG-SCOPE', ...base, pattern: 'scope_beyond_request', severity: 'soft',
+    id: 'RG-SCOPE',
+    ...base,
+    pattern: 'scope_beyond_request',
+    severity: 'soft',
     trigger: 'changing files outside the project, or web access or publishing the request did not mention',
     rule: 'Do what was asked. Anything beyond it is a suggestion for the user, not an action.',
     check: 'Did the user ask for this? If not, finish what was asked and offer this as a next step instead.',
   },
   {
-    id: 'RG-CATASTROPHIC', ...base, pattern: 'catastrophic', severity: 'hard',
+    id: 'RG-CATASTROPHIC',
+    ...base,
+    pattern: 'catastrophic',
+    severity: 'hard',
     trigger: 'deleting / or the home folder, formatting disks, dropping databases, force-pushing the default branch',
     rule: 'Never. If it is truly needed, the user runs it themselves.',
   },
   {
-    id: 'RG-SELF', ...base, pattern: 'self_protection', severity: 'hard',
+    id: 'RG-SELF',
+    ...base,
+    pattern: 'self_protection',
+    severity: 'hard',
     trigger: "changing Ratchet's rules, approvals, log, state or hook registrations",
     rule: "The agent may read Ratchet's state but never change it; a human edits rules and decides pauses.",
   },
   {
-    id: 'RG-FIRST-USE', ...base, pattern: 'first_use', severity: 'hard', decision: 'pause',
+    id: 'RG-FIRST-USE',
+    ...base,
+    pattern: 'first_use',
+    severity: 'hard',
+    decision: 'pause',
     trigger: 'the first email, public post, PR/issue or package publish in this project',
     rule: 'The first use of a capability waits for a human (the seed’s mandatory pause).',
   },
@@ -71,11 +94,13 @@ const ALLOWED: Record<string, { off: boolean; decisions: readonly RuleDecision[]
 export function tuningProblem(entry: Record<string, unknown>): string | undefined {
   const b = BY_ID.get(entry.id as string)
   if (!b) return undefined
-  if (typeof entry.pattern === 'string' && entry.pattern !== b.pattern) return `${b.id} is built in and always protects "${b.pattern}"; give your rule another id`
+  if (typeof entry.pattern === 'string' && entry.pattern !== b.pattern)
+    return `${b.id} is built in and always protects "${b.pattern}"; give your rule another id`
   const a = ALLOWED[b.id]
   if (!a) return undefined
   if (entry.enabled === false && !a.off) return `${b.id} cannot be turned off`
-  if (typeof entry.decision === 'string' && !a.decisions.includes(entry.decision as RuleDecision)) return `${b.id} can only be ${a.decisions.join(' or ')}`
+  if (typeof entry.decision === 'string' && !a.decisions.includes(entry.decision as RuleDecision))
+    return `${b.id} can only be ${a.decisions.join(' or ')}`
   return undefined
 }
 
@@ -87,7 +112,10 @@ export type ActiveRule = Guardrail & { origin: RuleOrigin; tuned?: string[] }
  * Entries that name a built-in are tunings, whatever else they hold (a copy of the packaged file is one).
  * `problems` name tunings that cannot apply (the built-in then stays as it is).
  */
-export function withBuiltins(project: readonly Guardrail[], origin: RuleOrigin = 'project'): { rules: ActiveRule[]; problems: string[] } {
+export function withBuiltins(
+  project: readonly Guardrail[],
+  origin: RuleOrigin = 'project',
+): { rules: ActiveRule[]; problems: string[] } {
   const tunings = new Map<string, Record<string, unknown>>()
   const own: ActiveRule[] = []
   const problems: string[] = []
@@ -96,7 +124,10 @@ export function withBuiltins(project: readonly Guardrail[], origin: RuleOrigin =
       const why = tuningProblem(r as Record<string, unknown>)
       if (why) problems.push(`${r.id}: ${why}`)
       else if (!tunings.has(r.id)) tunings.set(r.id, r as Record<string, unknown>)
-    } else if (!r.pattern && !r.rule) problems.push(`${r.id}: no built-in has this id (built-ins: ${[...BUILTIN_IDS].join(', ')}); a new rule needs "pattern", "rule" and "severity"`)
+    } else if (!r.pattern && !r.rule)
+      problems.push(
+        `${r.id}: no built-in has this id (built-ins: ${[...BUILTIN_IDS].join(', ')}); a new rule needs "pattern", "rule" and "severity"`,
+      )
     else own.push({ ...r, origin })
   }
   const builtins = BUILTIN_RULES.map((b): ActiveRule => {
@@ -106,7 +137,12 @@ export function withBuiltins(project: readonly Guardrail[], origin: RuleOrigin =
     const next: Record<string, unknown> = { ...b }
     for (const k of TUNABLE) {
       if (t[k] === undefined || t[k] === null) continue
-      if (k !== 'fire_count' && k !== 'last_fired' && JSON.stringify(t[k]) !== JSON.stringify((b as Record<string, unknown>)[k])) tuned.push(k)
+      if (
+        k !== 'fire_count' &&
+        k !== 'last_fired' &&
+        JSON.stringify(t[k]) !== JSON.stringify((b as Record<string, unknown>)[k])
+      )
+        tuned.push(k)
       next[k] = t[k]
     }
     return { ...(next as Guardrail), origin: 'built-in', ...(tuned.length ? { tuned } : {}) }

@@ -5,7 +5,14 @@
 // action catalogue (lib/core/actions/, one file per family), each interpreter one-liner to the code scanners.
 
 import path from 'node:path'
-import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation, type ScriptFile, type ScriptOrigin } from './commands'
+import {
+  readCommandLine,
+  shellCallsIn,
+  type CodeSnippet,
+  type Invocation,
+  type ScriptFile,
+  type ScriptOrigin,
+} from './commands'
 import { lineAt } from './scripts'
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
@@ -14,12 +21,28 @@ import { gitStoreWrite } from './actions/git'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { servers } from './actions/serve'
-import { hasEffect, keyMention, keyReadMcp, keyReadTool, mcpInputs, packageJsonChange, selfProtection } from './actions/ratchet-self'
+import {
+  hasEffect,
+  keyMention,
+  keyReadMcp,
+  keyReadTool,
+  mcpInputs,
+  packageJsonChange,
+  selfProtection,
+} from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { plantedWrite } from './actions/planted'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
 import { unreadableLine, worstReadings } from './actions/unreadable'
-import { recordChange, requestScope, sandboxBypass, unrequestedPublish, webAccess, type Change, type ScopeSink } from './actions/scope'
+import {
+  recordChange,
+  requestScope,
+  sandboxBypass,
+  unrequestedPublish,
+  webAccess,
+  type Change,
+  type ScopeSink,
+} from './actions/scope'
 import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { joinLiterals, oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
@@ -69,7 +92,8 @@ class Collector implements ScopeSink {
     for (const f of this.findings) {
       const k = `${f.pattern}\u0000${f.detail}`
       const had = byKey.get(k)
-      if (!had || (f.lost && !had.lost)) byKey.set(k, had?.catastrophic && !f.catastrophic ? { ...f, catastrophic: true } : f)
+      if (!had || (f.lost && !had.lost))
+        byKey.set(k, had?.catastrophic && !f.catastrophic ? { ...f, catastrophic: true } : f)
     }
     const findings = [...byKey.values()]
     return {
@@ -84,13 +108,16 @@ class Collector implements ScopeSink {
       deleted: [...this.deleted].map(([path, d]) => ({ path, ...d })),
       secrets: [...this.secrets],
       incomplete: this.incomplete,
-      ...(this.undoable.length ? { restorable: this.undoable.filter((f) => !findings.some((g) => g.pattern === f.pattern)) } : {}),
+      ...(this.undoable.length
+        ? { restorable: this.undoable.filter((f) => !findings.some((g) => g.pattern === f.pattern)) }
+        : {}),
     }
   }
 
   restorable(pattern: string, detail: string): void {
     const info = PATTERNS[pattern]
-    if (!this.undoable.some((f) => f.pattern === pattern && f.detail === detail)) this.undoable.push({ class: info.class, pattern, detail })
+    if (!this.undoable.some((f) => f.pattern === pattern && f.detail === detail))
+      this.undoable.push({ class: info.class, pattern, detail })
   }
 
   add(pattern: string, detail: string, catastrophic = false): void {
@@ -129,7 +156,16 @@ class Collector implements ScopeSink {
         if (file) fileChange(this, this.resolve(file), tool)
         if (file) packageJsonChange(this, this.resolve(file), tool, input)
         // Into .git/config, .git/hooks/*, .gitattributes: code git runs later (actions/git-config.ts).
-        const added = tool === 'Write' ? str(input.content) : tool === 'Edit' ? str(input.new_string) : tool === 'NotebookEdit' ? str(input.new_source) : (Array.isArray(input.edits) ? input.edits : []).map((e) => str((e as { new_string?: unknown })?.new_string)).join('\n')
+        const added =
+          tool === 'Write'
+            ? str(input.content)
+            : tool === 'Edit'
+              ? str(input.new_string)
+              : tool === 'NotebookEdit'
+                ? str(input.new_source)
+                : (Array.isArray(input.edits) ? input.edits : [])
+                    .map((e) => str((e as { new_string?: unknown })?.new_string))
+                    .join('\n')
         if (file && tool !== 'NotebookEdit') gitFileWrite(this, this.resolve(file), added, `${tool} ${file}`)
         if (file) gitStoreWrite(this, this.resolve(file), `${tool} ${file}`)
         // Instructions claiming the user's authority, files a tool runs implicitly later (actions/planted.ts).
@@ -258,17 +294,26 @@ class Collector implements ScopeSink {
       // that names a program, comments included) would interrupt every ordinary `npm test`.
       if (!this.agentsScript(origin.abs)) continue
       const place = origin.line ? `${origin.file} line ${origin.line}` : origin.file
-      for (const why of [...reasons].slice(0, 4)) this.add('unreadable', `${place} (a script changed in this session or not committed): ${why}`)
+      for (const why of [...reasons].slice(0, 4))
+        this.add('unreadable', `${place} (a script changed in this session or not committed): ${why}`)
       if (this.probe || !origin.text) continue
       const { readings, truncated } = worstReadings(origin.text, (n) => programKey(n) in PROGRAMS || hasEffect(n))
-      if (truncated) this.add('unreadable', `${place}: too many commands are hidden in it to read them all at their worst`, true)
+      if (truncated)
+        this.add('unreadable', `${place}: too many commands are hidden in it to read them all at their worst`, true)
       if (!readings.length) continue
-      const probe = new Collector({ tool_name: 'Bash', tool_input: { command: readings.join('\n') }, cwd: this.cwd }, this.ctx)
+      const probe = new Collector(
+        { tool_name: 'Bash', tool_input: { command: readings.join('\n') }, cwd: this.cwd },
+        this.ctx,
+      )
       probe.probe = true
       probe.bash(readings.join('\n'))
       const self = probe.findings.find((f) => f.class === 'self_protection')
       const worst = probe.findings.find((f) => f.catastrophic)
-      if (self) this.add('ratchet_state_edit', `${this.summary ? oneLine(this.summary, 80) : place} runs ${place}, which read at its worst changes Ratchet's files: ${self.detail}`)
+      if (self)
+        this.add(
+          'ratchet_state_edit',
+          `${this.summary ? oneLine(this.summary, 80) : place} runs ${place}, which read at its worst changes Ratchet's files: ${self.detail}`,
+        )
       else if (worst) this.add('unreadable', `${place}, read at its worst, is catastrophic: ${worst.detail}`, true)
     }
   }
@@ -278,11 +323,20 @@ class Collector implements ScopeSink {
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
     line.invocations.forEach((inv, i) => {
-      this.fromScript(inv.origin, () => this.invocation(inv, line.invocations.slice(0, i).filter((e) => e.origin === inv.origin)))
+      this.fromScript(inv.origin, () =>
+        this.invocation(
+          inv,
+          line.invocations.slice(0, i).filter((e) => e.origin === inv.origin),
+        ),
+      )
     })
     for (const s of line.snippets) this.fromScript(s.origin, () => this.snippet(s))
     for (const run of line.scripts) {
-      if (run.problem) this.add('unreadable', `${command.length > 80 ? run.file : oneLine(command, 80)} runs ${run.file}, which cannot be read: ${run.problem}`)
+      if (run.problem)
+        this.add(
+          'unreadable',
+          `${command.length > 80 ? run.file : oneLine(command, 80)} runs ${run.file}, which cannot be read: ${run.problem}`,
+        )
       for (const why of run.unreadable) this.scriptUnreadable({ file: run.file, abs: run.abs, text: run.text }, why)
     }
     this.judgeScripts()
@@ -304,7 +358,16 @@ class Collector implements ScopeSink {
     const { truncated } = found
     // A program computed at run time may be `rm`: at its worst it deletes its literal operands (the loss stage then
     // weighs what they hold; nothing there, build output or tracked files stay quiet).
-    const readings = this.computedOperands.length && !truncated ? [...found.readings, `rm -rf -- ${this.computedOperands.slice(0, 32).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`] : found.readings
+    const readings =
+      this.computedOperands.length && !truncated
+        ? [
+            ...found.readings,
+            `rm -rf -- ${this.computedOperands
+              .slice(0, 32)
+              .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+              .join(' ')}`,
+          ]
+        : found.readings
     if (truncated) {
       this.add('unreadable', 'too many commands are hidden in it to read them all at their worst', true)
       return
@@ -338,7 +401,9 @@ class Collector implements ScopeSink {
     const { name, args } = inv
     const cmd = [name, ...args].join(' ')
     if (NETWORK_CLIENTS.has(name)) this.networked = true
-    if (/[$`]/.test(name)) for (const a of args) if (!a.startsWith('-') && !/[$`\n]/.test(a) && a.length < 4096) this.computedOperands.push(a)
+    if (/[$`]/.test(name))
+      for (const a of args)
+        if (!a.startsWith('-') && !/[$`\n]/.test(a) && a.length < 4096) this.computedOperands.push(a)
     this.commands.push(cmd)
     let base = this.cwd
     for (const d of inv.cwdChanges) base = this.resolve(d, base)
@@ -349,7 +414,14 @@ class Collector implements ScopeSink {
       if (r === undefined) resolved.set(p, (r = this.resolve(p, base)))
       return r
     }
-    const facts = { cmd, at, operands: args.filter((a) => !a.startsWith('-')), base, prev: earlier[earlier.length - 1], earlier }
+    const facts = {
+      cmd,
+      at,
+      operands: args.filter((a) => !a.startsWith('-')),
+      base,
+      prev: earlier[earlier.length - 1],
+      earlier,
+    }
     redirects(this, inv, facts)
     socketRedirects(this, inv, facts)
     servers(this, inv, facts)
@@ -360,11 +432,15 @@ class Collector implements ScopeSink {
     PROGRAMS[programKey(name)]?.(this, inv, facts)
     recordChange(this, inv, facts)
     // Any file argument or input that holds a secret (`cat .env`, `curl -F f=@~/.ssh/id_rsa`, `nc host < .env`).
-    if (name !== 'echo' && name !== 'printf') for (const a of args) {
-      const file = /^(?:[\w.-]*=)?[@<]?([^=@<]+)$/.exec(a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a)?.[1]
-      if (file && !/\s/.test(file) && !/^[a-z][\w+.-]*:\/\//i.test(file)) noteSecretPath(this, facts.at(file), cmd)
-    }
-    for (const r of inv.redirects) if ((r.op === '<' || r.op === '<>') && r.target) noteSecretPath(this, facts.at(r.target), `${cmd} < ${r.target}`)
+    if (name !== 'echo' && name !== 'printf')
+      for (const a of args) {
+        const file = /^(?:[\w.-]*=)?[@<]?([^=@<]+)$/.exec(
+          a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a,
+        )?.[1]
+        if (file && !/\s/.test(file) && !/^[a-z][\w+.-]*:\/\//i.test(file)) noteSecretPath(this, facts.at(file), cmd)
+      }
+    for (const r of inv.redirects)
+      if ((r.op === '<' || r.op === '<>') && r.target) noteSecretPath(this, facts.at(r.target), `${cmd} < ${r.target}`)
   }
 
   snippet(s: CodeSnippet): void {
@@ -376,12 +452,22 @@ class Collector implements ScopeSink {
     // `.ratchet`): right for a one-liner the agent typed, noise over a whole committed build script. There only
     // the catastrophic ones count; the shell commands it runs (below) are judged in full either way.
     // (Asked only when a scanner found something: the answer costs a git run.)
-    if (s.origin && this.findings.slice(before).some((f) => !f.catastrophic) && !this.agentsScript(s.origin.abs)) this.findings.splice(before, this.findings.length - before, ...this.findings.slice(before).filter((f) => f.catastrophic))
+    if (s.origin && this.findings.slice(before).some((f) => !f.catastrophic) && !this.agentsScript(s.origin.abs))
+      this.findings.splice(
+        before,
+        this.findings.length - before,
+        ...this.findings.slice(before).filter((f) => f.catastrophic),
+      )
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.
     // Literals split to hide a name (`['sh', 'fa'+'st.sh']`) are joined first: what runs is what they spell.
-    const calls = shellCallsIn(joinLiterals(s.code), s.lang, (call) => this.add('unreadable', `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`))
+    const calls = shellCallsIn(joinLiterals(s.code), s.lang, (call) =>
+      this.add(
+        'unreadable',
+        `${s.via[s.via.length - 1]} runs a shell command built at run time (${oneLine(call, 60)})`,
+      ),
+    )
     for (const text of calls) this.bash(text)
   }
 }
@@ -406,7 +492,10 @@ function where(origin: ScriptOrigin, detail: string): string {
   if (origin.line) return `in ${origin.file} line ${origin.line}`
   const text = origin.text ?? ''
   // The command's first words as they stand in the file (quotes may differ: try fewer words).
-  const words = detail.split(/\s+/).filter((w) => w && !/^[('"]/.test(w)).slice(0, 3)
+  const words = detail
+    .split(/\s+/)
+    .filter((w) => w && !/^[('"]/.test(w))
+    .slice(0, 3)
   for (let n = Math.min(words.length, 2); n >= 1; n--) {
     let k = text.indexOf(words.slice(0, n).join(' '))
     if (k < 0 && n === 1) k = text.indexOf(words[0])

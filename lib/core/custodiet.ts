@@ -7,13 +7,27 @@ import type { Envelope } from './envelope'
 import type { ToolEvent } from './drift-checks'
 import type { Verdict } from './verdict'
 
-export const CATEGORIES = ['reactive', 'scope_expansion', 'drift', 'subagent', 'route_around', 'question', 'constraint'] as const
+export const CATEGORIES = [
+  'reactive',
+  'scope_expansion',
+  'drift',
+  'subagent',
+  'route_around',
+  'question',
+  'constraint',
+] as const
 export type Category = (typeof CATEGORIES)[number]
 export type Trigger = 'periodic' | 'error' | 'todo' | 'subagent' | 'stop'
 export const TRIGGERS: readonly Trigger[] = ['periodic', 'error', 'todo', 'subagent', 'stop']
 export type Level = 1 | 2 | 3 | 4
 
-export const CATEGORY_OF: Record<Trigger, Category> = { periodic: 'drift', error: 'reactive', todo: 'scope_expansion', subagent: 'subagent', stop: 'drift' }
+export const CATEGORY_OF: Record<Trigger, Category> = {
+  periodic: 'drift',
+  error: 'reactive',
+  todo: 'scope_expansion',
+  subagent: 'subagent',
+  stop: 'drift',
+}
 
 export interface Policy {
   /** Review every N tool calls not yet reviewed (PostToolUse). */
@@ -24,7 +38,12 @@ export interface Policy {
   escalate: boolean
 }
 
-export const DEFAULT_POLICY: Policy = { every: 7, reactionCalls: 3, levels: { reactive: 2, scope_expansion: 2, drift: 2, subagent: 2, route_around: 3, question: 2, constraint: 2 }, escalate: true }
+export const DEFAULT_POLICY: Policy = {
+  every: 7,
+  reactionCalls: 3,
+  levels: { reactive: 2, scope_expansion: 2, drift: 2, subagent: 2, route_around: 3, question: 2, constraint: 2 },
+  escalate: true,
+}
 
 export interface Finding {
   id: string
@@ -106,10 +125,24 @@ export interface CustodietState {
   acceptedTodos: string[]
 }
 
-export const emptyState = (): CustodietState => ({ toolCount: 0, turnStart: 0, events: [], reviews: [], findings: [], cost: { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 }, reviewedUpTo: 0, reported: [], acceptedTodos: [] })
+export const emptyState = (): CustodietState => ({
+  toolCount: 0,
+  turnStart: 0,
+  events: [],
+  reviews: [],
+  findings: [],
+  cost: { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 },
+  reviewedUpTo: 0,
+  reported: [],
+  acceptedTodos: [],
+})
 
 /** State files written by an older version lack the newer fields. */
-export const normalizeState = (s: Partial<CustodietState>): CustodietState => ({ ...emptyState(), ...s, events: (s.events ?? []).map((e, i, a) => ({ ...e, n: e.n ?? (s.toolCount ?? 0) - a.length + i + 1 })) })
+export const normalizeState = (s: Partial<CustodietState>): CustodietState => ({
+  ...emptyState(),
+  ...s,
+  events: (s.events ?? []).map((e, i, a) => ({ ...e, n: e.n ?? (s.toolCount ?? 0) - a.length + i + 1 })),
+})
 
 export function hold(s: CustodietState): Finding | undefined {
   // The strongest active enforcement: a level 3-4 finding not yet lifted.
@@ -119,5 +152,13 @@ export function hold(s: CustodietState): Finding | undefined {
 /** `ratchet custodiet release`: a human lifts the holds without writing to the agent. */
 export function release(s: CustodietState): { state: CustodietState; released: Finding[] } {
   const released = s.findings.filter((f) => f.level >= 3 && !f.lifted)
-  return { state: { ...s, findings: s.findings.map((f) => (released.includes(f) ? { ...f, lifted: true, lifted_by: 'release' as const } : f)) }, released }
+  return {
+    state: {
+      ...s,
+      findings: s.findings.map((f) =>
+        released.includes(f) ? { ...f, lifted: true, lifted_by: 'release' as const } : f,
+      ),
+    },
+    released,
+  }
 }

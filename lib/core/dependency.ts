@@ -23,10 +23,13 @@ export function sourceOf(spec: string | undefined, version: string, resolve: (p:
     const p = resolve(s.slice(5).replace(/^\/\/(?=\/)/, ''))
     return { kind: 'local', path: p, tarball: /\.(tgz|tar\.gz|tar)$/.test(p) }
   }
-  if (/^git\+file:|^git:\/\/\/|^file:\/\//.test(s)) return { kind: 'local', path: s.replace(/^git\+file:\/\/|^file:\/\//, '').replace(/#.*$/, ''), tarball: false }
-  if (/^(git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:)|^[\w.-]+\/[\w.-]+(#.*)?$/.test(s)) return { kind: 'git', url: s }
+  if (/^git\+file:|^git:\/\/\/|^file:\/\//.test(s))
+    return { kind: 'local', path: s.replace(/^git\+file:\/\/|^file:\/\//, '').replace(/#.*$/, ''), tarball: false }
+  if (/^(git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:)|^[\w.-]+\/[\w.-]+(#.*)?$/.test(s))
+    return { kind: 'git', url: s }
   if (/^https?:\/\/.*\.(tgz|tar\.gz)$/.test(s)) return { kind: 'git', url: s }
-  if (s.startsWith('/') || s.startsWith('.') || s.startsWith('~')) return { kind: 'local', path: resolve(s), tarball: /\.(tgz|tar\.gz|tar)$/.test(s) }
+  if (s.startsWith('/') || s.startsWith('.') || s.startsWith('~'))
+    return { kind: 'local', path: resolve(s), tarball: /\.(tgz|tar\.gz|tar)$/.test(s) }
   return { kind: 'registry', version }
 }
 
@@ -45,9 +48,14 @@ export interface DependencyPlan {
  */
 export function dependencyPlan(source: Source, name: string, version: string): DependencyPlan {
   if (source.kind === 'registry') return { spec: `^${version}`, why: `from the npm registry (${name}@^${version})` }
-  if (source.kind === 'git') return { spec: source.url, why: `from git (${source.url}); every clone fetches the same URL` }
+  if (source.kind === 'git')
+    return { spec: source.url, why: `from git (${source.url}); every clone fetches the same URL` }
   const vendor = `${VENDOR_DIR}/${name}-${version}.tgz`
-  return { spec: `file:${vendor}`, vendor, why: `vendored: ${source.path} is on this machine only, so a copy goes in the repository at ${vendor} (commit it)` }
+  return {
+    spec: `file:${vendor}`,
+    vendor,
+    why: `vendored: ${source.path} is on this machine only, so a copy goes in the repository at ${vendor} (commit it)`,
+  }
 }
 
 const DEP_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
@@ -60,7 +68,11 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
  * into package-lock.json, so every clone in a folder of another name rewrites the lockfile on `npm install`.
  */
 export function minimalPackage(folder: string): Pkg {
-  const name = folder.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+|-+$/g, '').slice(0, 214)
+  const name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|-+$/g, '')
+    .slice(0, 214)
   return { name: name || 'project', private: true }
 }
 
@@ -115,7 +127,9 @@ export function lineDiff(before: string, after: string): string[] {
   const n = a.length
   const m = b.length
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
   const out: string[] = []
   let i = 0
   let j = 0

@@ -8,15 +8,49 @@
 /** What a detaching program runs: words (already split), shell text, or a reason it cannot be known. */
 export type DetachedRun = { argv: string[] } | { code: string } | { unreadable: string }
 
-
 const TMUX_GLOBAL_VALUES = 'LSfcT'
 /** tmux commands that start a command in a new pane or window (tmux runs it through the shell when it is one word). */
-const TMUX_SPAWN = new Set(['new', 'new-session', 'neww', 'new-window', 'splitw', 'split-window', 'respawnp', 'respawn-pane', 'respawnw', 'respawn-window'])
+const TMUX_SPAWN = new Set([
+  'new',
+  'new-session',
+  'neww',
+  'new-window',
+  'splitw',
+  'split-window',
+  'respawnp',
+  'respawn-pane',
+  'respawnw',
+  'respawn-window',
+])
 const TMUX_SPAWN_VALUES = 'sntcexyFlf'
 const DAEMONIZE_VALUES = 'aceoplE'
 
 /** pm2 and forever options that take a value. */
-const SUPERVISOR_VALUES = new Set(['--name', '-n', '--interpreter', '--cwd', '-i', '--instances', '-o', '--output', '-e', '--error', '-l', '--log', '--max-memory-restart', '--cron', '--cron-restart', '-c', '-p', '--uid', '--sourceDir', '--workingDir', '-m', '--minUptime', '--spinSleepTime'])
+const SUPERVISOR_VALUES = new Set([
+  '--name',
+  '-n',
+  '--interpreter',
+  '--cwd',
+  '-i',
+  '--instances',
+  '-o',
+  '--output',
+  '-e',
+  '--error',
+  '-l',
+  '--log',
+  '--max-memory-restart',
+  '--cron',
+  '--cron-restart',
+  '-c',
+  '-p',
+  '--uid',
+  '--sourceDir',
+  '--workingDir',
+  '-m',
+  '--minUptime',
+  '--spinSleepTime',
+])
 
 /** `-qc` and friends: the value of a short option given in a cluster, or as its own word. */
 export function clusterValue(args: string[], letter: string): string | undefined {
@@ -43,7 +77,8 @@ function operands(args: string[], values: string): string[] {
 }
 
 /** A command given as words: one word is shell text (tmux and screen's `sh -c`), several are an argv. */
-const asRun = (words: string[]): DetachedRun[] => (!words.length ? [] : words.length === 1 ? [{ code: words[0] }] : [{ argv: words }])
+const asRun = (words: string[]): DetachedRun[] =>
+  !words.length ? [] : words.length === 1 ? [{ code: words[0] }] : [{ argv: words }]
 
 /** The command part of crontab lines: after five time fields or an `@reboot`-style nickname; comments and settings skipped. */
 export function cronCommands(text: string): string[] {
@@ -63,7 +98,12 @@ export function cronCommands(text: string): string[] {
  * `input` is its standard input when the command shows it (a here-string, `echo … |`), `generated` the text of
  * a file written earlier in the same command (null: written, but with text that is not visible).
  */
-export function detachedRuns(name: string, args: string[], input: string | undefined, generated: (file: string) => string | null | undefined): DetachedRun[] {
+export function detachedRuns(
+  name: string,
+  args: string[],
+  input: string | undefined,
+  generated: (file: string) => string | null | undefined,
+): DetachedRun[] {
   // `--help`, `-V`: they print and exit.
   if (args.some((a) => a === '--help' || a === '--version' || a === '-V')) return []
   switch (name) {
@@ -82,7 +122,15 @@ export function detachedRuns(name: string, args: string[], input: string | undef
           // Keys typed into a pane's shell: the literal text, with the named keys (Enter, C-m) as line ends.
           const keys = operands(a, 'tN')
           out.push({ code: keys.map((k) => (/^(Enter|C-m|KPEnter|C-j)$/.test(k) ? '\n' : k)).join(' ') })
-        } else if (sub === 'source-file' || sub === 'source' || sub === 'pipe-pane' || sub === 'pipep' || sub === 'if-shell' || sub === 'if') out.push({ unreadable: `tmux ${sub} runs commands that are not in this command` })
+        } else if (
+          sub === 'source-file' ||
+          sub === 'source' ||
+          sub === 'pipe-pane' ||
+          sub === 'pipep' ||
+          sub === 'if-shell' ||
+          sub === 'if'
+        )
+          out.push({ unreadable: `tmux ${sub} runs commands that are not in this command` })
       }
       for (const w of rest) {
         if (w === ';' || w === '\\;') flush()
@@ -96,7 +144,8 @@ export function detachedRuns(name: string, args: string[], input: string | undef
     }
     case 'screen': {
       const stuff = args.indexOf('stuff')
-      if (args.includes('-X')) return stuff >= 0 ? [{ code: (args[stuff + 1] ?? '').replace(/\\n|\\r|\^M/g, '\n') }] : []
+      if (args.includes('-X'))
+        return stuff >= 0 ? [{ code: (args[stuff + 1] ?? '').replace(/\\n|\\r|\^M/g, '\n') }] : []
       // `-dmS name`: a cluster whose last letter takes a value consumes the next word.
       return asRun(operands(args, 'SctehpTs'))
     }
@@ -107,7 +156,11 @@ export function detachedRuns(name: string, args: string[], input: string | undef
     case 'entr': {
       // `entr [-acdnprsz] cmd …`: runs cmd whenever a file changes; with -s, cmd is shell text.
       const words = operands(args, '')
-      return args.some((a) => /^-[a-z]*s/.test(a)) ? words.slice(0, 1).map((code) => ({ code })) : words.length ? [{ argv: words }] : []
+      return args.some((a) => /^-[a-z]*s/.test(a))
+        ? words.slice(0, 1).map((code) => ({ code }))
+        : words.length
+          ? [{ argv: words }]
+          : []
     }
     case 'pm2':
     case 'forever': {
@@ -134,7 +187,10 @@ export function detachedRuns(name: string, args: string[], input: string | undef
     case 'expect': {
       // `expect -c 'spawn cmd args; …'`: each spawn runs a program (a script file is not read here).
       const c = clusterValue(args, 'c')
-      if (c === undefined) return args.some((a) => !a.startsWith('-')) ? [{ unreadable: 'expect runs a script file whose spawned commands are not in this command' }] : []
+      if (c === undefined)
+        return args.some((a) => !a.startsWith('-'))
+          ? [{ unreadable: 'expect runs a script file whose spawned commands are not in this command' }]
+          : []
       const out: DetachedRun[] = []
       for (const m of c.split(/[;\n]/)) {
         const t = m.trim()
@@ -165,7 +221,9 @@ export function detachedRuns(name: string, args: string[], input: string | undef
       const f = clusterValue(args, 'f')
       if (f !== undefined) {
         const text = generated(f)
-        return text != null ? [{ code: text }] : [{ unreadable: `${name} -f ${f} runs the commands in that file later; they are not in this command` }]
+        return text != null
+          ? [{ code: text }]
+          : [{ unreadable: `${name} -f ${f} runs the commands in that file later; they are not in this command` }]
       }
       if (input !== undefined) return [{ code: input }]
       return [{ unreadable: `${name} runs the commands on its standard input later; they are not in this command` }]
@@ -173,10 +231,16 @@ export function detachedRuns(name: string, args: string[], input: string | undef
     case 'crontab': {
       // Any change of the crontab is code that runs later: read it when it is in the command, else it is unreadable.
       if (args.some((a) => a === '-l' || a === '-r' || a === '-ir')) return []
-      if (args.some((a) => a === '-e')) return [{ unreadable: 'crontab -e installs commands typed in an editor; they are not in this command' }]
+      if (args.some((a) => a === '-e'))
+        return [{ unreadable: 'crontab -e installs commands typed in an editor; they are not in this command' }]
       const file = operands(args, 'ucT').find((a) => a !== '-')
-      const text = file === undefined ? input : generated(file) ?? undefined
-      if (text === undefined || text === null) return [{ unreadable: `crontab installs ${file ? `the commands in ${file}` : 'commands from its standard input'}, run later; they are not in this command` }]
+      const text = file === undefined ? input : (generated(file) ?? undefined)
+      if (text === undefined || text === null)
+        return [
+          {
+            unreadable: `crontab installs ${file ? `the commands in ${file}` : 'commands from its standard input'}, run later; they are not in this command`,
+          },
+        ]
       return cronCommands(text).map((code) => ({ code }))
     }
   }

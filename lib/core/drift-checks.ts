@@ -8,18 +8,39 @@ import { type Envelope, forbiddenPart, forbiddenTargets, MAX_READ, trimEnd } fro
 
 /** Work that goes beyond most requests unless the user named it: the seed's Type B examples. */
 const EXPANSIONS: [RegExp, string, RegExp][] = [
-  [/\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize)\w*/i, 'refactoring', /\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize|tidy)\w*/i],
-  [/\b(add|write|create|extend|expand)\b.*\btests?\b|\b(test coverage|comprehensive tests|unit tests|integration tests|e2e tests)\b/i, 'adding tests', /\btests?\b|\bcoverage\b/i],
-  [/\b(update|write|add|improve|extend)\b.*\b(docs?|documentation|readme|changelog|docstrings?|comments)\b/i, 'documentation', /\b(docs?|documentation|readme|changelog|docstrings?|comments?)\b/i],
-  [/\b(upgrade|bump|update)\b.*\b(dependenc\w*|packages?|librar\w*|versions?)|\b(upgrade|bump)\b/i, 'dependency upgrades', /\b(upgrade|bump|dependenc\w*|packages?|versions?)\b/i],
+  [
+    /\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize)\w*/i,
+    'refactoring',
+    /\b(refactor|restructure|rewrite|reorganize|clean ?up|modernize|tidy)\w*/i,
+  ],
+  [
+    /\b(add|write|create|extend|expand)\b.*\btests?\b|\b(test coverage|comprehensive tests|unit tests|integration tests|e2e tests)\b/i,
+    'adding tests',
+    /\btests?\b|\bcoverage\b/i,
+  ],
+  [
+    /\b(update|write|add|improve|extend)\b.*\b(docs?|documentation|readme|changelog|docstrings?|comments)\b/i,
+    'documentation',
+    /\b(docs?|documentation|readme|changelog|docstrings?|comments?)\b/i,
+  ],
+  [
+    /\b(upgrade|bump|update)\b.*\b(dependenc\w*|packages?|librar\w*|versions?)|\b(upgrade|bump)\b/i,
+    'dependency upgrades',
+    /\b(upgrade|bump|dependenc\w*|packages?|versions?)\b/i,
+  ],
   [/\b(optimi[sz]\w*|performance|speed up)\b/i, 'optimisation', /\b(optimi[sz]\w*|performance|faster|speed|slow)\b/i],
   [/\b(rename|reformat|lint|restyle)\w*/i, 'renaming or restyling', /\b(rename|reformat|format|lint|style)\w*/i],
   [/\b(migrat\w*|schema|database)\b/i, 'schema or data changes', /\b(migrat\w*|schema|database|db)\b/i],
-  [/\b(ci|pipeline|workflow|infrastructure|dockerfile)\b/i, 'infrastructure or configuration', /\b(ci|pipeline|workflow|infra\w*|docker\w*|deploy\w*)\b/i],
+  [
+    /\b(ci|pipeline|workflow|infrastructure|dockerfile)\b/i,
+    'infrastructure or configuration',
+    /\b(ci|pipeline|workflow|infra\w*|docker\w*|deploy\w*)\b/i,
+  ],
 ]
 
 /** A todo that only reads: "Read the cron parser", "Check how the schema is used", "Understand …". */
-const READS_ONLY = /^(?:read|review|look at|look into|inspect|check|understand|study|investigate|find|search|explore|trace|examine|list)\b(?![^.]{0,200}\b(?:and|then)\s+(?:fix|change|edit|update|rewrite|refactor|remove|delete)\b)/i
+const READS_ONLY =
+  /^(?:read|review|look at|look into|inspect|check|understand|study|investigate|find|search|explore|trace|examine|list)\b(?![^.]{0,200}\b(?:and|then)\s+(?:fix|change|edit|update|rewrite|refactor|remove|delete)\b)/i
 
 export interface Todo {
   content: string
@@ -43,11 +64,17 @@ export function scopeExpansions(todos: Todo[], env: Envelope): { todo: string; k
       }
     }
     // Reading or studying what a constraint protects is not touching it.
-    const hit = READS_ONLY.test(t.content.trim()) ? undefined : env.forbidden.find((w) => t.content.toLowerCase().includes(singular(w)))
+    const hit = READS_ONLY.test(t.content.trim())
+      ? undefined
+      : env.forbidden.find((w) => t.content.toLowerCase().includes(singular(w)))
     if (hit && !flagged) {
       const c = env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit
       out.push({ todo: t.content, kind: `against the constraint "${c}"` })
-    } else if (hit) out.push({ todo: t.content, kind: `against the constraint "${env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit}"` })
+    } else if (hit)
+      out.push({
+        todo: t.content,
+        kind: `against the constraint "${env.constraints.find((x) => x.toLowerCase().includes(hit)) ?? hit}"`,
+      })
   }
   return out
 }
@@ -61,10 +88,25 @@ export interface ToolEvent {
 }
 
 export const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit'])
-export const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'TodoWrite', 'TodoRead', 'ToolSearch', 'TaskList', 'TaskGet', 'TaskOutput', 'WebSearch', 'WebFetch'])
+export const READ_ONLY = new Set([
+  'Read',
+  'Glob',
+  'Grep',
+  'LS',
+  'NotebookRead',
+  'TodoWrite',
+  'TodoRead',
+  'ToolSearch',
+  'TaskList',
+  'TaskGet',
+  'TaskOutput',
+  'WebSearch',
+  'WebFetch',
+])
 
 /** Shell commands that change files, packages, git or the machine (a rough reading, for custodiet only). */
-const MUTATING_SHELL = /(?:^|[;&|]\s*|\b(?:sudo|xargs)\s+)(?:rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|tee|truncate|patch|dd)\b|\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|(?<![<>&0-9])>{1,2}\s*(?!&|\/dev\/null)\S|\bgit\s+(?:commit|push|reset|checkout|restore|rm|mv|merge|rebase|apply|am|stash|tag|branch\s+-[dDmM]|clean)\b|\b(?:npm|pnpm|yarn|pip3?|cargo|gem|brew|apt(?:-get)?)\s+(?:install|i|add|remove|uninstall|update|upgrade)\b|\bnpx\s+prettier\s+--write|\beslint\b.*--fix/
+const MUTATING_SHELL =
+  /(?:^|[;&|]\s*|\b(?:sudo|xargs)\s+)(?:rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|tee|truncate|patch|dd)\b|\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|(?<![<>&0-9])>{1,2}\s*(?!&|\/dev\/null)\S|\bgit\s+(?:commit|push|reset|checkout|restore|rm|mv|merge|rebase|apply|am|stash|tag|branch\s+-[dDmM]|clean)\b|\b(?:npm|pnpm|yarn|pip3?|cargo|gem|brew|apt(?:-get)?)\s+(?:install|i|add|remove|uninstall|update|upgrade)\b|\bnpx\s+prettier\s+--write|\beslint\b.*--fix/
 
 export function isChange(e: ToolEvent): boolean {
   if (EDIT_TOOLS.has(e.tool)) return true
@@ -73,24 +115,48 @@ export function isChange(e: ToolEvent): boolean {
 }
 
 /** Infrastructure paths: outside the code, where credentials and machine configuration live. */
-const INFRA_PATH = /(?:^|\/)(?:\.config|\.aws|\.ssh|\.docker|\.kube|\.gnupg|\.azure|\.gcloud|\.npmrc|\.netrc|\.pypirc|\.gitconfig|\.bashrc|\.zshrc|\.profile|\.bash_profile|\.claude|\.claude\.json)(?:\/|$)|^\/etc\/|(?:^|\/)\.env(?:\.\w+)?$|(?:^|\/)(?:credentials?|secrets?|tokens?)(?:\.\w+)?$|(?:^|\/)mcp\.json$|(?:^|\/)(?:id_rsa|id_ed25519)\b|^~\//
+const INFRA_PATH =
+  /(?:^|\/)(?:\.config|\.aws|\.ssh|\.docker|\.kube|\.gnupg|\.azure|\.gcloud|\.npmrc|\.netrc|\.pypirc|\.gitconfig|\.bashrc|\.zshrc|\.profile|\.bash_profile|\.claude|\.claude\.json)(?:\/|$)|^\/etc\/|(?:^|\/)\.env(?:\.\w+)?$|(?:^|\/)(?:credentials?|secrets?|tokens?)(?:\.\w+)?$|(?:^|\/)mcp\.json$|(?:^|\/)(?:id_rsa|id_ed25519)\b|^~\//
 /** Shell investigation or repair of the environment. */
 const INFRA_SHELL: [RegExp, string][] = [
-  [/(?:^|[;&|(]\s*)(?:env|printenv)\b|\bset\s*\|\s*grep|\becho\s+"?\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|ID)/, 'reading environment variables'],
+  [
+    /(?:^|[;&|(]\s*)(?:env|printenv)\b|\bset\s*\|\s*grep|\becho\s+"?\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|ID)/,
+    'reading environment variables',
+  ],
   [/(?:^|[;&|]\s*)(?:which|type|whereis|command\s+-v)\s+\S/, 'looking up installed programs'],
-  [/\bdocker\s+(?:ps|inspect|logs|info|exec|compose\s+(?:ps|logs))\b|\bkubectl\s+(?:get|describe|logs)\b|\bsystemctl\b|\bjournalctl\b|\bps\s+(?:aux|-ef)\b|\blsof\b|\bnetstat\b|\bss\s+-\w*[lt]/, 'inspecting services and containers'],
-  [/>>?\s*~?\/?[^\s>]{0,256}\.(?:bashrc|zshrc|profile|bash_profile)\b|\bexport\s+[A-Z_]+=|\bgit\s+config\s+--global\b|\bnpm\s+config\s+set\b|\b(?:gcloud\s+auth|aws\s+configure|az\s+login|gh\s+auth|docker\s+login|npm\s+login)\b/, 'changing the environment or credentials'],
-  [/\b(?:cat|less|more|head|tail|grep|rg|ls|stat|find)\b[^|;&]{0,512}(?:~\/\.|\$HOME\/\.|\/etc\/|\.env\b|credentials|\.aws|\.ssh|\.config\/|mcp\.json|\.npmrc|\.netrc)/, 'reading machine configuration'],
+  [
+    /\bdocker\s+(?:ps|inspect|logs|info|exec|compose\s+(?:ps|logs))\b|\bkubectl\s+(?:get|describe|logs)\b|\bsystemctl\b|\bjournalctl\b|\bps\s+(?:aux|-ef)\b|\blsof\b|\bnetstat\b|\bss\s+-\w*[lt]/,
+    'inspecting services and containers',
+  ],
+  [
+    />>?\s*~?\/?[^\s>]{0,256}\.(?:bashrc|zshrc|profile|bash_profile)\b|\bexport\s+[A-Z_]+=|\bgit\s+config\s+--global\b|\bnpm\s+config\s+set\b|\b(?:gcloud\s+auth|aws\s+configure|az\s+login|gh\s+auth|docker\s+login|npm\s+login)\b/,
+    'changing the environment or credentials',
+  ],
+  [
+    /\b(?:cat|less|more|head|tail|grep|rg|ls|stat|find)\b[^|;&]{0,512}(?:~\/\.|\$HOME\/\.|\/etc\/|\.env\b|credentials|\.aws|\.ssh|\.config\/|mcp\.json|\.npmrc|\.netrc)/,
+    'reading machine configuration',
+  ],
 ]
 
 function infraSignal(e: ToolEvent): { what: string; subject: string } | undefined {
   const file = String(e.input.file_path ?? e.input.path ?? e.input.notebook_path ?? '')
-  if (e.tool === 'WebSearch' || e.tool === 'WebFetch') return { what: `searching the web (${String(e.input.query ?? e.input.url ?? '')})`, subject: String(e.input.query ?? e.input.url ?? '') }
-  if ((e.tool === 'Read' || e.tool === 'Grep' || e.tool === 'Glob' || e.tool === 'LS') && file && INFRA_PATH.test(file)) return { what: `reading configuration ${file}`, subject: file }
-  if (EDIT_TOOLS.has(e.tool) && file && (INFRA_PATH.test(file) || /(?:^|\/)(?:Dockerfile|docker-compose\.ya?ml|\.github\/workflows\/)/.test(file))) return { what: `editing infrastructure ${file}`, subject: file }
+  if (e.tool === 'WebSearch' || e.tool === 'WebFetch')
+    return {
+      what: `searching the web (${String(e.input.query ?? e.input.url ?? '')})`,
+      subject: String(e.input.query ?? e.input.url ?? ''),
+    }
+  if ((e.tool === 'Read' || e.tool === 'Grep' || e.tool === 'Glob' || e.tool === 'LS') && file && INFRA_PATH.test(file))
+    return { what: `reading configuration ${file}`, subject: file }
+  if (
+    EDIT_TOOLS.has(e.tool) &&
+    file &&
+    (INFRA_PATH.test(file) || /(?:^|\/)(?:Dockerfile|docker-compose\.ya?ml|\.github\/workflows\/)/.test(file))
+  )
+    return { what: `editing infrastructure ${file}`, subject: file }
   if (e.tool === 'Bash') {
     const cmd = String(e.input.command ?? '').slice(0, 8 * MAX_READ)
-    for (const [re, what] of INFRA_SHELL) if (re.test(cmd)) return { what: `${what} (\`${cmd.length > 80 ? cmd.slice(0, 79) + '…' : cmd}\`)`, subject: cmd }
+    for (const [re, what] of INFRA_SHELL)
+      if (re.test(cmd)) return { what: `${what} (\`${cmd.length > 80 ? cmd.slice(0, 79) + '…' : cmd}\`)`, subject: cmd }
   }
   return undefined
 }
@@ -99,14 +165,23 @@ function infraSignal(e: ToolEvent): { what: string; subject: string } | undefine
 function named(subject: string, env: Envelope): boolean {
   const asked = env.prompts.join(' ').toLowerCase()
   const tokens = subject.toLowerCase().match(/[a-z][a-z0-9_-]{2,}(?:\.[a-z0-9]+)?/g) ?? []
-  const generic = /^(?:cat|less|head|tail|grep|env|printenv|which|type|home|config|etc|echo|export|users?|root|src|json|yaml|yml|toml|bin|usr|local|share|settings|the|and|ps|aux|docker|git)$/
-  return tokens.some((t) => !generic.test(t) && t.length >= 3 && asked.includes(t)) || (/docker/.test(subject.toLowerCase()) && /docker|container/.test(asked))
+  const generic =
+    /^(?:cat|less|head|tail|grep|env|printenv|which|type|home|config|etc|echo|export|users?|root|src|json|yaml|yml|toml|bin|usr|local|share|settings|the|and|ps|aux|docker|git)$/
+  return (
+    tokens.some((t) => !generic.test(t) && t.length >= 3 && asked.includes(t)) ||
+    (/docker/.test(subject.toLowerCase()) && /docker|container/.test(asked))
+  )
 }
 
 /** A request to debug or set up authorises looking at the environment it names (or the environment, if it says so). */
 function environmentAuthorised(env: Envelope, subject: string): boolean {
   const asked = env.prompts.join(' ').toLowerCase()
-  if (!/\b(debug|diagnose|investigate|figure out|find out|troubleshoot|why|check|look into|set ?up|configure|install|fix|repair)\b/.test(asked)) return false
+  if (
+    !/\b(debug|diagnose|investigate|figure out|find out|troubleshoot|why|check|look into|set ?up|configure|install|fix|repair)\b/.test(
+      asked,
+    )
+  )
+    return false
   return named(subject, env) || env.implied.includes('inspect environment')
 }
 
@@ -123,7 +198,8 @@ export function reactiveSignals(events: ToolEvent[], env: Envelope): string[] {
     const s = infraSignal(e)
     if (!s) continue
     if (s.what.startsWith('searching the web') && env.implied.includes('web search')) continue
-    if (!s.what.startsWith('editing') && !s.what.startsWith('changing') && environmentAuthorised(env, s.subject)) continue
+    if (!s.what.startsWith('editing') && !s.what.startsWith('changing') && environmentAuthorised(env, s.subject))
+      continue
     out.push(`${s.what} after an error`)
   }
   return out
@@ -142,7 +218,11 @@ export function questionEdits(events: ToolEvent[], env: Envelope): string[] {
  * of an existing file is what "the existing/current/old …" protects. A file named in a constraint ("keep fr.json")
  * is protected whatever the task says.
  */
-export function breachedConstraint(env: Envelope, target: string, how: 'edit' | 'create' | 'other'): string | undefined {
+export function breachedConstraint(
+  env: Envelope,
+  target: string,
+  how: 'edit' | 'create' | 'other',
+): string | undefined {
   const t = target.toLowerCase()
   const parts = t.split(/[\s/"'=:._-]+/).filter(Boolean)
   const asked = new Set(env.keywords.map((k) => singular(k.toLowerCase())))
@@ -153,7 +233,14 @@ export function breachedConstraint(env: Envelope, target: string, how: 'edit' | 
       if (/^(?:existing|current|old|other|same|as|they|are|alone|untouched|unchanged|intact)$/.test(w)) continue
       if (/[./]/.test(w)) {
         const base = w.slice(w.lastIndexOf('/') + 1)
-        if (t === w || t.endsWith('/' + w) || t.startsWith(w + '/') || t.includes('/' + w + '/') || (base.includes('.') && t.slice(t.lastIndexOf('/') + 1) === base)) return constraint
+        if (
+          t === w ||
+          t.endsWith('/' + w) ||
+          t.startsWith(w + '/') ||
+          t.includes('/' + w + '/') ||
+          (base.includes('.') && t.slice(t.lastIndexOf('/') + 1) === base)
+        )
+          return constraint
         continue
       }
       if (asked.has(singular(w)) && !(existingOnly && how === 'edit')) continue
@@ -166,7 +253,10 @@ export function breachedConstraint(env: Envelope, target: string, how: 'edit' | 
 /** What a shell command changes, as targets to weigh: its words, without quoted text (a commit message, an echo) or here-documents. */
 function commandTargets(command: string): string[] {
   const cut = command.slice(0, 8 * MAX_READ).replace(/<<-?\s*['"]?\w+['"]?[\s\S]*$/, ' ')
-  return cut.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ' ').split(/\s+/).filter((w) => w && !w.startsWith('-'))
+  return cut
+    .replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ' ')
+    .split(/\s+/)
+    .filter((w) => w && !w.startsWith('-'))
 }
 
 /** Changes to what a constraint protects ("don't touch the schema" → editing db/schema.sql). */
@@ -175,7 +265,9 @@ export function forbiddenTouches(events: ToolEvent[], env: Envelope): { call: st
   const out: { call: string; constraint: string }[] = []
   for (const e of events) {
     if (!isChange(e)) continue
-    const targets = EDIT_TOOLS.has(e.tool) ? [String(e.input.file_path ?? e.input.notebook_path ?? '')] : commandTargets(String(e.input.command ?? ''))
+    const targets = EDIT_TOOLS.has(e.tool)
+      ? [String(e.input.file_path ?? e.input.notebook_path ?? '')]
+      : commandTargets(String(e.input.command ?? ''))
     const how = e.tool === 'Write' ? 'create' : EDIT_TOOLS.has(e.tool) ? 'edit' : 'other'
     for (const t of targets) {
       const constraint = breachedConstraint(env, t, how)

@@ -36,7 +36,9 @@ export interface Envelope {
 }
 
 const STOP = new Set(
-  'a an the to of in on for and or but with without please can could would you i we it this that these those my our your me us is are be do does did just then also now some any all into from by at as so if its not no dont don t only again there here what how why when where which who'.split(' '),
+  'a an the to of in on for and or but with without please can could would you i we it this that these those my our your me us is are be do does did just then also now some any all into from by at as so if its not no dont don t only again there here what how why when where which who'.split(
+    ' ',
+  ),
 )
 
 // ---- languages -------------------------------------------------------------------------------------
@@ -51,25 +53,35 @@ const QUESTION_OPENER =
   /^(?:what|why|how|where|when|which|who|whose|is|are|was|were|does|do|did|has|have|had|should|shall|am|isn['’]t|aren['’]t|doesn['’]t|don['’]t you think|warum|wieso|weshalb|wie|was|wo|wann|welche[rsmn]?|ist|sind|gibt es|hat|haben|soll|pourquoi|comment|qu'est-ce|quel(?:le)?s?|où|quand|est-ce|combien|por ?qué|cómo|qué|dónde|cuándo|cuál|hay|es|son|porque|como|o que|onde|quando|perché|come|cosa|dove|quando)\b/i
 
 /** "can you …?" asks for work; "can I …?" / "can it …?" asks a question. */
-const POLITE_REQUEST = /^(?:can|could|would|will)\s+(?:you|u)\b|^(?:kannst|könntest|würdest)\s+du\b|^(?:können|könnten)\s+sie\b|^(?:peux|pourrais)[- ]tu\b|^(?:pouvez|pourriez)[- ]vous\b|^(?:puedes|podrías|podría)\b|^(?:você pode|pode)\b|^(?:puoi|potresti)\b/i
+const POLITE_REQUEST =
+  /^(?:can|could|would|will)\s+(?:you|u)\b|^(?:kannst|könntest|würdest)\s+du\b|^(?:können|könnten)\s+sie\b|^(?:peux|pourrais)[- ]tu\b|^(?:pouvez|pourriez)[- ]vous\b|^(?:puedes|podrías|podría)\b|^(?:você pode|pode)\b|^(?:puoi|potresti)\b/i
 /** A negative auxiliary opening a clause that ends in "?" asks ("Shouldn't we cache it?"); it forbids nothing. */
-const NEGATIVE_QUESTION = /^(?:shouldn|wouldn|couldn|can|won|didn|wasn|weren|hasn|haven|hadn|isn|aren|doesn|don)['’]?t\b/i
-const QUESTION_VERB = /^(?:explain|describe|tell me|summari[sz]e|list|show me|walk me through|compare|erkläre|erklären|beschreibe|beschreiben|explique|expliquer|décris|décrire|explica|explicar|describe|describir|spiega|spiegare|explicar)\b/i
+const NEGATIVE_QUESTION =
+  /^(?:shouldn|wouldn|couldn|can|won|didn|wasn|weren|hasn|haven|hadn|isn|aren|doesn|don)['’]?t\b/i
+const QUESTION_VERB =
+  /^(?:explain|describe|tell me|summari[sz]e|list|show me|walk me through|compare|erkläre|erklären|beschreibe|beschreiben|explique|expliquer|décris|décrire|explica|explicar|describe|describir|spiega|spiegare|explicar)\b/i
 
 // (Bounded repeats: an unbounded `\S+`/`[^,.;]*` before a literal is quadratic on text that repeats the opener — redos test.)
 const NEGATION =
   /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|(?:leave|leaving)\b(?:[^,.;]|\.(?=\S)){0,200}\balone|(?:keep|keeping|keeps)\b(?:[^,.;]|\.(?=\S)){0,200}\b(?:as is|as it is|unchanged|untouched|intact|the same|as they are)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
-const ONLY = /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
-const METHOD = /^(?:use|using|via|with the|through|by \w{1,30}ing|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
-const METHOD_INLINE = /\b(?:using|via|with the|by \w{1,30}ing|stick to|use|en utilisant|usando|utilizzando|utilizando)\s+([^,.;!?]+)/i
+const ONLY =
+  /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
+const METHOD =
+  /^(?:use|using|via|with the|through|by \w{1,30}ing|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
+const METHOD_INLINE =
+  /\b(?:using|via|with the|by \w{1,30}ing|stick to|use|en utilisant|usando|utilizzando|utilizando)\s+([^,.;!?]+)/i
 
-const CONTINUES = /^\s*(?:also|and|then|plus|additionally|next|after that|too|oh,? and|one more thing|auch|außerdem|und|dann|aussi|et|puis|ensuite|también|y|además|e|anche|poi)\b/i
-const CORRECTS = /^\s*(?:no\b|nope|not that|actually|sorry|wait|i meant|i mean|rather|instead|correction|scratch that|nein|eigentlich|ich meinte|non\b|en fait|plutôt|je voulais dire|no,|en realidad|quise decir|mejor)/i
-const CONFIRMS = /^\s*(?:(?:y(?:es|ep|eah)?|ok(?:ay)?|sure|go(?: ahead| on)?|do it|continue|proceed|please(?: do)?|sounds good|lgtm|thanks|ja|oui|sí|si|sim|d'accord|weiter|mach(?: das)?|vas-y|dale|adelante|claro)\b[\s.,!]*)+$/i
+const CONTINUES =
+  /^\s*(?:also|and|then|plus|additionally|next|after that|too|oh,? and|one more thing|auch|außerdem|und|dann|aussi|et|puis|ensuite|también|y|además|e|anche|poi)\b/i
+const CORRECTS =
+  /^\s*(?:no\b|nope|not that|actually|sorry|wait|i meant|i mean|rather|instead|correction|scratch that|nein|eigentlich|ich meinte|non\b|en fait|plutôt|je voulais dire|no,|en realidad|quise decir|mejor)/i
+const CONFIRMS =
+  /^\s*(?:(?:y(?:es|ep|eah)?|ok(?:ay)?|sure|go(?: ahead| on)?|do it|continue|proceed|please(?: do)?|sounds good|lgtm|thanks|ja|oui|sí|si|sim|d'accord|weiter|mach(?: das)?|vas-y|dale|adelante|claro)\b[\s.,!]*)+$/i
 /** "I meant X": the correction's replacement. */
 const MEANT = /^(?:i meant|i mean|ich meinte|je voulais dire|quise decir|intendevo)\s+/i
 /** Discourse markers that open a clause without changing what kind it is. */
-const LEAD = /^(?:no,\s*|(?:actually|nope|sorry|wait|ok(?:ay)?|well|so|if so|then|also|and|oh|hmm|please|pls|hey|hi|en fait|bon|eigentlich|also|bueno|pues)[,\s]+)+/i
+const LEAD =
+  /^(?:no,\s*|(?:actually|nope|sorry|wait|ok(?:ay)?|well|so|if so|then|also|and|oh|hmm|please|pls|hey|hi|en fait|bon|eigentlich|also|bueno|pues)[,\s]+)+/i
 
 /** Drops trailing characters in `chars` (by hand: a `[…]+$` regex is quadratic on long runs). */
 export function trimEnd(s: string, chars: string): string {
@@ -91,8 +103,11 @@ export function clausesOf(prompt: string): string[] {
     const parts = sentence
       // Each whitespace alternative starts only after a non-space (`(?<=\S)`): a run of blanks is tried
       // from its start, not from every position in it (which was quadratic — redos test).
-      .split(/,\s*(?=(?:but|and|then|just|only|not|aber|mais|pero|ma)\b)|(?<=\S)\s+(?=(?:but|aber|mais|pero|ma)\s)|(?<=\S)\s+(?=(?:without|ohne|sans|sin|senza|instead of|rather than|statt|au lieu de|en lugar de)\s)|,\s*(?=(?:don['’]?t|do not|never|leave|leaving|keep|keeping|avoid|no need)\b)|(?<=\S)\s+(?=and (?:don['’]?t|do not|never|leave|keep|avoid)\b)/i)
-      .map((s) => s.replace(/^(?:but|and|aber|mais|pero|ma)\s+/i, '').trim()).map((s) => trimEnd(s, ' \t\n\r.;,!'))
+      .split(
+        /,\s*(?=(?:but|and|then|just|only|not|aber|mais|pero|ma)\b)|(?<=\S)\s+(?=(?:but|aber|mais|pero|ma)\s)|(?<=\S)\s+(?=(?:without|ohne|sans|sin|senza|instead of|rather than|statt|au lieu de|en lugar de)\s)|,\s*(?=(?:don['’]?t|do not|never|leave|leaving|keep|keeping|avoid|no need)\b)|(?<=\S)\s+(?=and (?:don['’]?t|do not|never|leave|keep|avoid)\b)/i,
+      )
+      .map((s) => s.replace(/^(?:but|and|aber|mais|pero|ma)\s+/i, '').trim())
+      .map((s) => trimEnd(s, ' \t\n\r.;,!'))
       .filter((s) => s.length > 0)
     out.push(...parts)
   }
@@ -100,16 +115,23 @@ export function clausesOf(prompt: string): string[] {
 }
 
 /** "could you please explain …" → "explain …" (the polite opener and its pronoun removed). */
-const afterPolite = (c: string): string => c.replace(POLITE_REQUEST, '').replace(/^\s*(?:please\s+|bitte\s+|por favor\s+|s'il (?:te|vous) plaît\s+)?/i, '')
+const afterPolite = (c: string): string =>
+  c.replace(POLITE_REQUEST, '').replace(/^\s*(?:please\s+|bitte\s+|por favor\s+|s'il (?:te|vous) plaît\s+)?/i, '')
 
 type ClauseKind = 'task' | 'question' | 'method' | 'constraint' | 'other'
 
 export function clauseKind(clause: string): ClauseKind {
   const c = clause.trim().replace(LEAD, '')
   // "…, not the login page": a contrast clause forbids what it names.
-  if (NEGATION.test(c) || ONLY.test(c) || /^not\s/i.test(c) || /^(?:instead of|rather than|statt|au lieu de|en lugar de)\b/i.test(c)) {
+  if (
+    NEGATION.test(c) ||
+    ONLY.test(c) ||
+    /^not\s/i.test(c) ||
+    /^(?:instead of|rather than|statt|au lieu de|en lugar de)\b/i.test(c)
+  ) {
     // "why doesn't X work?" is a question about a negative, not a constraint.
-    if ((QUESTION_OPENER.test(c) || NEGATIVE_QUESTION.test(c)) && /\?\s*$/.test(c) && !POLITE_REQUEST.test(c)) return 'question'
+    if ((QUESTION_OPENER.test(c) || NEGATIVE_QUESTION.test(c)) && /\?\s*$/.test(c) && !POLITE_REQUEST.test(c))
+      return 'question'
     return 'constraint'
   }
   if (METHOD.test(c)) return 'method'
@@ -118,26 +140,47 @@ export function clauseKind(clause: string): ClauseKind {
   if (QUESTION_OPENER.test(c)) return 'question'
   if (/\?\s*$/.test(c) && !TASK_VERB.test(c)) return 'question'
   if (TASK_VERB.test(c)) return 'task'
-  if (/^(?:i (?:want|need|would like)|i'd like|let's|we need|ich (?:möchte|will|brauche)|je (?:veux|voudrais)|quiero|necesito|vorrei)\b/i.test(c)) return 'task'
+  if (
+    /^(?:i (?:want|need|would like)|i'd like|let's|we need|ich (?:möchte|will|brauche)|je (?:veux|voudrais)|quiero|necesito|vorrei)\b/i.test(
+      c,
+    )
+  )
+    return 'task'
   return 'other'
 }
 
 /** Verbs in a request and the work each reasonably implies. */
 const IMPLIES: [RegExp, string[]][] = [
-  [/\b(fix|debug|repair|solve|resolve|behebe|repariere|corrige|répare|arregla|repara|conserta)/i, ['investigate', 'read code', 'edit code', 'run tests', 'reproduce']],
-  [/\b(add|implement|build|create|write|make|füge|erstelle|schreibe|ajoute|crée|écris|añade|agrega|crea|escribe)/i, ['read code', 'edit code', 'create files', 'run tests']],
+  [
+    /\b(fix|debug|repair|solve|resolve|behebe|repariere|corrige|répare|arregla|repara|conserta)/i,
+    ['investigate', 'read code', 'edit code', 'run tests', 'reproduce'],
+  ],
+  [
+    /\b(add|implement|build|create|write|make|füge|erstelle|schreibe|ajoute|crée|écris|añade|agrega|crea|escribe)/i,
+    ['read code', 'edit code', 'create files', 'run tests'],
+  ],
   [/\b(test|tests|testing|teste)\b/i, ['run tests', 'edit tests']],
   [/\b(refactor|clean ?up|restructure|reorganize)\b/i, ['refactor', 'edit code', 'run tests']],
   [/\b(document|docs|readme|documentation|changelog)\b/i, ['edit docs']],
-  [/\b(explain|why|what|how|review|look at|check|investigate|find|debug|diagnose|warum|wie|pourquoi|comment|por qué|cómo)/i, ['read code', 'investigate']],
+  [
+    /\b(explain|why|what|how|review|look at|check|investigate|find|debug|diagnose|warum|wie|pourquoi|comment|por qué|cómo)/i,
+    ['read code', 'investigate'],
+  ],
   [/\b(try again|retry|rerun|run|nochmal|réessaie|de nuevo|intenta)/i, ['rerun the same action']],
   [/\b(push|publish|deploy|release|commit)\b/i, ['git', 'publish']],
   [/\b(search|look up|google|web|online|docs for|latest)\b/i, ['web search']],
   [/\b(install|upgrade|update|set ?up|configure)\b/i, ['install packages']],
-  [/\b(config|configuration|env|environment|setup|credentials?|token|auth|login|docker|path|settings|installation|mcp)\b/i, ['inspect environment']],
+  [
+    /\b(config|configuration|env|environment|setup|credentials?|token|auth|login|docker|path|settings|installation|mcp)\b/i,
+    ['inspect environment'],
+  ],
 ]
 
-const VERBISH = new Set('dont never avoid without touch change modify edit update alter leave alone keep unchanged intact same stay away from hands off limits must should not nicht kein keine ohne niemals pas sans jamais sin nunca toques cambies modifiques senza non ändern ändere anfassen touche modifie'.split(' '))
+const VERBISH = new Set(
+  'dont never avoid without touch change modify edit update alter leave alone keep unchanged intact same stay away from hands off limits must should not nicht kein keine ohne niemals pas sans jamais sin nunca toques cambies modifiques senza non ändern ändere anfassen touche modifie'.split(
+    ' ',
+  ),
+)
 
 function keywordsOf(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}][\p{L}0-9_./-]+/gu) ?? []
@@ -147,7 +190,13 @@ function keywordsOf(text: string): string[] {
 /** The things a constraint protects: file-like tokens and nouns (`schema`, `migrations/`, `package.json`). */
 export function forbiddenTargets(constraint: string): string[] {
   // "without asking" / "don't push without asking" forbid an action, not a target: nothing to match on paths.
-  const words = keywordsOf(constraint).filter((w) => !VERBISH.has(w) && !/^(?:asking|ask|confirm|permission|approval|anything|everything|else|more|yet|it|them|files?|code|stuff|thing)$/.test(w))
+  const words = keywordsOf(constraint).filter(
+    (w) =>
+      !VERBISH.has(w) &&
+      !/^(?:asking|ask|confirm|permission|approval|anything|everything|else|more|yet|it|them|files?|code|stuff|thing)$/.test(
+        w,
+      ),
+  )
   // Short words are mostly noise, but a short acronym written in capitals names a thing ("the CSS", "the API").
   const acronyms = new Set((constraint.match(/\b[A-Z][A-Z0-9]{1,3}\b/g) ?? []).map((w) => w.toLowerCase()))
   return words.filter((w) => w.length >= 4 || /[./]/.test(w) || acronyms.has(w))
@@ -160,11 +209,14 @@ export function forbiddenTargets(constraint: string): string[] {
 const FREEZE =
   /^(?:please\s+)?(?:(?:don['’]?t|do not|never|no need to|without|not)\s+(?:\w+\s+){0,2}?(?:change|changing|modify|modifying|edit|editing|touch|touching|fix|fixing|write|writing|alter|altering|update|updating|implement|implementing)(?:\s+(?:any|anything|a thing|any code|the code|code|any files?|files|the files|a line|it|them|nothing))?(?:\s+(?:yet|for now|yourself|myself|just yet|right now|at all|please))*|(?:make\s+)?no\s+(?:code\s+)?(?:changes|edits|modifications|fixes)(?:\s+(?:yet|for now|please|at all))*|(?:just\s+)?(?:leave|leaving|keep)\s+(?:the\s+)?(?:code|files|codebase|repo|everything|it|things)\s+(?:alone|as (?:it is|they are|is))(?:\s+(?:for now|please|yet))*|read[- ]only(?:\s+please)?|(?:i['’]ll|i will|let me)\s+(?:fix|change|do|handle|implement|commit)\s+(?:it|them|that)\s+myself)$/i
 /** "only explain", "just tell me": the request is to answer, not to act. */
-const ONLY_ANSWER = /^(?:(?:please\s+)?(?:only|just)\s+(?:explain|tell|describe|answer|report|look|read|review|summari[sz]e|show|list|investigate|analy[sz]e|diagnose)\b)/i
+const ONLY_ANSWER =
+  /^(?:(?:please\s+)?(?:only|just)\s+(?:explain|tell|describe|answer|report|look|read|review|summari[sz]e|show|list|investigate|analy[sz]e|diagnose)\b)/i
 /** Requests to find out, not to act. */
-const INVESTIGATE = /^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:investigate|look into|find out|figure out|diagnose|analy[sz]e|audit|review|profile|check (?:why|whether|if|what|how)|explain|describe|tell me|report|summari[sz]e|trace|debug why|work out why|see why|point out)\b/i
+const INVESTIGATE =
+  /^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:investigate|look into|find out|figure out|diagnose|analy[sz]e|audit|review|profile|check (?:why|whether|if|what|how)|explain|describe|tell me|report|summari[sz]e|trace|debug why|work out why|see why|point out)\b/i
 /** Verbs that ask for a change; a request with one of them is not read-only. */
-const CHANGE_VERB = /\b(?:fix|add|implement|build|create|write|make|change|modify|edit|update|upgrade|bump|remove|delete|drop|refactor|rename|move|replace|convert|migrate|install|commit|push|deploy|publish|release|merge|rebase|revert|format|clean|generate|set ?up|configure|patch|repair|resolve|apply|rewrite|translate|document|correct)\w*/i
+const CHANGE_VERB =
+  /\b(?:fix|add|implement|build|create|write|make|change|modify|edit|update|upgrade|bump|remove|delete|drop|refactor|rename|move|replace|convert|migrate|install|commit|push|deploy|publish|release|merge|rebase|revert|format|clean|generate|set ?up|configure|patch|repair|resolve|apply|rewrite|translate|document|correct)\w*/i
 
 const CHANGE_HEAD = new RegExp(`^${CHANGE_VERB.source.replace(/^\\b/, '')}`, 'i')
 
@@ -190,21 +242,43 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
   const clip = (s: string) => (s.length > 160 ? s.slice(0, 159) + '…' : s)
   const bare = (c: string) => c.replace(LEAD, '').trim()
   // (Any clause: "Leave the code as it is" reads as a task to the clause reader; "read-only: audit X" has a colon.)
-  const freeze = clauses.find((c) => bare(c).split(/[:,]\s*/).some((part) => FREEZE.test(trimEnd(part.trim(), ' .!'))))
+  const freeze = clauses.find((c) =>
+    bare(c)
+      .split(/[:,]\s*/)
+      .some((part) => FREEZE.test(trimEnd(part.trim(), ' .!'))),
+  )
   if (freeze) return clip(freeze)
   const only = clauses.find((c) => ONLY_ANSWER.test(bare(c)))
   if (only) return clip(only)
   // (A clause the reader could not place but that opens with an investigating verb — "Diagnose why …" — asks too.)
-  const asks = clauses.filter((c, i) => kinds[i] === 'task' || kinds[i] === 'question' || (kinds[i] === 'other' && INVESTIGATE.test(afterPolite(bare(c)))))
+  const asks = clauses.filter(
+    (c, i) =>
+      kinds[i] === 'task' ||
+      kinds[i] === 'question' ||
+      (kinds[i] === 'other' && INVESTIGATE.test(afterPolite(bare(c)))),
+  )
   // A question, when it plainly is one: a "?", a wh-word, or "explain/describe …". An auxiliary opener alone
   // ("Have a look at the project and bump the constant", "Do the release") is how requests start too.
-  const plain = (c: string) => /\?\s*$/.test(c) || /^(?:what|why|how|where|when|which|who|whose)\b/i.test(bare(c)) || QUESTION_VERB.test(afterPolite(bare(c)))
+  const plain = (c: string) =>
+    /\?\s*$/.test(c) ||
+    /^(?:what|why|how|where|when|which|who|whose)\b/i.test(bare(c)) ||
+    QUESTION_VERB.test(afterPolite(bare(c)))
   const questions = clauses.filter((_, i) => kinds[i] === 'question')
   if (question && questions.some(plain)) return clip(questions.join('; '))
   // A request to investigate and report, with nothing in it that asks for a change.
   // ("Investigate X and fix it" asks for a change: each coordinated verb is weighed, not the nouns in between.)
-  const heads = (c: string) => afterPolite(bare(c)).split(/(?<=\S)\s+(?:and|then|&)\s+/i).map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
-  if (asks.length && asks.every((c) => INVESTIGATE.test(afterPolite(bare(c))) || (kinds[clauses.indexOf(c)] === 'question' && plain(c))) && !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))) return clip(asks.join('; '))
+  const heads = (c: string) =>
+    afterPolite(bare(c))
+      .split(/(?<=\S)\s+(?:and|then|&)\s+/i)
+      .map((h) => h.replace(/^(?:please\s+|also\s+|then\s+)+/i, ''))
+  if (
+    asks.length &&
+    asks.every(
+      (c) => INVESTIGATE.test(afterPolite(bare(c))) || (kinds[clauses.indexOf(c)] === 'question' && plain(c)),
+    ) &&
+    !asks.some((c) => heads(c).some((h) => CHANGE_HEAD.test(h)))
+  )
+    return clip(asks.join('; '))
   return undefined
 }
 
@@ -216,9 +290,14 @@ function readOnlyOf(clauses: string[], kinds: ClauseKind[], question: boolean): 
  */
 export function forbiddenPart(constraint: string): string {
   const c = constraint.replace(LEAD, '')
-  if (/\b(?:don['’]?t|do not|does not|doesn['’]?t|no longer|not)\s+need\b|\bno need\b/i.test(c) || (ONLY.test(c) && !NEGATION.test(c))) return ''
+  if (
+    /\b(?:don['’]?t|do not|does not|doesn['’]?t|no longer|not)\s+need\b|\bno need\b/i.test(c) ||
+    (ONLY.test(c) && !NEGATION.test(c))
+  )
+    return ''
   // "without" forbids only an action ("without touching X", "without asking"); "items without a price" is a description.
-  if (/^without\s+(?!\w+ing\b)/i.test(c) && !/\b(?:don['’]?t|do not|never|must not|avoid|leave|keep)\b/i.test(c)) return ''
+  if (/^without\s+(?!\w+ing\b)/i.test(c) && !/\b(?:don['’]?t|do not|never|must not|avoid|leave|keep)\b/i.test(c))
+    return ''
   const m = NEGATION.exec(c) ?? /^(?:not|instead of|rather than|statt|au lieu de|en lugar de)\b/i.exec(c)
   return m ? c.slice(m.index) : c
 }
@@ -227,7 +306,9 @@ function forbiddenActionsOf(constraints: string[]): { action: string; constraint
   const out: { action: string; constraint: string }[] = []
   for (const c of constraints) {
     const part = forbiddenPart(c)
-    for (const [re, action] of ACTION_WORDS) if (re.test(part) && !(action === 'push' && out.some((o) => o.action === 'force-push' && o.constraint === c))) out.push({ action, constraint: c })
+    for (const [re, action] of ACTION_WORDS)
+      if (re.test(part) && !(action === 'push' && out.some((o) => o.action === 'force-push' && o.constraint === c)))
+        out.push({ action, constraint: c })
   }
   return out
 }
@@ -244,15 +325,35 @@ function fromPrompt(text: string): Envelope {
     const m = METHOD_INLINE.exec(t)
     if (m && !/^use\b/i.test(t)) methods.push(t.slice(m.index).trim())
   }
-  const positive = [...tasks, ...questions, ...clauses.filter((_, i) => kinds[i] === 'other' || kinds[i] === 'method')].join(' ')
+  const positive = [
+    ...tasks,
+    ...questions,
+    ...clauses.filter((_, i) => kinds[i] === 'other' || kinds[i] === 'method'),
+  ].join(' ')
   const implied = new Set<string>(['read code'])
   // Implied work comes from what was asked, never from what was forbidden.
   for (const [re, adds] of IMPLIES) if (re.test(positive)) for (const a of adds) implied.add(a)
   const question = questions.length > 0 && tasks.length === 0
-  if (question) for (const a of ['edit code', 'create files', 'edit tests', 'edit docs', 'refactor', 'install packages', 'publish', 'git']) implied.delete(a)
+  if (question)
+    for (const a of [
+      'edit code',
+      'create files',
+      'edit tests',
+      'edit docs',
+      'refactor',
+      'install packages',
+      'publish',
+      'git',
+    ])
+      implied.delete(a)
   let unsure: string | undefined
-  if (!tasks.length && !questions.length) unsure = kinds.every((k) => k === 'constraint' || k === 'method') && clauses.length ? 'only constraints or methods, no task' : 'no recognisable request verb (another language, or a fragment)'
-  else if (clauses.filter((_, i) => kinds[i] === 'other').length > tasks.length + questions.length) unsure = 'most of the request did not parse as task, question or constraint'
+  if (!tasks.length && !questions.length)
+    unsure =
+      kinds.every((k) => k === 'constraint' || k === 'method') && clauses.length
+        ? 'only constraints or methods, no task'
+        : 'no recognisable request verb (another language, or a fragment)'
+  else if (clauses.filter((_, i) => kinds[i] === 'other').length > tasks.length + questions.length)
+    unsure = 'most of the request did not parse as task, question or constraint'
   const scope = [...tasks, ...questions].join('; ')
   const clip = (s: string) => (s.length > 400 ? s.slice(0, 399) + '…' : s)
   const readOnly = readOnlyOf(clauses, kinds, question)
@@ -286,11 +387,18 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   const text = prompt.trim()
   const fresh = fromPrompt(text)
   const rel = relationOf(text, previous)
-  if (!previous || rel === 'new') return previous ? { ...fresh, prompts: [...previous.prompts, text].slice(-10) } : fresh
+  if (!previous || rel === 'new')
+    return previous ? { ...fresh, prompts: [...previous.prompts, text].slice(-10) } : fresh
   // "yes, go ahead" after a question or a proposal: what was discussed is now the task.
   if (rel === 'confirmation') {
     const { readOnly: _answered, ...rest } = previous
-    return { ...rest, question: false, explicit: `${previous.explicit} | confirmed: ${text}`, implied: [...new Set([...previous.implied, 'edit code', 'create files'])], prompts: [...previous.prompts, text].slice(-10) }
+    return {
+      ...rest,
+      question: false,
+      explicit: `${previous.explicit} | confirmed: ${text}`,
+      implied: [...new Set([...previous.implied, 'edit code', 'create files'])],
+      prompts: [...previous.prompts, text].slice(-10),
+    }
   }
   // A follow-up extends; a correction amends: the task stays, the correction's scope, methods and
   // constraints are added (and a correction that names a task makes the envelope a task again).
@@ -315,7 +423,9 @@ export function extractEnvelope(prompt: string, previous?: Envelope): Envelope {
   // "use axios" then "sorry, I meant fetch, not axios": the correction forbids an earlier method, so that
   // method goes, and what the correction names instead ("I meant fetch", "fetch instead") takes its place.
   if (rel === 'correction' && fresh.forbidden.length) {
-    const dropped = previous.methods.filter((m) => fresh.forbidden.some((w) => m.toLowerCase().includes(w.toLowerCase())))
+    const dropped = previous.methods.filter((m) =>
+      fresh.forbidden.some((w) => m.toLowerCase().includes(w.toLowerCase())),
+    )
     if (dropped.length) {
       const instead = clausesOf(text)
         .map((c) => c.replace(LEAD, '').replace(MEANT, '').trim())
@@ -333,6 +443,11 @@ export function describeEnvelope(e: Envelope): string {
     `Implied scope: ${e.implied.join(', ') || '(none)'}`,
     `Specified methods: ${e.methods.join('; ') || '(none)'}`,
     `Constraints: ${e.constraints.join('; ') || '(none)'}`,
-    ...(e.unsure ? [`Note: the deterministic reading is unsure (${e.unsure}); judge from the user's own words:`, ...e.prompts.slice(-3).map((p) => `  USER: ${p.length > 600 ? p.slice(0, 599) + '…' : p}`)] : []),
+    ...(e.unsure
+      ? [
+          `Note: the deterministic reading is unsure (${e.unsure}); judge from the user's own words:`,
+          ...e.prompts.slice(-3).map((p) => `  USER: ${p.length > 600 ? p.slice(0, 599) + '…' : p}`),
+        ]
+      : []),
   ].join('\n')
 }

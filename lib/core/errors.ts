@@ -62,19 +62,28 @@ export class RatchetError extends Error {
 export type Result<T> = { ok: true; value: T } | { ok: false; error: RatchetError }
 
 export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value })
-export const fail = (code: ErrorCode, message: string, opts: { file?: string } = {}): { ok: false; error: RatchetError } => ({ ok: false, error: new RatchetError(code, message, opts) })
+export const fail = (
+  code: ErrorCode,
+  message: string,
+  opts: { file?: string } = {},
+): { ok: false; error: RatchetError } => ({ ok: false, error: new RatchetError(code, message, opts) })
 
 /** One line, never a stack: what went wrong, for the person at the terminal (or the agent). */
 export function oneLine(e: unknown): { line: string; exitCode: number; internal: boolean } {
   if (e instanceof RatchetError) return { line: flat(e.message), exitCode: e.exitCode, internal: false }
   const msg = e instanceof Error ? e.message : String(e)
   // A file of the install missing (lib/runtime/loader.cjs): said as it is, with what to do.
-  if (e instanceof Error && (e as { incompleteInstall?: unknown }).incompleteInstall) return { line: flat(msg), exitCode: EXIT_CODES.internal, internal: false }
+  if (e instanceof Error && (e as { incompleteInstall?: unknown }).incompleteInstall)
+    return { line: flat(msg), exitCode: EXIT_CODES.internal, internal: false }
   // The floor refusing a write (a command run inside Claude Code's sandbox): not a bug, said as what it is.
   const code = (e as { code?: unknown } | undefined)?.code
   if (code === 'EROFS' || code === 'EBUSY') {
     const file = (e as { path?: unknown }).path
-    return { line: `cannot write${typeof file === 'string' ? ` ${file}` : ''}: it is read-only here (inside Claude Code's sandbox, Ratchet's files are the user's to change, from a terminal of their own)`, exitCode: EXIT_CODES.state_unreadable, internal: false }
+    return {
+      line: `cannot write${typeof file === 'string' ? ` ${file}` : ''}: it is read-only here (inside Claude Code's sandbox, Ratchet's files are the user's to change, from a terminal of their own)`,
+      exitCode: EXIT_CODES.state_unreadable,
+      internal: false,
+    }
   }
   return { line: `internal error: ${flat(msg)}`, exitCode: EXIT_CODES.internal, internal: true }
 }

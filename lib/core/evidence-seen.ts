@@ -18,7 +18,13 @@ export interface EvidenceSeen {
 
 /** Everything the human saw: the files and their content, the commits, the destinations, the hazards. */
 export function evidenceDigest(seen: EvidenceSeen): string {
-  const canon = JSON.stringify([seen.status, [...seen.files].sort(), seen.commits, [...seen.destinations].sort(), [...seen.hazards].sort()])
+  const canon = JSON.stringify([
+    seen.status,
+    [...seen.files].sort(),
+    seen.commits,
+    [...seen.destinations].sort(),
+    [...seen.hazards].sort(),
+  ])
   return fnv64(canon)
 }
 
@@ -36,17 +42,22 @@ export function evidenceChanges(before: EvidenceSeen, now: EvidenceSeen): string
   const added = [...is.keys()].filter((f) => !was.has(f))
   const removed = [...was.keys()].filter((f) => !is.has(f))
   const changed = [...is.keys()].filter((f) => was.has(f) && was.get(f) !== is.get(f))
-  const list = (xs: string[]) => `${xs.slice(0, 5).map((x) => `\`${x}\``).join(', ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`
+  const list = (xs: string[]) =>
+    `${xs
+      .slice(0, 5)
+      .map((x) => `\`${x}\``)
+      .join(', ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`
   if (before.status !== now.status) out.push(`the evidence was ${before.status}, now ${now.status}`)
   const newHazards = now.hazards.filter((h) => !before.hazards.includes(h))
   if (newHazards.length) out.push(`new: ${newHazards.slice(0, 3).join('; ')}`)
   if (added.length) out.push(`now also sends ${list(added)}`)
   if (removed.length) out.push(`no longer sends ${list(removed)}`)
   if (changed.length) out.push(`changed since: ${list(changed)}`)
-  if (before.commits !== now.commits) out.push(`${now.commits} commit${now.commits === 1 ? '' : 's'} instead of ${before.commits}`)
+  if (before.commits !== now.commits)
+    out.push(`${now.commits} commit${now.commits === 1 ? '' : 's'} instead of ${before.commits}`)
   const dBefore = [...before.destinations].sort().join(', ')
   const dNow = [...now.destinations].sort().join(', ')
-  if (dBefore !== dNow) out.push(`goes to ${dNow || 'an unknown destination'} instead of ${dBefore || 'an unknown destination'}`)
+  if (dBefore !== dNow)
+    out.push(`goes to ${dNow || 'an unknown destination'} instead of ${dBefore || 'an unknown destination'}`)
   return out.length ? out : ['what would leave is not what was approved']
 }
-

@@ -65,5 +65,10 @@ export function fnv64(text: string): string {
  * (`git push`, `rm -rf build`, any relative path), so an approval or a check in one does not cover the other.
  */
 export function fingerprint(tool: string, input: Record<string, unknown>, cwd?: string): string {
-  return fnv64(tool + '\u0000' + JSON.stringify(normalizedInput(tool, input)) + (cwd ? '\u0000' + withoutTrailingSlashes(cwd) : ''))
+  return fnv64(
+    tool +
+      '\u0000' +
+      JSON.stringify(normalizedInput(tool, input)) +
+      (cwd ? '\u0000' + withoutTrailingSlashes(cwd) : ''),
+  )
 }

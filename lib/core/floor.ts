@@ -65,7 +65,16 @@ export interface FloorInputs {
 /** Files that make a package manager run code of their choosing (a shell, a preload, a plugin). */
 const CODE_RUNNING_CONFIG = ['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'bunfig.toml']
 /** Shell start-up files: run by every later terminal, outside any sandbox. */
-const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin']
+const SHELL_STARTUP = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+]
 /** Claude Code's folders of instructions and code for later sessions (agents, commands, skills, hooks). */
 const CLAUDE_FOLDERS = ['agents', 'commands', 'skills', 'hooks', 'output-styles']
 
@@ -76,30 +85,48 @@ export function guardedPaths(i: FloorInputs): Guarded[] {
   const out: Guarded[] = [
     tree(i.state, "Ratchet's state: rules, approval queue, activity log, session records"),
     file('./.claude/settings.json', "Claude Code's project settings: Ratchet's hooks and this floor"),
-    file('./.claude/settings.local.json', "Claude Code's personal project settings (disableAllHooks would switch every hook off)"),
-    ...CLAUDE_FOLDERS.map((d) => tree(`./.claude/${d}`, `Claude Code's project ${d}: instructions or code a later session runs`)),
+    file(
+      './.claude/settings.local.json',
+      "Claude Code's personal project settings (disableAllHooks would switch every hook off)",
+    ),
+    ...CLAUDE_FOLDERS.map((d) =>
+      tree(`./.claude/${d}`, `Claude Code's project ${d}: instructions or code a later session runs`),
+    ),
     file('./.mcp.json', 'MCP servers Claude Code starts, outside the sandbox'),
     ...i.packages.map((p) => tree(p, "Ratchet's installed package: the hooks' code")),
     // (A `node` planted beside them never runs a hook: the registered command drops folders inside the project from
     // PATH first, lib/core/settings.ts. Run by the user's own scripts later, it is residual risk 3.)
-    ...i.binDirs.flatMap((d) => i.bins.map((b) => file(`${d}/${b}`, `the launcher Claude Code runs for Ratchet's ${b}`))),
+    ...i.binDirs.flatMap((d) =>
+      i.bins.map((b) => file(`${d}/${b}`, `the launcher Claude Code runs for Ratchet's ${b}`)),
+    ),
     tree('./.git/hooks', 'git hooks: code git runs later, outside the sandbox'),
     file('./.git/config', 'git config: pagers, filters, fsmonitor and aliases run code later'),
     ...(i.remoteGitDirs ?? []).flatMap((d) => [
       tree(`/${d}/hooks`, "a local git remote's hooks: they run when the user pushes there, outside the sandbox"),
       file(`/${d}/config`, "a local git remote's config: receive hooks path, fsmonitor and aliases run code later"),
     ]),
-    ...CODE_RUNNING_CONFIG.flatMap((f) => [file(`./${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'), file(`~/${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)')]),
+    ...CODE_RUNNING_CONFIG.flatMap((f) => [
+      file(`./${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'),
+      file(`~/${f}`, 'package-manager config that can run code (a shell, a preload, a plugin)'),
+    ]),
     ...SHELL_STARTUP.map((f) => file(`~/${f}`, 'shell start-up: runs in every later terminal')),
     tree('~/.config/fish', 'shell start-up: runs in every later terminal'),
     file('~/.gitconfig', 'git config: pagers, filters, fsmonitor and aliases run code later'),
     tree('~/.config/git', 'git config: pagers, filters, fsmonitor and aliases run code later'),
     file('~/.claude/settings.json', "Claude Code's user settings: hooks and sandbox for every project"),
     file('~/.claude/settings.local.json', "Claude Code's user settings"),
-    ...CLAUDE_FOLDERS.map((d) => tree(`~/.claude/${d}`, `Claude Code's user ${d}: instructions or code every later session runs`)),
+    ...CLAUDE_FOLDERS.map((d) =>
+      tree(`~/.claude/${d}`, `Claude Code's user ${d}: instructions or code every later session runs`),
+    ),
     file('~/.claude.json', "Claude Code's user state: MCP servers for every project"),
-    { ...tree(i.config, "Ratchet's per-user config: the Telegram token, the button key, the courtroom's signing keys"), read: true },
-    ...i.spools.map((s) => ({ ...tree(s, "the warm decision process's requests (they carry the hook's environment)"), readOnly: true })),
+    {
+      ...tree(i.config, "Ratchet's per-user config: the Telegram token, the button key, the courtroom's signing keys"),
+      read: true,
+    },
+    ...i.spools.map((s) => ({
+      ...tree(s, "the warm decision process's requests (they carry the hook's environment)"),
+      readOnly: true,
+    })),
   ]
   const seen = new Set<string>()
   return out.filter((g) => !seen.has(g.at) && !!seen.add(g.at))
@@ -128,7 +155,13 @@ export interface FloorFragment {
 }
 
 export function floorFragment(i: FloorInputs, mode: FloorMode): FloorFragment {
-  return { mode, deny: denyRules(i), domains: mode === 'sandbox' ? [...new Set(i.domains)].sort() : [], writable: mode === 'sandbox' ? [...new Set(i.writable)].map((w) => '/' + w).sort() : [], switches: mode === 'sandbox' }
+  return {
+    mode,
+    deny: denyRules(i),
+    domains: mode === 'sandbox' ? [...new Set(i.domains)].sort() : [],
+    writable: mode === 'sandbox' ? [...new Set(i.writable)].map((w) => '/' + w).sort() : [],
+    switches: mode === 'sandbox',
+  }
 }
 
 /**
@@ -148,7 +181,10 @@ export function splitFragment(f: FloorFragment, i: FloorInputs): { portable: Flo
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
-const union = (mine: unknown, ours: string[]): string[] => [...strings(mine), ...ours.filter((x) => !strings(mine).includes(x))]
+const union = (mine: unknown, ours: string[]): string[] => [
+  ...strings(mine),
+  ...ours.filter((x) => !strings(mine).includes(x)),
+]
 
 /** The sandbox switches the floor sets, with the values it sets them to. */
 export const SANDBOX_SWITCHES = { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } as const
@@ -184,7 +220,11 @@ export function withFloor(settings: Settings, f: FloorFragment): Settings {
  * switches it set (`set`: the switches as they were before, `undefined` for absent). Entries the user also wrote are
  * the user's too, and a list the floor emptied is removed.
  */
-export function withoutFloor(settings: Settings, f: Pick<FloorFragment, 'deny' | 'domains' | 'writable'>, set: Partial<Record<keyof typeof SANDBOX_SWITCHES, boolean | null>> = {}): Settings {
+export function withoutFloor(
+  settings: Settings,
+  f: Pick<FloorFragment, 'deny' | 'domains' | 'writable'>,
+  set: Partial<Record<keyof typeof SANDBOX_SWITCHES, boolean | null>> = {},
+): Settings {
   const next: Settings = { ...settings }
   const drop = (o: Obj, key: string, ours: string[]) => {
     const kept = strings(o[key]).filter((x) => !ours.includes(x))
@@ -203,7 +243,10 @@ export function withoutFloor(settings: Settings, f: Pick<FloorFragment, 'deny' |
       if (before === null || before === undefined) delete s[k]
       else s[k] = before
     }
-    for (const [sub, key, ours] of [['network', 'allowedDomains', f.domains], ['filesystem', 'allowWrite', f.writable]] as const) {
+    for (const [sub, key, ours] of [
+      ['network', 'allowedDomains', f.domains],
+      ['filesystem', 'allowWrite', f.writable],
+    ] as const) {
       if (!isObj(s[sub])) continue
       const o: Obj = { ...(s[sub] as Obj) }
       drop(o, key, ours)
@@ -240,19 +283,51 @@ function effective(scopes: ScopeSettings[], key: string): { value: unknown; from
  */
 export function floorProblems(scopes: ScopeSettings[], f: FloorFragment): FloorProblem[] {
   const out: FloorProblem[] = []
-  for (const x of scopes) if (x.settings.disableAllHooks === true) out.push({ what: `disableAllHooks is true in ${label(x)}: Claude Code runs no hooks from settings below managed`, block: true })
+  for (const x of scopes)
+    if (x.settings.disableAllHooks === true)
+      out.push({
+        what: `disableAllHooks is true in ${label(x)}: Claude Code runs no hooks from settings below managed`,
+        block: true,
+      })
   if (f.mode === 'sandbox') {
     const on = effective(scopes, 'enabled')
-    if (on.value !== true) out.push({ what: on.from ? `sandbox.enabled is ${JSON.stringify(on.value)} in ${label(on.from)}: commands run without the OS sandbox` : 'sandbox.enabled is not set in any scope: commands run without the OS sandbox', block: true })
+    if (on.value !== true)
+      out.push({
+        what: on.from
+          ? `sandbox.enabled is ${JSON.stringify(on.value)} in ${label(on.from)}: commands run without the OS sandbox`
+          : 'sandbox.enabled is not set in any scope: commands run without the OS sandbox',
+        block: true,
+      })
     const must = effective(scopes, 'failIfUnavailable')
-    if (must.value !== true) out.push({ what: `sandbox.failIfUnavailable is not true${must.from ? ` (${label(must.from)})` : ''}: if the sandbox cannot start, commands run without it`, block: true })
-    for (const x of scopes) if (sandboxOf(x.settings).allowUnsandboxedCommands === true) out.push({ what: `sandbox.allowUnsandboxedCommands is true in ${label(x)}: a command may ask to run outside the sandbox`, block: true })
-    const excluded = scopes.flatMap((x) => strings(sandboxOf(x.settings).excludedCommands).map((c) => `${c} (${x.scope})`))
-    if (excluded.length) out.push({ what: `sandbox.excludedCommands run outside the sandbox: ${excluded.join(', ')}; Ratchet reads those by their text only`, block: false })
+    if (must.value !== true)
+      out.push({
+        what: `sandbox.failIfUnavailable is not true${must.from ? ` (${label(must.from)})` : ''}: if the sandbox cannot start, commands run without it`,
+        block: true,
+      })
+    for (const x of scopes)
+      if (sandboxOf(x.settings).allowUnsandboxedCommands === true)
+        out.push({
+          what: `sandbox.allowUnsandboxedCommands is true in ${label(x)}: a command may ask to run outside the sandbox`,
+          block: true,
+        })
+    const excluded = scopes.flatMap((x) =>
+      strings(sandboxOf(x.settings).excludedCommands).map((c) => `${c} (${x.scope})`),
+    )
+    if (excluded.length)
+      out.push({
+        what: `sandbox.excludedCommands run outside the sandbox: ${excluded.join(', ')}; Ratchet reads those by their text only`,
+        block: false,
+      })
   }
-  const present = new Set(scopes.flatMap((x) => (isObj(x.settings.permissions) ? strings(x.settings.permissions.deny) : [])))
+  const present = new Set(
+    scopes.flatMap((x) => (isObj(x.settings.permissions) ? strings(x.settings.permissions.deny) : [])),
+  )
   const missing = f.deny.filter((r) => !present.has(r))
-  if (missing.length) out.push({ what: `${missing.length} of Ratchet's permission deny rules are missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): run \`npx ratchet-guard init\``, block: true })
+  if (missing.length)
+    out.push({
+      what: `${missing.length} of Ratchet's permission deny rules are missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): run \`npx ratchet-guard init\``,
+      block: true,
+    })
   return out
 }
 
@@ -267,7 +342,18 @@ export function excludedCommands(scopes: ScopeSettings[]): string[] {
  */
 export function runsExcluded(command: string, excluded: string[]): boolean {
   if (!excluded.length) return false
-  const programs = new Set(command.split(/[;&|()\n`$]+/).map((part) => part.trim().split(/\s+/).find((w) => !/^[A-Za-z_]\w*=/.test(w)) ?? '').map((w) => w.split('/').pop()!))
+  const programs = new Set(
+    command
+      .split(/[;&|()\n`$]+/)
+      .map(
+        (part) =>
+          part
+            .trim()
+            .split(/\s+/)
+            .find((w) => !/^[A-Za-z_]\w*=/.test(w)) ?? '',
+      )
+      .map((w) => w.split('/').pop()!),
+  )
   return excluded.some((e) => programs.has(e.trim().split(/[\s:*]+/)[0]))
 }
 
@@ -309,13 +395,15 @@ function weaker(before: string, after: string): boolean {
 }
 
 export function describeChange(c: FloorChange): string {
-  if (c.fact.startsWith('rule ')) return `${c.fact} ${c.after === '(none)' ? 'was removed' : `went from ${c.before} to ${c.after}`}`
+  if (c.fact.startsWith('rule '))
+    return `${c.fact} ${c.after === '(none)' ? 'was removed' : `went from ${c.before} to ${c.after}`}`
   return `${c.fact}: ${c.before} → ${c.after}`
 }
 
 /** The one line session-start and doctor show for a mode. */
 export function modeLine(mode: FloorMode, plugin = false): string {
-  if (plugin && mode === 'best-effort') return "Floor: best-effort. Ratchet's hooks come from its Claude Code plugin, which cannot turn on Claude Code's sandbox: commands are judged by their text, which a determined agent can get past. `npx ratchet-guard install` in the project adds the floor (docs/threat-model.md)."
+  if (plugin && mode === 'best-effort')
+    return "Floor: best-effort. Ratchet's hooks come from its Claude Code plugin, which cannot turn on Claude Code's sandbox: commands are judged by their text, which a determined agent can get past. `npx ratchet-guard install` in the project adds the floor (docs/threat-model.md)."
   return mode === 'sandbox'
     ? "Floor: sandboxed. Commands run in Claude Code's OS sandbox: Ratchet's state, Claude Code's settings and Ratchet's install are read-only to them, and the network is limited to the project's hosts."
     : 'Floor: best-effort (no OS sandbox, chosen with `npx ratchet-guard init --no-sandbox`). Only the file tools are held by permission rules; commands are judged by their text, which a determined agent can get past (docs/threat-model.md).'

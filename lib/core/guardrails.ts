@@ -37,7 +37,14 @@ const tuningSchema = () =>
     enabled: z.optional(z.boolean()),
     check: z.optional(z.string()),
     severity: z.optional(z.enum(['hard', 'soft'])),
-    match: z.optional(z.strictObject({ tools: z.optional(z.array(z.string())), command: z.optional(z.array(z.string())), paths: z.optional(z.array(z.string())), urls: z.optional(z.array(z.string())) })),
+    match: z.optional(
+      z.strictObject({
+        tools: z.optional(z.array(z.string())),
+        command: z.optional(z.array(z.string())),
+        paths: z.optional(z.array(z.string())),
+        urls: z.optional(z.array(z.string())),
+      }),
+    ),
   })
 let tuning: ReturnType<typeof tuningSchema> | undefined
 const TuningSchema = () => (tuning ??= tuningSchema())
@@ -61,18 +68,36 @@ export interface LoadedRules {
 
 /** Validates the parsed file entry by entry: one bad rule is reported and skipped, the rest still work. */
 export function validateGuardrails(raw: unknown): LoadedRules {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { guardrails?: unknown }).guardrails) ? (raw as { guardrails: unknown[] }).guardrails : null
-  if (!list) return { rules: [], problems: [{ where: '(root)', message: 'expected an array of guardrails (or {"guardrails": [...]})' }], fatal: true }
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === 'object' && Array.isArray((raw as { guardrails?: unknown }).guardrails)
+      ? (raw as { guardrails: unknown[] }).guardrails
+      : null
+  if (!list)
+    return {
+      rules: [],
+      problems: [{ where: '(root)', message: 'expected an array of guardrails (or {"guardrails": [...]})' }],
+      fatal: true,
+    }
   const rules: Guardrail[] = []
   const problems: Problem[] = []
   const ids = new Set<string>()
   list.forEach((entry, i) => {
     // An entry with neither `pattern` nor `rule` tunes a built-in by id (see builtins.ts).
     // Built-in ids are RG-*; tunings of an unknown RG- id are reported when the built-ins are merged.
-    const tuning = entry && typeof entry === 'object' && /^RG-/.test(String((entry as { id?: unknown }).id)) && !('pattern' in entry) && !('rule' in entry)
+    const tuning =
+      entry &&
+      typeof entry === 'object' &&
+      /^RG-/.test(String((entry as { id?: unknown }).id)) &&
+      !('pattern' in entry) &&
+      !('rule' in entry)
     const r = (tuning ? TuningSchema() : GuardrailSchema()).safeParse(entry)
     if (!r.success) {
-      for (const issue of r.error.issues.slice(0, 3)) problems.push({ where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, message: issueMessage(issue) })
+      for (const issue of r.error.issues.slice(0, 3))
+        problems.push({
+          where: `[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`,
+          message: issueMessage(issue),
+        })
       return
     }
     const g = r.data as Guardrail

@@ -29,8 +29,10 @@ export function validateIncidents(raw: unknown): Incident[] | string {
   if (!Array.isArray(raw)) return 'expected an array of incidents'
   for (let i = 0; i < raw.length; i++) {
     const e = raw[i] as Partial<Incident>
-    if (typeof e?.id !== 'string' || typeof e.title !== 'string') return `[${i}]: expected an incident with id and title`
-    if (!INCIDENT_SEVERITIES.includes(e.severity as Incident['severity'])) return `[${i}].severity: expected P1, P2 or P3`
+    if (typeof e?.id !== 'string' || typeof e.title !== 'string')
+      return `[${i}]: expected an incident with id and title`
+    if (!INCIDENT_SEVERITIES.includes(e.severity as Incident['severity']))
+      return `[${i}].severity: expected P1, P2 or P3`
   }
   return raw as Incident[]
 }

@@ -46,7 +46,12 @@ export function variantsOf(value: string): { text: string; plain: boolean }[] {
   add(value, true)
   add([...value].reverse().join(''), true)
   add(encodeURIComponent(value), true)
-  add(value.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) & 31) + 12) % 26 + (c.charCodeAt(0) & 96) + 1)), true)
+  add(
+    value.replace(/[A-Za-z]/g, (c) =>
+      String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c.charCodeAt(0) & 96) + 1),
+    ),
+    true,
+  )
   add(hex(bytes), false)
   for (let o = 0; o < 3; o++) add(inner(base64, bytes, o, 6), false)
   for (let o = 0; o < 5; o++) add(inner(base32, bytes, o, 5), false)

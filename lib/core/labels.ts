@@ -29,13 +29,15 @@ export interface Label extends FireSample {
   at: string
 }
 
-export const fireId = (e: { time?: string; session?: string; action?: string; rules: string[] }): string => `F-${fnv64(`${e.time ?? ''}|${e.session ?? ''}|${e.action ?? ''}|${e.rules.join(',')}`).slice(0, 8)}`
+export const fireId = (e: { time?: string; session?: string; action?: string; rules: string[] }): string =>
+  `F-${fnv64(`${e.time ?? ''}|${e.session ?? ''}|${e.action ?? ''}|${e.rules.join(',')}`).slice(0, 8)}`
 
 export function validateLabels(raw: unknown): Label[] | string {
   if (!Array.isArray(raw)) return 'expected an array of labels'
   for (let i = 0; i < raw.length; i++) {
     const l = raw[i] as Partial<Label>
-    if (typeof l?.id !== 'string' || !LABEL_VALUES.includes(l.label as LabelValue) || !Array.isArray(l.rules)) return `[${i}]: expected a label with id, rules and label (needed|needless)`
+    if (typeof l?.id !== 'string' || !LABEL_VALUES.includes(l.label as LabelValue) || !Array.isArray(l.rules))
+      return `[${i}]: expected a label with id, rules and label (needed|needless)`
   }
   return raw as Label[]
 }
@@ -75,7 +77,8 @@ export function toLabel(sample: FireSample[], labels: { id: string }[], n: numbe
   const byRule = new Map<string, FireSample[]>()
   for (const s of open) byRule.set(s.rules[0] ?? '?', [...(byRule.get(s.rules[0] ?? '?') ?? []), s])
   const out: FireSample[] = []
-  while (out.length < n && [...byRule.values()].some((l) => l.length)) for (const l of byRule.values()) if (l.length && out.length < n) out.push(l.shift()!)
+  while (out.length < n && [...byRule.values()].some((l) => l.length))
+    for (const l of byRule.values()) if (l.length && out.length < n) out.push(l.shift()!)
   return out
 }
 
@@ -118,7 +121,8 @@ export function validateAsks(raw: unknown): LabelAsk[] | string {
   if (!Array.isArray(raw)) return 'expected an array of label asks'
   for (let i = 0; i < raw.length; i++) {
     const a = raw[i] as Partial<LabelAsk>
-    if (typeof a?.id !== 'string' || typeof a.secret !== 'string' || !Array.isArray(a.fire?.rules)) return `[${i}]: expected an ask with id, secret and fire`
+    if (typeof a?.id !== 'string' || typeof a.secret !== 'string' || !Array.isArray(a.fire?.rules))
+      return `[${i}]: expected an ask with id, secret and fire`
   }
   return raw as LabelAsk[]
 }
@@ -127,35 +131,69 @@ export function validateAsks(raw: unknown): LabelAsk[] | string {
  * Claims the right to ask about one fire (null: already asked or answered, or another heartbeat is
  * sending it right now). A failed send releases the claim without a message id, so a later beat retries.
  */
-export function claimAsk(list: LabelAsk[], fire: FireSample, secret: string, by: string, now: Date, alive: (by: string) => boolean): { next: LabelAsk[]; result: LabelAsk | null } {
+export function claimAsk(
+  list: LabelAsk[],
+  fire: FireSample,
+  secret: string,
+  by: string,
+  now: Date,
+  alive: (by: string) => boolean,
+): { next: LabelAsk[]; result: LabelAsk | null } {
   const i = list.findIndex((a) => a.id === fire.id)
   const old = i >= 0 ? list[i] : undefined
   if (old && (old.message_id !== undefined || old.answer)) return { next: list, result: null }
-  if (old?.claim && old.claim.by !== by && now.getTime() - old.claim.at < CLAIM_TTL_MS && alive(old.claim.by)) return { next: list, result: null }
-  const ask: LabelAsk = { ...(old ?? { id: fire.id, fire, secret, asked_at: now.toISOString() }), claim: { by, at: now.getTime() } }
+  if (old?.claim && old.claim.by !== by && now.getTime() - old.claim.at < CLAIM_TTL_MS && alive(old.claim.by))
+    return { next: list, result: null }
+  const ask: LabelAsk = {
+    ...(old ?? { id: fire.id, fire, secret, asked_at: now.toISOString() }),
+    claim: { by, at: now.getTime() },
+  }
   return { next: old ? list.map((a, j) => (j === i ? ask : a)) : [...list, ask], result: ask }
 }
 
-export function releaseAsk(list: LabelAsk[], id: string, patch: (a: LabelAsk) => Partial<LabelAsk>): { next: LabelAsk[]; result: undefined } {
-  return { next: list.map((a) => (a.id === id ? (({ claim: _c, ...rest }) => ({ ...rest, ...patch(a) }))(a) : a)), result: undefined }
+export function releaseAsk(
+  list: LabelAsk[],
+  id: string,
+  patch: (a: LabelAsk) => Partial<LabelAsk>,
+): { next: LabelAsk[]; result: undefined } {
+  return {
+    next: list.map((a) => (a.id === id ? (({ claim: _c, ...rest }) => ({ ...rest, ...patch(a) }))(a) : a)),
+    result: undefined,
+  }
 }
 
 /** Records the human's press, once: a second press, a redelivered update or a racing heartbeat changes nothing. */
-export function answerAsk(list: LabelAsk[], id: string, secret: string, answer: LabelAnswer, by: string, now: Date): { next: LabelAsk[]; result: Result<LabelAsk> } {
+export function answerAsk(
+  list: LabelAsk[],
+  id: string,
+  secret: string,
+  answer: LabelAnswer,
+  by: string,
+  now: Date,
+): { next: LabelAsk[]; result: Result<LabelAsk> } {
   const i = list.findIndex((a) => a.id === id && a.secret === secret)
-  if (i < 0) return { next: list, result: { ok: false, error: new RatchetError('not_found', `no label question for ${id}`) } }
-  if (list[i].answer) return { next: list, result: { ok: false, error: new RatchetError('conflict', `${id} is already answered (${list[i].answer})`) } }
+  if (i < 0)
+    return { next: list, result: { ok: false, error: new RatchetError('not_found', `no label question for ${id}`) } }
+  if (list[i].answer)
+    return {
+      next: list,
+      result: { ok: false, error: new RatchetError('conflict', `${id} is already answered (${list[i].answer})`) },
+    }
   const ask: LabelAsk = { ...list[i], answer, answered_by: by, answered_at: now.toISOString() }
   return { next: list.map((a, j) => (j === i ? ask : a)), result: { ok: true, value: ask } }
 }
 
 /** Undoes an answer whose label could not be written, so the human can press again. */
 export function unanswerAsk(list: LabelAsk[], id: string): { next: LabelAsk[]; result: undefined } {
-  return { next: list.map((a) => (a.id === id ? (({ answer: _a, answered_by: _b, answered_at: _t, ...rest }) => rest)(a) : a)), result: undefined }
+  return {
+    next: list.map((a) => (a.id === id ? (({ answer: _a, answered_by: _b, answered_at: _t, ...rest }) => rest)(a) : a)),
+    result: undefined,
+  }
 }
 
 /** Button data: `lb:<fire id>:<secret>:<n|x|s>` (needed, not needed, skip) — well under Telegram's 64 bytes. */
-export const labelButton = (a: Pick<LabelAsk, 'id' | 'secret'>, answer: LabelAnswer): string => `lb:${a.id}:${a.secret}:${answer === 'needed' ? 'n' : answer === 'needless' ? 'x' : 's'}`
+export const labelButton = (a: Pick<LabelAsk, 'id' | 'secret'>, answer: LabelAnswer): string =>
+  `lb:${a.id}:${a.secret}:${answer === 'needed' ? 'n' : answer === 'needless' ? 'x' : 's'}`
 
 /** Parses button data (anchored, fixed-length pieces: linear). */
 export function parseLabelButton(data: string): { id: string; secret: string; answer: LabelAnswer } | null {

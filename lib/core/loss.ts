@@ -53,7 +53,10 @@ export function humanBytes(n: number): string {
 }
 
 function itemLine(i: LossItem): string {
-  const size = i.why === 'unknown' ? '' : ` (${i.files > 1 || i.more ? `${i.more ? 'at least ' : ''}${i.files} files, ` : ''}${humanBytes(i.bytes)})`
+  const size =
+    i.why === 'unknown'
+      ? ''
+      : ` (${i.files > 1 || i.more ? `${i.more ? 'at least ' : ''}${i.files} files, ` : ''}${humanBytes(i.bytes)})`
   return `${i.path}${size} — ${WHY[i.why]}${i.note ? ` (${i.note})` : ''}`
 }
 
@@ -72,6 +75,9 @@ export function lossSummary(l: LossFacts): string {
 /** Lines for a PRE-FLIGHT note, beginning "Evidence:". */
 export function lossLines(l: LossFacts): string[] {
   const lines = l.items.slice(0, MAX_LOSS_SHOWN).map((i) => `Evidence: ${itemLine(i)}`)
-  if (l.items.length > MAX_LOSS_SHOWN) lines.push(`Evidence: …and ${l.items.length - MAX_LOSS_SHOWN} more (${l.more ? 'at least ' : ''}${l.files} files, ${humanBytes(l.bytes)} in all)`)
+  if (l.items.length > MAX_LOSS_SHOWN)
+    lines.push(
+      `Evidence: …and ${l.items.length - MAX_LOSS_SHOWN} more (${l.more ? 'at least ' : ''}${l.files} files, ${humanBytes(l.bytes)} in all)`,
+    )
   return lines
 }

@@ -110,13 +110,34 @@ export const EXECUTABLES = [
       { event: 'SubagentStop', timeout: 40, async: true },
     ],
   },
-  { name: 'custodiet-review', entry: 'hooks/custodiet/review.ts', kind: 'worker', bin: false, via: { bin: 'custodiet', arg: 'review' }, registrations: [] },
+  {
+    name: 'custodiet-review',
+    entry: 'hooks/custodiet/review.ts',
+    kind: 'worker',
+    bin: false,
+    via: { bin: 'custodiet', arg: 'review' },
+    registrations: [],
+  },
   { name: 'ratchet', entry: 'lib/cli/main.ts', kind: 'cli', bin: true, registrations: [] },
   // The resident decision service (`ratchet service run|start|stop|status`): preflight-check's and custodiet's
   // engines loaded once, answering the `served` registrations over http.
-  { name: 'service', entry: 'lib/runtime/service.ts', kind: 'worker', bin: false, via: { bin: 'ratchet', arg: 'service' }, registrations: [] },
+  {
+    name: 'service',
+    entry: 'lib/runtime/service.ts',
+    kind: 'worker',
+    bin: false,
+    via: { bin: 'ratchet', arg: 'service' },
+    registrations: [],
+  },
   // The case server (fastify, pg, ioredis, better-sqlite3 kept external): loaded by `ratchet serve …` alone.
-  { name: 'serve', entry: 'lib/server/main.ts', kind: 'worker', bin: false, via: { bin: 'ratchet', arg: 'serve' }, registrations: [] },
+  {
+    name: 'serve',
+    entry: 'lib/server/main.ts',
+    kind: 'worker',
+    bin: false,
+    via: { bin: 'ratchet', arg: 'serve' },
+    registrations: [],
+  },
   { name: 'pause-and-ask', entry: 'lib/cli/pause-and-ask.ts', kind: 'cli', bin: true, registrations: [] },
   { name: 'pattern-detect', entry: 'lib/cli/pattern-detect.ts', kind: 'cli', bin: true, registrations: [] },
 ] as const satisfies readonly Executable[]
@@ -131,7 +152,8 @@ export const CHUNKS = { 'zod/mini': 'zod-mini', minimatch: 'minimatch' } as cons
 /** Every file under dist/ an install needs: each executable's bundle, the fast paths, the loader and warm process, the chunks. */
 export function distFiles(): string[] {
   const out = ['loader.cjs', 'warm.cjs']
-  for (const e of EXECUTABLES as readonly Executable[]) out.push(`${e.name}.cjs`, ...(e.fast ? [`${e.name}.fast.cjs`] : []))
+  for (const e of EXECUTABLES as readonly Executable[])
+    out.push(`${e.name}.cjs`, ...(e.fast ? [`${e.name}.fast.cjs`] : []))
   return [...out, ...Object.values(CHUNKS).map((c) => `${c}.cjs`)]
 }
 
@@ -141,7 +163,12 @@ export function distFiles(): string[] {
  * platform only; `runsHere` is the built-in test a hook's `sh -c` guard runs to know this machine can run it (the
  * x86-64 Linux loader exists: the binary is static, so any x86-64 Linux runs it). Anywhere else, the node launcher.
  */
-export const NATIVE_CLIENT = { file: 'hook-client-linux-x64', platform: 'linux', arch: 'x64', runsHere: '[ -e /lib64/ld-linux-x86-64.so.2 ]' } as const
+export const NATIVE_CLIENT = {
+  file: 'hook-client-linux-x64',
+  platform: 'linux',
+  arch: 'x64',
+  runsHere: '[ -e /lib64/ld-linux-x86-64.so.2 ]',
+} as const
 
 /**
  * The package's name on the registry, and the command every hint names: it works wherever a hint is read (no
@@ -161,7 +188,17 @@ export function executable(name: ExecutableName): Executable {
 }
 
 /** The part of a hook's runtime spec that the manifest owns (the shell adds help, handle and onFailure). */
-export function hookSpec(name: HookName): { name: string; events: string[]; budgetMs: number; onMalformed: 'block' | 'allow' } {
+export function hookSpec(name: HookName): {
+  name: string
+  events: string[]
+  budgetMs: number
+  onMalformed: 'block' | 'allow'
+} {
   const e = executable(name)
-  return { name, events: [...new Set(e.registrations.map((r) => r.event))], budgetMs: e.budgetMs!, onMalformed: e.onMalformed! }
+  return {
+    name,
+    events: [...new Set(e.registrations.map((r) => r.event))],
+    budgetMs: e.budgetMs!,
+    onMalformed: e.onMalformed!,
+  }
 }

@@ -112,7 +112,11 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
     const fired = e.guardrails ?? []
     for (const id of fired) {
       let r = a.rules.get(id)
-      if (!r) a.rules.set(id, (r = { fires: 0, overrides: 0, approvals: 0, denials: 0, sessions: new Set(), byDay: new Map() }))
+      if (!r)
+        a.rules.set(
+          id,
+          (r = { fires: 0, overrides: 0, approvals: 0, denials: 0, sessions: new Set(), byDay: new Map() }),
+        )
       if (decision === 'proceeded_after_check') r.overrides++
       else if (decision === 'approved_by_human') r.approvals++
       else {
@@ -147,9 +151,14 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
         addExample(s.examples, e.action)
       }
     // A retry after a check or an approval is the same action again: count first attempts only.
-    if ((e.classes ?? []).includes('public_surface') && decision !== 'proceeded_after_check' && decision !== 'approved_by_human') {
+    if (
+      (e.classes ?? []).includes('public_surface') &&
+      decision !== 'proceeded_after_check' &&
+      decision !== 'approved_by_human'
+    ) {
       a.publicSurface.total++
-      if (STOPPING.has(decision) || decision === 'custodiet_checkpoint' || decision === 'custodiet_block') a.publicSurface.checked++
+      if (STOPPING.has(decision) || decision === 'custodiet_checkpoint' || decision === 'custodiet_block')
+        a.publicSurface.checked++
     }
     if ((e.classes ?? []).includes('prior_incident') && e.session && STOPPING.has(decision)) {
       let m = a.sessionIncidentClasses.get(e.session)

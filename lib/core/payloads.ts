@@ -19,17 +19,81 @@ const toolInput = () => z.record(z.string(), z.unknown())
 const ev = <E extends string>(name: E) => z.literal(name)
 
 const factories = {
-  SessionStart: () => z.looseObject({ ...common(), hook_event_name: ev('SessionStart'), source: z.optional(z.string()), model: z.optional(z.string()) }),
+  SessionStart: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('SessionStart'),
+      source: z.optional(z.string()),
+      model: z.optional(z.string()),
+    }),
   UserPromptSubmit: () => z.looseObject({ ...common(), hook_event_name: ev('UserPromptSubmit'), prompt: z.string() }),
-  PreToolUse: () => z.looseObject({ ...common(), hook_event_name: ev('PreToolUse'), tool_name: z.string(), tool_input: toolInput(), tool_use_id: z.optional(z.string()) }),
-  PermissionRequest: () => z.looseObject({ ...common(), hook_event_name: ev('PermissionRequest'), tool_name: z.string(), tool_input: toolInput(), permission_suggestions: z.optional(z.array(z.unknown())) }),
-  PostToolUse: () => z.looseObject({ ...common(), hook_event_name: ev('PostToolUse'), tool_name: z.string(), tool_input: toolInput(), tool_response: z.optional(z.unknown()), tool_use_id: z.optional(z.string()), duration_ms: z.optional(z.number()) }),
-  PostToolUseFailure: () => z.looseObject({ ...common(), hook_event_name: ev('PostToolUseFailure'), tool_name: z.string(), tool_input: toolInput(), tool_use_id: z.optional(z.string()), error: z.optional(z.unknown()), is_interrupt: z.optional(z.boolean()) }),
-  Stop: () => z.looseObject({ ...common(), hook_event_name: ev('Stop'), stop_hook_active: z.optional(z.boolean()), last_assistant_message: z.optional(z.string()) }),
+  PreToolUse: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('PreToolUse'),
+      tool_name: z.string(),
+      tool_input: toolInput(),
+      tool_use_id: z.optional(z.string()),
+    }),
+  PermissionRequest: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('PermissionRequest'),
+      tool_name: z.string(),
+      tool_input: toolInput(),
+      permission_suggestions: z.optional(z.array(z.unknown())),
+    }),
+  PostToolUse: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('PostToolUse'),
+      tool_name: z.string(),
+      tool_input: toolInput(),
+      tool_response: z.optional(z.unknown()),
+      tool_use_id: z.optional(z.string()),
+      duration_ms: z.optional(z.number()),
+    }),
+  PostToolUseFailure: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('PostToolUseFailure'),
+      tool_name: z.string(),
+      tool_input: toolInput(),
+      tool_use_id: z.optional(z.string()),
+      error: z.optional(z.unknown()),
+      is_interrupt: z.optional(z.boolean()),
+    }),
+  Stop: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('Stop'),
+      stop_hook_active: z.optional(z.boolean()),
+      last_assistant_message: z.optional(z.string()),
+    }),
   SubagentStart: () => z.looseObject({ ...common(), hook_event_name: ev('SubagentStart') }),
-  SubagentStop: () => z.looseObject({ ...common(), hook_event_name: ev('SubagentStop'), stop_hook_active: z.optional(z.boolean()), agent_transcript_path: z.optional(z.string()), last_assistant_message: z.optional(z.string()) }),
-  PreCompact: () => z.looseObject({ ...common(), hook_event_name: ev('PreCompact'), trigger: z.optional(z.string()), custom_instructions: z.optional(z.nullable(z.string())) }),
-  Notification: () => z.looseObject({ ...common(), hook_event_name: ev('Notification'), message: z.optional(z.string()), title: z.optional(z.string()), notification_type: z.optional(z.string()) }),
+  SubagentStop: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('SubagentStop'),
+      stop_hook_active: z.optional(z.boolean()),
+      agent_transcript_path: z.optional(z.string()),
+      last_assistant_message: z.optional(z.string()),
+    }),
+  PreCompact: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('PreCompact'),
+      trigger: z.optional(z.string()),
+      custom_instructions: z.optional(z.nullable(z.string())),
+    }),
+  Notification: () =>
+    z.looseObject({
+      ...common(),
+      hook_event_name: ev('Notification'),
+      message: z.optional(z.string()),
+      title: z.optional(z.string()),
+      notification_type: z.optional(z.string()),
+    }),
   SessionEnd: () => z.looseObject({ ...common(), hook_event_name: ev('SessionEnd'), reason: z.optional(z.string()) }),
 }
 
@@ -47,7 +111,14 @@ export function payloadSchema<E extends HookEvent>(event: E): ReturnType<Factori
   return s as ReturnType<Factories[E]>
 }
 
-type Issue = { path: readonly PropertyKey[]; message: string; code?: string; expected?: unknown; values?: readonly unknown[]; input?: unknown }
+type Issue = {
+  path: readonly PropertyKey[]
+  message: string
+  code?: string
+  expected?: unknown
+  values?: readonly unknown[]
+  input?: unknown
+}
 
 /**
  * What is wrong with one field. zod/mini ships no messages (loading its locale costs start-up), so each
@@ -56,7 +127,8 @@ type Issue = { path: readonly PropertyKey[]; message: string; code?: string; exp
 export function issueMessage(i: Issue): string {
   if (i.message && i.message !== 'Invalid input') return i.message
   if (i.code === 'invalid_type' && i.expected) return `expected ${String(i.expected)}`
-  if (i.code === 'invalid_value' && i.values) return `expected one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
+  if (i.code === 'invalid_value' && i.values)
+    return `expected one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
   if (i.code === 'unrecognized_keys') return 'unknown key'
   return i.message || 'invalid'
 }
@@ -78,14 +150,17 @@ export function parsePayload(text: string): Result<HookPayload> {
     const msg = text.trim() ? (e as Error).message : 'stdin was empty'
     return fail('payload_invalid', `stdin is not a JSON hook payload (${msg})`)
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('payload_invalid', 'stdin is not a JSON object')
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return fail('payload_invalid', 'stdin is not a JSON object')
   const event = (raw as { hook_event_name?: unknown }).hook_event_name
-  if (typeof event !== 'string' || !(event in factories)) return fail('payload_invalid', `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event`)
+  if (typeof event !== 'string' || !(event in factories))
+    return fail('payload_invalid', `hook_event_name ${JSON.stringify(event)} is not a Claude Code hook event`)
   // The commonest payloads by far (every tool call, twice, and every prompt), checked by hand with exactly
   // their schema's acceptance: building zod's schema objects and parsing costs ~1 ms of every hook's
   // start-up. Any other event, and any payload a check refuses, goes to the schema (which words the problem).
   const plain = Object.hasOwn(PLAIN, event) ? PLAIN[event as keyof typeof PLAIN] : undefined
-  if (plain && plainCommon(raw as Record<string, unknown>) && plain(raw as Record<string, unknown>)) return ok(raw as HookPayload)
+  if (plain && plainCommon(raw as Record<string, unknown>) && plain(raw as Record<string, unknown>))
+    return ok(raw as HookPayload)
   const r = payloadSchema(event as HookEvent).safeParse(raw)
   if (!r.success) return fail('payload_invalid', `${event} payload: ${describeIssues(r.error)}`)
   return ok(r.data as HookPayload)
@@ -94,7 +169,8 @@ export function parsePayload(text: string): Result<HookPayload> {
 const OPTIONAL_STRINGS = ['transcript_path', 'cwd', 'permission_mode', 'agent_id', 'agent_type']
 const opt = (v: unknown, type: string) => v === undefined || typeof v === type
 /** A tool_input as z.record(z.string(), z.unknown()) takes it: a plain object. */
-const record = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
+const record = (v: unknown) =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
 
 /** The fields every payload shares (`common`), tested without zod. */
 function plainCommon(raw: Record<string, unknown>): boolean {
@@ -103,8 +179,13 @@ function plainCommon(raw: Record<string, unknown>): boolean {
 
 /** What these events' schemas accept beyond `common` (looseObject: unknown keys pass through), without zod. */
 const PLAIN = {
-  PreToolUse: (r: Record<string, unknown>) => typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string'),
-  PostToolUse: (r: Record<string, unknown>) => typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string') && opt(r.duration_ms, 'number'),
+  PreToolUse: (r: Record<string, unknown>) =>
+    typeof r.tool_name === 'string' && record(r.tool_input) && opt(r.tool_use_id, 'string'),
+  PostToolUse: (r: Record<string, unknown>) =>
+    typeof r.tool_name === 'string' &&
+    record(r.tool_input) &&
+    opt(r.tool_use_id, 'string') &&
+    opt(r.duration_ms, 'number'),
   UserPromptSubmit: (r: Record<string, unknown>) => typeof r.prompt === 'string',
 } satisfies Partial<Record<HookEvent, (raw: Record<string, unknown>) => boolean>>
 

@@ -17,7 +17,11 @@ export const STATUSES = ['pending', 'approved', 'denied', 'timeout', 'consumed']
 export type Status = (typeof STATUSES)[number]
 
 /** Seconds until a pending entry times out (the seed's table); null waits forever. */
-export const TIMEOUT_SECONDS: Record<Severity, number | null> = { destructive: null, 'time-sensitive': 14_400, informational: 1_800 }
+export const TIMEOUT_SECONDS: Record<Severity, number | null> = {
+  destructive: null,
+  'time-sensitive': 14_400,
+  informational: 1_800,
+}
 
 export interface PendingEntry {
   id: string
@@ -98,7 +102,14 @@ const needsSend = (e: PendingEntry, kind: SendKind): boolean =>
  * Claims the right to send one message about an entry, under the queue lock and before the network
  * call, so parallel or slow heartbeats send it once. Returns the entry if the claim is ours.
  */
-export function claimSend(list: PendingEntry[], id: string, kind: SendKind, by: string, now: number, alive: (by: string) => boolean): { next: PendingEntry[]; result: PendingEntry | null } {
+export function claimSend(
+  list: PendingEntry[],
+  id: string,
+  kind: SendKind,
+  by: string,
+  now: number,
+  alive: (by: string) => boolean,
+): { next: PendingEntry[]; result: PendingEntry | null } {
   const i = list.findIndex((e) => e.id === id)
   if (i < 0 || !needsSend(list[i], kind)) return { next: list, result: null }
   const held = list[i].claims?.[kind]
@@ -110,11 +121,20 @@ export function claimSend(list: PendingEntry[], id: string, kind: SendKind, by: 
 }
 
 /** Ends a claim (sent or failed), applying what the send changed. */
-export function releaseSend(list: PendingEntry[], id: string, kind: SendKind, patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>)): { next: PendingEntry[]; result: undefined } {
+export function releaseSend(
+  list: PendingEntry[],
+  id: string,
+  kind: SendKind,
+  patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>),
+): { next: PendingEntry[]; result: undefined } {
   const i = list.findIndex((e) => e.id === id)
   if (i < 0) return { next: list, result: undefined }
   const { [kind]: _done, ...rest } = list[i].claims ?? {}
-  const entry: PendingEntry = { ...list[i], ...(typeof patch === 'function' ? patch(list[i]) : patch), claims: Object.keys(rest).length ? rest : undefined }
+  const entry: PendingEntry = {
+    ...list[i],
+    ...(typeof patch === 'function' ? patch(list[i]) : patch),
+    claims: Object.keys(rest).length ? rest : undefined,
+  }
   if (!entry.claims) delete entry.claims
   const next = list.slice()
   next[i] = entry
@@ -195,16 +215,51 @@ export type DecideResult = Result<PendingEntry>
  * Records a human's decision. Only a pending entry can be decided: a second tap, a duplicate update
  * or a racing heartbeat gets `ok: false` and changes nothing.
  */
-export function decideEntry(list: PendingEntry[], id: string, verdict: 'approved' | 'denied', by: string, now: Date, reply?: string | null, scope: ApprovalScope = {}): { next: PendingEntry[]; result: DecideResult } {
+export function decideEntry(
+  list: PendingEntry[],
+  id: string,
+  verdict: 'approved' | 'denied',
+  by: string,
+  now: Date,
+  reply?: string | null,
+  scope: ApprovalScope = {},
+): { next: PendingEntry[]; result: DecideResult } {
   const i = list.findIndex((e) => e.id === id)
-  if (i < 0) return { next: list, result: { ok: false, error: new RatchetError('not_found', `no pending action ${id}`) } }
+  if (i < 0)
+    return { next: list, result: { ok: false, error: new RatchetError('not_found', `no pending action ${id}`) } }
   const e = list[i]
-  if (e.status !== 'pending') return { next: list, result: { ok: false, error: new RatchetError('conflict', `${id} is already ${e.status}`) } }
+  if (e.status !== 'pending')
+    return { next: list, result: { ok: false, error: new RatchetError('conflict', `${id} is already ${e.status}`) } }
   const hours = scope.hours ?? PROJECT_APPROVAL_HOURS
-  if (scope.project && verdict === 'approved' && !(hours > 0 && hours <= MAX_PROJECT_APPROVAL_HOURS)) return { next: list, result: { ok: false, error: new RatchetError('usage', `--hours: expected more than 0 and at most ${MAX_PROJECT_APPROVAL_HOURS}, got ${scope.hours}`) } }
-  if (scope.project && verdict === 'approved' && !e.fingerprint) return { next: list, result: { ok: false, error: new RatchetError('usage', `${id} is not a tool call: it can only be approved once`) } }
-  const project = scope.project && verdict === 'approved' ? { scope: 'project' as const, expires_at: new Date(now.getTime() + hours * 3600_000).toISOString() } : {}
-  const entry: PendingEntry = { ...e, status: verdict, decided_at: now.toISOString(), decided_by: by, reply: reply ?? e.reply, delivered: false, ...project }
+  if (scope.project && verdict === 'approved' && !(hours > 0 && hours <= MAX_PROJECT_APPROVAL_HOURS))
+    return {
+      next: list,
+      result: {
+        ok: false,
+        error: new RatchetError(
+          'usage',
+          `--hours: expected more than 0 and at most ${MAX_PROJECT_APPROVAL_HOURS}, got ${scope.hours}`,
+        ),
+      },
+    }
+  if (scope.project && verdict === 'approved' && !e.fingerprint)
+    return {
+      next: list,
+      result: { ok: false, error: new RatchetError('usage', `${id} is not a tool call: it can only be approved once`) },
+    }
+  const project =
+    scope.project && verdict === 'approved'
+      ? { scope: 'project' as const, expires_at: new Date(now.getTime() + hours * 3600_000).toISOString() }
+      : {}
+  const entry: PendingEntry = {
+    ...e,
+    status: verdict,
+    decided_at: now.toISOString(),
+    decided_by: by,
+    reply: reply ?? e.reply,
+    delivered: false,
+    ...project,
+  }
   const next = list.slice()
   next[i] = entry
   return { next, result: { ok: true, value: entry } }
@@ -244,13 +299,27 @@ export function applyTimeouts(list: PendingEntry[], now: Date): { next: PendingE
  * decision chose one) is used up: allowed once, then `consumed`. A project approval is not used up: it counts
  * the use and stays until it expires. A different action finds nothing.
  */
-export function consumeApproval(list: PendingEntry[], fingerprint: string, input: unknown, now: Date, id?: string): { next: PendingEntry[]; result: PendingEntry | null } {
+export function consumeApproval(
+  list: PendingEntry[],
+  fingerprint: string,
+  input: unknown,
+  now: Date,
+  id?: string,
+): { next: PendingEntry[]; result: PendingEntry | null } {
   const masked = input === undefined ? undefined : JSON.stringify(maskDeep(input))
-  const i = list.findIndex((e) => e.status === 'approved' && e.fingerprint === fingerprint && (id === undefined || e.id === id) && (e.input === undefined || JSON.stringify(e.input) === masked))
+  const i = list.findIndex(
+    (e) =>
+      e.status === 'approved' &&
+      e.fingerprint === fingerprint &&
+      (id === undefined || e.id === id) &&
+      (e.input === undefined || JSON.stringify(e.input) === masked),
+  )
   if (i < 0) return { next: list, result: null }
   const project = list[i].scope === 'project'
   if (project && Date.parse(list[i].expires_at ?? '') <= now.getTime()) return { next: list, result: null }
-  const entry: PendingEntry = project ? { ...list[i], uses: (list[i].uses ?? 0) + 1 } : { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
+  const entry: PendingEntry = project
+    ? { ...list[i], uses: (list[i].uses ?? 0) + 1 }
+    : { ...list[i], status: 'consumed', consumed_at: now.toISOString(), delivered: true }
   const next = list.slice()
   next[i] = entry
   return { next, result: entry }
@@ -262,22 +331,47 @@ export function consumeApproval(list: PendingEntry[], fingerprint: string, input
  * destination for a session approval; the same hazards and destination for a project one. Otherwise the reason,
  * with what changed, for the human who is asked again.
  */
-export function approvalCovers(e: PendingEntry, call: { session: string; evidence?: BoundEvidence; destroys?: DestroyedState }, now: number): { ok: true } | { ok: false; why: string } {
+export function approvalCovers(
+  e: PendingEntry,
+  call: { session: string; evidence?: BoundEvidence; destroys?: DestroyedState },
+  now: number,
+): { ok: true } | { ok: false; why: string } {
   if (e.scope === 'project') {
-    if (!(Date.parse(e.expires_at ?? '') > now)) return { ok: false, why: `the project approval ${e.id} expired at ${e.expires_at}` }
-  } else if (e.session_id && e.session_id !== call.session) return { ok: false, why: `${e.id} was approved in another session` }
+    if (!(Date.parse(e.expires_at ?? '') > now))
+      return { ok: false, why: `the project approval ${e.id} expired at ${e.expires_at}` }
+  } else if (e.session_id && e.session_id !== call.session)
+    return { ok: false, why: `${e.id} was approved in another session` }
   // Session or project approval alike: what is destroyed must be what the human saw.
   // A reusable approval does not cover what cannot be read now (a remote that did not answer): it may have changed.
-  if (e.destroys && e.scope === 'project' && call.destroys?.seen.some((l) => / unknown \(/.test(l))) return { ok: false, why: `what would be destroyed could not be read now, and the project approval ${e.id} covers only what can be` }
-  if (e.destroys && e.destroys.digest !== call.destroys?.digest) return { ok: false, why: `what would be destroyed is not what the human approved in ${e.id}: ${destroyedChanges(e.destroys, call.destroys).join('; ')}` }
+  if (e.destroys && e.scope === 'project' && call.destroys?.seen.some((l) => / unknown \(/.test(l)))
+    return {
+      ok: false,
+      why: `what would be destroyed could not be read now, and the project approval ${e.id} covers only what can be`,
+    }
+  if (e.destroys && e.destroys.digest !== call.destroys?.digest)
+    return {
+      ok: false,
+      why: `what would be destroyed is not what the human approved in ${e.id}: ${destroyedChanges(e.destroys, call.destroys).join('; ')}`,
+    }
   if (!e.evidence) return { ok: true }
-  if (!call.evidence) return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }
+  if (!call.evidence)
+    return { ok: false, why: `${e.id} was approved with evidence of what would leave, and now there is none` }
   // A reusable approval covers what can be read: when what would leave cannot be read in full now (a slow or
   // widened package, a remote that did not answer), it is not waved through for every session until it expires.
-  if (e.scope === 'project' && call.evidence.seen.status === 'incomplete') return { ok: false, why: `what would leave could not be read in full now, and the project approval ${e.id} covers only what can be` }
-  const same = e.scope === 'project' ? e.evidence.signature === call.evidence.signature : e.evidence.digest === call.evidence.digest
+  if (e.scope === 'project' && call.evidence.seen.status === 'incomplete')
+    return {
+      ok: false,
+      why: `what would leave could not be read in full now, and the project approval ${e.id} covers only what can be`,
+    }
+  const same =
+    e.scope === 'project'
+      ? e.evidence.signature === call.evidence.signature
+      : e.evidence.digest === call.evidence.digest
   if (same) return { ok: true }
-  return { ok: false, why: `what would leave is not what the human approved in ${e.id}: ${evidenceChanges(e.evidence.seen, call.evidence.seen).join('; ')}` }
+  return {
+    ok: false,
+    why: `what would leave is not what the human approved in ${e.id}: ${evidenceChanges(e.evidence.seen, call.evidence.seen).join('; ')}`,
+  }
 }
 
 /** What changed between the destroyed state the human approved and the one now, in the human's terms. */
@@ -285,7 +379,10 @@ function destroyedChanges(then: DestroyedState, now: DestroyedState | undefined)
   if (!now) return ['it can no longer be read']
   const was = then.seen.filter((x) => !now.seen.includes(x))
   const is = now.seen.filter((x) => !then.seen.includes(x))
-  return [...(was.length ? [`was ${was.slice(0, 3).join(', ')}`] : []), ...(is.length ? [`now ${is.slice(0, 3).join(', ')}`] : [])].slice(0, 2)
+  return [
+    ...(was.length ? [`was ${was.slice(0, 3).join(', ')}`] : []),
+    ...(is.length ? [`now ${is.slice(0, 3).join(', ')}`] : []),
+  ].slice(0, 2)
 }
 
 /** The newest entry still open for this exact call (so a retry does not queue a duplicate). */
@@ -298,7 +395,10 @@ export function openFor(list: PendingEntry[], fingerprint: string): PendingEntry
 }
 
 /** Decisions the asking session has not heard yet; marks them delivered. */
-export function takeUndelivered(list: PendingEntry[], sessionId: string): { next: PendingEntry[]; result: PendingEntry[] } {
+export function takeUndelivered(
+  list: PendingEntry[],
+  sessionId: string,
+): { next: PendingEntry[]; result: PendingEntry[] } {
   const out: PendingEntry[] = []
   const next = list.map((e) => {
     if (e.session_id !== sessionId || e.delivered !== false || e.status === 'pending') return e

@@ -16,7 +16,11 @@ export interface Proposal extends Candidate {
 }
 
 /** Adds new findings; a finding already proposed (whatever its status) is not proposed again. */
-export function mergeCandidates(list: Proposal[], found: Candidate[], now: string): { next: Proposal[]; result: Proposal[] } {
+export function mergeCandidates(
+  list: Proposal[],
+  found: Candidate[],
+  now: string,
+): { next: Proposal[]; result: Proposal[] } {
   const known = new Set(list.map((p) => p.key))
   let n = list.reduce((m, p) => Math.max(m, Number(/^PD-(\d+)$/.exec(p.id)?.[1] ?? 0)), 0)
   const added: Proposal[] = []
@@ -31,11 +35,17 @@ export function mergeCandidates(list: Proposal[], found: Candidate[], now: strin
 /** The guardrail an approved proposal becomes, with `source` naming the finding. */
 export function guardrailFor(p: Proposal, existing: { id: string }[]): Guardrail | null {
   if (!p.guardrail) return null
-  return { ...p.guardrail, id: nextGuardrailId(existing.map((g) => g.id)), source: `${p.guardrail.source ?? ''} (${p.id})`.trim() } as Guardrail
+  return {
+    ...p.guardrail,
+    id: nextGuardrailId(existing.map((g) => g.id)),
+    source: `${p.guardrail.source ?? ''} (${p.id})`.trim(),
+  } as Guardrail
 }
 
 export function validateProposals(raw: unknown): Proposal[] | string {
   if (!Array.isArray(raw)) return 'expected an array of proposals'
-  for (let i = 0; i < raw.length; i++) if (typeof (raw[i] as Proposal)?.id !== 'string' || typeof (raw[i] as Proposal)?.key !== 'string') return `[${i}]: expected a proposal with id and key`
+  for (let i = 0; i < raw.length; i++)
+    if (typeof (raw[i] as Proposal)?.id !== 'string' || typeof (raw[i] as Proposal)?.key !== 'string')
+      return `[${i}]: expected a proposal with id and key`
   return raw as Proposal[]
 }

@@ -77,7 +77,14 @@ export function reviewerText(s: ReviewerSpend): string {
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`)
 
-export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incident[], proposals: Proposal[], labels: Label[] = [], sampleSize = 5): Report {
+export function buildReport(
+  agg: Aggregate,
+  rules: Guardrail[],
+  incidents: Incident[],
+  proposals: Proposal[],
+  labels: Label[] = [],
+  sampleSize = 5,
+): Report {
   const ls = labelStats(labels, agg.first, agg.last)
   const rows: RuleRow[] = rules.map((r) => {
     const s = agg.rules.get(r.id)
@@ -104,7 +111,8 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
   const fpRate = ls.rate
 
   const repeatedInSession: Report['repeatedInSession'] = []
-  for (const [session, m] of agg.sessionIncidentClasses) for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
+  for (const [session, m] of agg.sessionIncidentClasses)
+    for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
 
   // Two incidents of one class on the same day (or in the same recorded session) count as a repeat.
   const seen = new Map<string, string>()
@@ -117,11 +125,36 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
   const approvedFromDetect = proposals.filter((p) => p.status === 'approved' && p.guardrail).length
   const prevented = agg.pauses.denied + agg.pauses.timeout
   const criteria: Criterion[] = [
-    { n: 1, text: 'Zero repeated-class incidents within a session', met: repeatedSameDay.length === 0, value: `${repeatedSameDay.length} repeated` },
-    { n: 2, text: 'All public-surface actions pass through preflight', met: agg.publicSurface.total === agg.publicSurface.checked, value: `${agg.publicSurface.checked}/${agg.publicSurface.total} checked` },
-    { n: 3, text: 'At least one incident prevented by a pause', met: prevented >= 1, value: `${prevented} paused actions not done (${agg.pauses.denied} denied, ${agg.pauses.timeout} timed out)` },
-    { n: 4, text: 'Guardrail fire rate > 0 and false-positive rate < 30% (human labels)', met: totalFires > 0 && fpRate !== null && fpRate < 0.3, value: `${totalFires} fires, FP ${pct(fpRate)}${ls.labelled ? ` on ${ls.labelled} labelled` : ` (no labels yet: ${CLI} report label)`}` },
-    { n: 5, text: 'At least 2 guardrails added from pattern-detect', met: approvedFromDetect >= 2, value: `${approvedFromDetect} added` },
+    {
+      n: 1,
+      text: 'Zero repeated-class incidents within a session',
+      met: repeatedSameDay.length === 0,
+      value: `${repeatedSameDay.length} repeated`,
+    },
+    {
+      n: 2,
+      text: 'All public-surface actions pass through preflight',
+      met: agg.publicSurface.total === agg.publicSurface.checked,
+      value: `${agg.publicSurface.checked}/${agg.publicSurface.total} checked`,
+    },
+    {
+      n: 3,
+      text: 'At least one incident prevented by a pause',
+      met: prevented >= 1,
+      value: `${prevented} paused actions not done (${agg.pauses.denied} denied, ${agg.pauses.timeout} timed out)`,
+    },
+    {
+      n: 4,
+      text: 'Guardrail fire rate > 0 and false-positive rate < 30% (human labels)',
+      met: totalFires > 0 && fpRate !== null && fpRate < 0.3,
+      value: `${totalFires} fires, FP ${pct(fpRate)}${ls.labelled ? ` on ${ls.labelled} labelled` : ` (no labels yet: ${CLI} report label)`}`,
+    },
+    {
+      n: 5,
+      text: 'At least 2 guardrails added from pattern-detect',
+      met: approvedFromDetect >= 2,
+      value: `${approvedFromDetect} added`,
+    },
   ]
   return {
     period: { from: agg.first, to: agg.last, events: agg.events },
@@ -130,32 +163,71 @@ export function buildReport(agg: Aggregate, rules: Guardrail[], incidents: Incid
     quiet: rows.filter((r) => r.quiet).map((r) => r.id),
     fpRate,
     labelled: ls.labelled,
-    toLabel: toLabel(agg.fireSample.map(({ rank: _rank, ...f }) => f), labels, sampleSize),
+    toLabel: toLabel(
+      agg.fireSample.map(({ rank: _rank, ...f }) => f),
+      labels,
+      sampleSize,
+    ),
     pauses: agg.pauses,
-    custodiet: [...agg.custodiet].map(([trigger, c]) => ({ trigger, attention: c.attention, ok: c.ok, other: c.other })),
+    custodiet: [...agg.custodiet].map(([trigger, c]) => ({
+      trigger,
+      attention: c.attention,
+      ok: c.ok,
+      other: c.other,
+    })),
     repeatedInSession,
-    incidents: { open: incidents.filter((i) => i.status === 'open').length, closed: incidents.filter((i) => i.status === 'closed').length, repeatedSameDay },
-    proposals: { pending: proposals.filter((p) => p.status === 'pending').length, approved: proposals.filter((p) => p.status === 'approved').length, rejected: proposals.filter((p) => p.status === 'rejected').length },
+    incidents: {
+      open: incidents.filter((i) => i.status === 'open').length,
+      closed: incidents.filter((i) => i.status === 'closed').length,
+      repeatedSameDay,
+    },
+    proposals: {
+      pending: proposals.filter((p) => p.status === 'pending').length,
+      approved: proposals.filter((p) => p.status === 'approved').length,
+      rejected: proposals.filter((p) => p.status === 'rejected').length,
+    },
     criteria,
   }
 }
 
 export function reportText(r: Report): string {
-  const lines = [`Ratchet weekly review — ${r.period.from?.slice(0, 10) ?? '?'} to ${r.period.to?.slice(0, 10) ?? '?'} (${r.period.events} events)`, '', 'Guardrails (fires · retried after check · approved · needless by human label · last fired):']
-  for (const x of r.rules) lines.push(`  ${x.id.padEnd(18)} ${String(x.fires).padStart(5)} · ${String(x.overrides).padStart(4)} · ${String(x.approvals).padStart(4)} · ${(x.labelled ? `${x.needless}/${x.labelled}` : '-').padStart(5)} · ${x.lastFired ?? 'never'}`)
-  lines.push(`  False-positive rate, from human labels: ${pct(r.fpRate)}${r.labelled ? ` (${r.labelled} fires labelled)` : ' (no fires labelled yet)'} (target < 30%)`)
+  const lines = [
+    `Ratchet weekly review — ${r.period.from?.slice(0, 10) ?? '?'} to ${r.period.to?.slice(0, 10) ?? '?'} (${r.period.events} events)`,
+    '',
+    'Guardrails (fires · retried after check · approved · needless by human label · last fired):',
+  ]
+  for (const x of r.rules)
+    lines.push(
+      `  ${x.id.padEnd(18)} ${String(x.fires).padStart(5)} · ${String(x.overrides).padStart(4)} · ${String(x.approvals).padStart(4)} · ${(x.labelled ? `${x.needless}/${x.labelled}` : '-').padStart(5)} · ${x.lastFired ?? 'never'}`,
+    )
+  lines.push(
+    `  False-positive rate, from human labels: ${pct(r.fpRate)}${r.labelled ? ` (${r.labelled} fires labelled)` : ' (no fires labelled yet)'} (target < 30%)`,
+  )
   lines.push(`  Never fired (candidates for removal): ${r.stale.length ? r.stale.join(', ') : 'none'}`)
-  if (r.quiet.length) lines.push(`  Quiet (never fired; they guard public, irreversible or catastrophic actions — kept): ${r.quiet.join(', ')}`)
+  if (r.quiet.length)
+    lines.push(
+      `  Quiet (never fired; they guard public, irreversible or catastrophic actions — kept): ${r.quiet.join(', ')}`,
+    )
   if (r.toLabel.length) {
     lines.push('', 'Was this check needed? Label these fires (the false-positive rate comes from your answers):')
-    for (const f of r.toLabel) lines.push(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
+    for (const f of r.toLabel)
+      lines.push(`  ${f.id}  ${f.rules.join(',')}  ${f.time?.slice(0, 16) ?? ''}  ${f.action ?? ''}`)
     lines.push(`  ${CLI} report label <id> needed|needless [--note "why"]`)
   }
-  lines.push('', `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`)
+  lines.push(
+    '',
+    `Paused actions: ${r.pauses.paused} paused, ${r.pauses.approved} approved, ${r.pauses.denied} denied, ${r.pauses.timeout} timed out, ${r.pauses.consumed} ran after approval`,
+  )
   if (r.reviewer) lines.push(reviewerText(r.reviewer))
-  lines.push(`custodiet verdicts: ${r.custodiet.length ? r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention / ${c.ok} ok${c.other ? ` / ${c.other} unusable` : ''}`).join('; ') : 'none'}`)
-  lines.push(`Repeated incident classes within a session (caught by guardrails): ${r.repeatedInSession.length ? r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') : 'none'}`)
-  lines.push(`Incidents: ${r.incidents.open} open, ${r.incidents.closed} closed. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.`)
+  lines.push(
+    `custodiet verdicts: ${r.custodiet.length ? r.custodiet.map((c) => `${c.trigger}: ${c.attention} attention / ${c.ok} ok${c.other ? ` / ${c.other} unusable` : ''}`).join('; ') : 'none'}`,
+  )
+  lines.push(
+    `Repeated incident classes within a session (caught by guardrails): ${r.repeatedInSession.length ? r.repeatedInSession.map((x) => `${x.cls} ×${x.times}`).join(', ') : 'none'}`,
+  )
+  lines.push(
+    `Incidents: ${r.incidents.open} open, ${r.incidents.closed} closed. Proposals: ${r.proposals.pending} pending, ${r.proposals.approved} approved, ${r.proposals.rejected} rejected.`,
+  )
   lines.push('', 'Success criteria:')
   for (const c of r.criteria) lines.push(`  ${c.met ? '✓' : '✗'} ${c.n}. ${c.text} — ${c.value}`)
   return lines.join('\n')

@@ -16,7 +16,11 @@ const GENERIC = new Set(['outside_project', 'unrequested_web', 'unrequested_publ
 
 export const ROUTE_AROUND_WINDOW_MS = 5 * 60_000
 
-export function routeAround(blocked: Blocked[], call: { fingerprint: string; patterns: string[]; paths: string[] }, now: number): Blocked | undefined {
+export function routeAround(
+  blocked: Blocked[],
+  call: { fingerprint: string; patterns: string[]; paths: string[] },
+  now: number,
+): Blocked | undefined {
   for (let i = blocked.length - 1; i >= 0; i--) {
     const b = blocked[i]
     if (now - b.at > ROUTE_AROUND_WINDOW_MS || b.fingerprint === call.fingerprint) continue

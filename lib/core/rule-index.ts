@@ -72,7 +72,10 @@ export function longestLiteral(glob: string, isPath: boolean): string {
 
 /** `*` matches anything (slashes too), `?` one character; everything else is literal. */
 export function wildcard(glob: string, flags = ''): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
   return new RegExp(`^${body}$`, flags)
 }
 
@@ -120,9 +123,15 @@ function probeHits(p: ToolProbe, commands: readonly string[], paths: readonly st
  * Could any rule match a call of `tool` with these commands and these paths named (read, not changed), and no
  * finding, changed path or URL? False only when no rule can; true means "ask the full engine".
  */
-export function mayMatch(index: FastIndex, tool: string, commands: readonly string[], paths: readonly string[] = []): boolean {
+export function mayMatch(
+  index: FastIndex,
+  tool: string,
+  commands: readonly string[],
+  paths: readonly string[] = [],
+): boolean {
   if (has(index.tools, tool) && probeHits(index.tools[tool], commands, paths)) return true
-  for (const p of index.wild) if ((p.t === null || p.t.some((g) => wildcard(g).test(tool))) && probeHits(p, commands, paths)) return true
+  for (const p of index.wild)
+    if ((p.t === null || p.t.some((g) => wildcard(g).test(tool))) && probeHits(p, commands, paths)) return true
   return false
 }
 

@@ -22,7 +22,12 @@ export interface CompiledRule {
 }
 
 function globsOf(c: CompiledRule): NonNullable<CompiledRule['globs']> {
-  return (c.globs ??= { tools: globs(c.rule, 'tools'), command: globs(c.rule, 'command'), paths: globs(c.rule, 'paths'), urls: globs(c.rule, 'urls') })
+  return (c.globs ??= {
+    tools: globs(c.rule, 'tools'),
+    command: globs(c.rule, 'command'),
+    paths: globs(c.rule, 'paths'),
+    urls: globs(c.rule, 'urls'),
+  })
 }
 
 /**
@@ -81,7 +86,12 @@ class Glob {
 }
 
 type GlobField = 'tools' | 'command' | 'paths' | 'urls'
-const KIND: Record<GlobField, 'wildcard' | 'caseless' | 'path'> = { tools: 'wildcard', command: 'wildcard', paths: 'path', urls: 'caseless' }
+const KIND: Record<GlobField, 'wildcard' | 'caseless' | 'path'> = {
+  tools: 'wildcard',
+  command: 'wildcard',
+  paths: 'path',
+  urls: 'caseless',
+}
 
 /** The prefilter literal of each glob of a rule, as `compileRules` would compute it. */
 export function ruleLiterals(match: Guardrail['match']): Partial<Record<GlobField, string[]>> {
@@ -126,7 +136,10 @@ export function compileRules(rules: readonly Guardrail[]): RuleIndex {
       const inv = byProgram.get(tool)
       if (!inv) return NONE
       if (!inv.words.size) return inv.rest
-      return inOrder(inv.rest, commands.map((cmd) => inv.words.get(wordOf(cmd)) ?? NONE))
+      return inOrder(
+        inv.rest,
+        commands.map((cmd) => inv.words.get(wordOf(cmd)) ?? NONE),
+      )
     },
     anyTool: () => anyTool,
   }
@@ -141,7 +154,10 @@ const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
 export const wordOf = (cmd: string) => (cmd.includes(' ') ? cmd.slice(0, cmd.indexOf(' ')) : cmd)
 
 /** `base` and the rules of `more`, each rule once (a rule found under two words is one rule), in rule order. */
-export function inOrder(base: readonly CompiledRule[], more: readonly (readonly CompiledRule[])[]): readonly CompiledRule[] {
+export function inOrder(
+  base: readonly CompiledRule[],
+  more: readonly (readonly CompiledRule[])[],
+): readonly CompiledRule[] {
   if (more.every((m) => !m.length)) return base
   const seen = new Map<number, CompiledRule>()
   for (const c of base) seen.set(c.order, c)
@@ -178,7 +194,8 @@ export interface FiredRule {
 export const READ_PATH_TOOLS = ['Read', 'NotebookRead']
 
 export function matchRules(index: RuleIndex, called: Classification, projectDir: string): FiredRule[] {
-  const action = READ_PATH_TOOLS.includes(called.tool) && !called.paths.length ? { ...called, paths: called.reads } : called
+  const action =
+    READ_PATH_TOOLS.includes(called.tool) && !called.paths.length ? { ...called, paths: called.reads } : called
   const relOf = (abs: string) => {
     const rel = path.posix.relative(projectDir, abs)
     return rel.startsWith('..') ? null : rel
@@ -198,7 +215,8 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
   for (const f of action.restorable ?? []) if (!keys.has(f.pattern)) keys.set(f.pattern, f.detail)
   const rels = action.paths.map(relOf)
   const touchedRels = extra.length ? [...rels, ...extra.map(relOf)] : rels
-  const pathsFor = (c: CompiledRule): [Classification, (string | null)[]] => (c.rule.match?.tools ? [action, rels] : [touched, touchedRels])
+  const pathsFor = (c: CompiledRule): [Classification, (string | null)[]] =>
+    c.rule.match?.tools ? [action, rels] : [touched, touchedRels]
   // Each rule sits under exactly one key, or under tools (one tool per call), or with anyTool: no rule
   // can be visited twice.
   for (const [key, detail] of keys) {
@@ -208,13 +226,17 @@ export function matchRules(index: RuleIndex, called: Classification, projectDir:
       if (!c.rule.match) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why] })
       else {
         const [a, r] = pathsFor(c)
-        if (globsMatch(c, a, r, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, a, r)] })
+        if (globsMatch(c, a, r, false))
+          fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: [why, ...describe(c, a, r)] })
       }
   }
-  for (const c of index.forTool(action.tool, action.commands, action.paths)) if (globsMatch(c, action, rels, true)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
+  for (const c of index.forTool(action.tool, action.commands, action.paths))
+    if (globsMatch(c, action, rels, true))
+      fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, action, rels) })
   for (const c of index.anyTool()) {
     const [a, r] = pathsFor(c)
-    if (globsMatch(c, a, r, false)) fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, a, r) })
+    if (globsMatch(c, a, r, false))
+      fired.push({ id: c.rule.id, rule: c.rule, decision: c.decision, because: describe(c, a, r) })
   }
   return fired
 }
@@ -235,7 +257,11 @@ function pathHit(globs: Glob[], paths: string[], rels: (string | null)[]): strin
     const rel = rels[i]
     for (const g of globs) {
       // A folder stands for what is in it (`rm -rf data` deletes `data/**`): it is also tried as `data/`.
-      const hit = g.source.startsWith('/') ? g.test(abs) || g.test(abs + '/') : g.source.startsWith('!') ? g.test(rel ?? abs) : (rel !== null && (g.test(rel) || g.test(rel + '/'))) || g.test(abs) || g.test(abs + '/')
+      const hit = g.source.startsWith('/')
+        ? g.test(abs) || g.test(abs + '/')
+        : g.source.startsWith('!')
+          ? g.test(rel ?? abs)
+          : (rel !== null && (g.test(rel) || g.test(rel + '/'))) || g.test(abs) || g.test(abs + '/')
       if (hit) return abs
     }
   }
@@ -257,7 +283,10 @@ function describe(rule: CompiledRule, a: Classification, rels: (string | null)[]
   const c = globsOf(rule)
   const why: string[] = []
   if (c.tools) why.push(`tool ${a.tool}`)
-  if (c.command) why.push(`command "${anyHit(c.command, a.commands)}" matches ${c.command.map((g) => JSON.stringify(g.source)).join(' or ')}`)
+  if (c.command)
+    why.push(
+      `command "${anyHit(c.command, a.commands)}" matches ${c.command.map((g) => JSON.stringify(g.source)).join(' or ')}`,
+    )
   if (c.paths) why.push(`path ${pathHit(c.paths, a.paths, rels)}`)
   if (c.urls) why.push(`url ${anyHit(c.urls, a.urls)}`)
   return why

@@ -12,7 +12,10 @@ const SHELL_NAMES = /^(ba|z|da|k|mk|a|y|po)?sh$/
 export function scriptLang(text: string, file: string, fallback: ScriptLang | undefined): ScriptLang | undefined {
   if (text.startsWith('#!')) {
     const nl = text.indexOf('\n')
-    const words = text.slice(2, nl < 0 ? Math.min(text.length, 256) : Math.min(nl, 256)).trim().split(/[ \t]+/)
+    const words = text
+      .slice(2, nl < 0 ? Math.min(text.length, 256) : Math.min(nl, 256))
+      .trim()
+      .split(/[ \t]+/)
     let k = 0
     const base = (w: string | undefined) => (w ?? '').slice((w ?? '').lastIndexOf('/') + 1)
     if (base(words[0]) === 'env') {
@@ -22,7 +25,15 @@ export function scriptLang(text: string, file: string, fallback: ScriptLang | un
     const prog = base(words[k]).replace(/[\d.]+$/, '')
     if (SHELL_NAMES.test(prog)) return 'shell'
     if (prog === 'python' || prog === 'pypy') return 'python'
-    if (prog === 'node' || prog === 'nodejs' || prog === 'tsx' || prog === 'ts-node' || prog === 'bun' || prog === 'deno') return 'node'
+    if (
+      prog === 'node' ||
+      prog === 'nodejs' ||
+      prog === 'tsx' ||
+      prog === 'ts-node' ||
+      prog === 'bun' ||
+      prog === 'deno'
+    )
+      return 'node'
     if (prog === 'perl') return 'perl'
     if (prog === 'ruby') return 'ruby'
     if (prog === 'php') return 'php'
@@ -58,18 +69,128 @@ const LIFECYCLE: Record<string, string[]> = {
 
 /** npm's own commands (a word that is one of these is not a script name for yarn/pnpm/bun's `<pm> <script>`). */
 const PM_BUILTINS = new Set([
-  'install', 'i', 'ci', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'outdated', 'list', 'ls', 'why', 'info', 'view',
-  'init', 'create', 'dlx', 'exec', 'x', 'link', 'unlink', 'pack', 'publish', 'version', 'config', 'set', 'get', 'cache', 'audit', 'store',
-  'prune', 'dedupe', 'rebuild', 'import', 'patch', 'patch-commit', 'bin', 'root', 'env', 'setup', 'server', 'self-update', 'help', 'login',
-  'logout', 'whoami', 'owner', 'tag', 'workspace', 'workspaces', 'plugin', 'constraints', 'explain', 'node', 'npm', 'pkg', 'search', 'fund',
-  'doctor', 'completion', 'licenses', 'fetch', 'generate-lockfile', 'global', 'autoclean', 'check', 'policies', 'unplug', 'dist-tag',
-  'deprecate', 'access', 'team', 'token', 'profile', 'hook', 'org', 'star', 'unstar', 'stars', 'repo', 'docs', 'bugs', 'edit', 'explore',
-  'query', 'sbom', 'shrinkwrap', 'ping', 'prefix', 'isntall', 'in', 'build', 'upgrade-interactive', 'run', 'run-script', 'test', 't', 'tst',
-  'start', 'stop', 'restart', 'bunx', 'pm', 'x',
+  'install',
+  'i',
+  'ci',
+  'add',
+  'remove',
+  'rm',
+  'uninstall',
+  'un',
+  'update',
+  'up',
+  'upgrade',
+  'outdated',
+  'list',
+  'ls',
+  'why',
+  'info',
+  'view',
+  'init',
+  'create',
+  'dlx',
+  'exec',
+  'x',
+  'link',
+  'unlink',
+  'pack',
+  'publish',
+  'version',
+  'config',
+  'set',
+  'get',
+  'cache',
+  'audit',
+  'store',
+  'prune',
+  'dedupe',
+  'rebuild',
+  'import',
+  'patch',
+  'patch-commit',
+  'bin',
+  'root',
+  'env',
+  'setup',
+  'server',
+  'self-update',
+  'help',
+  'login',
+  'logout',
+  'whoami',
+  'owner',
+  'tag',
+  'workspace',
+  'workspaces',
+  'plugin',
+  'constraints',
+  'explain',
+  'node',
+  'npm',
+  'pkg',
+  'search',
+  'fund',
+  'doctor',
+  'completion',
+  'licenses',
+  'fetch',
+  'generate-lockfile',
+  'global',
+  'autoclean',
+  'check',
+  'policies',
+  'unplug',
+  'dist-tag',
+  'deprecate',
+  'access',
+  'team',
+  'token',
+  'profile',
+  'hook',
+  'org',
+  'star',
+  'unstar',
+  'stars',
+  'repo',
+  'docs',
+  'bugs',
+  'edit',
+  'explore',
+  'query',
+  'sbom',
+  'shrinkwrap',
+  'ping',
+  'prefix',
+  'isntall',
+  'in',
+  'build',
+  'upgrade-interactive',
+  'run',
+  'run-script',
+  'test',
+  't',
+  'tst',
+  'start',
+  'stop',
+  'restart',
+  'bunx',
+  'pm',
+  'x',
 ])
 
 /** Lifecycle names of these verbs, by package manager verb. */
-const VERB_LIFECYCLE: Record<string, string> = { install: 'install', i: 'install', ci: 'install', add: 'install', isntall: 'install', in: 'install', rebuild: 'install', pack: 'pack', publish: 'publish', version: 'version' }
+const VERB_LIFECYCLE: Record<string, string> = {
+  install: 'install',
+  i: 'install',
+  ci: 'install',
+  add: 'install',
+  isntall: 'install',
+  in: 'install',
+  rebuild: 'install',
+  pack: 'pack',
+  publish: 'publish',
+  version: 'version',
+}
 
 /**
  * The package.json script names a package-manager command runs, in order (with pre/post), and the extra words
@@ -79,18 +200,24 @@ export function pmScripts(pm: string, args: string[]): { names: string[]; extra:
   if (args.includes('--ignore-scripts')) return null
   // Global options before the verb (`npm --prefix x run y`, `pnpm -C dir test`, `yarn --cwd dir build`).
   let i = 0
-  while (i < args.length && args[i].startsWith('-')) i += /^(--prefix|-C|--dir|--cwd|-w|--workspace|--filter|-F)$/.test(args[i]) ? 2 : 1
+  while (i < args.length && args[i].startsWith('-'))
+    i += /^(--prefix|-C|--dir|--cwd|-w|--workspace|--filter|-F)$/.test(args[i]) ? 2 : 1
   const verb = args[i]
   const rest = args.slice(i + 1)
   const dd = rest.indexOf('--')
   const operands = (dd >= 0 ? rest.slice(0, dd) : rest).filter((a) => !a.startsWith('-'))
   const extra = dd >= 0 ? rest.slice(dd + 1) : pm === 'npm' ? [] : rest.filter((a, k) => k > 0 || a.startsWith('-'))
-  const run = (name: string | undefined) => (name ? { names: [`pre${name}`, name, `post${name}`], extra, main: name } : null)
+  const run = (name: string | undefined) =>
+    name ? { names: [`pre${name}`, name, `post${name}`], extra, main: name } : null
   if (verb === undefined) return pm === 'yarn' || pm === 'bun' ? null : null
   if (verb === 'run' || verb === 'run-script' || verb === 'rum' || verb === 'urn') return run(operands[0])
   if (verb === 'test' || verb === 't' || verb === 'tst') return run('test')
   if (verb === 'start' || verb === 'stop') return run(verb)
-  if (verb === 'restart') return { names: ['prerestart', 'restart', 'postrestart', 'prestop', 'stop', 'poststop', 'prestart', 'start', 'poststart'], extra: [] }
+  if (verb === 'restart')
+    return {
+      names: ['prerestart', 'restart', 'postrestart', 'prestop', 'stop', 'poststop', 'prestart', 'start', 'poststart'],
+      extra: [],
+    }
   const life = VERB_LIFECYCLE[verb]
   if (life) {
     // `npm install <pkg>` reifies the tree and runs the project's own install scripts as well (npm 7+).
@@ -103,11 +230,21 @@ export function pmScripts(pm: string, args: string[]): { names: string[]; extra:
 
 /** `yarn` or `pnpm`/`bun` alone installs. */
 export function pmBareInstall(pm: string, args: string[]): boolean {
-  return (pm === 'yarn' || pm === 'pnpm' || pm === 'bun') && args.every((a) => a.startsWith('-')) && !args.includes('--ignore-scripts') && !args.includes('--help') && !args.includes('--version')
+  return (
+    (pm === 'yarn' || pm === 'pnpm' || pm === 'bun') &&
+    args.every((a) => a.startsWith('-')) &&
+    !args.includes('--ignore-scripts') &&
+    !args.includes('--help') &&
+    !args.includes('--version')
+  )
 }
 
 /** The scripts object of a package.json text, with the line each script is on; undefined when it is not JSON. */
-export function packageScripts(text: string): { scripts: Record<string, string>; bin: Record<string, string>; lineOf: (name: string) => number | undefined } | undefined {
+export function packageScripts(
+  text: string,
+):
+  | { scripts: Record<string, string>; bin: Record<string, string>; lineOf: (name: string) => number | undefined }
+  | undefined {
   let pkg: unknown
   try {
     pkg = JSON.parse(text)
@@ -117,10 +254,12 @@ export function packageScripts(text: string): { scripts: Record<string, string>;
   if (!pkg || typeof pkg !== 'object') return undefined
   const p = pkg as { scripts?: unknown; bin?: unknown; name?: unknown }
   const scripts: Record<string, string> = Object.create(null)
-  if (p.scripts && typeof p.scripts === 'object') for (const [k, v] of Object.entries(p.scripts)) if (typeof v === 'string') scripts[k] = v
+  if (p.scripts && typeof p.scripts === 'object')
+    for (const [k, v] of Object.entries(p.scripts)) if (typeof v === 'string') scripts[k] = v
   const bin: Record<string, string> = Object.create(null)
   if (typeof p.bin === 'string' && typeof p.name === 'string') bin[p.name.replace(/^@[^/]+\//, '')] = p.bin
-  else if (p.bin && typeof p.bin === 'object') for (const [k, v] of Object.entries(p.bin)) if (typeof v === 'string') bin[k] = v
+  else if (p.bin && typeof p.bin === 'object')
+    for (const [k, v] of Object.entries(p.bin)) if (typeof v === 'string') bin[k] = v
   const scriptsAt = text.indexOf('"scripts"')
   return {
     scripts,
@@ -156,8 +295,14 @@ const MAX_RECIPE_LINES = 400
  * `$(wildcard …)`) stays as written, so a command word built that way reads as computed (the worst reading).
  * `unknown`: a requested target with no rule (make would fail, or use a pattern rule this does not read).
  */
-export function makeRecipes(text: string, targets: string[], overrides: Record<string, string> = {}): { lines: RecipeLine[]; unknown: string[] } {
-  const vars = new Map<string, string>(Object.entries({ MAKE: 'make', CC: 'cc', CXX: 'c++', RM: 'rm -f', SHELL: '/bin/sh', ...overrides }))
+export function makeRecipes(
+  text: string,
+  targets: string[],
+  overrides: Record<string, string> = {},
+): { lines: RecipeLine[]; unknown: string[] } {
+  const vars = new Map<string, string>(
+    Object.entries({ MAKE: 'make', CC: 'cc', CXX: 'c++', RM: 'rm -f', SHELL: '/bin/sh', ...overrides }),
+  )
   const rules = new Map<string, Rule>()
   let first: string | undefined
   let current: Rule[] = []
@@ -179,7 +324,8 @@ export function makeRecipes(text: string, targets: string[], overrides: Record<s
       if (!trimmed.startsWith('else') && !trimmed.startsWith('endif')) current = []
       continue
     }
-    const assign = /^(?:export[ \t]+|override[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|!=|=)[ \t]*(.*)$/.exec(trimmed)
+    const assign =
+      /^(?:export[ \t]+|override[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|!=|=)[ \t]*(.*)$/.exec(trimmed)
     if (assign) {
       const [, name, op, value] = assign
       current = []
@@ -231,7 +377,14 @@ export function makeRecipes(text: string, targets: string[], overrides: Record<s
     for (const p of r.prereqs) visit(p, depth + 1)
     for (const { text: body, line } of r.recipe) {
       if (lines.length >= MAX_RECIPE_LINES) return
-      const auto = { '@': t, '<': r.prereqs[0] ?? '', '^': [...new Set(r.prereqs)].join(' '), '+': r.prereqs.join(' '), '?': r.prereqs.join(' '), '*': t.replace(/\.[^./]*$/, '') }
+      const auto = {
+        '@': t,
+        '<': r.prereqs[0] ?? '',
+        '^': [...new Set(r.prereqs)].join(' '),
+        '+': r.prereqs.join(' '),
+        '?': r.prereqs.join(' '),
+        '*': t.replace(/\.[^./]*$/, ''),
+      }
       const command = expandMake(body, vars, auto).replace(/^[ \t]*[@+-]+[ \t]*/, '')
       if (command.trim()) lines.push({ command, line, target: t })
     }

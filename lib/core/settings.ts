@@ -2,7 +2,14 @@
 // keeping every other hook and setting exactly as it was. Idempotent: installing twice changes nothing.
 // What is registered comes from lib/core/manifest.ts.
 
-import { BIN_NAMES, EXECUTABLES, NATIVE_CLIENT, PACKAGE_NAME, type HookName, type Registration as ManifestRegistration } from './manifest'
+import {
+  BIN_NAMES,
+  EXECUTABLES,
+  NATIVE_CLIENT,
+  PACKAGE_NAME,
+  type HookName,
+  type Registration as ManifestRegistration,
+} from './manifest'
 
 export interface HookHandler {
   type: string
@@ -25,7 +32,9 @@ export interface Registration extends ManifestRegistration {
 }
 
 /** What `ratchet init` registers: every hook's registrations in lib/core/manifest.ts, in manifest order. */
-export const REGISTRATIONS: Registration[] = EXECUTABLES.flatMap((e) => (e.kind === 'hook' ? e.registrations.map((r: ManifestRegistration) => ({ ...r, hook: e.name as HookName })) : []))
+export const REGISTRATIONS: Registration[] = EXECUTABLES.flatMap((e) =>
+  e.kind === 'hook' ? e.registrations.map((r: ManifestRegistration) => ({ ...r, hook: e.name as HookName })) : [],
+)
 
 /** Events where exit 2 does not block an action but tells the agent to keep going (a loop, not a guard). */
 const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
@@ -44,7 +53,13 @@ const KEEP_GOING_ON_EXIT_2 = new Set(['Stop', 'SubagentStop'])
  * command keeps only absolute PATH entries outside the project before it runs the hook. Built-ins only: no extra
  * process, so the guard costs nothing measurable.
  */
-export function guardedCommand(hook: string, exe: string, event?: string, fix = `Restore it with npm install in the project, or remove the hooks with npx -y ${PACKAGE_NAME} uninstall (installed from a tarball: npx -y ./.ratchet/vendor/${PACKAGE_NAME}-*.tgz uninstall)`, native = nativeClient(hook, exe)): string {
+export function guardedCommand(
+  hook: string,
+  exe: string,
+  event?: string,
+  fix = `Restore it with npm install in the project, or remove the hooks with npx -y ${PACKAGE_NAME} uninstall (installed from a tarball: npx -y ./.ratchet/vendor/${PACKAGE_NAME}-*.tgz uninstall)`,
+  native = nativeClient(hook, exe),
+): string {
   const keepGoing = event !== undefined && KEEP_GOING_ON_EXIT_2.has(event)
   const what = keepGoing ? 'so Ratchet is not watching this session' : 'so this is blocked to be safe'
   // The compiled client when it is there and this machine runs it; it falls back to "$f" itself (native/hook-client.c).
@@ -69,7 +84,10 @@ export function warmServed(hook: string): boolean {
  */
 export function nativeClient(hook: string, exe: string): string | undefined {
   if (!warmServed(hook)) return undefined
-  const m = /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(exe)
+  const m =
+    /^((?:"\$CLAUDE_PROJECT_DIR"|"\$\{CLAUDE_PLUGIN_ROOT\}")(?:\/[\w.@+-]+)*)\/(node_modules\/\.bin|bin)\/([a-z-]+)$/.exec(
+      exe,
+    )
   if (!m || m[3] !== hook) return undefined
   return `${m[1]}${m[2] === 'bin' ? '' : `/node_modules/${PACKAGE_NAME}`}/dist/${NATIVE_CLIENT.file}`
 }
@@ -121,15 +139,31 @@ export function withoutRatchet(settings: Settings): Settings {
   return next
 }
 
-export function withRatchet(settings: Settings, commandFor: (hook: HookName, event: string) => string, regs: Registration[] = REGISTRATIONS, transport: { kind: Transport; port: number } = { kind: 'command', port: 0 }): Settings {
+export function withRatchet(
+  settings: Settings,
+  commandFor: (hook: HookName, event: string) => string,
+  regs: Registration[] = REGISTRATIONS,
+  transport: { kind: Transport; port: number } = { kind: 'command', port: 0 },
+): Settings {
   const base = withoutRatchet(settings)
   const hooks: Record<string, MatcherGroup[]> = { ...(base.hooks ?? {}) }
   for (const r of regs) {
     // A served hook answers in milliseconds, so it is never async over http (the loop waits ~3 ms for it).
     const handler: HookHandler =
       transport.kind === 'http' && r.served
-        ? { type: 'http', url: serviceUrl(r.hook, transport.port), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}) }
-        : { type: 'command', command: commandFor(r.hook, r.event), timeout: r.timeout, ...(r.onFailure ? { onFailure: r.onFailure } : {}), ...(r.async ? { async: true } : {}) }
+        ? {
+            type: 'http',
+            url: serviceUrl(r.hook, transport.port),
+            timeout: r.timeout,
+            ...(r.onFailure ? { onFailure: r.onFailure } : {}),
+          }
+        : {
+            type: 'command',
+            command: commandFor(r.hook, r.event),
+            timeout: r.timeout,
+            ...(r.onFailure ? { onFailure: r.onFailure } : {}),
+            ...(r.async ? { async: true } : {}),
+          }
     const groups = [...(hooks[r.event] ?? [])]
     const i = groups.findIndex((g) => (g.matcher ?? '') === (r.matcher ?? ''))
     if (i >= 0) groups[i] = { ...groups[i], hooks: [...groups[i].hooks, handler] }
@@ -138,7 +172,9 @@ export function withRatchet(settings: Settings, commandFor: (hook: HookName, eve
   }
   // Where the hooks were: installing twice writes the same bytes.
   if (!settings.hooks) return { ...base, hooks }
-  return Object.fromEntries(Object.keys({ ...settings, ...base }).map((k) => [k, k === 'hooks' ? hooks : base[k]])) as Settings
+  return Object.fromEntries(
+    Object.keys({ ...settings, ...base }).map((k) => [k, k === 'hooks' ? hooks : base[k]]),
+  ) as Settings
 }
 
 /** Which of our hooks each event runs, as registered in these settings. */
@@ -154,7 +190,16 @@ export function registeredRatchetHooks(settings: Settings): Registered[] {
   const out: Registered[] = []
   for (const [event, groups] of Object.entries(settings.hooks ?? {}))
     for (const g of groups ?? [])
-      for (const h of g.hooks ?? []) if (isRatchetHandler(h)) out.push({ event, matcher: g.matcher, command: (h.type === 'http' ? h.url : h.command)!, timeout: h.timeout, onFailure: h.onFailure, async: h.async })
+      for (const h of g.hooks ?? [])
+        if (isRatchetHandler(h))
+          out.push({
+            event,
+            matcher: g.matcher,
+            command: (h.type === 'http' ? h.url : h.command)!,
+            timeout: h.timeout,
+            onFailure: h.onFailure,
+            async: h.async,
+          })
   return out
 }
 
@@ -163,6 +208,17 @@ export function registeredRatchetHooks(settings: Settings): Registered[] {
  * running the plugin's own launcher behind the same guard. Written by scripts/build.mjs, checked by a test.
  */
 export function pluginHooks(): { description: string; hooks: Record<string, MatcherGroup[]> } {
-  const hooks = withRatchet({}, (h, event) => guardedCommand(h, `"\${CLAUDE_PLUGIN_ROOT}"/bin/${h}`, event, `Reinstall the plugin (claude plugin install ${PACKAGE_NAME}), or remove it with claude plugin uninstall ${PACKAGE_NAME}`)).hooks!
-  return { description: "Ratchet's hooks (lib/core/manifest.ts). The OS floor is not here: a plugin cannot turn on the sandbox (npx ratchet-guard install does).", hooks }
+  const hooks = withRatchet({}, (h, event) =>
+    guardedCommand(
+      h,
+      `"\${CLAUDE_PLUGIN_ROOT}"/bin/${h}`,
+      event,
+      `Reinstall the plugin (claude plugin install ${PACKAGE_NAME}), or remove it with claude plugin uninstall ${PACKAGE_NAME}`,
+    ),
+  ).hooks!
+  return {
+    description:
+      "Ratchet's hooks (lib/core/manifest.ts). The OS floor is not here: a plugin cannot turn on the sandbox (npx ratchet-guard install does).",
+    hooks,
+  }
 }

@@ -45,7 +45,30 @@ export interface ParseResult {
   bodies: Map<string, string>
 }
 
-const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '>>', '>|', '<<<', '<<-', '<<', '>&', '<&', '<>', ';', '|', '&', '(', ')', '>', '<', '\n']
+const OPERATORS = [
+  '&&',
+  '||',
+  ';;',
+  '|&',
+  '&>>',
+  '&>',
+  '>>',
+  '>|',
+  '<<<',
+  '<<-',
+  '<<',
+  '>&',
+  '<&',
+  '<>',
+  ';',
+  '|',
+  '&',
+  '(',
+  ')',
+  '>',
+  '<',
+  '\n',
+]
 
 /** Deeper nesting of substitutions/subshells than this is not read: the command is unreadable. */
 export const MAX_DEPTH = 8
@@ -72,7 +95,13 @@ interface Shared {
 export function parseShell(input: string, depth = 0): ParseResult {
   const shared: Shared = { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() }
   parseInto(input, shared, depth)
-  return { commands: shared.out, incomplete: shared.incomplete, unreadable: [...shared.unreadable], functions: shared.functions, bodies: shared.bodies }
+  return {
+    commands: shared.out,
+    incomplete: shared.incomplete,
+    unreadable: [...shared.unreadable],
+    functions: shared.functions,
+    bodies: shared.bodies,
+  }
 }
 
 function parseInto(input: string, shared: Shared, depth: number, pipedFrom?: SimpleCommand): void {
@@ -109,7 +138,8 @@ class Reader {
     const s = this.s
     if (this.shared.out.length >= MAX_COMMANDS) return
     while (this.i < s.length) {
-      while (this.fnEnds.length && this.i >= this.fnEnds[this.fnEnds.length - 1].until) this.shared.inFn = this.fnEnds.pop()!.outer
+      while (this.fnEnds.length && this.i >= this.fnEnds[this.fnEnds.length - 1].until)
+        this.shared.inFn = this.fnEnds.pop()!.outer
       const c = s[this.i]
       if (c === ' ' || c === '\t' || c === '\r') {
         this.i++
@@ -130,7 +160,8 @@ class Reader {
         continue
       }
       // Optional fd number before a redirection: `2>file`, `2>&1`.
-      const fdMatch = c >= '0' && c <= '9' ? /^(\d+)(>>|>&|>\||>|<&|<<<|<<-|<<|<>|<)/.exec(s.slice(this.i, this.i + 8)) : null
+      const fdMatch =
+        c >= '0' && c <= '9' ? /^(\d+)(>>|>&|>\||>|<&|<<<|<<-|<<|<>|<)/.exec(s.slice(this.i, this.i + 8)) : null
       if (fdMatch) {
         this.i += fdMatch[1].length + fdMatch[2].length
         this.readRedirectTarget(fdMatch[2], Number(fdMatch[1]))
@@ -172,7 +203,11 @@ class Reader {
     if (open !== '{' && open !== '(') return
     // Bounded look ahead (a window, a count per input): thousands of unclosed or nested definitions stay linear.
     if ((this.shared.defs = (this.shared.defs ?? 0) + 1) > MAX_FUNCTIONS) return
-    const probe = new Reader(s.slice(j + 1, j + 1 + MAX_FUNCTION_CHARS), { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() }, this.depth)
+    const probe = new Reader(
+      s.slice(j + 1, j + 1 + MAX_FUNCTION_CHARS),
+      { out: [], incomplete: false, unreadable: new Set(), functions: [], bodies: new Map() },
+      this.depth,
+    )
     const inner = probe.readBalanced(open, open === '{' ? '}' : ')')
     if (probe.shared.incomplete) return
     const end = j + 1 + probe.i
@@ -203,12 +238,27 @@ class Reader {
   private handleOperator(op: string): void {
     this.i += op.length
     switch (op) {
-      case '>': case '>>': case '>|': case '&>': case '&>>': case '<': case '<<<': case '>&': case '<&': case '<>': case '<<': case '<<-':
+      case '>':
+      case '>>':
+      case '>|':
+      case '&>':
+      case '&>>':
+      case '<':
+      case '<<<':
+      case '>&':
+      case '<&':
+      case '<>':
+      case '<<':
+      case '<<-':
         this.readRedirectTarget(op)
         return
       case '(': {
         // `f () { … }`: a function definition with a space before the parentheses.
-        if (this.cur.argv.length === 1 && /^\s*\)/.test(this.s.slice(this.i, this.i + 64)) && /^[^\s()$`'"]+$/.test(this.cur.argv[0])) {
+        if (
+          this.cur.argv.length === 1 &&
+          /^\s*\)/.test(this.s.slice(this.i, this.i + 64)) &&
+          /^[^\s()$`'"]+$/.test(this.cur.argv[0])
+        ) {
           const name = this.cur.argv[0]
           this.shared.functions.push(name)
           this.i = this.s.indexOf(')', this.i) + 1
@@ -294,7 +344,18 @@ class Reader {
     let any = false
     while (this.i < s.length) {
       const c = s[this.i]
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ';' || c === '&' || c === '|' || c === ')' || c === '<' || c === '>') {
+      if (
+        c === ' ' ||
+        c === '\t' ||
+        c === '\n' ||
+        c === '\r' ||
+        c === ';' ||
+        c === '&' ||
+        c === '|' ||
+        c === ')' ||
+        c === '<' ||
+        c === '>'
+      ) {
         // `<(…)`/`>(…)` is process substitution: its commands run, and the word is a computed path.
         if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
           this.i += 2
@@ -414,8 +475,9 @@ class Reader {
       if (c === '\\' && this.i + 1 < s.length) {
         const n = s[this.i + 1]
         if (n === '"' || n === '\\' || n === '$' || n === '`') word += n
-        else if (n === '\n') { /* line continuation */ }
-        else word += '\\' + n
+        else if (n === '\n') {
+          /* line continuation */
+        } else word += '\\' + n
         this.i += 2
         continue
       }
@@ -455,7 +517,10 @@ class Reader {
     let level = 1
     while (this.i < s.length) {
       const c = s[this.i]
-      if (c === '\\') { this.i += 2; continue }
+      if (c === '\\') {
+        this.i += 2
+        continue
+      }
       if (c === "'") {
         const end = s.indexOf("'", this.i + 1)
         this.i = end < 0 ? s.length : end + 1
@@ -546,7 +611,17 @@ class Reader {
   }
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' }
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+}
 
 /** One escape of ANSI-C quoting at `i` (just after the backslash): its character and how many characters it took. */
 function ansiEscape(s: string, i: number): [string, number] {

@@ -39,12 +39,17 @@ function field(lines: string[], name: string): string | undefined {
   const label = (line: string, bullets: boolean): string | undefined => {
     let r = line.replace(/^[ \t>]*/, '')
     if (bullets) r = r.replace(/^(?:[-*+]\s|\d{1,4}\.\s)/, '').replace(/^\s*/, '')
-    r = r.replace(/^#*/, '').replace(/^\s*/, '').replace(/^[*_]*/, '')
+    r = r
+      .replace(/^#*/, '')
+      .replace(/^\s*/, '')
+      .replace(/^[*_]*/, '')
     return r.slice(0, name.length).toLowerCase() === name.toLowerCase() ? r.slice(name.length) : undefined
   }
   // Same line: "**Issue**: x", "**Issue:** x", "- Issue: x", "Issue — x".
   for (const line of lines) {
-    const r = label(line, true)?.replace(/^[*_]*/, '').replace(/^\s*/, '')
+    const r = label(line, true)
+      ?.replace(/^[*_]*/, '')
+      .replace(/^\s*/, '')
     if (r && /^[:—–-]/.test(r)) {
       const v = clean(r.slice(1))
       if (v) return v

@@ -47,7 +47,10 @@ export function stopGateOf(c: Record<string, unknown>): { gate: StopGate; proble
   const v = c.stopGate
   if (v === undefined || v === 'background') return { gate: 'background' }
   if (v === 'block') return { gate: 'block' }
-  return { gate: 'background', problem: `custodiet.stopGate is ${JSON.stringify(v)}, not "background" or "block": the end of a turn does not wait (the default)` }
+  return {
+    gate: 'background',
+    problem: `custodiet.stopGate is ${JSON.stringify(v)}, not "background" or "block": the end of a turn does not wait (the default)`,
+  }
 }
 
 /** A hook may wait at most this long for a model (the registration's timeout leaves room for the rest). */
@@ -60,8 +63,18 @@ export function custodietConfig(paths: Paths): CustodietConfig {
   const cap = (c.dailyCap ?? {}) as Record<string, unknown>
   const price = (c.price ?? {}) as Record<string, unknown>
   return {
-    policy: { every: num(c.every, DEFAULT_POLICY.every), reactionCalls: Math.max(1, num(c.reactionCalls, DEFAULT_POLICY.reactionCalls)), levels, escalate: c.escalate !== false },
-    reviewer: { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...((c.reviewer as object) ?? {}) } as ReviewerConfig,
+    policy: {
+      every: num(c.every, DEFAULT_POLICY.every),
+      reactionCalls: Math.max(1, num(c.reactionCalls, DEFAULT_POLICY.reactionCalls)),
+      levels,
+      escalate: c.escalate !== false,
+    },
+    reviewer: {
+      kind: 'claude',
+      model: 'haiku',
+      timeoutSeconds: 60,
+      ...((c.reviewer as object) ?? {}),
+    } as ReviewerConfig,
     // A real `claude -p --model haiku` review takes 5-15 s: the gates (TodoWrite, and Stop when the user chose to
     // wait there) wait up to 15 s by default, inside
     // their 30 s registrations (lib/manifest.ts).
@@ -81,7 +94,11 @@ export function custodietConfig(paths: Paths): CustodietConfig {
  * neither unlimited reviews on the user's account nor a fresh cap. What custodiet does without a review is
  * what it does at the cap: the deterministic checks, findings and holds go on.
  */
-export function capReason(paths: Paths, cfg: CustodietConfig, now: Date): { reached: true } | { unreadable: string } | undefined {
+export function capReason(
+  paths: Paths,
+  cfg: CustodietConfig,
+  now: Date,
+): { reached: true } | { unreadable: string } | undefined {
   const all = readDailyCosts(paths)
   if (!all.ok) return { unreadable: all.problem }
   const d = all.days[now.toISOString().slice(0, 10)]
@@ -112,16 +129,30 @@ export interface ReviewerStatus {
 }
 
 function credentialOf(r: ReviewerConfig, env: NodeJS.ProcessEnv, home: string): ReviewerStatus['credential'] {
-  if (r.kind === 'http') return env.ANTHROPIC_API_KEY ? { found: true, detail: 'ANTHROPIC_API_KEY is set' } : { found: false, detail: 'ANTHROPIC_API_KEY is not set: every review fails until it is (the deterministic checks go on)' }
+  if (r.kind === 'http')
+    return env.ANTHROPIC_API_KEY
+      ? { found: true, detail: 'ANTHROPIC_API_KEY is set' }
+      : {
+          found: false,
+          detail: 'ANTHROPIC_API_KEY is not set: every review fails until it is (the deterministic checks go on)',
+        }
   if (r.kind === 'command') return { found: true, detail: 'the command brings its own' }
   if (r.kind !== 'claude') return { found: true, detail: 'none needed' }
-  for (const k of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN']) if (env[k]) return { found: true, detail: `claude's login: ${k} is set` }
+  for (const k of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN'])
+    if (env[k]) return { found: true, detail: `claude's login: ${k} is set` }
   const file = path.join(home, '.claude', '.credentials.json')
   if (fs.existsSync(file)) return { found: true, detail: `claude's login: ${file}` }
-  return { found: false, detail: 'no login found for claude (ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ~/.claude/.credentials.json; a keychain login is not visible here): reviews fail until claude is logged in' }
+  return {
+    found: false,
+    detail:
+      'no login found for claude (ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ~/.claude/.credentials.json; a keychain login is not visible here): reviews fail until claude is logged in',
+  }
 }
 
-export function reviewerStatus(paths: Paths, o: { env?: NodeJS.ProcessEnv; home?: string; now?: Date; from?: string } = {}): ReviewerStatus {
+export function reviewerStatus(
+  paths: Paths,
+  o: { env?: NodeJS.ProcessEnv; home?: string; now?: Date; from?: string } = {},
+): ReviewerStatus {
   const env = o.env ?? process.env
   const cfg = custodietConfig(paths)
   const r = cfg.reviewer
@@ -135,14 +166,24 @@ export function reviewerStatus(paths: Paths, o: { env?: NodeJS.ProcessEnv; home?
     .sort()
     .map((day) => ({ day, ...all[day] }))
   const t = all[today] ?? { calls: 0, usd: 0 }
-  const reviewer = r.kind === 'claude' ? `claude -p --model ${r.model ?? 'haiku'}` : r.kind === 'http' ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})` : r.kind === 'command' ? `the command ${JSON.stringify(r.command ?? '')}` : 'off'
+  const reviewer =
+    r.kind === 'claude'
+      ? `claude -p --model ${r.model ?? 'haiku'}`
+      : r.kind === 'http'
+        ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})`
+        : r.kind === 'command'
+          ? `the command ${JSON.stringify(r.command ?? '')}`
+          : 'off'
   return {
     on: r.kind !== 'none',
     reviewer,
     credential: credentialOf(r, env, o.home ?? env.HOME ?? os.homedir()),
     cap: cfg.dailyCap,
     days,
-    total: { calls: days.reduce((a, d) => a + d.calls, 0), usd: Math.round(days.reduce((a, d) => a + d.usd, 0) * 1e6) / 1e6 },
+    total: {
+      calls: days.reduce((a, d) => a + d.calls, 0),
+      usd: Math.round(days.reduce((a, d) => a + d.usd, 0) * 1e6) / 1e6,
+    },
     today: { calls: t.calls, usd: t.usd },
     reached: !costs.ok || t.usd >= cfg.dailyCap.usd || t.calls >= cfg.dailyCap.calls,
     ...(costs.ok ? {} : { unreadable: costs.problem }),
@@ -153,6 +194,7 @@ export const usd = (x: number): string => `$${x.toFixed(x > 0 && x < 1 ? 4 : 2)}
 
 /** One line: what the reviewer is and what it may cost, for `init` and `doctor`. */
 export function reviewerLine(s: ReviewerStatus): string {
-  if (!s.on) return 'off (custodiet.reviewer.kind is "none" in config.json): custodiet runs its deterministic checks only, at no cost'
+  if (!s.on)
+    return 'off (custodiet.reviewer.kind is "none" in config.json): custodiet runs its deterministic checks only, at no cost'
   return `on: ${s.reviewer} reviews the session in the background, a paid model call each; at most ${usd(s.cap.usd)} or ${s.cap.calls} calls a day, then off until the next day (custodiet.dailyCap in config.json; custodiet.reviewer.kind "none" turns it off)`
 }

@@ -6,7 +6,14 @@ import path from 'node:path'
 import { emptyState, hold, type CustodietState, type Finding } from '../core/custodiet'
 import { maskDeep } from '../core/secrets'
 import { fileOf, type DayCost } from './registry'
-import { readRegularFile, readState as readStateFile, readStateOr, removeState, updateState as updateStateFile, writeState } from './store'
+import {
+  readRegularFile,
+  readState as readStateFile,
+  readStateOr,
+  removeState,
+  updateState as updateStateFile,
+  writeState,
+} from './store'
 import type { Paths } from './registry'
 
 export type { DayCost }
@@ -20,7 +27,12 @@ export function readState(paths: Paths, session: string): CustodietState {
 }
 
 /** `afterReset`: what the hook adds to a record that was damaged and started afresh (custodiet rebuilds the envelope). */
-export function updateState<R>(paths: Paths, session: string, change: (s: CustodietState) => { next: CustodietState; result: R }, opts: { afterReset?: (s: CustodietState) => CustodietState } = {}): R {
+export function updateState<R>(
+  paths: Paths,
+  session: string,
+  change: (s: CustodietState) => { next: CustodietState; result: R },
+  opts: { afterReset?: (s: CustodietState) => CustodietState } = {},
+): R {
   return updateStateFile(
     paths,
     'custodietState',
@@ -47,11 +59,31 @@ function heldOver(paths: Paths, session: string): CustodietState {
   let f: Finding | undefined
   try {
     const raw = JSON.parse(readRegularFile(file, { noFollow: true })) as Finding
-    if (raw && typeof raw === 'object' && typeof raw.level === 'number' && raw.level >= 3 && typeof raw.verdict?.issue === 'string') f = { ...raw, lifted: false }
+    if (
+      raw &&
+      typeof raw === 'object' &&
+      typeof raw.level === 'number' &&
+      raw.level >= 3 &&
+      typeof raw.verdict?.issue === 'string'
+    )
+      f = { ...raw, lifted: false }
   } catch {
     /* read as the strictest below */
   }
-  f ??= { id: 'unreadable-record', at: new Date().toISOString(), trigger: 'periodic', category: 'drift', level: 4, source: 'deterministic', delivered: true, verdict: { status: 'ATTENTION', issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`, correction: 'Read as the strictest hold until the user replies or runs `npx ratchet-guard custodiet release`.' } } as Finding
+  f ??= {
+    id: 'unreadable-record',
+    at: new Date().toISOString(),
+    trigger: 'periodic',
+    category: 'drift',
+    level: 4,
+    source: 'deterministic',
+    delivered: true,
+    verdict: {
+      status: 'ATTENTION',
+      issue: `custodiet's record of this session (${fileOf(paths, 'custodietState', session)}) could not be read, and a hold was in force`,
+      correction: 'Read as the strictest hold until the user replies or runs `npx ratchet-guard custodiet release`.',
+    },
+  } as Finding
   return { ...base, findings: [f] }
 }
 
@@ -66,14 +98,18 @@ export function listSessions(paths: Paths): string[] {
   try {
     // Each session's record, not the folder's other files (the registry's custodiet/ rows).
     const others = new Set([fileOf(paths, 'reviewCache'), fileOf(paths, 'reviewCost')].map((f) => path.basename(f)))
-    return fs.readdirSync(dir(paths)).filter((f) => f.endsWith('.json') && !f.endsWith('.hold.json') && !others.has(f)).map((f) => f.slice(0, -5))
+    return fs
+      .readdirSync(dir(paths))
+      .filter((f) => f.endsWith('.json') && !f.endsWith('.hold.json') && !others.has(f))
+      .map((f) => f.slice(0, -5))
   } catch {
     return []
   }
 }
 
 /** Whether custodiet has a record of this session yet (none before its first prompt). */
-export const hasRecord = (paths: Paths, session: string): boolean => fs.existsSync(fileOf(paths, 'custodietState', session))
+export const hasRecord = (paths: Paths, session: string): boolean =>
+  fs.existsSync(fileOf(paths, 'custodietState', session))
 
 /** Other sessions' records changed in the last `withinMs`, newest first, at most `max`. */
 export function recentSessions(paths: Paths, except: string, max: number, withinMs: number, now: number): string[] {
@@ -87,7 +123,10 @@ export function recentSessions(paths: Paths, except: string, max: number, within
       /* gone meanwhile */
     }
   }
-  return rows.sort((a, b) => b.at - a.at).slice(0, max).map((r) => r.id)
+  return rows
+    .sort((a, b) => b.at - a.at)
+    .slice(0, max)
+    .map((r) => r.id)
 }
 
 // ---- review cache: identical review windows are not bought twice ---------------------------------
@@ -114,7 +153,9 @@ const zero = (): DayCost => ({ calls: 0, input_tokens: 0, output_tokens: 0, usd:
  * spent" (an agent that damages it would get reviews without limit on the user's account): the caller
  * treats it as today's cap reached (lib/io/custodiet-config.ts capReason).
  */
-export function readDailyCosts(paths: Paths): { ok: true; days: Record<string, DayCost> } | { ok: false; problem: string } {
+export function readDailyCosts(
+  paths: Paths,
+): { ok: true; days: Record<string, DayCost> } | { ok: false; problem: string } {
   const r = readStateFile(paths, 'reviewCost')
   return r.ok ? { ok: true, days: r.value } : { ok: false, problem: r.error.message }
 }
@@ -126,7 +167,15 @@ export function readDailyCosts(paths: Paths): { ok: true; days: Record<string, D
 export function addDailyCost(paths: Paths, day: string, c: DayCost): void {
   updateStateFile(paths, 'reviewCost', (all) => {
     const d = { ...zero(), ...(all[day] ?? {}) }
-    const next = { ...all, [day]: { calls: d.calls + c.calls, input_tokens: d.input_tokens + c.input_tokens, output_tokens: d.output_tokens + c.output_tokens, usd: Math.round((d.usd + c.usd) * 1e6) / 1e6 } }
+    const next = {
+      ...all,
+      [day]: {
+        calls: d.calls + c.calls,
+        input_tokens: d.input_tokens + c.input_tokens,
+        output_tokens: d.output_tokens + c.output_tokens,
+        usd: Math.round((d.usd + c.usd) * 1e6) / 1e6,
+      },
+    }
     const days = Object.keys(next).sort().slice(-60)
     return { next: Object.fromEntries(days.map((k) => [k, next[k]])), result: undefined }
   })

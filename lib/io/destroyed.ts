@@ -18,7 +18,11 @@ const LS_REMOTE_MS = 1500
 const MAX_HASHED_BYTES = 16 << 20
 const MAX_WALK = 2000
 
-export function destroyedState(findings: readonly Finding[], deleted: readonly Deletion[], env: NodeJS.ProcessEnv = process.env): DestroyedState | undefined {
+export function destroyedState(
+  findings: readonly Finding[],
+  deleted: readonly Deletion[],
+  env: NodeJS.ProcessEnv = process.env,
+): DestroyedState | undefined {
   const seen: string[] = []
   for (const f of findings) {
     const r = f.lost?.remoteRefs
@@ -34,8 +38,17 @@ function remoteTips(dir: string, remote: string, refs: string[], env: NodeJS.Pro
   const { spawnSync } = require('node:child_process') as typeof import('node:child_process')
   const full = refs.map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`))
   const tags = refs.filter((r) => !r.startsWith('refs/')).map((r) => `refs/tags/${r}`)
-  const out = spawnSync('git', ['ls-remote', '--', remote, ...full, ...tags], { cwd: dir, timeout: LS_REMOTE_MS, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } })
-  if (out.status !== 0) return refs.map((r) => `ref ${r} on ${remote}: unknown (git ls-remote ${out.error ? 'did not answer in time' : 'failed'})`)
+  const out = spawnSync('git', ['ls-remote', '--', remote, ...full, ...tags], {
+    cwd: dir,
+    timeout: LS_REMOTE_MS,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
+  })
+  if (out.status !== 0)
+    return refs.map(
+      (r) => `ref ${r} on ${remote}: unknown (git ls-remote ${out.error ? 'did not answer in time' : 'failed'})`,
+    )
   const tips = new Map<string, string>()
   for (const line of out.stdout.split('\n')) {
     const [sha, ref] = line.split('\t')
@@ -56,7 +69,10 @@ function fileState(abs: string): string {
     return `${abs} is missing`
   }
   if (st.isSymbolicLink()) return `link ${abs} -> ${safe(() => fs.readlinkSync(abs), 'unreadable')}`
-  if (st.isFile()) return st.size <= MAX_HASHED_BYTES ? `file ${abs} (sha1 ${safe(() => createHash('sha1').update(fs.readFileSync(abs)).digest('hex').slice(0, 12), 'unreadable')})` : `file ${abs} (${st.size} bytes, changed ${st.mtimeMs})`
+  if (st.isFile())
+    return st.size <= MAX_HASHED_BYTES
+      ? `file ${abs} (sha1 ${safe(() => createHash('sha1').update(fs.readFileSync(abs)).digest('hex').slice(0, 12), 'unreadable')})`
+      : `file ${abs} (${st.size} bytes, changed ${st.mtimeMs})`
   if (!st.isDirectory()) return `${abs} (not a regular file)`
   // A folder: every entry's name, size and time of change, bounded (a change anywhere under it changes the digest).
   const h = createHash('sha1')

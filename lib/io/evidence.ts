@@ -10,7 +10,24 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { statusEntries } from './git'
 import { readScript } from './script-facts'
-import { BODY, ContentScan, DEFAULT_LIMITS, LEAVING, assessEvidence, repoIdentity, type Destination, planEvidence, privateByName, type EvidenceFacts, type EvidenceLimits, type EvidencePlan, type EvidenceTarget, type Gathered, type GatheredFile, type StageSpec } from '../core/evidence'
+import {
+  BODY,
+  ContentScan,
+  DEFAULT_LIMITS,
+  LEAVING,
+  assessEvidence,
+  repoIdentity,
+  type Destination,
+  planEvidence,
+  privateByName,
+  type EvidenceFacts,
+  type EvidenceLimits,
+  type EvidencePlan,
+  type EvidenceTarget,
+  type Gathered,
+  type GatheredFile,
+  type StageSpec,
+} from '../core/evidence'
 import { shellCommandsOf } from '../core/actions/mcp'
 import type { Recognizer } from '../core/known-secrets'
 import { StringDecoder } from 'node:string_decoder'
@@ -25,15 +42,33 @@ export interface GatherOptions {
   asked?: { prompts: string[]; remotes?: () => Record<string, string> | undefined }
 }
 
-export async function gatherEvidence(plan: EvidencePlan | EvidenceTarget[], opts: GatherOptions = {}): Promise<Gathered[]> {
+export async function gatherEvidence(
+  plan: EvidencePlan | EvidenceTarget[],
+  opts: GatherOptions = {},
+): Promise<Gathered[]> {
   const targets = Array.isArray(plan) ? plan : plan.targets
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const ctx: Ctx = { limits, deadline: Date.now() + limits.budgetMs, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, children: new Set(), recognize: opts.recognize, read: 0, asked: opts.asked }
+  const ctx: Ctx = {
+    limits,
+    deadline: Date.now() + limits.budgetMs,
+    env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    children: new Set(),
+    recognize: opts.recognize,
+    read: 0,
+    asked: opts.asked,
+  }
   const timer = setTimeout(() => killAll(ctx), limits.budgetMs)
   try {
     return await Promise.all(
       targets.map((t) =>
-        gatherOne(t, ctx).catch((e: unknown) => ({ what: describe(t), files: [], incomplete: e instanceof Timeout ? `gathering did not finish within ${limits.budgetMs} ms` : `could not be read (${oneLine(String((e as Error)?.message ?? e))})` })),
+        gatherOne(t, ctx).catch((e: unknown) => ({
+          what: describe(t),
+          files: [],
+          incomplete:
+            e instanceof Timeout
+              ? `gathering did not finish within ${limits.budgetMs} ms`
+              : `could not be read (${oneLine(String((e as Error)?.message ?? e))})`,
+        })),
       ),
     )
   } finally {
@@ -72,9 +107,24 @@ function gatherOne(t: EvidenceTarget, ctx: Ctx): Promise<Gathered> {
     case 'package':
       return gatherPackage(t, ctx).then((g) => ({ ...g, kind: 'publish' as const }))
     case 'files':
-      return Promise.resolve({ ...gatherFiles(t.paths, t.command, t.dest, ctx, t.how, t.optional), kind: 'upload' as const })
+      return Promise.resolve({
+        ...gatherFiles(t.paths, t.command, t.dest, ctx, t.how, t.optional),
+        kind: 'upload' as const,
+      })
     case 'body':
-      return Promise.resolve({ what: oneLine(t.command), dest: t.dest, kind: 'upload' as const, files: [bodyFile(t.text, t.name ?? BODY, t.name ? `sent by \`${oneLine(t.command, 80)}\`` : 'sent as the request body', ctx)] })
+      return Promise.resolve({
+        what: oneLine(t.command),
+        dest: t.dest,
+        kind: 'upload' as const,
+        files: [
+          bodyFile(
+            t.text,
+            t.name ?? BODY,
+            t.name ? `sent by \`${oneLine(t.command, 80)}\`` : 'sent as the request body',
+            ctx,
+          ),
+        ],
+      })
     case 'unknown':
       return Promise.resolve({ what: oneLine(t.command), files: [], incomplete: t.why })
   }
@@ -87,11 +137,24 @@ interface Out {
   stdout: Buffer
 }
 
-function run(cmd: string, args: string[], cwd: string, ctx: Ctx, input?: string, maxBytes = 64 * 1024 * 1024, within?: number): Promise<Out> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  ctx: Ctx,
+  input?: string,
+  maxBytes = 64 * 1024 * 1024,
+  within?: number,
+): Promise<Out> {
   if (Date.now() >= ctx.deadline) return Promise.reject(new Timeout())
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: ctx.env, detached: true, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'ignore'] })
+    const child = spawn(cmd, args, {
+      cwd,
+      env: ctx.env,
+      detached: true,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'ignore'],
+    })
     ctx.children.add(child)
     // A shorter deadline for this one child (npm pack, with a fallback after it).
     const own = within === undefined ? undefined : setTimeout(() => killGroup(child), within)
@@ -172,11 +235,21 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   } catch (e) {
     if (e instanceof Timeout) throw e
     // git itself could not be run (not on the hook's PATH): nothing was checked, which is not "nothing to send".
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES') return { what, files: [], incomplete: `git could not be run (${(e as NodeJS.ErrnoException).code}): Ratchet cannot see what would be sent` }
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES')
+      return {
+        what,
+        files: [],
+        incomplete: `git could not be run (${(e as NodeJS.ErrnoException).code}): Ratchet cannot see what would be sent`,
+      }
     // A repository git does not read (broken, not ours, or elsewhere) is not "no repository".
-    if (t.uncertain || !fs.existsSync(t.dir) || gitDirAbove(t.dir)) return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
+    if (t.uncertain || !fs.existsSync(t.dir) || gitDirAbove(t.dir))
+      return { what, files: [], incomplete: `${t.dir} is not a git repository Ratchet can read` }
     // A push from outside any repository fails and sends nothing.
-    return { what: `${what} (not in a git repository: nothing to send)`, files: [], ...(t.push ? { commits: 0 } : { local: true }) }
+    return {
+      what: `${what} (not in a git repository: nothing to send)`,
+      files: [],
+      ...(t.push ? { commits: 0 } : { local: true }),
+    }
   }
 
   // What the line itself would stage and commit before any push.
@@ -184,7 +257,13 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   const seen = new Set<string>()
   if (t.stages.length || t.commits) {
     const force = t.stages.some((s) => s.force)
-    const raw = (await git(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...(force ? ['--ignored=matching'] : [])], ctx)).stdout.toString('utf8')
+    const raw = (
+      await git(
+        top,
+        ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...(force ? ['--ignored=matching'] : [])],
+        ctx,
+      )
+    ).stdout.toString('utf8')
     const entries = parseStatus(raw)
     const relDir = path.relative(top, t.dir)
     for (const e of entries) {
@@ -220,15 +299,32 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     if (m.text !== undefined) lineTexts.push(m.text)
     else if (m.file) {
       const rel = path.relative(top, m.file)
-      const f: GatheredFile = { path: rel.startsWith('..') ? m.file : rel, how: `the message of \`${m.by}\``, meta: !privateByName(m.file) }
+      const f: GatheredFile = {
+        path: rel.startsWith('..') ? m.file : rel,
+        how: `the message of \`${m.by}\``,
+        meta: !privateByName(m.file),
+      }
       readInto(m.file, f, ctx)
       pending.push(f)
-    } else pending.push({ path: '(a message from standard input)', how: `the message of \`${m.by}\``, meta: true, unread: 'it comes from standard input' })
+    } else
+      pending.push({
+        path: '(a message from standard input)',
+        how: `the message of \`${m.by}\``,
+        meta: true,
+        unread: 'it comes from standard input',
+      })
   }
   // git skips FIFOs, sockets and devices, but one planted under a private name (`.env` as a FIFO) means
   // something is being staged around: what would leave cannot be told, so a human decides.
   const special = t.stages.some((s) => s.untracked) ? specialPrivateFiles([top, t.dir]) : []
-  const odd = special.length ? { incomplete: `${special.slice(0, 3).map((x) => `\`${path.relative(top, x.abs) || x.abs}\` is ${x.kind}`).join(', ')}, where a private file would be: Ratchet never reads it and cannot tell what would leave` } : {}
+  const odd = special.length
+    ? {
+        incomplete: `${special
+          .slice(0, 3)
+          .map((x) => `\`${path.relative(top, x.abs) || x.abs}\` is ${x.kind}`)
+          .join(', ')}, where a private file would be: Ratchet never reads it and cannot tell what would leave`,
+      }
+    : {}
   const pendingCommits = t.commits && (pending.length || entriesStaged(pending)) ? 1 : 0
 
   if (!t.push) {
@@ -237,15 +333,37 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   }
 
   // The push: which remote, which commits are not there yet, which file versions they carry.
-  const cfg = parseConfig((await git(top, ['config', '-z', '--get-regexp', '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url|url\\..*\\.(pushinsteadof|insteadof))$'], ctx)).stdout.toString('utf8'))
-  const remote = t.push.remote ?? (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ?? 'origin'
+  const cfg = parseConfig(
+    (
+      await git(
+        top,
+        [
+          'config',
+          '-z',
+          '--get-regexp',
+          '^(branch\\..*\\.(remote|pushremote|merge)|remote\\.pushdefault|remote\\..*\\.url|url\\..*\\.(pushinsteadof|insteadof))$',
+        ],
+        ctx,
+      )
+    ).stdout.toString('utf8'),
+  )
+  const remote =
+    t.push.remote ??
+    (branch && (cfg[`branch.${branch}.pushremote`] || cfg['remote.pushdefault'] || cfg[`branch.${branch}.remote`])) ??
+    'origin'
   const named = cfg[`remote.${remote}.url`] !== undefined
   const where = await destinationOf(top, remote, named, cfg, ctx)
   const destination = { ...where, ...askedAbout(top, remote, named, where.push, ctx) }
-  const trackingRefs = named ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx)).split('\n').filter(Boolean) : []
+  const trackingRefs = named
+    ? (await gitText(top, ['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], ctx))
+        .split('\n')
+        .filter(Boolean)
+    : []
   const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
   const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
-  const dstBranch = t.push.sources.length === 1 && (t.push.sources[0] === 'HEAD' ? branch : t.push.sources[0].replace(/^refs\/heads\//, ''))
+  const dstBranch =
+    t.push.sources.length === 1 &&
+    (t.push.sources[0] === 'HEAD' ? branch : t.push.sources[0].replace(/^refs\/heads\//, ''))
   const newBranch = !!dstBranch && !trackingRefs.includes(`refs/remotes/${remote}/${dstBranch}`)
 
   // An unborn branch (no commit yet) has nothing to push but what this line commits.
@@ -257,7 +375,11 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
   // when the remote is a URL: conservative, it may over-count).
   const not = named ? [`--remotes=${remote}`] : ['--remotes']
   if (revs.length && headOk) {
-    const log = await git(top, ['log', '--format=%x01%H', '--raw', '--no-renames', '--no-abbrev', '-z', ...revs, '--not', ...not, '--'], ctx)
+    const log = await git(
+      top,
+      ['log', '--format=%x01%H', '--raw', '--no-renames', '--no-abbrev', '-z', ...revs, '--not', ...not, '--'],
+      ctx,
+    )
     if (log.code !== 0) throw new Error('git log failed (is the ref name right?)')
     let commit = ''
     const toks = log.stdout.toString('utf8').split('\0')
@@ -286,29 +408,90 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
       continue
     }
     seen.add(p)
-    files.push({ path: p, how: `in ${versions.length > 1 ? `${versions.length} unpushed commits` : `unpushed commit ${versions[0].commit.slice(0, 7)}`}` })
+    files.push({
+      path: p,
+      how: `in ${versions.length > 1 ? `${versions.length} unpushed commits` : `unpushed commit ${versions[0].commit.slice(0, 7)}`}`,
+    })
   }
   // Besides the files: the commits' messages and authors, annotated tags' messages, the refs' names, the files'
   // names and the destination all reach the other side. (Read before the blobs, which may take the rest of the time.)
-  const leaving = (name: string, how: string, text: string) => files.push({ path: name, how, meta: true, text: text.slice(0, LEAVING_TEXT_MAX), digest: sha1(text), ...(text.length > LEAVING_TEXT_MAX ? { unread: `the first ${size(LEAVING_TEXT_MAX)} of ${size(text.length)}` } : {}) })
-  const messages = commits ? (await git(top, ['log', '-z', '--format=%an <%ae> %cn <%ce>%n%B', ...revs, '--not', ...not, '--'], ctx)).stdout.toString('utf8') : ''
+  const leaving = (name: string, how: string, text: string) =>
+    files.push({
+      path: name,
+      how,
+      meta: true,
+      text: text.slice(0, LEAVING_TEXT_MAX),
+      digest: sha1(text),
+      ...(text.length > LEAVING_TEXT_MAX
+        ? { unread: `the first ${size(LEAVING_TEXT_MAX)} of ${size(text.length)}` }
+        : {}),
+    })
+  const messages = commits
+    ? (
+        await git(top, ['log', '-z', '--format=%an <%ae> %cn <%ce>%n%B', ...revs, '--not', ...not, '--'], ctx)
+      ).stdout.toString('utf8')
+    : ''
   if (messages || lineTexts.length) leaving(LEAVING.commits, 'in the commits', [...lineTexts, messages].join('\n'))
-  const tagRefs = t.push.tags ? ['refs/tags'] : sources.filter((x) => /^(refs\/tags\/|v?\d)/.test(x)).map((x) => (x.startsWith('refs/') ? x : `refs/tags/${x}`))
+  const tagRefs = t.push.tags
+    ? ['refs/tags']
+    : sources.filter((x) => /^(refs\/tags\/|v?\d)/.test(x)).map((x) => (x.startsWith('refs/') ? x : `refs/tags/${x}`))
   if (tagRefs.length) {
-    const tags = (await git(top, ['for-each-ref', '--count=2000', '--format=%(refname)%00%(contents)%00', ...tagRefs], ctx)).stdout.toString('utf8')
+    const tags = (
+      await git(top, ['for-each-ref', '--count=2000', '--format=%(refname)%00%(contents)%00', ...tagRefs], ctx)
+    ).stdout.toString('utf8')
     if (tags.trim()) leaving(LEAVING.tags, 'in the tags', tags.replace(/\0/g, '\n'))
   }
   const refNames = [...(t.push.refspecs ?? []), ...sources, ...(branch ? [branch] : [])]
-  if (t.push.allBranches || t.push.tags) refNames.push(...(await gitText(top, ['for-each-ref', '--count=5000', '--format=%(refname)', ...(t.push.allBranches ? ['refs/heads'] : []), ...(t.push.tags ? ['refs/tags'] : [])], ctx)).split('\n'))
+  if (t.push.allBranches || t.push.tags)
+    refNames.push(
+      ...(
+        await gitText(
+          top,
+          [
+            'for-each-ref',
+            '--count=5000',
+            '--format=%(refname)',
+            ...(t.push.allBranches ? ['refs/heads'] : []),
+            ...(t.push.tags ? ['refs/tags'] : []),
+          ],
+          ctx,
+        )
+      ).split('\n'),
+    )
   leaving(LEAVING.refs, 'the names of the refs pushed', refNames.join('\n'))
-  leaving(LEAVING.names, 'the names of the files pushed', files.filter((f) => !f.meta).map((f) => f.path).join('\n'))
+  leaving(
+    LEAVING.names,
+    'the names of the files pushed',
+    files
+      .filter((f) => !f.meta)
+      .map((f) => f.path)
+      .join('\n'),
+  )
   leaving(LEAVING.destination, 'the URL pushed to', destination.push.join('\n'))
   await readBlobs(top, files, byPath, ctx)
   // Where the push goes was changed in the same line, or by options on the push itself: git's answer now is not where it will go.
   const redirected = t.redirected ?? t.push.redirected
-  const moved = redirected ? { incomplete: [odd.incomplete, `where it goes is changed by \`${redirected}\` in the same command, so Ratchet cannot know the destination`].filter(Boolean).join('; ') } : odd
+  const moved = redirected
+    ? {
+        incomplete: [
+          odd.incomplete,
+          `where it goes is changed by \`${redirected}\` in the same command, so Ratchet cannot know the destination`,
+        ]
+          .filter(Boolean)
+          .join('; '),
+      }
+    : odd
   const dest = named ? `${remote} (${destination.push.join(', ')})` : remote
-  return { what, dest, destination, commits: commits + pendingCommits, newBranch, files, ...(unlisted ? { unlisted } : {}), ...moved }
+  return {
+    what,
+    dest,
+    destination,
+    commits: commits + pendingCommits,
+    newBranch,
+    files,
+    ...(unlisted ? { unlisted } : {}),
+    ...moved,
+  }
 }
 
 /** Text that leaves besides files (messages, names) is scanned up to this much; beyond it is unread. */
@@ -319,7 +502,13 @@ const LEAVING_TEXT_MAX = 8 << 20
  * pushurl and pushInsteadOf), and where it fetches from. A URL: rewritten by url.<base>.pushInsteadOf (else
  * insteadOf), longest match first, as git does.
  */
-async function destinationOf(top: string, remote: string, named: boolean, cfg: Record<string, string>, ctx: Ctx): Promise<Destination> {
+async function destinationOf(
+  top: string,
+  remote: string,
+  named: boolean,
+  cfg: Record<string, string>,
+  ctx: Ctx,
+): Promise<Destination> {
   // A local path is relative to the repository (`../remote.git`): two spellings of one folder are one destination.
   const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
   if (named) {
@@ -337,19 +526,32 @@ async function destinationOf(top: string, remote: string, named: boolean, cfg: R
     return r ? r.to + url.slice(r.from.length) : undefined
   }
   const push = rewrite(remote, 'pushinsteadof') ?? rewrite(remote, 'insteadof') ?? remote
-  return { push: [push], ...(push !== remote ? { fetch: rewrite(remote, 'insteadof') ?? remote } : {}), configured: false }
+  return {
+    push: [push],
+    ...(push !== remote ? { fetch: rewrite(remote, 'insteadof') ?? remote } : {}),
+    configured: false,
+  }
 }
 
 /**
  * What the user's request says of this destination: the remote's URL when they asked, and whether they named
  * where it goes now. By its URL or repository, not the remote's name: "push to origin" means origin as it was.
  */
-function askedAbout(top: string, remote: string, named: boolean, push: string[], ctx: Ctx): Pick<Destination, 'atRequest' | 'named'> {
+function askedAbout(
+  top: string,
+  remote: string,
+  named: boolean,
+  push: string[],
+  ctx: Ctx,
+): Pick<Destination, 'atRequest' | 'named'> {
   if (!ctx.asked) return {}
   const at = ctx.asked.remotes?.()
   // Recorded as `git remote -v` prints it: a local path relative to the repository, resolved the same way here.
   const local = (u: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]*:/.test(u) ? u : path.resolve(top, u))
-  return { ...(at ? { atRequest: named && at[remote] !== undefined ? local(at[remote]) : null } : {}), named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))) }
+  return {
+    ...(at ? { atRequest: named && at[remote] !== undefined ? local(at[remote]) : null } : {}),
+    named: push.length > 0 && push.every((u) => ctx.asked!.prompts.some((p) => mentions(p, u))),
+  }
 }
 
 /** A prompt names a remote or a URL: the word itself, or the repository's `owner/name`. */
@@ -387,7 +589,8 @@ function specialPrivateFiles(dirs: string[]): { abs: string; kind: string }[] {
       if (!privateByName(name)) continue
       try {
         const st = fs.lstatSync(path.join(dir, name))
-        if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) out.push({ abs: path.join(dir, name), kind: kindOf(st) })
+        if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice())
+          out.push({ abs: path.join(dir, name), kind: kindOf(st) })
       } catch {
         /* gone */
       }
@@ -425,11 +628,21 @@ function pathspecMatches(spec: string, file: string, relDir: string): boolean {
     s = s.slice(6)
     base = ''
   }
-  const rel = path.posix.normalize(path.posix.join(base, s)).replace(/^\.(\/|$)/, '').replace(/\/$/, '')
+  const rel = path.posix
+    .normalize(path.posix.join(base, s))
+    .replace(/^\.(\/|$)/, '')
+    .replace(/\/$/, '')
   if (rel === '' || rel === '.') return true
   if (/[*?[]/.test(rel)) {
     // Git pathspec globs: `*` crosses `/`.
-    const re = new RegExp('^' + rel.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '(/.*)?$')
+    const re = new RegExp(
+      '^' +
+        rel
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.') +
+        '(/.*)?$',
+    )
     return re.test(file)
   }
   return file === rel || file.startsWith(rel + '/')
@@ -501,7 +714,8 @@ class Reading {
   }
 }
 
-const size = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n >= 10 << 20 ? 0 : 1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`)
+const size = (n: number) =>
+  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n >= 10 << 20 ? 0 : 1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`
 
 /**
  * Reads the git blobs that would leave, whole, through one `git cat-file --batch` (streamed: a 150 MB blob is
@@ -509,8 +723,15 @@ const size = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n >= 10 <
  * then older versions (a secret added and removed inside the range still leaves with the history). Whatever
  * the deadline cuts off is unread.
  */
-async function readBlobs(top: string, files: GatheredFile[], byPath: Map<string, { sha: string }[]>, ctx: Ctx): Promise<void> {
-  const ordered = [...files].filter((f) => byPath.has(f.path) && f.found === undefined).sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
+async function readBlobs(
+  top: string,
+  files: GatheredFile[],
+  byPath: Map<string, { sha: string }[]>,
+  ctx: Ctx,
+): Promise<void> {
+  const ordered = [...files]
+    .filter((f) => byPath.has(f.path) && f.found === undefined)
+    .sort((a, b) => Number(!!privateByName(b.path)) - Number(!!privateByName(a.path)))
   const want: { file: GatheredFile; sha: string; older: boolean }[] = []
   for (const f of ordered) want.push({ file: f, sha: byPath.get(f.path)![0].sha, older: false })
   for (const f of ordered) for (const v of byPath.get(f.path)!.slice(1)) want.push({ file: f, sha: v.sha, older: true })
@@ -529,15 +750,22 @@ async function readBlobs(top: string, files: GatheredFile[], byPath: Map<string,
     sinks.set(w.sha, [...(sinks.get(w.sha) ?? []), sink])
   }
   const opened = new Set<string>()
-  await catFile(top, [...sinks.keys()], (sha, n) => {
-    const to = sinks.get(sha)
-    if (!to) return undefined
-    opened.add(sha)
-    return new Reading(to[0], n, ctx)
-  }, ctx)
+  await catFile(
+    top,
+    [...sinks.keys()],
+    (sha, n) => {
+      const to = sinks.get(sha)
+      if (!to) return undefined
+      opened.add(sha)
+      return new Reading(to[0], n, ctx)
+    },
+    ctx,
+  )
   for (const [sha, to] of sinks) {
-    if (!opened.has(sha)) to[0].unread ??= Date.now() >= ctx.deadline ? 'not read before the time ran out' : 'git did not give its content'
-    for (const other of to.slice(1)) Object.assign(other, { found: to[0].found, known: to[0].known, unread: to[0].unread })
+    if (!opened.has(sha))
+      to[0].unread ??= Date.now() >= ctx.deadline ? 'not read before the time ran out' : 'git did not give its content'
+    for (const other of to.slice(1))
+      Object.assign(other, { found: to[0].found, known: to[0].known, unread: to[0].unread })
   }
   // An older version's secrets are the path's secrets: it leaves with the history.
   for (const [f, v] of older) {
@@ -551,11 +779,21 @@ async function readBlobs(top: string, files: GatheredFile[], byPath: Map<string,
  * `git cat-file --batch` over these blob ids, streamed: each blob's bytes go to the reading `open` gives it.
  * Stops at the deadline (the readings still open end as unread).
  */
-function catFile(top: string, shas: string[], open: (sha: string, size: number) => Reading | undefined, ctx: Ctx): Promise<void> {
+function catFile(
+  top: string,
+  shas: string[],
+  open: (sha: string, size: number) => Reading | undefined,
+  ctx: Ctx,
+): Promise<void> {
   if (Date.now() >= ctx.deadline) return Promise.resolve()
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-C', top, 'cat-file', '--batch'], { cwd: top, env: ctx.env, detached: true, stdio: ['pipe', 'pipe', 'ignore'] })
+    const child = spawn('git', ['-C', top, 'cat-file', '--batch'], {
+      cwd: top,
+      env: ctx.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    })
     ctx.children.add(child)
     let header = Buffer.alloc(0)
     let current: Reading | undefined
@@ -563,7 +801,11 @@ function catFile(top: string, shas: string[], open: (sha: string, size: number) 
     let timeUp = false
     const finish = () => {
       ctx.children.delete(child)
-      current?.end(timeUp || Date.now() >= ctx.deadline ? `read ${size(current.read)} of ${size(current.total)} before the time ran out` : undefined)
+      current?.end(
+        timeUp || Date.now() >= ctx.deadline
+          ? `read ${size(current.read)} of ${size(current.total)} before the time ran out`
+          : undefined,
+      )
       current = undefined
       resolve()
     }
@@ -680,18 +922,35 @@ async function gatherPackage(t: Extract<EvidenceTarget, { kind: 'package' }>, ct
   if (t.tarball) {
     const r = await run('tar', ['-tzf', t.tarball], path.dirname(t.tarball), ctx)
     if (r.code !== 0) return { what, files: [], incomplete: `could not list ${t.tarball}` }
-    const files = r.stdout.toString('utf8').split('\n').filter(Boolean).map((p) => ({ path: p.replace(/^package\//, ''), how: 'in the tarball', partial: 'inside a tarball (names checked, contents not read)' }))
+    const files = r.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((p) => ({
+        path: p.replace(/^package\//, ''),
+        how: 'in the tarball',
+        partial: 'inside a tarball (names checked, contents not read)',
+      }))
     return { what, files, incomplete: 'the contents inside a tarball are not scanned' }
   }
   // No package.json: npm publishes nothing from here (it fails).
-  if (!fs.existsSync(path.join(t.dir, 'package.json'))) return { what: `${what} (no package.json: nothing to publish)`, files: [] }
+  if (!fs.existsSync(path.join(t.dir, 'package.json')))
+    return { what: `${what} (no package.json: nothing to publish)`, files: [] }
   // --ignore-scripts: a check must not run the project's build; the list is of the files as they are now.
   // npm itself takes ~0.4-1.5 s to start on a busy machine: it gets most of the budget, and if it does not
   // answer, Ratchet lists the package itself (npm's rules, erring on the side of including).
   const reserve = 250
   let list: { files?: { path: string }[] }[] | undefined
   try {
-    const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=silent'], t.dir, ctx, undefined, 16 << 20, Math.max(0, ctx.deadline - Date.now() - reserve))
+    const r = await run(
+      'npm',
+      ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=silent'],
+      t.dir,
+      ctx,
+      undefined,
+      16 << 20,
+      Math.max(0, ctx.deadline - Date.now() - reserve),
+    )
     list = JSON.parse(r.stdout.toString('utf8'))
   } catch (e) {
     if (e instanceof Timeout) throw e
@@ -704,7 +963,8 @@ async function gatherPackage(t: Extract<EvidenceTarget, { kind: 'package' }>, ct
 }
 
 // npm always leaves these out, whatever `files` or .npmignore say.
-const NPM_NEVER = /(^|\/)(\.git|node_modules|\.npmrc|npm-debug\.log|\.DS_Store|\.[^/]*\.swp|\._[^/]*|\.wafpickle-\d+|CVS|\.svn|\.hg|\.lock-wscript|config\.gypi|[^/]*\.orig|package-lock\.json)(\/|$)/
+const NPM_NEVER =
+  /(^|\/)(\.git|node_modules|\.npmrc|npm-debug\.log|\.DS_Store|\.[^/]*\.swp|\._[^/]*|\.wafpickle-\d+|CVS|\.svn|\.hg|\.lock-wscript|config\.gypi|[^/]*\.orig|package-lock\.json)(\/|$)/
 const NPM_ALWAYS = /^(package\.json|README[^/]*|LICEN[CS]E[^/]*|CHANGELOG[^/]*)$/i
 
 /**
@@ -719,33 +979,64 @@ function packageFiles(dir: string, ctx: Ctx): string[] | undefined {
     return undefined
   }
   const all: string[] = []
-  walk(dir, (f) => {
-    const rel = path.relative(dir, f)
-    if (!NPM_NEVER.test(rel)) all.push(rel)
-  }, ctx)
+  walk(
+    dir,
+    (f) => {
+      const rel = path.relative(dir, f)
+      if (!NPM_NEVER.test(rel)) all.push(rel)
+    },
+    ctx,
+  )
   if (Array.isArray(pkg.files)) {
-    const entries = pkg.files.filter((x): x is string => typeof x === 'string').map((x) => x.replace(/^\.\//, '').replace(/\/$/, ''))
+    const entries = pkg.files
+      .filter((x): x is string => typeof x === 'string')
+      .map((x) => x.replace(/^\.\//, '').replace(/\/$/, ''))
     const hit = (rel: string) => entries.some((e) => rel === e || rel.startsWith(e + '/') || globRe(e).test(rel))
     return all.filter((rel) => NPM_ALWAYS.test(rel) || hit(rel) || rel === pkg.main)
   }
   const ignoreFile = ['.npmignore', '.gitignore'].map((n) => path.join(dir, n)).find((f) => fs.existsSync(f))
-  const patterns = ignoreFile ? fs.readFileSync(ignoreFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('!')) : []
+  const patterns = ignoreFile
+    ? fs
+        .readFileSync(ignoreFile, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
+    : []
   // Erring on the side of including: a negation (`!x`) is not undone, but an ignore pattern must match plainly.
-  const ignored = (rel: string) => patterns.some((p) => {
-    const q = p.replace(/^\//, '').replace(/\/$/, '')
-    const re = globRe(q)
-    return rel.split('/').some((_, i, parts) => re.test(parts.slice(0, i + 1).join('/')) || (!q.includes('/') && re.test(parts[i])))
-  })
+  const ignored = (rel: string) =>
+    patterns.some((p) => {
+      const q = p.replace(/^\//, '').replace(/\/$/, '')
+      const re = globRe(q)
+      return rel
+        .split('/')
+        .some((_, i, parts) => re.test(parts.slice(0, i + 1).join('/')) || (!q.includes('/') && re.test(parts[i])))
+    })
   return all.filter((rel) => NPM_ALWAYS.test(rel) || !ignored(rel))
 }
 
 function globRe(glob: string): RegExp {
-  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replaceAll('\u0000', '.*') + '$')
+  return new RegExp(
+    '^' +
+      glob
+        .replace(/[.+^${}()|\\]/g, '\\$&')
+        .replace(/\*\*\/?/g, '\u0000')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]')
+        .replaceAll('\u0000', '.*') +
+      '$',
+  )
 }
 
 // ---- uploads: named files, directories walked --------------------------------------------------------
 
-function gatherFiles(paths: string[], command: string, dest: string | undefined, ctx: Ctx, how = 'sent by the upload', optional = false): Gathered {
+function gatherFiles(
+  paths: string[],
+  command: string,
+  dest: string | undefined,
+  ctx: Ctx,
+  how = 'sent by the upload',
+  optional = false,
+): Gathered {
   const files: GatheredFile[] = []
   let unlisted = 0
   const where = new Map<GatheredFile, string>()
@@ -790,17 +1081,34 @@ function gatherFiles(paths: string[], command: string, dest: string | undefined,
   // A FIFO, socket or device is never read (it could hang, or never end): what it yields is unknown.
   const special = files.filter((f) => f.special).map((f) => `\`${f.path}\` is ${f.special}`)
   const why = [
-    ...(missing.length ? [`${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked`] : []),
+    ...(missing.length
+      ? [
+          `${missing.slice(0, 3).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist yet, so ${missing.length === 1 ? 'its' : 'their'} contents cannot be checked`,
+        ]
+      : []),
     ...(special.length ? [`${special.slice(0, 3).join(', ')}: what it would send cannot be known before it runs`] : []),
   ]
   const incomplete = why.length ? why.join('; ') : undefined
-  return { what: `\`${oneLine(command)}\``, dest, files, ...(unlisted ? { unlisted } : {}), ...(incomplete ? { incomplete } : {}) }
+  return {
+    what: `\`${oneLine(command)}\``,
+    dest,
+    files,
+    ...(unlisted ? { unlisted } : {}),
+    ...(incomplete ? { incomplete } : {}),
+  }
 }
 
 /** Text sent as it is (a request body, a URL, a query, a tool's input): scanned up to the limit, the rest unread. */
 function bodyFile(text: string, name: string, how: string, ctx: Ctx): GatheredFile {
   const max = ctx.limits.maxBytesPerFile
-  return { path: name, how, text: text.slice(0, max), digest: sha1(text), ...(name !== BODY ? { meta: true } : {}), ...(text.length > max ? { unread: `the first ${size(max)} of ${size(text.length)}` } : {}) }
+  return {
+    path: name,
+    how,
+    text: text.slice(0, max),
+    digest: sha1(text),
+    ...(name !== BODY ? { meta: true } : {}),
+    ...(text.length > max ? { unread: `the first ${size(max)} of ${size(text.length)}` } : {}),
+  }
 }
 
 function sha1(text: string): string {
@@ -808,7 +1116,13 @@ function sha1(text: string): string {
 }
 
 function kindOf(st: fs.Stats): string {
-  return st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file'
+  return st.isFIFO()
+    ? 'a FIFO'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isCharacterDevice() || st.isBlockDevice()
+        ? 'a device'
+        : 'not a regular file'
 }
 
 /**
@@ -865,7 +1179,14 @@ function expandGlob(p: string): string[] {
   const base = path.basename(p)
   if (!/[*?[]/.test(base)) return [p]
   const dir = path.dirname(p)
-  const re = new RegExp('^' + base.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '.') + '$')
+  const re = new RegExp(
+    '^' +
+      base
+        .replace(/[.+^${}()|\\]/g, '\\$&')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '.') +
+      '$',
+  )
   try {
     const hits = fs.readdirSync(dir).filter((n) => re.test(n) && (!n.startsWith('.') || base.startsWith('.')))
     return hits.length ? hits.map((n) => path.join(dir, n)) : [p]
@@ -884,7 +1205,12 @@ function oneLine(s: string, max = 100): string {
  * (most calls: then no process is started and nothing is read). `known` is asked only when something would
  * leave: it recognises the secrets this session has seen (lib/io/known-secrets.ts).
  */
-export async function evidenceForCall(call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string }, projectDir: string, home: string, opts: GatherOptions & { known?: () => Recognizer | undefined } = {}): Promise<EvidenceFacts | undefined> {
+export async function evidenceForCall(
+  call: { tool_name: string; tool_input: Record<string, unknown>; cwd?: string },
+  projectDir: string,
+  home: string,
+  opts: GatherOptions & { known?: () => Recognizer | undefined } = {},
+): Promise<EvidenceFacts | undefined> {
   const commands = shellCommandsOf(call.tool_name, call.tool_input)
   const sent = sentByTool(call.tool_name, call.tool_input)
   if (!commands.length && !sent.length) return undefined
@@ -897,7 +1223,9 @@ export async function evidenceForCall(call: { tool_name: string; tool_input: Rec
     const got = readScript(abs)
     return got && { abs, ...got }
   }
-  const plan = commands.length ? planEvidence(commands.join('\n'), start, home, reader, projectDir) : { targets: [], incomplete: false }
+  const plan = commands.length
+    ? planEvidence(commands.join('\n'), start, home, reader, projectDir)
+    : { targets: [], incomplete: false }
   plan.targets.push(...sent)
   if (!plan.targets.length) return undefined
   const recognize = opts.recognize ?? safely(opts.known)
@@ -920,8 +1248,30 @@ function safely(known: (() => Recognizer | undefined) | undefined): Recognizer |
  */
 function sentByTool(tool: string, input: Record<string, unknown>): EvidenceTarget[] {
   const str = (v: unknown) => (typeof v === 'string' ? v : '')
-  if (tool === 'WebFetch') return str(input.url) ? [{ kind: 'body', name: LEAVING.url, text: str(input.url), command: `WebFetch ${oneLine(str(input.url), 80)}`, dest: hostOf(str(input.url)) }] : []
-  if (tool === 'WebSearch') return str(input.query) ? [{ kind: 'body', name: LEAVING.query, text: str(input.query), command: `WebSearch ${oneLine(str(input.query), 80)}`, dest: 'a web search' }] : []
+  if (tool === 'WebFetch')
+    return str(input.url)
+      ? [
+          {
+            kind: 'body',
+            name: LEAVING.url,
+            text: str(input.url),
+            command: `WebFetch ${oneLine(str(input.url), 80)}`,
+            dest: hostOf(str(input.url)),
+          },
+        ]
+      : []
+  if (tool === 'WebSearch')
+    return str(input.query)
+      ? [
+          {
+            kind: 'body',
+            name: LEAVING.query,
+            text: str(input.query),
+            command: `WebSearch ${oneLine(str(input.query), 80)}`,
+            dest: 'a web search',
+          },
+        ]
+      : []
   if (!tool.startsWith('mcp__')) return []
   const texts: string[] = []
   const walk = (v: unknown, key: string, depth: number): void => {
@@ -933,7 +1283,9 @@ function sentByTool(tool: string, input: Record<string, unknown>): EvidenceTarge
   }
   walk(input, '', 0)
   const text = texts.join('\n')
-  return text ? [{ kind: 'body', name: LEAVING.input, text, command: tool, dest: `the ${tool.split('__')[1] ?? ''} MCP server` }] : []
+  return text
+    ? [{ kind: 'body', name: LEAVING.input, text, command: tool, dest: `the ${tool.split('__')[1] ?? ''} MCP server` }]
+    : []
 }
 
 const SHELL_INPUT_KEYS = new Set(['command', 'cmd', 'script', 'shell', 'bash'])

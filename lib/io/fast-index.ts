@@ -29,7 +29,15 @@ export function readFastIndex(stateDir: string, guardrailsFile: string): FastInd
   if (!key) return null
   try {
     const index = JSON.parse(readRegularFile(fastIndexFile(stateDir))) as FastIndex
-    if (index?.v !== 2 || index.key !== key || typeof index.problems !== 'number' || !index.tools || typeof index.tools !== 'object' || !Array.isArray(index.wild)) return null
+    if (
+      index?.v !== 2 ||
+      index.key !== key ||
+      typeof index.problems !== 'number' ||
+      !index.tools ||
+      typeof index.tools !== 'object' ||
+      !Array.isArray(index.wild)
+    )
+      return null
     return index
   } catch {
     return null

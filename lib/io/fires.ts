@@ -70,14 +70,19 @@ function tallyFrom(file: string, from: number, ino: number | null, into: Tally):
  * once, when fire-counts.json is first written, so no count is lost and the user's file is never touched.
  */
 function countsInRules(paths: Paths): FireCounts {
-  const read = readJson(paths.guardrails, (raw) => raw, () => null)
+  const read = readJson(
+    paths.guardrails,
+    (raw) => raw,
+    () => null,
+  )
   const raw = read.ok ? (read.value as unknown) : null
   const list = Array.isArray(raw) ? raw : (raw as { guardrails?: unknown } | null)?.guardrails
   const out: FireCounts = Object.create(null)
   if (!Array.isArray(list)) return out
   for (const g of list) {
     const r = g as Record<string, unknown>
-    if (r && typeof r === 'object' && typeof r.id === 'string' && typeof r.fire_count === 'number' && r.fire_count > 0) out[r.id] = { n: r.fire_count, last: typeof r.last_fired === 'string' ? r.last_fired : '' }
+    if (r && typeof r === 'object' && typeof r.id === 'string' && typeof r.fire_count === 'number' && r.fire_count > 0)
+      out[r.id] = { n: r.fire_count, last: typeof r.last_fired === 'string' ? r.last_fired : '' }
   }
   return out
 }
@@ -131,7 +136,12 @@ export function foldFires(paths: Paths, now = Date.now()): number {
     }
     if (!rotated && cur && cur.end >= ROTATE_BYTES) {
       // If the rename fails, it is read in place next time.
-      if (renameState(paths, 'fires', 'firesRotated', { to: String(now) })) next = { ino: null, offset: 0, rotated: { file: path.basename(fileOf(paths, 'firesRotated', String(now))), offset: cur.end } }
+      if (renameState(paths, 'fires', 'firesRotated', { to: String(now) }))
+        next = {
+          ino: null,
+          offset: 0,
+          rotated: { file: path.basename(fileOf(paths, 'firesRotated', String(now))), offset: cur.end },
+        }
     }
     writeState(paths, 'firesMark', JSON.stringify(next) + '\n')
     return counted

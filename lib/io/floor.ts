@@ -4,7 +4,24 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { SCOPES, describeChange, excludedCommands, floorChanges, floorFragment, floorProblems, guardedPaths, runsExcluded, type FloorChange, type FloorFacts, type FloorFragment, type FloorInputs, type FloorMode, type FloorProblem, type Scope, type ScopeSettings } from '../core/floor'
+import {
+  SCOPES,
+  describeChange,
+  excludedCommands,
+  floorChanges,
+  floorFragment,
+  floorProblems,
+  guardedPaths,
+  runsExcluded,
+  type FloorChange,
+  type FloorFacts,
+  type FloorFragment,
+  type FloorInputs,
+  type FloorMode,
+  type FloorProblem,
+  type Scope,
+  type ScopeSettings,
+} from '../core/floor'
 import { BIN_NAMES, NATIVE_CLIENT, PACKAGE_NAME, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'
@@ -17,7 +34,9 @@ import { readState, removeState, updateState, writeFileAtomic, writeState } from
 
 /** Claude Code's machine-wide policy file: no user or project setting overrides what it sets. */
 export function managedSettingsFile(platform = process.platform): string {
-  return platform === 'darwin' ? '/Library/Application Support/ClaudeCode/managed-settings.json' : '/etc/claude-code/managed-settings.json'
+  return platform === 'darwin'
+    ? '/Library/Application Support/ClaudeCode/managed-settings.json'
+    : '/etc/claude-code/managed-settings.json'
 }
 
 /** Claude Code's per-user folder ($CLAUDE_CONFIG_DIR, else ~/.claude). */
@@ -51,7 +70,10 @@ export function scopeFiles(projectDir: string, env: NodeJS.ProcessEnv = process.
  * The settings of every scope that has a file. A file that is not a JSON object is a problem: Claude Code ignores
  * it in headless runs, so whatever floor it held is gone.
  */
-export function readScopes(projectDir: string, env: NodeJS.ProcessEnv = process.env): { scopes: ScopeSettings[]; problems: FloorProblem[] } {
+export function readScopes(
+  projectDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { scopes: ScopeSettings[]; problems: FloorProblem[] } {
   const scopes: ScopeSettings[] = []
   const problems: FloorProblem[] = []
   for (const { scope, file } of scopeFiles(projectDir, env)) {
@@ -67,7 +89,10 @@ export function readScopes(projectDir: string, env: NodeJS.ProcessEnv = process.
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected a JSON object')
       scopes.push({ scope, file, settings: v })
     } catch (e) {
-      problems.push({ what: `${file} (${scope}) is not valid settings (${(e as Error).message}): Claude Code ignores it in headless runs`, block: true })
+      problems.push({
+        what: `${file} (${scope}) is not valid settings (${(e as Error).message}): Claude Code ignores it in headless runs`,
+        block: true,
+      })
     }
   }
   return { scopes, problems }
@@ -87,7 +112,11 @@ export function floorMode(paths: Paths): FloorMode {
 }
 
 /** What the floor guards and allows for this project, as found on this machine. */
-export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, facts: { domains?: string[]; writable?: string[]; remoteGitDirs?: string[] } = {}): FloorInputs {
+export function floorInputs(
+  paths: Paths,
+  env: NodeJS.ProcessEnv = process.env,
+  facts: { domains?: string[]; writable?: string[]; remoteGitDirs?: string[] } = {},
+): FloorInputs {
   const project = paths.projectDir
   const home = env.HOME || homeDir()
   const at = (p: string) => rulePath(p, project, home)
@@ -108,7 +137,8 @@ export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, 
   else for (const d of ['bin', 'dist']) packages.add(at(path.join(root, d)))
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || isInside(dir, project)) continue
-    if (BIN_NAMES.some((b) => realpath(path.join(dir, b)) === realpath(path.join(PACKAGE_ROOT, 'bin', b)))) binDirs.add(at(dir))
+    if (BIN_NAMES.some((b) => realpath(path.join(dir, b)) === realpath(path.join(PACKAGE_ROOT, 'bin', b))))
+      binDirs.add(at(dir))
   }
   return {
     state: at(paths.stateDir),
@@ -126,8 +156,15 @@ export function floorInputs(paths: Paths, env: NodeJS.ProcessEnv = process.env, 
 
 // Loaded when used: session-start reads the floor once per session, and loading a child-process or hashing module
 // costs every session start whether or not it is needed (test/e2e/hooks.test.ts 'packaging').
-function spawnSync(cmd: string, args: string[], opts: { timeout: number; env?: NodeJS.ProcessEnv }): { status: number | null; stdout: string; stderr: string; error?: Error } {
-  return (require('node:child_process') as typeof import('node:child_process')).spawnSync(cmd, args, { ...opts, encoding: 'utf8' })
+function spawnSync(
+  cmd: string,
+  args: string[],
+  opts: { timeout: number; env?: NodeJS.ProcessEnv },
+): { status: number | null; stdout: string; stderr: string; error?: Error } {
+  return (require('node:child_process') as typeof import('node:child_process')).spawnSync(cmd, args, {
+    ...opts,
+    encoding: 'utf8',
+  })
 }
 
 const isInside = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep)
@@ -147,14 +184,20 @@ function packageName(): string {
 }
 
 /** The hosts and local folders the project's own work reaches: its git remotes (as git will really use them) and registries. */
-export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = process.env): { domains: string[]; writable: string[]; remoteGitDirs: string[] } {
+export function projectReach(
+  projectDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { domains: string[]; writable: string[]; remoteGitDirs: string[] } {
   const domains = new Set<string>()
   const writable = new Set<string>()
-  const git = (args: string[]) => spawnSync('git', ['-C', projectDir, ...args], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
+  const git = (args: string[]) =>
+    spawnSync('git', ['-C', projectDir, ...args], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
   const remotes = (git(['remote']).stdout ?? '').split('\n').filter(Boolean)
   for (const r of remotes)
     for (const push of [false, true])
-      for (const url of (git(['remote', 'get-url', '--all', ...(push ? ['--push'] : []), r]).stdout ?? '').split('\n').filter(Boolean)) {
+      for (const url of (git(['remote', 'get-url', '--all', ...(push ? ['--push'] : []), r]).stdout ?? '')
+        .split('\n')
+        .filter(Boolean)) {
         const host = urlHost(url)
         if (host) domains.add(host)
         else writable.add(path.resolve(projectDir, url.replace(/^file:\/\//, '')))
@@ -164,16 +207,24 @@ export function projectReach(projectDir: string, env: NodeJS.ProcessEnv = proces
     for (const r of npmRegistries(projectDir, env)) domains.add(r)
     if (has('yarn.lock')) domains.add('registry.yarnpkg.com')
   }
-  if (['requirements.txt', 'pyproject.toml', 'setup.py', 'Pipfile', 'uv.lock', 'poetry.lock'].some(has)) for (const d of ['pypi.org', 'files.pythonhosted.org']) domains.add(d)
+  if (['requirements.txt', 'pyproject.toml', 'setup.py', 'Pipfile', 'uv.lock', 'poetry.lock'].some(has))
+    for (const d of ['pypi.org', 'files.pythonhosted.org']) domains.add(d)
   if (has('Cargo.toml')) for (const d of ['crates.io', 'index.crates.io', 'static.crates.io']) domains.add(d)
   if (has('go.mod')) for (const d of ['proxy.golang.org', 'sum.golang.org']) domains.add(d)
   if (has('Gemfile')) for (const d of ['rubygems.org', 'index.rubygems.org']) domains.add(d)
   // A local remote's own git folder (the folder itself when bare, its .git otherwise): what git runs from there.
   const remoteGitDirs = [...writable].flatMap((w) => {
-    const r = spawnSync('git', ['-C', w, 'rev-parse', '--absolute-git-dir'], { timeout: 5000, env: { ...env, GIT_TERMINAL_PROMPT: '0' } })
+    const r = spawnSync('git', ['-C', w, 'rev-parse', '--absolute-git-dir'], {
+      timeout: 5000,
+      env: { ...env, GIT_TERMINAL_PROMPT: '0' },
+    })
     return r.status === 0 && r.stdout.trim() ? [realpath(r.stdout.trim())] : []
   })
-  return { domains: [...domains].sort(), writable: [...writable].sort(), remoteGitDirs: [...new Set(remoteGitDirs)].sort() }
+  return {
+    domains: [...domains].sort(),
+    writable: [...writable].sort(),
+    remoteGitDirs: [...new Set(remoteGitDirs)].sort(),
+  }
 }
 
 /** The host of a git URL (https://h/…, ssh://u@h/…, u@h:path), or undefined for a local path. */
@@ -205,13 +256,32 @@ function npmRegistries(projectDir: string, env: NodeJS.ProcessEnv): string[] {
 }
 
 /** What the sandbox needs from this host, and if it is missing, exactly what to install. */
-export function sandboxTools(env: NodeJS.ProcessEnv = process.env, platform = process.platform): { ok: boolean; detail: string } {
+export function sandboxTools(
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): { ok: boolean; detail: string } {
   if (platform === 'darwin') return { ok: true, detail: 'macOS: Seatbelt (sandbox-exec) is built in' }
-  if (platform !== 'linux') return { ok: false, detail: `Claude Code's sandbox does not run on ${platform}: use \`npx ratchet-guard init --no-sandbox\` (best-effort mode)` }
+  if (platform !== 'linux')
+    return {
+      ok: false,
+      detail: `Claude Code's sandbox does not run on ${platform}: use \`npx ratchet-guard init --no-sandbox\` (best-effort mode)`,
+    }
   const missing = ['bwrap', 'socat'].filter((b) => !onPath(b, env))
-  if (missing.length) return { ok: false, detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`npx ratchet-guard init --no-sandbox\`` }
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'], { timeout: 5000, env })
-  if (r.status !== 0) return { ok: false, detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`npx ratchet-guard init --no-sandbox\`` }
+  if (missing.length)
+    return {
+      ok: false,
+      detail: `${missing.join(' and ')} not found: install them (${installHint()}), or choose best-effort mode with \`npx ratchet-guard init --no-sandbox\``,
+    }
+  const r = spawnSync(
+    'bwrap',
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', 'true'],
+    { timeout: 5000, env },
+  )
+  if (r.status !== 0)
+    return {
+      ok: false,
+      detail: `bubblewrap is installed but cannot make a sandbox here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1), or choose \`npx ratchet-guard init --no-sandbox\``,
+    }
   return { ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' }
 }
 
@@ -243,7 +313,11 @@ export function installFingerprint(root = PACKAGE_ROOT): string {
   try {
     version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version
   } catch {}
-  for (const f of [...BIN_NAMES.map((b) => path.join('bin', b)), ...distFiles().map((d) => path.join('dist', d)), path.join('dist', NATIVE_CLIENT.file)]) {
+  for (const f of [
+    ...BIN_NAMES.map((b) => path.join('bin', b)),
+    ...distFiles().map((d) => path.join('dist', d)),
+    path.join('dist', NATIVE_CLIENT.file),
+  ]) {
     h.update(f + '\0')
     try {
       h.update(fs.readFileSync(path.join(root, f)))
@@ -270,10 +344,20 @@ export function floorNow(paths: Paths, env: NodeJS.ProcessEnv = process.env): Fl
   // The plugin registers the hooks itself and cannot turn on the sandbox: until `init` puts the floor in settings,
   // the hooks are all there is (best-effort, said so), and no hold waits for a floor nobody set up.
   const plugin = pluginRoute(env)
-  const bare = plugin && !scopes.some((x) => registeredRatchetHooks(x.settings).length || (x.settings.sandbox as { enabled?: unknown } | undefined)?.enabled === true)
+  const bare =
+    plugin &&
+    !scopes.some(
+      (x) =>
+        registeredRatchetHooks(x.settings).length ||
+        (x.settings.sandbox as { enabled?: unknown } | undefined)?.enabled === true,
+    )
   const mode = bare ? 'best-effort' : floorMode(paths)
   const fragment = floorFragment(floorInputs(paths, env), mode)
-  const problems = [...unreadable, ...(bare ? [] : floorProblems(scopes, fragment)), ...(plugin ? [] : hookProblems(scopes))]
+  const problems = [
+    ...unreadable,
+    ...(bare ? [] : floorProblems(scopes, fragment)),
+    ...(plugin ? [] : hookProblems(scopes)),
+  ]
   return { mode, fragment, scopes, problems, facts: floorFacts(paths, mode, scopes), plugin }
 }
 
@@ -281,7 +365,10 @@ export function floorNow(paths: Paths, env: NodeJS.ProcessEnv = process.env): Fl
  * Ratchet's Claude Code plugin as Claude Code recorded its install (plugins/installed_plugins.json), and whether a
  * settings scope of this project enables it (the last scope that says so wins: user, project, local).
  */
-export function ratchetPlugin(projectDir: string, env: NodeJS.ProcessEnv = process.env): { id: string; version?: string; scope?: string; installPath?: string; enabled: boolean } | undefined {
+export function ratchetPlugin(
+  projectDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { id: string; version?: string; scope?: string; installPath?: string; enabled: boolean } | undefined {
   const dir = claudeUserDir(env)
   const json = (file: string): Record<string, unknown> | undefined => {
     try {
@@ -291,11 +378,18 @@ export function ratchetPlugin(projectDir: string, env: NodeJS.ProcessEnv = proce
       return undefined
     }
   }
-  const installed = (json(path.join(dir, 'plugins', 'installed_plugins.json'))?.plugins ?? {}) as Record<string, { scope?: string; installPath?: string; version?: string }[]>
+  const installed = (json(path.join(dir, 'plugins', 'installed_plugins.json'))?.plugins ?? {}) as Record<
+    string,
+    { scope?: string; installPath?: string; version?: string }[]
+  >
   const id = Object.keys(installed).find((k) => k.split('@')[0] === PACKAGE_NAME)
   if (!id) return undefined
   let enabled = false
-  for (const file of [path.join(dir, 'settings.json'), path.join(projectDir, '.claude', 'settings.json'), path.join(projectDir, '.claude', 'settings.local.json')]) {
+  for (const file of [
+    path.join(dir, 'settings.json'),
+    path.join(projectDir, '.claude', 'settings.json'),
+    path.join(projectDir, '.claude', 'settings.local.json'),
+  ]) {
     const v = (json(file)?.enabledPlugins as Record<string, unknown> | undefined)?.[id]
     if (typeof v === 'boolean') enabled = v
   }
@@ -315,9 +409,19 @@ function hookProblems(scopes: ScopeSettings[]): FloorProblem[] {
   const found = scopes.flatMap((x) => registeredRatchetHooks(x.settings))
   const out: FloorProblem[] = []
   for (const reg of REGISTRATIONS) {
-    const hits = found.filter((f) => f.event === reg.event && (f.matcher ?? '') === (reg.matcher ?? '') && path.basename(commandExecutable(f.command)) === reg.hook)
-    if (!hits.length) out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`npx ratchet-guard init\``, block: true })
-    else if (reg.onFailure === 'block' && !hits.some((h) => h.onFailure === 'block')) out.push({ what: `${reg.hook} is registered for ${reg.event} without "onFailure": "block": a crash or hang lets the call run`, block: true })
+    const hits = found.filter(
+      (f) =>
+        f.event === reg.event &&
+        (f.matcher ?? '') === (reg.matcher ?? '') &&
+        path.basename(commandExecutable(f.command)) === reg.hook,
+    )
+    if (!hits.length)
+      out.push({ what: `${reg.hook} is not registered for ${reg.event}: run \`npx ratchet-guard init\``, block: true })
+    else if (reg.onFailure === 'block' && !hits.some((h) => h.onFailure === 'block'))
+      out.push({
+        what: `${reg.hook} is registered for ${reg.event} without "onFailure": "block": a crash or hang lets the call run`,
+        block: true,
+      })
   }
   return out
 }
@@ -352,10 +456,18 @@ function dependencyFact(projectDir: string): string {
   }
   const pkg = read('package.json')
   if (!pkg) return 'none'
-  const spec = ['dependencies', 'devDependencies', 'optionalDependencies'].map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME]).find((v) => typeof v === 'string')
+  const spec = ['dependencies', 'devDependencies', 'optionalDependencies']
+    .map((k) => (pkg[k] as Record<string, unknown> | undefined)?.[PACKAGE_NAME])
+    .find((v) => typeof v === 'string')
   const over = (pkg.overrides as Record<string, unknown> | undefined)?.[PACKAGE_NAME]
-  const locked = (read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined)?.[`node_modules/${PACKAGE_NAME}`]
-  return [spec ?? 'none', ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []), ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : [])].join(' | ')
+  const locked = (
+    read('package-lock.json')?.packages as Record<string, { resolved?: string; integrity?: string }> | undefined
+  )?.[`node_modules/${PACKAGE_NAME}`]
+  return [
+    spec ?? 'none',
+    ...(over !== undefined ? [`override ${JSON.stringify(over)}`] : []),
+    ...(locked ? [`${locked.resolved ?? '?'} ${locked.integrity ?? ''}`.trim()] : []),
+  ].join(' | ')
 }
 
 export interface SessionFloor {
@@ -376,7 +488,11 @@ export interface SessionFloor {
 export function checkSessionFloor(paths: Paths, env: NodeJS.ProcessEnv = process.env, now = new Date()): SessionFloor {
   const state = floorNow(paths, env)
   try {
-    syncPlaceholderExcludes(paths.projectDir, state.mode === 'sandbox', guardedPaths(floorInputs(paths, env)).map((g) => g.at))
+    syncPlaceholderExcludes(
+      paths.projectDir,
+      state.mode === 'sandbox',
+      guardedPaths(floorInputs(paths, env)).map((g) => g.at),
+    )
   } catch {
     /* a repository git cannot read, or an unwritable .git: the floor does not depend on it */
   }
@@ -392,7 +508,10 @@ export function checkSessionFloor(paths: Paths, env: NodeJS.ProcessEnv = process
     writeState(paths, 'floorHold', { at: now.toISOString(), changes: reasons }, { indent: 2 })
   } else if (rec.ok && JSON.stringify(rec.value.facts) !== JSON.stringify(state.facts)) {
     // Nothing weakened (rules may have been added): this is the floor as it now stands.
-    updateState(paths, 'floor', (r) => ({ next: { ...r, facts: state.facts, at: now.toISOString() }, result: undefined }))
+    updateState(paths, 'floor', (r) => ({
+      next: { ...r, facts: state.facts, at: now.toISOString() },
+      result: undefined,
+    }))
   }
   const hold = readState(paths, 'floorHold')
   return { state, changes, first, held: hold.ok && hold.value.changes.length ? hold.value.changes : undefined }
@@ -403,14 +522,23 @@ export function floorHold(paths: Paths): string[] | undefined {
   if (!fs.existsSync(paths.floorHold)) return undefined
   const r = readState(paths, 'floorHold')
   // A hold file that cannot be read still holds: it was written because something changed.
-  return r.ok ? (r.value.changes.length ? r.value.changes : undefined) : [`${paths.floorHold} cannot be read (${r.error.message})`]
+  return r.ok
+    ? r.value.changes.length
+      ? r.value.changes
+      : undefined
+    : [`${paths.floorHold} cannot be read (${r.error.message})`]
 }
 
 /** A human's confirmation: the floor as it stands is the one to compare later sessions with, and the hold is lifted. */
 export function recordFloor(paths: Paths, state: FloorState, now = new Date()): void {
   // A record that cannot be read is replaced: a human is looking at the floor as it stands.
   const before = readState(paths, 'floor')
-  writeState(paths, 'floor', { ...(before.ok ? before.value : {}), v: 1, facts: state.facts, at: now.toISOString() }, { indent: 2 })
+  writeState(
+    paths,
+    'floor',
+    { ...(before.ok ? before.value : {}), v: 1, facts: state.facts, at: now.toISOString() },
+    { indent: 2 },
+  )
   removeState(paths, 'floorHold')
 }
 
@@ -421,10 +549,36 @@ export function recordFloor(paths: Paths, state: FloorState, now = new Date()): 
  * listed in the repository's own .git/info/exclude (never committed), and taken out again once a real one appears.
  */
 export const SANDBOX_PLACEHOLDERS = [
-  ...['.bash_profile', '.bashrc', '.gitconfig', '.gitmodules', '.idea', '.mcp.json', '.profile', '.ripgreprc', '.vscode', '.zprofile', '.zshrc'],
-  ...['agents', 'commands', 'hooks', 'launch.json', 'loop.md', 'output-styles', 'routines', 'scheduled_tasks.json', 'settings.json', 'settings.local.json', 'skills', 'workflows'].map((n) => `.claude/${n}`),
+  ...[
+    '.bash_profile',
+    '.bashrc',
+    '.gitconfig',
+    '.gitmodules',
+    '.idea',
+    '.mcp.json',
+    '.profile',
+    '.ripgreprc',
+    '.vscode',
+    '.zprofile',
+    '.zshrc',
+  ],
+  ...[
+    'agents',
+    'commands',
+    'hooks',
+    'launch.json',
+    'loop.md',
+    'output-styles',
+    'routines',
+    'scheduled_tasks.json',
+    'settings.json',
+    'settings.local.json',
+    'skills',
+    'workflows',
+  ].map((n) => `.claude/${n}`),
 ]
-const EXCLUDE_BEGIN = "# ratchet: placeholders Claude Code's sandbox mounts where these do not exist (git add -A fails on them); kept in step by Ratchet"
+const EXCLUDE_BEGIN =
+  "# ratchet: placeholders Claude Code's sandbox mounts where these do not exist (git add -A fails on them); kept in step by Ratchet"
 const EXCLUDE_END = '# end ratchet'
 
 /** Brings the block in .git/info/exclude in step with the project (`on`: sandbox mode). Returns the names excluded. */
@@ -434,14 +588,19 @@ export function syncPlaceholderExcludes(projectDir: string, on: boolean, guarded
   const { file, prefix } = where
   // The floor's own paths in the project, bar what git never sees (.git) and what is already its own folder.
   const ours = guarded.filter((g) => g.startsWith('./') && !g.startsWith('./.git/')).map((g) => g.slice(2))
-  const names = on ? [...new Set([...SANDBOX_PLACEHOLDERS, ...ours])].filter((n) => !lexists(path.join(projectDir, n)) && !ancestorMissing(projectDir, n)) : []
+  const names = on
+    ? [...new Set([...SANDBOX_PLACEHOLDERS, ...ours])].filter(
+        (n) => !lexists(path.join(projectDir, n)) && !ancestorMissing(projectDir, n),
+      )
+    : []
   let text = ''
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch {}
   const start = text.indexOf(EXCLUDE_BEGIN)
   const end = start >= 0 ? text.indexOf(EXCLUDE_END, start) : -1
-  const outside = start >= 0 && end >= 0 ? text.slice(0, start) + text.slice(end + EXCLUDE_END.length).replace(/^\n/, '') : text
+  const outside =
+    start >= 0 && end >= 0 ? text.slice(0, start) + text.slice(end + EXCLUDE_END.length).replace(/^\n/, '') : text
   const block = names.length ? [EXCLUDE_BEGIN, ...names.map((n) => `/${prefix}${n}`), EXCLUDE_END, ''].join('\n') : ''
   const next = block ? `${outside}${outside && !outside.endsWith('\n') ? '\n' : ''}${block}` : outside
   if (next !== text) writeFileAtomic(file, next)
@@ -459,7 +618,12 @@ function excludeFile(projectDir: string): { file: string; prefix: string } | und
     try {
       st = fs.statSync(dotgit)
     } catch {}
-    const prefix = path.relative(dir, projectDir).split(path.sep).filter(Boolean).map((p) => p + '/').join('')
+    const prefix = path
+      .relative(dir, projectDir)
+      .split(path.sep)
+      .filter(Boolean)
+      .map((p) => p + '/')
+      .join('')
     if (st?.isDirectory()) return { file: path.join(dotgit, 'info', 'exclude'), prefix }
     if (st?.isFile()) {
       const r = spawnSync('git', ['-C', projectDir, 'rev-parse', '--git-path', 'info/exclude'], { timeout: 5000 })

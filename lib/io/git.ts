@@ -30,7 +30,8 @@ export function currentBranch(dir: string): string | undefined {
 type FileState = import('../core/actions/types').FileState
 
 /** Build output and caches: ignored content a build or install brings back. Kept in step with lib/core/actions/util.ts. */
-const BUILD_OUTPUT = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+const BUILD_OUTPUT =
+  /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
 
 function repoRoot(dir: string): string | undefined {
   let d = dir
@@ -65,7 +66,14 @@ export function gitBefore(args: string[], cwd: string, deadline: number): string
   if (left <= 0) return undefined
   try {
     const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
-    return execFileSync('git', args, { cwd, timeout: left, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })
+    return execFileSync('git', args, {
+      cwd,
+      timeout: left,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 16 << 20,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+    })
   } catch {
     return undefined
   }
@@ -83,7 +91,8 @@ export function fileStates(projectDir: string, budgetMs = 1000): (abs: string) =
   let root: string | null | undefined
   const cache = new Map<string, FileState | undefined>()
 
-  const git = (args: string[], cwd: string): string | undefined => gitBefore(args, cwd, (deadline ??= Date.now() + budgetMs))
+  const git = (args: string[], cwd: string): string | undefined =>
+    gitBefore(args, cwd, (deadline ??= Date.now() + budgetMs))
 
   const compute = (abs: string): FileState | undefined => {
     // A symbolic link on the way (`scratch/home -> ~`, then `rm -rf scratch/home/`) leads somewhere git and the

@@ -4,7 +4,18 @@
 import fs from 'node:fs'
 import { type ActiveRule, BUILTIN_IDS, withBuiltins } from '../core/builtins'
 import { fnv64 } from '../core/fingerprint'
-import { type BucketedIndex, bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, fastIndexOf, type IndexSource, indexSource, indexSourceOfText, restampedIndexText } from '../core/bucketed-index'
+import {
+  type BucketedIndex,
+  bucketedIndexHead,
+  bucketedIndexText,
+  bucketedRuleIndex,
+  bucketedRules,
+  fastIndexOf,
+  type IndexSource,
+  indexSource,
+  indexSourceOfText,
+  restampedIndexText,
+} from '../core/bucketed-index'
 import { compileRules, type RuleIndex, ruleLiterals } from '../core/rule-match'
 import { decisionOf, type Guardrail, type Problem, validateGuardrails } from '../core/guardrails'
 import { fastIndexStamped, statKey, writeFastIndex } from './fast-index'
@@ -98,12 +109,24 @@ export function ruleIndexOf(loaded: LoadedGuardrails, full?: () => readonly Guar
       return slim(all)
     }
   }
-  return { seen: index.seen, forKey: (k) => either((i) => i.forKey(k)), forTool: (t, c, p) => either((i) => i.forTool(t, c, p)), anyTool: () => either((i) => i.anyTool()) } as BucketedIndex
+  return {
+    seen: index.seen,
+    forKey: (k) => either((i) => i.forKey(k)),
+    forTool: (t, c, p) => either((i) => i.forTool(t, c, p)),
+    anyTool: () => either((i) => i.anyTool()),
+  } as BucketedIndex
 }
 
 function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   const trusted = readIndexed(paths, !!opts.full)
-  if (trusted) return { rules: trusted.rules, problems: [], file: paths.guardrails, origin: 'project', ...(trusted.slim ? { slim: true, indexSource: trusted.source } : {}) }
+  if (trusted)
+    return {
+      rules: trusted.rules,
+      problems: [],
+      file: paths.guardrails,
+      origin: 'project',
+      ...(trusted.slim ? { slim: true, indexSource: trusted.source } : {}),
+    }
   const before = statKey(paths.guardrails)
   let text = ''
   const own = readJson(
@@ -116,9 +139,18 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
     const v = own.value
     if (!v.fatal) {
       if (!v.problems.length && before && before === statKey(paths.guardrails)) writeIndex(paths, before, text, v.rules)
-      return { rules: v.rules, problems: v.problems.map((p) => fmt(paths.guardrails, p)), file: paths.guardrails, origin: 'project' }
+      return {
+        rules: v.rules,
+        problems: v.problems.map((p) => fmt(paths.guardrails, p)),
+        file: paths.guardrails,
+        origin: 'project',
+      }
     }
-    return brokenFile(paths, v.problems.map((p) => fmt(paths.guardrails, p)), !!opts.full)
+    return brokenFile(
+      paths,
+      v.problems.map((p) => fmt(paths.guardrails, p)),
+      !!opts.full,
+    )
   }
   if (!own.ok) return brokenFile(paths, [own.error.message], !!opts.full)
   return packaged(paths)
@@ -131,12 +163,18 @@ function loadFile(paths: Paths, opts: { full?: boolean }): Omit<LoadedGuardrails
  * the meantime. With no index (it never validated), the built-ins alone, as before. A removed file is not
  * broken: its rules are gone by the user's hand.
  */
-function brokenFile(paths: Paths, problems: string[], full: boolean): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
+function brokenFile(
+  paths: Paths,
+  problems: string[],
+  full: boolean,
+): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
   try {
     const src = indexOnDisk(paths, full)
     if (src) {
       const base = { problems, file: paths.guardrails, origin: 'last-good' as const }
-      return full ? { ...base, rules: [...src.head.tunings, ...bucketedRules(src)] } : { ...base, rules: src.head.tunings, slim: true, indexSource: src }
+      return full
+        ? { ...base, rules: [...src.head.tunings, ...bucketedRules(src)] }
+        : { ...base, rules: src.head.tunings, slim: true, indexSource: src }
     }
   } catch {
     /* no index to fall back on */
@@ -150,7 +188,10 @@ const indexFile = (paths: Paths) => paths.ruleIndex
  * The trusted index: slim, its source (header read, buckets read on demand) and the tunings of built-ins;
  * full, every entry of guardrails.json as written. Null when it cannot be trusted.
  */
-function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: boolean; key: string; source?: IndexSource } | null {
+function readIndexed(
+  paths: Paths,
+  full: boolean,
+): { rules: Guardrail[]; slim: boolean; key: string; source?: IndexSource } | null {
   try {
     const key = statKey(paths.guardrails)
     if (!key) return null
@@ -165,7 +206,8 @@ function readIndexed(paths: Paths, full: boolean): { rules: Guardrail[]; slim: b
       if (!src || src.head.hash !== hash) return null
       writeIndexText(paths, text)
       writeFast(paths, key, hash, [...src.head.tunings, ...bucketedRules(src)])
-    } else if (!full && !fastIndexStamped(paths.stateDir, key, src.head.hash)) writeFast(paths, key, src.head.hash, [...src.head.tunings, ...bucketedRules(src)])
+    } else if (!full && !fastIndexStamped(paths.stateDir, key, src.head.hash))
+      writeFast(paths, key, src.head.hash, [...src.head.tunings, ...bucketedRules(src)])
     if (!full) return { rules: src.head.tunings, slim: true, key, source: src }
     const raw = JSON.parse(readRegularFile(paths.guardrails))
     if (statKey(paths.guardrails) !== key) return null
@@ -244,7 +286,16 @@ function writeIndex(paths: Paths, key: string, text: string, rules: Guardrail[])
     .map((r) =>
       BUILTIN_IDS.has(r.id)
         ? r
-        : { id: r.id, pattern: r.pattern, severity: r.severity, decision: decisionOf(r), rule: r.rule, ...(r.source != null ? { source: r.source } : {}), ...(r.check !== undefined ? { check: r.check } : {}), ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}) },
+        : {
+            id: r.id,
+            pattern: r.pattern,
+            severity: r.severity,
+            decision: decisionOf(r),
+            rule: r.rule,
+            ...(r.source != null ? { source: r.source } : {}),
+            ...(r.check !== undefined ? { check: r.check } : {}),
+            ...(r.match ? { match: r.match, literals: ruleLiterals(r.match) } : {}),
+          },
     ) as Guardrail[]
   writeIndexText(
     paths,
@@ -280,7 +331,11 @@ function writeIndexText(paths: Paths, text: string): void {
 }
 
 function packaged(paths: Paths): Omit<LoadedGuardrails, 'rules'> & { rules: Guardrail[] } {
-  const r = readJson(paths.packagedGuardrails, (raw) => validateGuardrails(raw), () => null)
+  const r = readJson(
+    paths.packagedGuardrails,
+    (raw) => validateGuardrails(raw),
+    () => null,
+  )
   const rules = r.ok && r.value ? r.value.rules : []
   return { rules, problems: r.ok ? [] : [r.error.message], file: paths.packagedGuardrails, origin: 'packaged' }
 }
@@ -295,7 +350,10 @@ export function ensureProjectGuardrails(paths: Paths): void {
  * A human's edit of guardrails.json (add a rule, apply a proposal, derive one from an incident):
  * locked, and refused while the file has problems, so a broken file is never rewritten.
  */
-export function editGuardrails<R>(paths: Paths, change: (list: Record<string, unknown>[]) => { next: Record<string, unknown>[]; result: R }): R {
+export function editGuardrails<R>(
+  paths: Paths,
+  change: (list: Record<string, unknown>[]) => { next: Record<string, unknown>[]; result: R },
+): R {
   ensureProjectGuardrails(paths)
   return updateJson<Record<string, unknown>[], R>(
     paths.guardrails,
@@ -304,7 +362,8 @@ export function editGuardrails<R>(paths: Paths, change: (list: Record<string, un
       fallback: () => [],
       validate: (raw) => {
         const v = validateGuardrails(raw)
-        if (v.fatal || v.problems.length) return `fix these first: ${v.problems.map((p) => `${p.where}: ${p.message}`).join('; ')}`
+        if (v.fatal || v.problems.length)
+          return `fix these first: ${v.problems.map((p) => `${p.where}: ${p.message}`).join('; ')}`
         return (Array.isArray(raw) ? raw : (raw as { guardrails: unknown[] }).guardrails) as Record<string, unknown>[]
       },
     },

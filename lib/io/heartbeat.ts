@@ -20,11 +20,29 @@ export interface HeartbeatReport {
   telegram: boolean
 }
 
-export const emptyReport = (): HeartbeatReport => ({ timedOut: [], notified: [], decided: [], notices: [], errors: [], ignored: [], telegram: false })
+export const emptyReport = (): HeartbeatReport => ({
+  timedOut: [],
+  notified: [],
+  decided: [],
+  notices: [],
+  errors: [],
+  ignored: [],
+  telegram: false,
+})
 
 /** A queue event in the activity record. */
 export function logQueue(paths: Paths, decision: string, e: Partial<PendingEntry>, note?: string): void {
-  logActivity(paths, { time: new Date().toISOString(), hook: 'pause-and-ask', event: 'queue', session: e.session_id ?? undefined, action: e.action, decision, pending_id: e.id, severity: e.severity, ...(note ? { note } : {}) })
+  logActivity(paths, {
+    time: new Date().toISOString(),
+    hook: 'pause-and-ask',
+    event: 'queue',
+    session: e.session_id ?? undefined,
+    action: e.action,
+    decision,
+    pending_id: e.id,
+    severity: e.severity,
+    ...(note ? { note } : {}),
+  })
 }
 
 /** Times out the pauses past their time (each recorded). */
@@ -36,8 +54,16 @@ export function timeOut(paths: Paths, report: HeartbeatReport, now: Date): void 
 }
 
 /** Sends what has not reached the human yet (and retries earlier failures); `onlyId`: that pause only. */
-export async function notifyPending(paths: Paths, cfg: TelegramConfig, api: ReturnType<typeof client>, report: HeartbeatReport, onlyId?: string): Promise<void> {
-  for (const { id } of queueEntries(paths).filter((x) => x.status === 'pending' && !x.notified && (!onlyId || x.id === onlyId))) {
+export async function notifyPending(
+  paths: Paths,
+  cfg: TelegramConfig,
+  api: ReturnType<typeof client>,
+  report: HeartbeatReport,
+  onlyId?: string,
+): Promise<void> {
+  for (const { id } of queueEntries(paths).filter(
+    (x) => x.status === 'pending' && !x.notified && (!onlyId || x.id === onlyId),
+  )) {
     const e = claimSend(paths, id, 'notify')
     if (!e) continue
     try {
@@ -45,7 +71,10 @@ export async function notifyPending(paths: Paths, cfg: TelegramConfig, api: Retu
       releaseSend(paths, id, 'notify', { notified: true, message_id: messageId, last_error: null })
       report.notified.push(id)
     } catch (err) {
-      releaseSend(paths, id, 'notify', (x) => ({ notify_attempts: (x.notify_attempts ?? 0) + 1, last_error: describeError(err, cfg) }))
+      releaseSend(paths, id, 'notify', (x) => ({
+        notify_attempts: (x.notify_attempts ?? 0) + 1,
+        last_error: describeError(err, cfg),
+      }))
       report.errors.push(`notify ${id}: ${describeError(err, cfg)}`)
     }
   }

@@ -48,7 +48,14 @@ export function fragmentKeys(paths: Where): FragmentKeys {
     key = privateFileOnce(fileOf(paths, 'fragmentKeyLocal'), () => crypto.randomBytes(32).toString('hex') + '\n').trim()
   }
   const one = (crypto as { hash?: (alg: string, data: string, enc: 'base64') => string }).hash
-  const hash = one ? (g: string) => one('sha256', key + g, 'base64').slice(0, 11) : (g: string) => crypto.createHash('sha256').update(key + g).digest('base64').slice(0, 11)
+  const hash = one
+    ? (g: string) => one('sha256', key + g, 'base64').slice(0, 11)
+    : (g: string) =>
+        crypto
+          .createHash('sha256')
+          .update(key + g)
+          .digest('base64')
+          .slice(0, 11)
   const k = crypto.createHash('sha256').update(`${key}:quick`).digest()
   const [k1, k2, k3] = [k.readInt32LE(0), k.readInt32LE(4) | 1, k.readInt32LE(8) | 1]
   const quick = (h: number) => {
@@ -90,7 +97,12 @@ function pathOfName(name: string, projectDir: string, home: string): string | un
  * hashes of their fragments. `names` are the classification's secret names. Best effort: a file that cannot be
  * read now adds nothing (what leaves is still scanned for shapes, and the project's secret files afresh).
  */
-export function rememberSecrets(paths: Paths & { homeDir: string }, session: string, names: string[], now: number): void {
+export function rememberSecrets(
+  paths: Paths & { homeDir: string },
+  session: string,
+  names: string[],
+  now: number,
+): void {
   const found: { source: string; values: string[] }[] = []
   for (const name of names) {
     const abs = pathOfName(name, paths.projectDir, paths.homeDir)
@@ -102,12 +114,17 @@ export function rememberSecrets(paths: Paths & { homeDir: string }, session: str
   const keys = fragmentKeys(paths)
   const digests = new Set<string>()
   for (const v of values) for (const e of entriesOf(v, keys)) digests.add(e)
-  updateState(paths, 'knownSecrets', (k) => {
-    const merged = [...new Set([...k.digests, ...digests])].slice(-MAX_DIGESTS)
-    const sources = { ...k.sources }
-    for (const f of found) sources[f.source] = now
-    return { next: { v: 1 as const, sources, values: k.values + values.length, digests: merged }, result: undefined }
-  }, { id: session })
+  updateState(
+    paths,
+    'knownSecrets',
+    (k) => {
+      const merged = [...new Set([...k.digests, ...digests])].slice(-MAX_DIGESTS)
+      const sources = { ...k.sources }
+      for (const f of found) sources[f.source] = now
+      return { next: { v: 1 as const, sources, values: k.values + values.length, digests: merged }, result: undefined }
+    },
+    { id: session },
+  )
 }
 
 /**
@@ -137,7 +154,11 @@ export function sessionRemotes(paths: Paths, session: string): Record<string, st
  * Recognizes, in whatever would leave, the secrets this session has seen: its stored digests, the values in the
  * project's secret files now, and the credentials in `env`. Undefined when there are none.
  */
-export function knownSecrets(paths: Paths & { homeDir: string }, session: string, env: NodeJS.ProcessEnv = process.env): Recognizer | undefined {
+export function knownSecrets(
+  paths: Paths & { homeDir: string },
+  session: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Recognizer | undefined {
   const stored = readStateOr(paths, 'knownSecrets', session)
   const values: string[] = []
   const ctx = { projectDir: paths.projectDir, homeDir: paths.homeDir } as ClassifyContext

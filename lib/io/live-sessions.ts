@@ -28,11 +28,16 @@ export function terminalVerdict(paths: Paths, self = process.pid): string | unde
   const me = procStat(self)
   if (!me) return undefined // no /proc: nothing was recorded either
   const r = readState(paths, 'liveSessions')
-  if (!r.ok) return me.tty ? undefined : `${r.error.message}; read as a live session, and this command has no terminal of its own`
+  if (!r.ok)
+    return me.tty
+      ? undefined
+      : `${r.error.message}; read as a live session, and this command has no terminal of its own`
   const live = r.value.filter(alive)
   if (!live.length) return undefined
   const pids = live.map((s) => s.pid).join(', ')
-  if (!me.tty) return `a Claude Code session (pid ${pids}) is running for this project, and this command has no terminal of its own: it was started detached, by cron, at or a daemon`
-  if (live.some((s) => s.tty === me.tty)) return `this command runs in the terminal of the Claude Code session (pid ${pids}); run it in another terminal`
+  if (!me.tty)
+    return `a Claude Code session (pid ${pids}) is running for this project, and this command has no terminal of its own: it was started detached, by cron, at or a daemon`
+  if (live.some((s) => s.tty === me.tty))
+    return `this command runs in the terminal of the Claude Code session (pid ${pids}); run it in another terminal`
   return undefined
 }

@@ -15,7 +15,8 @@ import { gitBefore, statusEntries } from './git'
 import type { LossFacts, LossItem, LossWhy } from '../core/loss'
 
 /** Build output and caches a build or install brings back (kept in step with lib/core/actions/util.ts), and tool caches in the home folder. */
-const REGENERATED = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo|\.npm|\.pnpm-store|\.yarn\/cache)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+const REGENERATED =
+  /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo|\.npm|\.pnpm-store|\.yarn\/cache)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
 
 /** Compiler output, untracked or not. */
 const COMPILED = /(^|\/)__pycache__\/|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
@@ -49,7 +50,11 @@ export function lossFacts(opts: LossOptions): (deleted: Deletion[]) => LossFacts
 
 function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
   const deadline = Date.now() + (opts.budgetMs ?? 1500)
-  const tmps = opts.tmpDirs ?? ['/tmp', '/var/tmp', ...(process.env.TMPDIR ? [process.env.TMPDIR.replace(/\/+$/, '')] : [])]
+  const tmps = opts.tmpDirs ?? [
+    '/tmp',
+    '/var/tmp',
+    ...(process.env.TMPDIR ? [process.env.TMPDIR.replace(/\/+$/, '')] : []),
+  ]
   const created = opts.created ?? {}
   const ownByAgent = (abs: string) => {
     for (let p = abs; p && p !== '/'; p = path.dirname(p)) if (p in created) return true
@@ -59,7 +64,13 @@ function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
   let more = false
   for (const d of deleted.slice(0, 64)) {
     if (Date.now() >= deadline) {
-      items.push({ path: shown(d.path, opts.projectDir), why: 'unknown', bytes: 0, files: 0, note: 'not checked in time' })
+      items.push({
+        path: shown(d.path, opts.projectDir),
+        why: 'unknown',
+        bytes: 0,
+        files: 0,
+        note: 'not checked in time',
+      })
       continue
     }
     const r = target(d, opts.projectDir, inHome(d.path, opts.homeDir) ? [] : tmps, ownByAgent, deadline, opts.stateDir)
@@ -71,16 +82,29 @@ function gather(deleted: Deletion[], opts: LossOptions): LossFacts | undefined {
   const seen = new Set<string>()
   const unique = items.filter((i) => (seen.has(i.path + i.why) ? false : (seen.add(i.path + i.why), true)))
   if (!unique.length) return undefined
-  return { items: unique, files: unique.reduce((n, i) => n + i.files, 0), bytes: unique.reduce((n, i) => n + i.bytes, 0), more: more || unique.some((i) => i.more === true) }
+  return {
+    items: unique,
+    files: unique.reduce((n, i) => n + i.files, 0),
+    bytes: unique.reduce((n, i) => n + i.bytes, 0),
+    more: more || unique.some((i) => i.more === true),
+  }
 }
 
-const inHome = (abs: string, home: string | undefined) => !!home && home !== '/' && (abs === home || abs.startsWith(home + '/'))
+const inHome = (abs: string, home: string | undefined) =>
+  !!home && home !== '/' && (abs === home || abs.startsWith(home + '/'))
 
 function shown(abs: string, projectDir: string): string {
   return abs === projectDir ? '.' : abs.startsWith(projectDir + '/') ? abs.slice(projectDir.length + 1) : abs
 }
 
-function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (abs: string) => boolean, deadline: number, stateDir?: string): { items: LossItem[]; more?: boolean } {
+function target(
+  d: Deletion,
+  projectDir: string,
+  tmps: string[],
+  ownByAgent: (abs: string) => boolean,
+  deadline: number,
+  stateDir?: string,
+): { items: LossItem[]; more?: boolean } {
   const machine = (abs: string) => !!stateDir && (abs === stateDir || abs.startsWith(stateDir + '/'))
   const abs = d.path
   let st: fs.Stats
@@ -88,12 +112,32 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     st = fs.lstatSync(abs)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { items: [] }
-    return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: (e as NodeJS.ErrnoException).code ?? 'unreadable' }] }
+    return {
+      items: [
+        {
+          path: shown(abs, projectDir),
+          why: 'unknown',
+          bytes: 0,
+          files: 0,
+          note: (e as NodeJS.ErrnoException).code ?? 'unreadable',
+        },
+      ],
+    }
   }
   if (ownByAgent(abs)) return { items: [] }
   if (st.isSymbolicLink()) {
     // `rm link` removes only the link; a link in a folder being removed, or a path through one, may lead anywhere.
-    return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'a symbolic link: where it leads was not followed' }] }
+    return {
+      items: [
+        {
+          path: shown(abs, projectDir),
+          why: 'unknown',
+          bytes: 0,
+          files: 0,
+          note: 'a symbolic link: where it leads was not followed',
+        },
+      ],
+    }
   }
   const root = repoRoot(abs)
   const named = d.names ? (name: string) => d.names!.some((g) => globMatch(g, name)) : undefined
@@ -102,15 +146,43 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     if (d.lose === 'changes') return { items: [] }
     const w = walk(abs, st, deadline, MAX_WALK, named)
     if (!w.files && !w.more) return { items: [] }
-    return { items: [{ path: shown(abs, projectDir), why: 'unversioned', bytes: w.bytes, files: w.files, ...(w.more ? { more: true } : {}) }] }
+    return {
+      items: [
+        {
+          path: shown(abs, projectDir),
+          why: 'unversioned',
+          bytes: w.bytes,
+          files: w.files,
+          ...(w.more ? { more: true } : {}),
+        },
+      ],
+    }
   }
   const rel = path.relative(root, abs) || '.'
   if (d.lose === 'all' && !named && (root === abs || root.startsWith(abs + '/') || /(^|\/)\.git(\/|$)/.test(rel))) {
     const w = walk(abs, st, deadline)
-    return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: w.bytes, files: w.files, more: true, note: 'holds a git repository: its history would go too' }] }
+    return {
+      items: [
+        {
+          path: shown(abs, projectDir),
+          why: 'unknown',
+          bytes: w.bytes,
+          files: w.files,
+          more: true,
+          note: 'holds a git repository: its history would go too',
+        },
+      ],
+    }
   }
-  const out = gitBefore(['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=all', '--', rel], root, deadline)
-  if (out === undefined) return { items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'git could not say in time' }] }
+  const out = gitBefore(
+    ['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=all', '--', rel],
+    root,
+    deadline,
+  )
+  if (out === undefined)
+    return {
+      items: [{ path: shown(abs, projectDir), why: 'unknown', bytes: 0, files: 0, note: 'git could not say in time' }],
+    }
   const found: { abs: string; why: LossWhy }[] = []
   for (const { code, path: file } of statusEntries(out)) {
     const fileAbs = path.join(root, file)
@@ -121,8 +193,10 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     // names the .env, data and drafts it would destroy, not Ratchet's cache.
     if ((code === '??' || code === '!!') && machine(fileAbs.replace(/\/$/, ''))) continue
     if (code === '??') why = d.lose === 'changes' || COMPILED.test(file) ? undefined : 'untracked'
-    else if (code === '!!') why = (d.lose === 'all' || d.lose === 'untracked+ignored') && !REGENERATED.test(file) ? 'ignored' : undefined
-    else if (code[1] === 'D' || code === 'D ') why = undefined // already gone from the work tree
+    else if (code === '!!')
+      why = (d.lose === 'all' || d.lose === 'untracked+ignored') && !REGENERATED.test(file) ? 'ignored' : undefined
+    else if (code[1] === 'D' || code === 'D ')
+      why = undefined // already gone from the work tree
     else why = d.lose === 'untracked' || d.lose === 'untracked+ignored' ? undefined : 'changes'
     if (why) found.push({ abs: fileAbs.replace(/\/$/, ''), why })
   }
@@ -140,11 +214,21 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
     budget--
     // `find -name` deletes only files with those names: a folder git names whole (ignored) is walked for them.
     if (named && !s?.isDirectory() && !named(path.basename(f.abs))) continue
-    const w = s ? (s.isDirectory() ? walk(f.abs, s, deadline, Math.max(1, budget), named) : { files: 1, bytes: s.size, more: false }) : { files: 1, bytes: 0, more: true }
+    const w = s
+      ? s.isDirectory()
+        ? walk(f.abs, s, deadline, Math.max(1, budget), named)
+        : { files: 1, bytes: s.size, more: false }
+      : { files: 1, bytes: 0, more: true }
     if (s?.isDirectory()) budget -= w.files
     if (named && !w.files && !w.more) continue
     if (w.more) more = true
-    items.push({ path: shown(f.abs, projectDir), why: f.why, bytes: w.bytes, files: w.files, ...(w.more ? { more: true } : {}) })
+    items.push({
+      path: shown(f.abs, projectDir),
+      why: f.why,
+      bytes: w.bytes,
+      files: w.files,
+      ...(w.more ? { more: true } : {}),
+    })
   }
   if (items.length <= MAX_ITEMS_PER_TARGET) return { items, more }
   // Many files: one line per folder just below the target (and kind); still too many, one line per kind.
@@ -171,8 +255,17 @@ function target(d: Deletion, projectDir: string, tmps: string[], ownByAgent: (ab
 }
 
 /** Files and bytes under `abs` (lstat only, never following links or opening files), at most `max` entries. */
-function walk(abs: string, st: fs.Stats, deadline: number, max = MAX_WALK, named?: (name: string) => boolean): { files: number; bytes: number; more: boolean } {
-  if (!st.isDirectory()) return named && !named(path.basename(abs)) ? { files: 0, bytes: 0, more: false } : { files: 1, bytes: st.size, more: false }
+function walk(
+  abs: string,
+  st: fs.Stats,
+  deadline: number,
+  max = MAX_WALK,
+  named?: (name: string) => boolean,
+): { files: number; bytes: number; more: boolean } {
+  if (!st.isDirectory())
+    return named && !named(path.basename(abs))
+      ? { files: 0, bytes: 0, more: false }
+      : { files: 1, bytes: st.size, more: false }
   let files = 0
   let bytes = 0
   let seen = 0
@@ -218,4 +311,3 @@ function repoRoot(abs: string): string | undefined {
   }
   return undefined
 }
-

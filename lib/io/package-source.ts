@@ -72,7 +72,9 @@ export function vendorTarball(source: Extract<Source, { kind: 'local' }>, dest: 
     const made = path.join(dir, JSON.parse(r.output.slice(r.output.indexOf('[')))[0].filename)
     if (made !== dest) fs.renameSync(made, dest)
   }
-  for (const f of fs.readdirSync(dir)) if (f.startsWith(`${PACKAGE_NAME}-`) && f.endsWith('.tgz') && path.join(dir, f) !== dest) fs.rmSync(path.join(dir, f))
+  for (const f of fs.readdirSync(dir))
+    if (f.startsWith(`${PACKAGE_NAME}-`) && f.endsWith('.tgz') && path.join(dir, f) !== dest)
+      fs.rmSync(path.join(dir, f))
 }
 
 /** A JSON file's object and the indent it was written with (absent: undefined). */

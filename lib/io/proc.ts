@@ -63,5 +63,8 @@ export function findClaudeAncestor(start = process.ppid, proc = '/proc'): { pid:
 export function isClaudeCli(argv: string[]): boolean {
   const base = (s: string | undefined) => (s ?? '').slice((s ?? '').lastIndexOf('/') + 1)
   if (/^claude(\.exe)?$/.test(base(argv[0]))) return true
-  return /^(node|nodejs|bun)$/.test(base(argv[0])) && /@anthropic-ai\/claude-code\/(cli\.(m?js)|bin\/claude(\.exe)?)$/.test(argv[1] ?? '')
+  return (
+    /^(node|nodejs|bun)$/.test(base(argv[0])) &&
+    /@anthropic-ai\/claude-code\/(cli\.(m?js)|bin\/claude(\.exe)?)$/.test(argv[1] ?? '')
+  )
 }

@@ -15,9 +15,17 @@ export function applyProposal(paths: Paths, id: string, by: string): Proposal {
   editGuardrails(paths, (list) => {
     const rules = list as { id: string; decision?: string }[]
     if (p.change) {
-      if (!rules.some((r) => r.id === p.change!.id)) throw new RatchetError('conflict', `${p.id} changes ${p.change.id}, which is no longer in guardrails.json`)
+      if (!rules.some((r) => r.id === p.change!.id))
+        throw new RatchetError('conflict', `${p.id} changes ${p.change.id}, which is no longer in guardrails.json`)
       appliedAs = p.change.id
-      return { next: rules.map((r) => (r.id === p.change!.id ? { ...r, decision: p.change!.decision, decision_changed_by: `${p.id}: ${p.change!.why}` } : r)), result: undefined }
+      return {
+        next: rules.map((r) =>
+          r.id === p.change!.id
+            ? { ...r, decision: p.change!.decision, decision_changed_by: `${p.id}: ${p.change!.why}` }
+            : r,
+        ),
+        result: undefined,
+      }
     }
     const g = guardrailFor(p, rules)
     if (!g) throw new RatchetError('conflict', `${p.id} has nothing to apply`)
@@ -25,7 +33,17 @@ export function applyProposal(paths: Paths, id: string, by: string): Proposal {
     return { next: [...rules, g as unknown as Record<string, unknown>], result: undefined }
   })
   return updateProposals(paths, (list) => {
-    const next = list.map((x) => (x.id === id ? { ...x, status: 'approved' as const, decided_at: new Date().toISOString(), decided_by: by, applied_as: appliedAs } : x))
+    const next = list.map((x) =>
+      x.id === id
+        ? {
+            ...x,
+            status: 'approved' as const,
+            decided_at: new Date().toISOString(),
+            decided_by: by,
+            applied_as: appliedAs,
+          }
+        : x,
+    )
     return { next, result: next.find((x) => x.id === id)! }
   })
 }
@@ -35,7 +53,9 @@ export function rejectProposal(paths: Paths, id: string, by: string): Proposal {
     const p = list.find((x) => x.id === id)
     if (!p) throw new RatchetError('not_found', `no proposal ${id}`)
     if (p.status !== 'pending') throw new RatchetError('conflict', `${id} is already ${p.status}`)
-    const next = list.map((x) => (x.id === id ? { ...x, status: 'rejected' as const, decided_at: new Date().toISOString(), decided_by: by } : x))
+    const next = list.map((x) =>
+      x.id === id ? { ...x, status: 'rejected' as const, decided_at: new Date().toISOString(), decided_by: by } : x,
+    )
     return { next, result: next.find((x) => x.id === id)! }
   })
 }

@@ -2,7 +2,14 @@
 // Every change is a pure transition from lib/core/pending.ts applied under the lock; no lock is
 // ever held across a network call or a wait for a human.
 
-import { claimSend as claim, newEntry, releaseSend as release, type NewAction, type PendingEntry, type SendKind } from '../core/pending'
+import {
+  claimSend as claim,
+  newEntry,
+  releaseSend as release,
+  type NewAction,
+  type PendingEntry,
+  type SendKind,
+} from '../core/pending'
 import { processAlive, processTag, readState, updateState } from './store'
 import type { Paths } from './registry'
 import type { Result } from '../core/errors'
@@ -23,7 +30,8 @@ export function updateQueue<R>(paths: Paths, change: (list: PendingEntry[]) => {
 }
 
 // node:crypto is loaded only when something is queued: on a hook's hot path it costs ~5 ms.
-const random = (bytes: number): string => (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
+const random = (bytes: number): string =>
+  (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex')
 
 export function newId(): string {
   return `pa-${random(4)}`
@@ -35,7 +43,11 @@ export function enqueue(paths: Paths, action: NewAction, now = new Date(), id = 
   return updateQueue(paths, (list) => ({ next: [...list, entry], result: entry }))
 }
 
-export function patchEntry(paths: Paths, id: string, patch: (e: PendingEntry) => Partial<PendingEntry>): PendingEntry | undefined {
+export function patchEntry(
+  paths: Paths,
+  id: string,
+  patch: (e: PendingEntry) => Partial<PendingEntry>,
+): PendingEntry | undefined {
   return updateQueue(paths, (list) => {
     const i = list.findIndex((e) => e.id === id)
     if (i < 0) return { next: list, result: undefined }
@@ -51,6 +63,11 @@ export function claimSend(paths: Paths, id: string, kind: SendKind): PendingEntr
 }
 
 /** Ends this process's claim, recording what the send changed. */
-export function releaseSend(paths: Paths, id: string, kind: SendKind, patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>)): void {
+export function releaseSend(
+  paths: Paths,
+  id: string,
+  kind: SendKind,
+  patch: Partial<PendingEntry> | ((e: PendingEntry) => Partial<PendingEntry>),
+): void {
   updateQueue(paths, (list) => release(list, id, kind, patch))
 }

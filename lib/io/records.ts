@@ -8,7 +8,6 @@ import type { Proposal } from '../core/proposals'
 import { openRegular, readState, updateState } from './store'
 import type { Paths } from './registry'
 
-
 export function readIncidents(paths: Paths): Incident[] {
   const r = readState(paths, 'incidents')
   if (!r.ok) throw r.error
@@ -38,7 +37,10 @@ export async function mineActivity(file: string, since?: string, agg: Aggregate 
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return agg
     throw e
   }
-  const rl = readline.createInterface({ input: fs.createReadStream('', { fd, encoding: 'utf8', highWaterMark: 1 << 16 }), crlfDelay: Infinity })
+  const rl = readline.createInterface({
+    input: fs.createReadStream('', { fd, encoding: 'utf8', highWaterMark: 1 << 16 }),
+    crlfDelay: Infinity,
+  })
   for await (const line of rl) {
     if (!line) continue
     let e: ActivityEvent

@@ -32,7 +32,8 @@ export function readScript(abs: string): ScriptText | undefined {
     const head = Buffer.alloc(Math.min(SNIFF, st2.size))
     const n = head.length ? fs.readSync(fd, head, 0, head.length, 0) : 0
     if (head.subarray(0, n).includes(0)) return { binary: true }
-    if (st2.size > MAX_SCRIPT) return { problem: `it is too big to read (${st2.size} bytes, more than ${MAX_SCRIPT / 1024} KB)` }
+    if (st2.size > MAX_SCRIPT)
+      return { problem: `it is too big to read (${st2.size} bytes, more than ${MAX_SCRIPT / 1024} KB)` }
     const buf = Buffer.alloc(st2.size)
     let off = 0
     while (off < st2.size) {

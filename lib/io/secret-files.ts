@@ -10,9 +10,23 @@ import { openRegular } from './store-core'
 
 const MAX_ENTRIES = 4000
 const MAX_DEPTH = 8
-const SKIP = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'build', 'target'])
+const SKIP = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.cache',
+  'dist',
+  'build',
+  'target',
+])
 
-export function secretFileFacts(ctx: Pick<ClassifyContext, 'projectDir' | 'homeDir'>): Pick<ClassifyContext, 'secretFilesUnder' | 'fileMentions'> {
+export function secretFileFacts(
+  ctx: Pick<ClassifyContext, 'projectDir' | 'homeDir'>,
+): Pick<ClassifyContext, 'secretFilesUnder' | 'fileMentions'> {
   const cache = new Map<string, string[]>()
   return {
     secretFilesUnder(dir: string): string[] {

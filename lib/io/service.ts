@@ -29,13 +29,19 @@ export interface ServiceKeys {
 
 export const serviceFiles = (env: NodeJS.ProcessEnv = process.env, port = servicePort(env)) => {
   const dir = configHomeOf(env)
-  return { dir, keys: path.join(dir, `service-${port}.json`), sessions: path.join(dir, `service-${port}.sessions.json`) }
+  return {
+    dir,
+    keys: path.join(dir, `service-${port}.json`),
+    sessions: path.join(dir, `service-${port}.sessions.json`),
+  }
 }
 
 export function readServiceKeys(env: NodeJS.ProcessEnv = process.env): ServiceKeys | undefined {
   try {
     const k = JSON.parse(fs.readFileSync(serviceFiles(env).keys, 'utf8'))
-    return Number.isInteger(k.pid) && Number.isInteger(k.port) && typeof k.key === 'string' && k.key.length >= 32 ? k : undefined
+    return Number.isInteger(k.pid) && Number.isInteger(k.port) && typeof k.key === 'string' && k.key.length >= 32
+      ? k
+      : undefined
   } catch {
     return undefined
   }
@@ -50,16 +56,25 @@ const RATCHET_BIN = path.join(PACKAGE_ROOT, 'bin', 'ratchet')
 export function isService(pid: number): boolean {
   try {
     const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-    if (argv[1] !== RATCHET_BIN || argv[2] !== 'service' || argv[3] !== 'run' || fs.readlinkSync(`/proc/${pid}/exe`) !== fs.realpathSync(process.execPath)) return false
+    if (
+      argv[1] !== RATCHET_BIN ||
+      argv[2] !== 'service' ||
+      argv[3] !== 'run' ||
+      fs.readlinkSync(`/proc/${pid}/exe`) !== fs.realpathSync(process.execPath)
+    )
+      return false
     const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
-    return ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT'].every((k) => (env.find((l) => l.startsWith(k + '=')) ?? '').slice(k.length + 1) === (process.env[k] ?? ''))
+    return ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT'].every(
+      (k) => (env.find((l) => l.startsWith(k + '=')) ?? '').slice(k.length + 1) === (process.env[k] ?? ''),
+    )
   } catch {
     return false
   }
 }
 
 /** The proof a service gives for `nonce`: only the holder of the key file's key can compute it. */
-export const proof = (key: string, nonce: string): string => crypto().createHmac('sha256', key).update(nonce).digest('hex')
+export const proof = (key: string, nonce: string): string =>
+  crypto().createHmac('sha256', key).update(nonce).digest('hex')
 
 // Required when used: node:crypto brings in the stream machinery, and session-start loads this module on every
 // session, mostly to learn that the command transport needs no service.
@@ -74,16 +89,36 @@ export interface SessionRegistration {
   ppid: number
 }
 
-function post(port: number, route: string, key: string, body: unknown, timeoutMs: number): Promise<{ status: number; body: string }> {
+function post(
+  port: number,
+  route: string,
+  key: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ status: number; body: string }> {
   const http = require('node:http') as typeof import('node:http')
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body)
-    const req = http.request({ host: '127.0.0.1', port, path: route, method: 'POST', headers: { 'content-type': 'application/json', 'x-ratchet-key': key, 'content-length': Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (c) => (text += c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-    })
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: route,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-ratchet-key': key,
+          'content-length': Buffer.byteLength(data),
+        },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (c) => (text += c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      },
+    )
     req.on('timeout', () => req.destroy(new Error('timed out')))
     req.on('error', reject)
     req.end(data)
@@ -108,7 +143,12 @@ function spawnService(env: NodeJS.ProcessEnv): void {
   delete clean.CLAUDE_ENV_FILE
   // RATCHET_SERVICE_LOG: a file for what the service prints on stderr (nothing, unless it fails).
   const log = env.RATCHET_SERVICE_LOG ? fs.openSync(env.RATCHET_SERVICE_LOG, 'a', 0o600) : 'ignore'
-  spawn(process.execPath, [RATCHET_BIN, 'service', 'run'], { detached: true, stdio: ['ignore', 'ignore', log], cwd: '/', env: clean }).unref()
+  spawn(process.execPath, [RATCHET_BIN, 'service', 'run'], {
+    detached: true,
+    stdio: ['ignore', 'ignore', log],
+    cwd: '/',
+    env: clean,
+  }).unref()
   if (typeof log === 'number') fs.closeSync(log)
 }
 
@@ -119,7 +159,11 @@ export type Ensured = { ok: true; pid: number; started: boolean } | { ok: false;
  * Whatever answers must prove it holds the key: a process in the port that cannot is not trusted, and is ended
  * when it is this user's (something the agent started outside the sandbox while the service was down).
  */
-export async function ensureService(session: SessionRegistration | undefined, env: NodeJS.ProcessEnv = process.env, waitMs = 4000): Promise<Ensured> {
+export async function ensureService(
+  session: SessionRegistration | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  waitMs = 4000,
+): Promise<Ensured> {
   let started = false
   const until = Date.now() + waitMs
   for (;;) {
@@ -134,31 +178,45 @@ export async function ensureService(session: SessionRegistration | undefined, en
         try {
           process.kill(squatter, 'SIGKILL')
         } catch {
-          return { ok: false, why: `port ${servicePort(env)} is held by another account's process (pid ${squatter}), which must not answer for Ratchet` }
+          return {
+            ok: false,
+            why: `port ${servicePort(env)} is held by another account's process (pid ${squatter}), which must not answer for Ratchet`,
+          }
         }
       }
       spawnService(env)
       started = true
     }
-    if (Date.now() > until) return { ok: false, why: `the service did not come up on 127.0.0.1:${servicePort(env)} within ${waitMs / 1000} s` }
+    if (Date.now() > until)
+      return {
+        ok: false,
+        why: `the service did not come up on 127.0.0.1:${servicePort(env)} within ${waitMs / 1000} s`,
+      }
     await new Promise((r) => setTimeout(r, 50))
   }
 }
 
 /** The pid that listens on 127.0.0.1:`port`, from /proc (undefined when nothing does or it cannot be told). */
 export function portHolder(port: number): number | undefined {
-  const inode = socketInodes('/proc/net/tcp', (local, _remote, state) => state === '0A' && local.endsWith(`:${port.toString(16).toUpperCase().padStart(4, '0')}`))[0]
+  const inode = socketInodes(
+    '/proc/net/tcp',
+    (local, _remote, state) => state === '0A' && local.endsWith(`:${port.toString(16).toUpperCase().padStart(4, '0')}`),
+  )[0]
   if (!inode) return undefined
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
-      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode.inode}]`) return Number(pid)
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`))
+        if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode.inode}]`) return Number(pid)
     } catch {}
   }
   return undefined
 }
 
 /** Sockets in a /proc/net/tcp table that `match` (addresses as the kernel writes them: hex ip:port), with their owner's uid. */
-export function socketInodes(table: string, match: (local: string, remote: string, state: string) => boolean): { inode: string; uid: number }[] {
+export function socketInodes(
+  table: string,
+  match: (local: string, remote: string, state: string) => boolean,
+): { inode: string; uid: number }[] {
   const out: { inode: string; uid: number }[] = []
   let text = ''
   try {
@@ -177,7 +235,9 @@ export function socketInodes(table: string, match: (local: string, remote: strin
 export function serviceStatus(env: NodeJS.ProcessEnv = process.env): { port: number; running: boolean; pid?: number } {
   const keys = readServiceKeys(env)
   const port = servicePort(env)
-  return keys && keys.port === port && isService(keys.pid) ? { port, running: true, pid: keys.pid } : { port, running: false }
+  return keys && keys.port === port && isService(keys.pid)
+    ? { port, running: true, pid: keys.pid }
+    : { port, running: false }
 }
 
 /** Ends the service (`ratchet service stop`, `ratchet uninstall`); whether one was running. */

@@ -26,7 +26,8 @@ export function damagedSession(paths: Paths, sessionId: string, now: number): Se
 }
 
 /** The secrets entry of a damaged session: what it may have read, named by the file that lost it. */
-export const damagedMark = (paths: Paths, sessionId: string): string => `whatever it read before its record ${path.relative(paths.projectDir, sessionFile(paths, sessionId)) || sessionFile(paths, sessionId)} was lost (unreadable or removed)`
+export const damagedMark = (paths: Paths, sessionId: string): string =>
+  `whatever it read before its record ${path.relative(paths.projectDir, sessionFile(paths, sessionId)) || sessionFile(paths, sessionId)} was lost (unreadable or removed)`
 
 /**
  * A session file absent although the session has run a tool: custodiet has counted one, so the first prompt's
@@ -35,7 +36,9 @@ export const damagedMark = (paths: Paths, sessionId: string): string => `whateve
  */
 function removedSession(paths: Paths, sessionId: string): boolean {
   try {
-    const raw = JSON.parse(readRegularFile(fileOf(paths, 'custodietState', sessionId), { noFollow: true })) as { toolCount?: unknown }
+    const raw = JSON.parse(readRegularFile(fileOf(paths, 'custodietState', sessionId), { noFollow: true })) as {
+      toolCount?: unknown
+    }
     return typeof raw?.toolCount === 'number' && raw.toolCount > 0
   } catch {
     return false
@@ -48,7 +51,11 @@ export function readSession(paths: Paths, sessionId: string): SessionState {
   return r.value
 }
 
-export function updateSession<R = void>(paths: Paths, sessionId: string, change: (s: SessionState) => { next: SessionState; result: R }): R {
+export function updateSession<R = void>(
+  paths: Paths,
+  sessionId: string,
+  change: (s: SessionState) => { next: SessionState; result: R },
+): R {
   // Prompts and blocked-call summaries are kept masked (secrets never at rest).
   return updateState(
     paths,
@@ -67,7 +74,11 @@ export function updateSession<R = void>(paths: Paths, sessionId: string, change:
       },
       fallback: () => {
         if (!removedSession(paths, sessionId)) return emptySession()
-        logError(paths, 'ratchet', `${sessionFile(paths, sessionId)} was removed during the session; the session now counts as having read a secret`)
+        logError(
+          paths,
+          'ratchet',
+          `${sessionFile(paths, sessionId)} was removed during the session; the session now counts as having read a secret`,
+        )
         return damagedSession(paths, sessionId, Date.now())
       },
     },

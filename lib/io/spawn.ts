@@ -8,7 +8,11 @@ import { PACKAGE_ROOT } from './package-root'
 /** Runs one of our executables (bin/<name>) in the background; returns its pid, or undefined. */
 export function spawnDetached(bin: string, args: string[]): number | undefined {
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
-  const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', bin), ...args], { detached: true, stdio: 'ignore', env: process.env })
+  const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', bin), ...args], {
+    detached: true,
+    stdio: 'ignore',
+    env: process.env,
+  })
   child.unref()
   return child.pid
 }

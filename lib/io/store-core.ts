@@ -125,7 +125,8 @@ export function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): 
       } catch {
         continue // the lock went away between our checks: try again
       }
-      if (Date.now() > deadline) throw new RatchetError('state_lock', `timed out waiting for the lock ${lock}`, { file })
+      if (Date.now() > deadline)
+        throw new RatchetError('state_lock', `timed out waiting for the lock ${lock}`, { file })
       sleep(delay + Math.random() * delay)
       delay = Math.min(delay * 2, 25)
     }
@@ -159,7 +160,16 @@ export function writeFileAtomic(file: string, text: string): void {
   }
 }
 
-const KIND = (st: fs.Stats) => (st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'not a regular file')
+const KIND = (st: fs.Stats) =>
+  st.isFIFO()
+    ? 'a FIFO'
+    : st.isCharacterDevice() || st.isBlockDevice()
+      ? 'a device'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isDirectory()
+          ? 'a folder'
+          : 'not a regular file'
 
 export interface ReadOptions {
   /**
@@ -178,9 +188,17 @@ export interface ReadOptions {
 export function openRegular(file: string, opts: ReadOptions = {}): number {
   let fd: number
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (opts.noFollow ? fs.constants.O_NOFOLLOW : 0))
+    fd = fs.openSync(
+      file,
+      fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (opts.noFollow ? fs.constants.O_NOFOLLOW : 0),
+    )
   } catch (e) {
-    if (opts.noFollow && (e as NodeJS.ErrnoException).code === 'ELOOP') throw new RatchetError('state_unreadable', `${file} is a symbolic link, not a regular file: refusing to read it (remove it)`, { file })
+    if (opts.noFollow && (e as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new RatchetError(
+        'state_unreadable',
+        `${file} is a symbolic link, not a regular file: refusing to read it (remove it)`,
+        { file },
+      )
     throw e
   }
   let st: fs.Stats
@@ -192,7 +210,11 @@ export function openRegular(file: string, opts: ReadOptions = {}): number {
   }
   if (!st.isFile()) {
     fs.closeSync(fd)
-    throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to read it (remove it)`, { file })
+    throw new RatchetError(
+      'state_unreadable',
+      `${file} is ${KIND(st)}, not a regular file: refusing to read it (remove it)`,
+      { file },
+    )
   }
   return fd
 }
@@ -211,7 +233,13 @@ export function readRegularFile(file: string, opts: ReadOptions = {}): string {
 export type ReadResult<T> = { ok: true; value: T; exists: boolean } | { ok: false; error: RatchetError }
 
 /** Reads and validates a JSON file. A missing file yields `fallback`; a bad one an error naming it. */
-export function readJson<T>(file: string, validate: (raw: unknown) => T | string, fallback: () => T, onText?: (text: string) => void, opts: ReadOptions = {}): ReadResult<T> {
+export function readJson<T>(
+  file: string,
+  validate: (raw: unknown) => T | string,
+  fallback: () => T,
+  onText?: (text: string) => void,
+  opts: ReadOptions = {},
+): ReadResult<T> {
   let text: string
   try {
     text = readRegularFile(file, opts)
@@ -220,14 +248,22 @@ export function readJson<T>(file: string, validate: (raw: unknown) => T | string
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: fallback(), exists: false }
     if (e instanceof RatchetError) return { ok: false, error: e }
     const code = (e as NodeJS.ErrnoException).code
-    const why = code === 'EISDIR' ? 'is a folder, not a regular file' : code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message
+    const why =
+      code === 'EISDIR'
+        ? 'is a folder, not a regular file'
+        : code === 'EACCES'
+          ? 'is not readable (permission denied)'
+          : (e as Error).message
     return { ok: false, error: new RatchetError('state_unreadable', `${file}: ${why}`, { file }) }
   }
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (e) {
-    return { ok: false, error: new RatchetError('state_corrupt', `${file}: not valid JSON (${(e as Error).message})`, { file }) }
+    return {
+      ok: false,
+      error: new RatchetError('state_corrupt', `${file}: not valid JSON (${(e as Error).message})`, { file }),
+    }
   }
   const v = validate(raw)
   if (typeof v === 'string') return { ok: false, error: new RatchetError('state_corrupt', `${file}: ${v}`, { file }) }
@@ -255,7 +291,11 @@ export interface UpdateOptions<T> {
 }
 
 /** Locked read-modify-write. `change` is pure: it gets the current value and returns the next. */
-export function updateJson<T, R = void>(file: string, opts: UpdateOptions<T>, change: (current: T) => { next: T; result: R }): R {
+export function updateJson<T, R = void>(
+  file: string,
+  opts: UpdateOptions<T>,
+  change: (current: T) => { next: T; result: R },
+): R {
   return withLock(file, () => {
     const read = readJson(file, opts.validate, opts.fallback, undefined, { noFollow: opts.noFollow })
     let current: T
@@ -296,15 +336,30 @@ export function appendLine(file: string, line: string): void {
     fd = fs.openSync(file, flags, FILE_MODE)
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENXIO') throw new RatchetError('state_unreadable', `${file} is a FIFO, not a regular file: refusing to write it (remove it)`, { file })
-    if (code === 'EISDIR') throw new RatchetError('state_unreadable', `${file} is a folder, not a regular file: refusing to write it (remove it)`, { file })
+    if (code === 'ENXIO')
+      throw new RatchetError(
+        'state_unreadable',
+        `${file} is a FIFO, not a regular file: refusing to write it (remove it)`,
+        { file },
+      )
+    if (code === 'EISDIR')
+      throw new RatchetError(
+        'state_unreadable',
+        `${file} is a folder, not a regular file: refusing to write it (remove it)`,
+        { file },
+      )
     if (code !== 'ENOENT') throw e
     mkdirFor(file)
     fd = fs.openSync(file, flags, FILE_MODE)
   }
   try {
     const st = fs.fstatSync(fd)
-    if (!st.isFile()) throw new RatchetError('state_unreadable', `${file} is ${KIND(st)}, not a regular file: refusing to write it (remove it)`, { file })
+    if (!st.isFile())
+      throw new RatchetError(
+        'state_unreadable',
+        `${file} is ${KIND(st)}, not a regular file: refusing to write it (remove it)`,
+        { file },
+      )
     fs.writeSync(fd, line)
   } finally {
     fs.closeSync(fd)

@@ -9,11 +9,32 @@ import path from 'node:path'
 import { DIR_MODE, FILE_MODE } from './modes'
 import { STATE, fileOf, stateGitignore, type FileKey, type Paths, type StateFileSpec, type ValueOf } from './registry'
 import type { RatchetError } from '../core/errors'
-import { appendJsonl, mkdirFor, readJson, readRegularFile, setStateRoot as setRoot, updateJson, writeFileAtomic, type ReadResult } from './store-core'
+import {
+  appendJsonl,
+  mkdirFor,
+  readJson,
+  readRegularFile,
+  setStateRoot as setRoot,
+  updateJson,
+  writeFileAtomic,
+  type ReadResult,
+} from './store-core'
 
 // The primitives (lock, atomic write, append, FIFO-safe reads, locked update) live in store-core.ts, which
 // needs no registry (preflight-check's fast path uses them without loading it); they are exported from here.
-export { appendJsonl, appendLine, openRegular, processAlive, processTag, readJson, readRegularFile, updateJson, withLock, writeFileAtomic, type ReadResult } from './store-core'
+export {
+  appendJsonl,
+  appendLine,
+  openRegular,
+  processAlive,
+  processTag,
+  readJson,
+  readRegularFile,
+  updateJson,
+  withLock,
+  writeFileAtomic,
+  type ReadResult,
+} from './store-core'
 
 /** The state folder of this process (set by resolvePaths): created 0700 with its .gitignore. */
 export function setStateRoot(dir: string): void {
@@ -30,7 +51,8 @@ function checkOf<K extends FileKey>(key: K): (raw: unknown) => ValueOf<K> | stri
   const s = STATE[key] as StateFileSpec<ValueOf<K>>
   return s.schema ? s.schema() : (raw: unknown) => raw as ValueOf<K>
 }
-const emptyOf = <K extends FileKey>(key: K) => (STATE[key] as StateFileSpec<ValueOf<K>>).empty ?? ((): ValueOf<K> => null as ValueOf<K>)
+const emptyOf = <K extends FileKey>(key: K) =>
+  (STATE[key] as StateFileSpec<ValueOf<K>>).empty ?? ((): ValueOf<K> => null as ValueOf<K>)
 
 /**
  * Machine-written files are only ever replaced by a rename, which leaves no link: a symbolic link at one was
@@ -55,14 +77,45 @@ export function readStateOr<K extends FileKey>(paths: Where, key: K, id?: string
  * `afterReset`: what a damaged file that was moved aside is read as; `fallback`: what an absent one is read as
  * (both default to the empty value).
  */
-export function updateState<K extends FileKey, R>(paths: Where, key: K, change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R }, opts: { id?: string; indent?: number; afterWrite?: () => void; afterReset?: (error: RatchetError, aside: string) => ValueOf<K>; fallback?: () => ValueOf<K> } = {}): R {
+export function updateState<K extends FileKey, R>(
+  paths: Where,
+  key: K,
+  change: (current: ValueOf<K>) => { next: ValueOf<K>; result: R },
+  opts: {
+    id?: string
+    indent?: number
+    afterWrite?: () => void
+    afterReset?: (error: RatchetError, aside: string) => ValueOf<K>
+    fallback?: () => ValueOf<K>
+  } = {},
+): R {
   const s: StateFileSpec = STATE[key]
-  return updateJson(fileOf(paths, key, opts.id), { validate: checkOf(key), fallback: opts.fallback ?? emptyOf(key), onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset', noFollow: noFollow(key), indent: opts.indent, afterWrite: opts.afterWrite, afterReset: opts.afterReset }, change)
+  return updateJson(
+    fileOf(paths, key, opts.id),
+    {
+      validate: checkOf(key),
+      fallback: opts.fallback ?? emptyOf(key),
+      onCorrupt: s.onCorrupt === 'fail' ? 'fail' : 'reset',
+      noFollow: noFollow(key),
+      indent: opts.indent,
+      afterWrite: opts.afterWrite,
+      afterReset: opts.afterReset,
+    },
+    change,
+  )
 }
 
 /** Replaces a registry file whole (atomically); JSON values are written as one line unless `indent`. */
-export function writeState(paths: Where, key: FileKey, value: unknown, opts: { id?: string; indent?: number } = {}): void {
-  writeFileAtomic(fileOf(paths, key, opts.id), typeof value === 'string' ? value : JSON.stringify(value, null, opts.indent) + (opts.indent ? '\n' : ''))
+export function writeState(
+  paths: Where,
+  key: FileKey,
+  value: unknown,
+  opts: { id?: string; indent?: number } = {},
+): void {
+  writeFileAtomic(
+    fileOf(paths, key, opts.id),
+    typeof value === 'string' ? value : JSON.stringify(value, null, opts.indent) + (opts.indent ? '\n' : ''),
+  )
 }
 
 /** Removes a registry file (absent is fine). */
@@ -76,7 +129,12 @@ export function appendState(paths: Where, key: FileKey, record: unknown, id?: st
 }
 
 /** Renames one registry file to another (log rotation); false when the source is gone. */
-export function renameState(paths: Where, from: FileKey, to: FileKey, ids: { from?: string; to?: string } = {}): boolean {
+export function renameState(
+  paths: Where,
+  from: FileKey,
+  to: FileKey,
+  ids: { from?: string; to?: string } = {},
+): boolean {
   try {
     fs.renameSync(fileOf(paths, from, ids.from), fileOf(paths, to, ids.to))
     return true
@@ -107,7 +165,12 @@ export function ensureStateDir(paths: Pick<Paths, 'stateDir'>): string[] {
 function tighten(p: string, mode: number): void {
   try {
     const st = fs.lstatSync(p)
-    if (!st.isSymbolicLink() && (st.mode & 0o777 & ~mode) !== 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid())) fs.chmodSync(p, mode)
+    if (
+      !st.isSymbolicLink() &&
+      (st.mode & 0o777 & ~mode) !== 0 &&
+      (typeof process.getuid !== 'function' || st.uid === process.getuid())
+    )
+      fs.chmodSync(p, mode)
   } catch {
     /* gone, or not ours */
   }

@@ -45,7 +45,10 @@ function userTelegram(env: NodeJS.ProcessEnv, projectDir?: string): { fields: Te
     const st = fs.statSync(file)
     const mine = typeof process.getuid !== 'function' || st.uid === process.getuid()
     const inside = !!projectDir && (file + path.sep).startsWith(projectDir + path.sep)
-    return { fields: raw && typeof raw === 'object' ? (raw as TelegramFields) : {}, trusted: mine && !(st.mode & 0o077) && !inside }
+    return {
+      fields: raw && typeof raw === 'object' ? (raw as TelegramFields) : {},
+      trusted: mine && !(st.mode & 0o077) && !inside,
+    }
   } catch {
     return { fields: {}, trusted: false }
   }
@@ -55,14 +58,19 @@ function userTelegram(env: NodeJS.ProcessEnv, projectDir?: string): { fields: Te
 const defaultApprovers = (chatId: string): string[] => (/^[1-9]\d*$/.test(chatId) ? [chatId] : [])
 
 /** Env first, then the per-user file, then (discouraged) the project's config.json. */
-export function telegramConfig(env: NodeJS.ProcessEnv, config: { telegram?: TelegramFields }, projectDir?: string): TelegramConfig | null {
+export function telegramConfig(
+  env: NodeJS.ProcessEnv,
+  config: { telegram?: TelegramFields },
+  projectDir?: string,
+): TelegramConfig | null {
   const { fields: user, trusted } = userTelegram(env, projectDir)
   const fromEnv = !!(env.RATCHET_TELEGRAM_TOKEN && env.RATCHET_TELEGRAM_CHAT_ID)
   const token = env.RATCHET_TELEGRAM_TOKEN || user.token || config.telegram?.token
   const chat = env.RATCHET_TELEGRAM_CHAT_ID || (fromEnv ? undefined : user.chat_id) || config.telegram?.chat_id
   const chatId = chat !== undefined && chat !== '' ? String(chat) : undefined
   if (!token || !chatId) return null
-  const listed = trusted && Array.isArray(user.approvers) ? user.approvers.map(String).filter((x) => /^-?\d+$/.test(x)) : undefined
+  const listed =
+    trusted && Array.isArray(user.approvers) ? user.approvers.map(String).filter((x) => /^-?\d+$/.test(x)) : undefined
   return {
     token,
     chatId,
@@ -81,17 +89,29 @@ export function configuredTelegram(paths: Paths, env = process.env): TelegramCon
 export function telegramTokenWarnings(paths: Paths, env: NodeJS.ProcessEnv = process.env): string[] {
   const out: string[] = []
   const project = (readConfig(paths).config as { telegram?: TelegramFields }).telegram
-  if (project?.token) out.push(`the Telegram bot token is in ${paths.config}, readable by the agent: move it to ${telegramTokenFile(env)} (mode 0600) or RATCHET_TELEGRAM_TOKEN in the heartbeat's environment`)
-  if (project?.api_url || env.RATCHET_TELEGRAM_API_URL) out.push(`the Telegram API address is taken only from ${telegramTokenFile(env)} (api_url, mode 0600): the one in ${project?.api_url ? paths.config : 'RATCHET_TELEGRAM_API_URL'} is ignored`)
+  if (project?.token)
+    out.push(
+      `the Telegram bot token is in ${paths.config}, readable by the agent: move it to ${telegramTokenFile(env)} (mode 0600) or RATCHET_TELEGRAM_TOKEN in the heartbeat's environment`,
+    )
+  if (project?.api_url || env.RATCHET_TELEGRAM_API_URL)
+    out.push(
+      `the Telegram API address is taken only from ${telegramTokenFile(env)} (api_url, mode 0600): the one in ${project?.api_url ? paths.config : 'RATCHET_TELEGRAM_API_URL'} is ignored`,
+    )
   const file = telegramTokenFile(env)
   try {
     const st = fs.statSync(file)
-    if (st.mode & 0o077) out.push(`${file} is readable by other users (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it (until then its api_url and approvers are ignored)`)
+    if (st.mode & 0o077)
+      out.push(
+        `${file} is readable by other users (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it (until then its api_url and approvers are ignored)`,
+      )
     if (file.startsWith(paths.projectDir + path.sep)) out.push(`${file} is inside the project, readable by the agent`)
   } catch {
     /* no per-user file */
   }
   const cfg = configuredTelegram(paths, env)
-  if (cfg && !cfg.approvers.length) out.push(`no Telegram approvers: in a group chat list the user ids whose presses count as "approvers": [id, …] in ${file}; until then only the terminal decides`)
+  if (cfg && !cfg.approvers.length)
+    out.push(
+      `no Telegram approvers: in a group chat list the user ids whose presses count as "approvers": [id, …] in ${file}; until then only the terminal decides`,
+    )
   return out
 }

@@ -29,7 +29,10 @@ export function tellClientStderr(line: string, clientPid: number = process.ppid)
 function writeTo(pid: number, text: string): 'written' | 'socket' | 'failed' {
   let fd: number | undefined
   try {
-    fd = fs.openSync(`/proc/${pid}/fd/2`, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK)
+    fd = fs.openSync(
+      `/proc/${pid}/fd/2`,
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK,
+    )
     fs.writeSync(fd, text)
     return 'written'
   } catch (e) {

@@ -20,14 +20,22 @@ export function renderLine(raw: string): string[] {
   }
   if ((j.type !== 'user' && j.type !== 'assistant') || !j.message) return []
   const content = j.message.content
-  if (typeof content === 'string') return j.type === 'user' ? [`USER: ${clip(oneLine(content), 600)}`] : [`ASSISTANT: ${clip(oneLine(content), 400)}`]
+  if (typeof content === 'string')
+    return j.type === 'user' ? [`USER: ${clip(oneLine(content), 600)}`] : [`ASSISTANT: ${clip(oneLine(content), 400)}`]
   if (!Array.isArray(content)) return []
   const out: string[] = []
   for (const b of content as Block[]) {
-    if (b.type === 'text' && b.text) out.push(`${j.type === 'user' ? 'USER' : 'ASSISTANT'}: ${clip(oneLine(b.text), 400)}`)
-    else if (b.type === 'tool_use') out.push(`TOOL CALL ${b.name}: ${clip(oneLine(JSON.stringify(b.input ?? {})), 300)}`)
+    if (b.type === 'text' && b.text)
+      out.push(`${j.type === 'user' ? 'USER' : 'ASSISTANT'}: ${clip(oneLine(b.text), 400)}`)
+    else if (b.type === 'tool_use')
+      out.push(`TOOL CALL ${b.name}: ${clip(oneLine(JSON.stringify(b.input ?? {})), 300)}`)
     else if (b.type === 'tool_result') {
-      const text = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? (b.content as Block[]).map((x) => x.text ?? '').join(' ') : ''
+      const text =
+        typeof b.content === 'string'
+          ? b.content
+          : Array.isArray(b.content)
+            ? (b.content as Block[]).map((x) => x.text ?? '').join(' ')
+            : ''
       out.push(`TOOL RESULT${b.is_error ? ' (error)' : ''}: ${clip(oneLine(text), 300)}`)
     }
   }

@@ -3,7 +3,8 @@
 import { reviewerText, type Report } from '../core/report'
 import { CLI } from '../core/manifest'
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed']
 
 function firesChart(r: Report): string {
@@ -20,7 +21,12 @@ function firesChart(r: Report): string {
     const m = new Map(x.byDay)
     const pts = days.map((d, i) => `${xAt(i).toFixed(1)},${yAt(m.get(d) ?? 0).toFixed(1)}`).join(' ')
     // A dot on every day: one day (a first day) draws a line of one point, which is nothing without them.
-    const dots = days.map((d, i) => `<circle cx="${xAt(i).toFixed(1)}" cy="${yAt(m.get(d) ?? 0).toFixed(1)}" r="4" fill="${COLORS[k]}"><title>${esc(x.id)} ${esc(d)}: ${m.get(d) ?? 0}</title></circle>`).join('')
+    const dots = days
+      .map(
+        (d, i) =>
+          `<circle cx="${xAt(i).toFixed(1)}" cy="${yAt(m.get(d) ?? 0).toFixed(1)}" r="4" fill="${COLORS[k]}"><title>${esc(x.id)} ${esc(d)}: ${m.get(d) ?? 0}</title></circle>`,
+      )
+      .join('')
     return `<polyline fill="none" stroke="${COLORS[k]}" stroke-width="2" points="${pts}"><title>${esc(x.id)}</title></polyline>${dots}`
   })
   const legend = top.map((x, k) => `<tspan fill="${COLORS[k]}" dx="12">■ ${esc(x.id)}</tspan>`).join('')
@@ -33,7 +39,8 @@ ${lines.join('\n')}<text x="0" y="${H + 14}" font-size="12">${legend}</text></sv
 function fpChart(r: Report): string {
   const rows = r.rules.filter((x) => x.fpRate !== null)
   // The rate comes from human labels only: no labels, no rate (the agent's retries are not evidence).
-  if (!rows.length) return `<p>No fires labelled yet, so no false-positive rate: run <code>${CLI} report label</code>.</p>`
+  if (!rows.length)
+    return `<p>No fires labelled yet, so no false-positive rate: run <code>${CLI} report label</code>.</p>`
   const W = 640
   const bar = 22
   const H = rows.length * (bar + 6) + 30
@@ -50,8 +57,18 @@ function fpChart(r: Report): string {
 
 export function reportHtml(r: Report): string {
   const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`)
-  const rows = r.rules.map((x) => `<tr${x.stale ? ' class="stale"' : ''}><td>${esc(x.id)}</td><td>${esc(x.severity)}</td><td>${x.fires}</td><td>${x.overrides}</td><td>${x.approvals}</td><td>${pct(x.fpRate)}</td><td>${esc(x.lastFired ?? 'never')}</td><td>${esc(x.source ?? '')}</td></tr>`).join('\n')
-  const crit = r.criteria.map((c) => `<li class="${c.met ? 'met' : 'unmet'}">${c.met ? '✓' : '✗'} ${c.n}. ${esc(c.text)} — <b>${esc(c.value)}</b></li>`).join('\n')
+  const rows = r.rules
+    .map(
+      (x) =>
+        `<tr${x.stale ? ' class="stale"' : ''}><td>${esc(x.id)}</td><td>${esc(x.severity)}</td><td>${x.fires}</td><td>${x.overrides}</td><td>${x.approvals}</td><td>${pct(x.fpRate)}</td><td>${esc(x.lastFired ?? 'never')}</td><td>${esc(x.source ?? '')}</td></tr>`,
+    )
+    .join('\n')
+  const crit = r.criteria
+    .map(
+      (c) =>
+        `<li class="${c.met ? 'met' : 'unmet'}">${c.met ? '✓' : '✗'} ${c.n}. ${esc(c.text)} — <b>${esc(c.value)}</b></li>`,
+    )
+    .join('\n')
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ratchet weekly review</title>
 <style>body{font:14px/1.5 system-ui,sans-serif;max-width:760px;margin:2em auto;color:#111}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left}tr.stale td{color:#999}.met{color:#166534}.unmet{color:#991b1b}h2{margin-top:1.6em}</style></head><body>
 <h1>Ratchet weekly review</h1>

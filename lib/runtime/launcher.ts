@@ -10,9 +10,14 @@ import { CLI, EXECUTABLES, type Executable } from '../core/manifest'
  */
 export function launcherSource(e: Executable): string {
   const workers = (EXECUTABLES as readonly Executable[]).filter((w) => w.kind === 'worker' && w.via?.bin === e.name)
-  const target = workers.reduce((acc, w) => `process.argv[2] === ${JSON.stringify(w.via!.arg)} ? ${JSON.stringify(w.name)} : ${acc}`, JSON.stringify(e.name))
+  const target = workers.reduce(
+    (acc, w) => `process.argv[2] === ${JSON.stringify(w.via!.arg)} ? ${JSON.stringify(w.name)} : ${acc}`,
+    JSON.stringify(e.name),
+  )
   const exitCode = e.kind === 'hook' ? 2 : 1
-  const run = e.fast ? `loader.runFast(${JSON.stringify(e.name + '.fast')}, ${target}, process.argv)` : `loader.run(${target}, process.argv)`
+  const run = e.fast
+    ? `loader.runFast(${JSON.stringify(e.name + '.fast')}, ${target}, process.argv)`
+    : `loader.run(${target}, process.argv)`
   return [
     '#!/usr/bin/env node',
     '// Generated from lib/core/manifest.ts by scripts/build.mjs; edit the manifest, not this file.',

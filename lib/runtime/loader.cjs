@@ -73,7 +73,9 @@ exports.run = function run(name, ...args) {
   } catch (e) {
     if (!e?.incompleteInstall) throw e
     // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
-    process.stderr.write(`ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`)
+    process.stderr.write(
+      `ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`,
+    )
     process.exitCode = 2
     return Promise.resolve()
   }
@@ -118,7 +120,9 @@ exports.chunk = function chunk(name, names) {
       } catch (e) {
         if (!e?.incompleteInstall) throw e
         // Not an internal error: the person reading it has something to do (the hook still fails closed).
-        const err = new Error(`the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`)
+        const err = new Error(
+          `the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`,
+        )
         err.incompleteInstall = e.incompleteInstall
         throw err
       }
@@ -221,7 +225,12 @@ function screen(fast, argv) {
   } catch {
     return { stdin, skip: false }
   }
-  const skip = !!call && typeof call === 'object' && (call.hook_event_name !== s.event || (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) || (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input?.command, s.programs)))
+  const skip =
+    !!call &&
+    typeof call === 'object' &&
+    (call.hook_event_name !== s.event ||
+      (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) ||
+      (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input?.command, s.programs)))
   return { stdin, skip }
 }
 

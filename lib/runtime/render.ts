@@ -15,8 +15,23 @@ export interface Rendered {
 const LIMIT = 9500
 const cap = (s: string) => (s.length > LIMIT ? s.slice(0, LIMIT) + '\n… (cut; run `ratchet` for the rest)' : s)
 
-const CONTEXT_EVENTS: ReadonlySet<HookEvent> = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'Stop'])
-const BLOCK_EVENTS: ReadonlySet<HookEvent> = new Set(['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact'])
+const CONTEXT_EVENTS: ReadonlySet<HookEvent> = new Set([
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SubagentStart',
+  'Stop',
+])
+const BLOCK_EVENTS: ReadonlySet<HookEvent> = new Set([
+  'UserPromptSubmit',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+])
 
 export function render(event: HookEvent, d: Decision): Rendered {
   const out: Record<string, unknown> = {}
@@ -71,8 +86,14 @@ export function oneLine(s: string): string {
 export function renderHttp(event: string | undefined, r: Rendered): string {
   const why = oneLine(r.stderr)
   if (r.exitCode === 2) {
-    if (event === 'PreToolUse') return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why } })
-    if (event === 'PermissionRequest') return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: why } } })
+    if (event === 'PreToolUse')
+      return JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why },
+      })
+    if (event === 'PermissionRequest')
+      return JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: why } },
+      })
     return JSON.stringify({ decision: 'block', reason: why })
   }
   const out = (r.stdout.trim() ? JSON.parse(r.stdout) : {}) as Record<string, unknown>

@@ -74,7 +74,10 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
       return spec.onMalformed === 'block' ? renderBlockingError(`${line}; blocked to be safe`) : renderNotice(line)
     }
     payload = parsed.value
-    if (!spec.events.includes(payload.hook_event_name)) return renderNotice(`ratchet ${spec.name}: ignoring ${payload.hook_event_name} (handles ${spec.events.join(', ')})`)
+    if (!spec.events.includes(payload.hook_event_name))
+      return renderNotice(
+        `ratchet ${spec.name}: ignoring ${payload.hook_event_name} (handles ${spec.events.join(', ')})`,
+      )
     if (io.failNow) return failed(io.failNow)
     return render(payload.hook_event_name, await spec.handle(payload))
   })()
@@ -89,7 +92,14 @@ export async function runHook(spec: HookSpec, io: HookIO): Promise<void> {
     finish(outcome)
   } catch (e) {
     const missing = !!(e as { incompleteInstall?: unknown })?.incompleteInstall
-    finish(failed(missing ? oneLine((e as Error).message) : `internal error: ${oneLine((e as Error)?.message ?? String(e))} (details in the state folder's errors.log)`, e))
+    finish(
+      failed(
+        missing
+          ? oneLine((e as Error).message)
+          : `internal error: ${oneLine((e as Error)?.message ?? String(e))} (details in the state folder's errors.log)`,
+        e,
+      ),
+    )
   }
 }
 

@@ -20,7 +20,17 @@ import http from 'node:http'
 import path from 'node:path'
 import { main as preflightCheck } from '../../hooks/preflight-check/main'
 import { main as custodiet } from '../../hooks/custodiet/main'
-import { ensureService, proof, readServiceKeys, serviceFiles, servicePort, serviceStatus, socketInodes, stopService, type SessionRegistration } from '../io/service'
+import {
+  ensureService,
+  proof,
+  readServiceKeys,
+  serviceFiles,
+  servicePort,
+  serviceStatus,
+  socketInodes,
+  stopService,
+  type SessionRegistration,
+} from '../io/service'
 import { writeAll } from './stdio'
 import { REGISTRATIONS } from '../core/settings'
 import { oneLine, renderHttp, type Rendered } from './render'
@@ -29,7 +39,12 @@ import { CLI } from '../core/manifest'
 type Engine = typeof preflightCheck
 const ENGINES: Record<string, Engine> = { 'preflight-check': preflightCheck, custodiet }
 /** The events each engine answers here (the manifest's `served`): any other event over http is refused unread. */
-const SERVED: Record<string, Set<string>> = Object.fromEntries(Object.keys(ENGINES).map((n) => [n, new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served).map((r) => r.event))]))
+const SERVED: Record<string, Set<string>> = Object.fromEntries(
+  Object.keys(ENGINES).map((n) => [
+    n,
+    new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served).map((r) => r.event)),
+  ]),
+)
 const MAX_BODY = 16 * 1024 * 1024
 const idleMs = () => Number(process.env.RATCHET_SERVICE_IDLE_MS) || 30 * 60_000
 
@@ -62,20 +77,30 @@ function writePrivate(file: string, data: string): void {
 function readSessions(file: string): Map<string, SessionRegistration> {
   const out = new Map<string, SessionRegistration>()
   try {
-    for (const s of JSON.parse(fs.readFileSync(file, 'utf8')) as SessionRegistration[]) if (s && typeof s.session_id === 'string' && alive(s.ppid)) out.set(s.session_id, s)
+    for (const s of JSON.parse(fs.readFileSync(file, 'utf8')) as SessionRegistration[])
+      if (s && typeof s.session_id === 'string' && alive(s.ppid)) out.set(s.session_id, s)
   } catch {}
   return out
 }
 
 /** What a served hook answers when the service does not know the session: the call is refused, with the way back. */
 function unknownSession(event: unknown): string {
-  const line = '[RATCHET] Ratchet\'s decision service does not know this session (it started after the session did, or restarted), so this call is refused to be safe. Ask the user to start Claude Code again (`claude --continue` keeps this conversation); its SessionStart hook registers the session.'
-  return event === 'PreToolUse' ? JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: line } }) : '{}'
+  const line =
+    "[RATCHET] Ratchet's decision service does not know this session (it started after the session did, or restarted), so this call is refused to be safe. Ask the user to start Claude Code again (`claude --continue` keeps this conversation); its SessionStart hook registers the session."
+  return event === 'PreToolUse'
+    ? JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: line },
+      })
+    : '{}'
 }
 
 function replayed(event: unknown): string {
   const line = '[RATCHET] This exact call was already checked once (a replayed request?), so it is refused.'
-  return event === 'PreToolUse' ? JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: line } }) : '{}'
+  return event === 'PreToolUse'
+    ? JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: line },
+      })
+    : '{}'
 }
 
 async function serve(): Promise<void> {
@@ -105,10 +130,19 @@ async function serve(): Promise<void> {
       process.exitCode = undefined
       await ENGINES[name]([], {
         stdin: body,
-        io: { argv: [], stdinIsTTY: false, write: (r) => (out = { exitCode: r.exitCode, stdout: out.stdout + r.stdout, stderr: out.stderr + r.stderr }), exitNow: () => {} },
+        io: {
+          argv: [],
+          stdinIsTTY: false,
+          write: (r) => (out = { exitCode: r.exitCode, stdout: out.stdout + r.stdout, stderr: out.stderr + r.stderr }),
+          exitNow: () => {},
+        },
       })
     } catch (e) {
-      out = { exitCode: 2, stdout: '', stderr: `ratchet ${name}: the decision service failed (${oneLine(String((e as Error)?.message ?? e))}); blocked to be safe\n` }
+      out = {
+        exitCode: 2,
+        stdout: '',
+        stderr: `ratchet ${name}: the decision service failed (${oneLine(String((e as Error)?.message ?? e))}); blocked to be safe\n`,
+      }
     } finally {
       process.env = home.env
       try {
@@ -141,7 +175,12 @@ async function serve(): Promise<void> {
     saveSessions()
     server.close()
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    spawn(process.execPath, [process.argv[1], 'service', 'run'], { detached: true, stdio: 'ignore', cwd: '/', env: home.env }).unref()
+    spawn(process.execPath, [process.argv[1], 'service', 'run'], {
+      detached: true,
+      stdio: 'ignore',
+      cwd: '/',
+      env: home.env,
+    }).unref()
     leaving = true
     void tail.then(() => process.exit(0))
   }
@@ -150,7 +189,8 @@ async function serve(): Promise<void> {
     const answer = (status: number, body: string): void => {
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
     }
-    if (req.method !== 'POST' || !/^application\/json\b/.test(req.headers['content-type'] ?? '')) return answer(405, '{}')
+    if (req.method !== 'POST' || !/^application\/json\b/.test(req.headers['content-type'] ?? ''))
+      return answer(405, '{}')
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (c: Buffer) => {
@@ -171,7 +211,8 @@ async function serve(): Promise<void> {
         const given = Buffer.from(String(req.headers['x-ratchet-key'] ?? ''))
         if (given.length !== key.length || !crypto.timingSafeEqual(given, Buffer.from(key))) return answer(403, '{}')
         const s = payload as unknown as SessionRegistration & { nonce?: string }
-        if (typeof s.session_id !== 'string' || !s.env || typeof s.cwd !== 'string' || !alive(s.ppid)) return answer(400, '{}')
+        if (typeof s.session_id !== 'string' || !s.env || typeof s.cwd !== 'string' || !alive(s.ppid))
+          return answer(400, '{}')
         sessions.set(s.session_id, { session_id: s.session_id, env: s.env, cwd: s.cwd, ppid: s.ppid })
         saveSessions()
         return answer(200, JSON.stringify({ proof: proof(key, String(s.nonce ?? '')) }))
@@ -191,16 +232,23 @@ async function serve(): Promise<void> {
         answered.set(s.session_id, seen)
       }
       lastUsed = Date.now()
-      const done = serial(() => decide(name, s, body)).then((r) => answer(200, renderHttp(String(payload.hook_event_name), r)))
+      const done = serial(() => decide(name, s, body)).then((r) =>
+        answer(200, renderHttp(String(payload.hook_event_name), r)),
+      )
       // Out of date: this call is still answered, by the engine it was taken by; the next goes to the new process.
       if (stamp() !== built) void done.finally(restart)
     })
   })
   // Only this account's sockets: another user on the machine reaches 127.0.0.1 too.
   server.on('connection', (sock) => {
-    const mine = socketInodes('/proc/net/tcp', (local, remote) => local === loopback(sock.remotePort ?? 0) && remote === loopback(port))
+    const mine = socketInodes(
+      '/proc/net/tcp',
+      (local, remote) => local === loopback(sock.remotePort ?? 0) && remote === loopback(port),
+    )
     if (!mine.length || mine.some((m) => m.uid !== uid)) {
-      process.stderr.write(`ratchet service: refused a connection from port ${sock.remotePort} (${mine.length ? `uid ${mine.map((m) => m.uid).join(',')}` : 'not found in /proc/net/tcp'})\n`)
+      process.stderr.write(
+        `ratchet service: refused a connection from port ${sock.remotePort} (${mine.length ? `uid ${mine.map((m) => m.uid).join(',')}` : 'not found in /proc/net/tcp'})\n`,
+      )
       sock.destroy()
     }
   })
@@ -238,7 +286,10 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   if (sub === 'start') {
     const r = await ensureService(undefined)
     if (json) return say(JSON.stringify(r))
-    if (r.ok) return say(`Ratchet's decision service runs on 127.0.0.1:${servicePort()} (pid ${r.pid}); sessions that started without it: start them again (\`claude --continue\`).`)
+    if (r.ok)
+      return say(
+        `Ratchet's decision service runs on 127.0.0.1:${servicePort()} (pid ${r.pid}); sessions that started without it: start them again (\`claude --continue\`).`,
+      )
     say(`${CLI} service start: ${r.why}`)
     process.exitCode = 1
     return
@@ -249,7 +300,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
   if (sub === 'status') {
     const s = serviceStatus()
-    return say(json ? JSON.stringify(s) : s.running ? `running on 127.0.0.1:${s.port} (pid ${s.pid})` : `not running (127.0.0.1:${s.port}); the next session starts it`)
+    return say(
+      json
+        ? JSON.stringify(s)
+        : s.running
+          ? `running on 127.0.0.1:${s.port} (pid ${s.pid})`
+          : `not running (127.0.0.1:${s.port}); the next session starts it`,
+    )
   }
   say(`usage: ${CLI} service run|start|stop|status [--json]`)
   process.exitCode = sub ? 1 : 0

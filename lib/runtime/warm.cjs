@@ -101,7 +101,15 @@ function parse(text) {
 
 function parseKeys(text) {
   const k = parse(text)
-  return k && typeof k.client === 'string' && k.client.length >= 32 && typeof k.server === 'string' && k.server.length >= 32 && Number.isInteger(k.pid) && typeof k.spool === 'string' ? k : undefined
+  return k &&
+    typeof k.client === 'string' &&
+    k.client.length >= 32 &&
+    typeof k.server === 'string' &&
+    k.server.length >= 32 &&
+    Number.isInteger(k.pid) &&
+    typeof k.spool === 'string'
+    ? k
+    : undefined
 }
 
 /** What a process must not differ in from the hook that asks it: a preload, a library, a module path. */
@@ -116,9 +124,16 @@ const INHERITED = ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_PATH',
 function alive(pid) {
   try {
     const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-    if (argv[1] !== LOADER || argv[2] !== '--warm' || fs.readlinkSync(`/proc/${pid}/exe`) !== fs.realpathSync(process.execPath)) return false
+    if (
+      argv[1] !== LOADER ||
+      argv[2] !== '--warm' ||
+      fs.readlinkSync(`/proc/${pid}/exe`) !== fs.realpathSync(process.execPath)
+    )
+      return false
     const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
-    return INHERITED.every((k) => (env.find((l) => l.startsWith(k + '=')) ?? '').slice(k.length + 1) === (process.env[k] ?? ''))
+    return INHERITED.every(
+      (k) => (env.find((l) => l.startsWith(k + '=')) ?? '').slice(k.length + 1) === (process.env[k] ?? ''),
+    )
   } catch {
     return false
   }
@@ -145,7 +160,11 @@ exports.ask = function ask(argv, stdin) {
   const req = `${base}.req`
   const res = `${base}.res`
   try {
-    fs.writeFileSync(`${base}.tmp`, JSON.stringify({ k: keys.client, argv, env: process.env, cwd: process.cwd(), ppid: process.ppid, stdin }), { mode: 0o600 })
+    fs.writeFileSync(
+      `${base}.tmp`,
+      JSON.stringify({ k: keys.client, argv, env: process.env, cwd: process.cwd(), ppid: process.ppid, stdin }),
+      { mode: 0o600 },
+    )
     fs.renameSync(`${base}.tmp`, req)
   } catch {
     unlink(`${base}.tmp`)
@@ -203,7 +222,12 @@ exports.start = function start(place, name) {
     }
     const { spawn } = require('node:child_process')
     // Through the loader (it has the code cache's `load`), which hands over to `serve` below.
-    spawn(process.execPath, [LOADER, '--warm', name, place.stateDir], { detached: true, stdio: 'ignore', cwd: place.dir, env: process.env }).unref()
+    spawn(process.execPath, [LOADER, '--warm', name, place.stateDir], {
+      detached: true,
+      stdio: 'ignore',
+      cwd: place.dir,
+      env: process.env,
+    }).unref()
   } catch {}
 }
 
@@ -212,7 +236,9 @@ exports.status = function status(env, cwd) {
   const place = placeOf(env, cwd)
   if (!place) return { on: false, why: process.platform !== 'linux' ? 'Linux only' : 'RATCHET_WARM=0' }
   const keys = parseKeys(readSmall(place.keys))
-  return keys && alive(keys.pid) ? { on: true, running: true, pid: keys.pid, spool: keys.spool, keys: place.keys } : { on: true, running: false }
+  return keys && alive(keys.pid)
+    ? { on: true, running: true, pid: keys.pid, spool: keys.spool, keys: place.keys }
+    : { on: true, running: false }
 }
 
 /** Ends the warm process a hook with this environment would use (`ratchet uninstall`). */
@@ -231,7 +257,10 @@ exports.stop = function stop(env, cwd) {
 /** The private folder in memory requests go through: $XDG_RUNTIME_DIR/ratchet-warm, else /dev/shm/ratchet-warm-<uid>. */
 function spoolFolder() {
   const runtime = process.env.XDG_RUNTIME_DIR
-  const candidates = [...(runtime && privateFolder(runtime) ? [path.join(runtime, 'ratchet-warm')] : []), `/dev/shm/ratchet-warm-${process.getuid()}`]
+  const candidates = [
+    ...(runtime && privateFolder(runtime) ? [path.join(runtime, 'ratchet-warm')] : []),
+    `/dev/shm/ratchet-warm-${process.getuid()}`,
+  ]
   for (const dir of candidates) {
     try {
       fs.mkdirSync(dir, { mode: 0o700 })
@@ -256,7 +285,12 @@ exports.serve = function serve(load, name) {
     process.exit(0)
   }
   const crypto = require('node:crypto')
-  const keys = { pid: process.pid, spool, client: crypto.randomBytes(24).toString('hex'), server: crypto.randomBytes(24).toString('hex') }
+  const keys = {
+    pid: process.pid,
+    spool,
+    client: crypto.randomBytes(24).toString('hex'),
+    server: crypto.randomBytes(24).toString('hex'),
+  }
   // The files it runs from: when any changes (an upgrade, a rebuild), this process is out of date.
   const own = [path.join(__dirname, `${name}.cjs`), LOADER, __filename]
   const stamp = () =>
@@ -332,7 +366,15 @@ exports.serve = function serve(load, name) {
       const req = parse(readSmall(file, MAX_REQUEST))
       unlink(file) // read: the secrets in it are not kept a moment longer
       // Not from a hook of this install: no answer at all (a client would time out and decide itself).
-      if (!req || req.k !== keys.client || !Array.isArray(req.argv) || !req.env || typeof req.env !== 'object' || typeof req.cwd !== 'string') continue
+      if (
+        !req ||
+        req.k !== keys.client ||
+        !Array.isArray(req.argv) ||
+        !req.env ||
+        typeof req.env !== 'object' ||
+        typeof req.cwd !== 'string'
+      )
+        continue
       if (busy || stamp() !== built) {
         answer(base, { busy: true })
         if (!busy) quit()
@@ -419,4 +461,3 @@ exports.serve = function serve(load, name) {
   }, 30_000).unref()
   sweep()
 }
-

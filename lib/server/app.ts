@@ -24,8 +24,16 @@ export interface AppOptions {
   instance?: string
 }
 
-const refusal = (reply: FastifyReply, reason: Reason | 'not_found' | 'unsupported_media_type' | 'bad_filter' | 'internal', detail: string, status?: number, extra: Record<string, unknown> = {}) =>
-  reply.code(status ?? (REASONS as Record<string, number>)[reason] ?? 400).send({ status: 'refused', reason, detail, ...extra })
+const refusal = (
+  reply: FastifyReply,
+  reason: Reason | 'not_found' | 'unsupported_media_type' | 'bad_filter' | 'internal',
+  detail: string,
+  status?: number,
+  extra: Record<string, unknown> = {},
+) =>
+  reply
+    .code(status ?? (REASONS as Record<string, number>)[reason] ?? 400)
+    .send({ status: 'refused', reason, detail, ...extra })
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
@@ -52,7 +60,11 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
   })
   app.addHook('onResponse', async (req, reply) => {
     const started = (req as FastifyRequest & { started?: bigint }).started
-    if (started) latency.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, Number(process.hrtime.bigint() - started) / 1e9)
+    if (started)
+      latency.observe(
+        { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      )
   })
 
   await app.register(rateLimit, {
@@ -63,27 +75,57 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
     ...(service.cache.client ? { redis: service.cache.client, nameSpace: `rl:${o.instance ?? ''}` } : {}),
     skipOnError: true,
     allowList: (req) => req.url === '/health' || req.url.startsWith('/health/') || req.url === '/metrics',
-    errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, status: 'refused', reason: 'rate_limited', detail: `too many requests: retry in ${ctx.after}` }),
+    errorResponseBuilder: (_req, ctx) => ({
+      statusCode: 429,
+      status: 'refused',
+      reason: 'rate_limited',
+      detail: `too many requests: retry in ${ctx.after}`,
+    }),
   })
-  const perKey = app.createRateLimit({ max: o.perKeyPerMinute ?? 120, timeWindow: 60_000, keyGenerator: (req) => `key:${submittingKey(req.body)}` })
+  const perKey = app.createRateLimit({
+    max: o.perKeyPerMinute ?? 120,
+    timeWindow: 60_000,
+    keyGenerator: (req) => `key:${submittingKey(req.body)}`,
+  })
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
     if (err.statusCode === 429) return reply.code(429).send(err)
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refusal(reply, 'body_too_large', `the body is larger than ${Math.round((o.bodyLimit ?? 65536) / 1024)} KiB`)
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return refusal(reply, 'unsupported_media_type', 'send the envelope as application/json', 415)
-    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError || /JSON|prototype/i.test(err.message)) return refusal(reply, 'malformed_json', 'the body is not valid JSON')
-    if (err.statusCode && err.statusCode < 500) return refusal(reply, 'malformed_json', err.message.slice(0, 200), err.statusCode)
-    if ((err as { code?: string }).code === 'store_unavailable') return refusal(reply, 'store_unavailable', 'the case store is unavailable: try again')
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return refusal(
+        reply,
+        'body_too_large',
+        `the body is larger than ${Math.round((o.bodyLimit ?? 65536) / 1024)} KiB`,
+      )
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return refusal(reply, 'unsupported_media_type', 'send the envelope as application/json', 415)
+    if (
+      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      err instanceof SyntaxError ||
+      /JSON|prototype/i.test(err.message)
+    )
+      return refusal(reply, 'malformed_json', 'the body is not valid JSON')
+    if (err.statusCode && err.statusCode < 500)
+      return refusal(reply, 'malformed_json', err.message.slice(0, 200), err.statusCode)
+    if ((err as { code?: string }).code === 'store_unavailable')
+      return refusal(reply, 'store_unavailable', 'the case store is unavailable: try again')
     req.log.error({ err }, 'internal error')
     return refusal(reply, 'internal', `internal error (request ${req.id})`, 500)
   })
-  app.setNotFoundHandler((req, reply) => refusal(reply, 'not_found', `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}`, 404))
+  app.setNotFoundHandler((req, reply) =>
+    refusal(reply, 'not_found', `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}`, 404),
+  )
 
   // ---- the seed's routes -------------------------------------------------------------------------
 
   app.post('/api/v1/cases', async (req, reply) => {
     const limit = await perKey(req)
-    if (!limit.isAllowed && limit.isExceeded) return refusal(reply, 'rate_limited', `too many submissions for this key: retry in ${Math.ceil(limit.ttl / 1000)} s`)
+    if (!limit.isAllowed && limit.isExceeded)
+      return refusal(
+        reply,
+        'rate_limited',
+        `too many submissions for this key: retry in ${Math.ceil(limit.ttl / 1000)} s`,
+      )
     const a = await service.submit(req.body)
     return reply.code(a.status).send(a.body)
   })
@@ -105,31 +147,45 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
 
   app.get('/api/v1/public/agents/:agent/entries', async (req, reply) => {
     const { agent } = req.params as { agent: string }
-    if (!/^agent_[0-9a-f]{16}$/.test(agent)) return refusal(reply, 'bad_filter', 'agent: expected agent_ and 16 hex digits', 400)
+    if (!/^agent_[0-9a-f]{16}$/.test(agent))
+      return refusal(reply, 'bad_filter', 'agent: expected agent_ and 16 hex digits', 400)
     return { agent, entries: await service.entriesOf(agent) }
   })
 
   // ---- the transparency log ------------------------------------------------------------------------
 
-  app.get('/api/v1/log/checkpoint', async (_req, reply) => reply.type('text/plain; charset=utf-8').send((await service.log.head()).checkpoint))
-  app.get('/api/v1/log/key', async (_req, reply) => reply.type('text/plain; charset=utf-8').send(service.log.verifierKey + '\n'))
+  app.get('/api/v1/log/checkpoint', async (_req, reply) =>
+    reply.type('text/plain; charset=utf-8').send((await service.log.head()).checkpoint),
+  )
+  app.get('/api/v1/log/key', async (_req, reply) =>
+    reply.type('text/plain; charset=utf-8').send(service.log.verifierKey + '\n'),
+  )
 
-  const whole = (v: unknown): number | undefined => (typeof v === 'string' && /^(0|[1-9][0-9]{0,14})$/.test(v) ? Number(v) : undefined)
+  const whole = (v: unknown): number | undefined =>
+    typeof v === 'string' && /^(0|[1-9][0-9]{0,14})$/.test(v) ? Number(v) : undefined
   app.get('/api/v1/log/proof/inclusion', async (req, reply) => {
     const q = req.query as Record<string, unknown>
     const index = whole(q.index)
     const size = whole(q.size)
     const head = await service.log.head()
-    if (index === undefined || size === undefined) return refusal(reply, 'bad_filter', 'index and size: expected whole numbers', 400)
-    if (size > head.size || index >= size) return refusal(reply, 'bad_filter', `leaf ${index} is not in a tree of ${size} (the log has ${head.size})`, 400)
-    return { leaf_index: index, tree_size: size, leaf_hash: await service.log.leafHashAt(index), inclusion_proof: await service.log.inclusion(index, size) }
+    if (index === undefined || size === undefined)
+      return refusal(reply, 'bad_filter', 'index and size: expected whole numbers', 400)
+    if (size > head.size || index >= size)
+      return refusal(reply, 'bad_filter', `leaf ${index} is not in a tree of ${size} (the log has ${head.size})`, 400)
+    return {
+      leaf_index: index,
+      tree_size: size,
+      leaf_hash: await service.log.leafHashAt(index),
+      inclusion_proof: await service.log.inclusion(index, size),
+    }
   })
   app.get('/api/v1/log/proof/consistency', async (req, reply) => {
     const q = req.query as Record<string, unknown>
     const from = whole(q.from)
     const to = whole(q.to)
     const head = await service.log.head()
-    if (from === undefined || to === undefined || from < 1 || from > to || to > head.size) return refusal(reply, 'bad_filter', `from and to: expected 1 <= from <= to <= ${head.size}`, 400)
+    if (from === undefined || to === undefined || from < 1 || from > to || to > head.size)
+      return refusal(reply, 'bad_filter', `from and to: expected 1 <= from <= to <= ${head.size}`, 400)
     return { from, to, consistency_proof: await service.log.consistency(from, to) }
   })
 
@@ -138,7 +194,10 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
   app.get('/health/live', async () => ({ status: 'ok' }))
   app.get('/health', async (_req, reply) => {
     const h = await service.health()
-    return reply.code(h.ok ? 200 : 503).send({ status: h.ok ? (service.cache.kind === 'redis' && !service.cache.up() ? 'degraded' : 'ok') : 'unavailable', ...h })
+    return reply.code(h.ok ? 200 : 503).send({
+      status: h.ok ? (service.cache.kind === 'redis' && !service.cache.up() ? 'degraded' : 'ok') : 'unavailable',
+      ...h,
+    })
   })
   app.get('/metrics', async (_req, reply) => reply.type(register.contentType).send(await register.metrics()))
 
@@ -147,7 +206,10 @@ export async function buildApp(service: CaseService, o: AppOptions = {}): Promis
   app.get('/dashboard', async (_req, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:")
+      .header(
+        'content-security-policy',
+        "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
+      )
       .send(dashboardHtml()),
   )
   return app

@@ -53,7 +53,7 @@ export async function redisCache(url: string, prefix: string): Promise<Cache> {
     client,
     up: () => client.status === 'ready',
     get: async (key) => {
-      if (client.status !== 'ready') return cache.onEvent?.('error'), undefined
+      if (client.status !== 'ready') return (cache.onEvent?.('error'), undefined)
       try {
         const v = await client.get(key)
         cache.onEvent?.(v === null ? 'miss' : 'hit')

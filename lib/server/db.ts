@@ -32,7 +32,12 @@ const UNAVAILABLE_PG = /^(08|57P0|53)/ // connection exceptions, admin/crash shu
 function pgUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string }
   if (typeof err?.code === 'string' && UNAVAILABLE_PG.test(err.code)) return true
-  return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(err?.code ?? '') || /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err?.message ?? '')
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(err?.code ?? '') ||
+    /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+      err?.message ?? '',
+    )
+  )
 }
 
 const numbered = (sql: string) => {
@@ -50,7 +55,8 @@ export function parsePgUrl(url: string): { connectionString: string; schema?: st
   }
   if (!/^postgres(ql)?:$/.test(u.protocol)) throw new Error(`--db: expected a postgres:// URL, got ${u.protocol}`)
   const schema = u.searchParams.get('schema') ?? undefined
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`--db: schema "${schema.slice(0, 70)}" must be lower-case letters, digits and _`)
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new Error(`--db: schema "${schema.slice(0, 70)}" must be lower-case letters, digits and _`)
   u.searchParams.delete('schema')
   return { connectionString: u.toString(), schema }
 }
@@ -65,7 +71,10 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
     idleTimeoutMillis: 10_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     // BIGINT as a number: leaf indexes and sizes stay far below 2^53.
-    types: { getTypeParser: ((oid: number, format?: string) => (oid === NUMERIC_INT8 ? (v: string) => Number(v) : types.getTypeParser(oid, format as 'text'))) as never },
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === NUMERIC_INT8 ? (v: string) => Number(v) : types.getTypeParser(oid, format as 'text')) as never,
+    },
   })
   // An idle client whose server went away: dropped from the pool; the next query reconnects.
   pool.on('error', () => undefined)
@@ -84,9 +93,12 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
   const over = (c: Runner): Omit<Db, 'tx' | 'close'> => ({
     dialect: 'postgres',
     where,
-    all: async <T>(sql: string, params: unknown[] = []) => (await wrap(() => c.query(numbered(sql), params))).rows as T[],
-    one: async <T>(sql: string, params: unknown[] = []) => (await wrap(() => c.query(numbered(sql), params))).rows[0] as T | undefined,
-    run: async (sql: string, params: unknown[] = []) => (await wrap(() => c.query(numbered(sql), params))).rowCount ?? 0,
+    all: async <T>(sql: string, params: unknown[] = []) =>
+      (await wrap(() => c.query(numbered(sql), params))).rows as T[],
+    one: async <T>(sql: string, params: unknown[] = []) =>
+      (await wrap(() => c.query(numbered(sql), params))).rows[0] as T | undefined,
+    run: async (sql: string, params: unknown[] = []) =>
+      (await wrap(() => c.query(numbered(sql), params))).rowCount ?? 0,
   })
   const db: Db = {
     ...over(pool),
@@ -98,7 +110,11 @@ export async function openPostgres(url: string, o: { max?: number } = {}): Promi
       client.on('error', lost)
       try {
         await wrap(() => client.query('BEGIN'))
-        const inner: Db = { ...over(client), tx: () => Promise.reject(new Error('nested transaction')), close: async () => undefined }
+        const inner: Db = {
+          ...over(client),
+          tx: () => Promise.reject(new Error('nested transaction')),
+          close: async () => undefined,
+        }
         const out = await fn(inner)
         await wrap(() => client.query('COMMIT'))
         return out
@@ -125,7 +141,9 @@ function loadSqlite(): typeof import('better-sqlite3') {
   try {
     return require('better-sqlite3')
   } catch (e) {
-    throw new Error(`the embedded store needs better-sqlite3, which is not installed here (${(e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0]}): npm install better-sqlite3@12, or pass --db postgres://…`)
+    throw new Error(
+      `the embedded store needs better-sqlite3, which is not installed here (${(e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0]}): npm install better-sqlite3@12, or pass --db postgres://…`,
+    )
   }
 }
 
@@ -153,8 +171,10 @@ export async function openSqlite(file: string): Promise<Db> {
   const direct: Omit<Db, 'tx' | 'close'> = {
     dialect: 'sqlite',
     where: `sqlite:${file}`,
-    all: async <T>(sql: string, params: unknown[] = []) => (stmt(sql).reader ? (stmt(sql).all(...params) as T[]) : (stmt(sql).run(...params), [] as T[])),
-    one: async <T>(sql: string, params: unknown[] = []) => (stmt(sql).reader ? (stmt(sql).get(...params) as T | undefined) : (stmt(sql).run(...params), undefined)),
+    all: async <T>(sql: string, params: unknown[] = []) =>
+      stmt(sql).reader ? (stmt(sql).all(...params) as T[]) : (stmt(sql).run(...params), [] as T[]),
+    one: async <T>(sql: string, params: unknown[] = []) =>
+      stmt(sql).reader ? (stmt(sql).get(...params) as T | undefined) : (stmt(sql).run(...params), undefined),
     run: async (sql: string, params: unknown[] = []) => stmt(sql).run(...params).changes,
   }
   return {
@@ -166,7 +186,11 @@ export async function openSqlite(file: string): Promise<Db> {
       serial(async () => {
         sqlite.exec('BEGIN IMMEDIATE')
         try {
-          const out = await fn({ ...direct, tx: () => Promise.reject(new Error('nested transaction')), close: async () => undefined })
+          const out = await fn({
+            ...direct,
+            tx: () => Promise.reject(new Error('nested transaction')),
+            close: async () => undefined,
+          })
           sqlite.exec('COMMIT')
           return out
         } catch (e) {

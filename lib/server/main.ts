@@ -58,14 +58,19 @@ export interface ServeOptions extends StoreOptions {
 
 const intOpt = (v: string | undefined, name: string, d: number, min = 0, max = 1e9): number => {
   if (v === undefined) return d
-  if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) throw new RatchetError('usage', `--${name} ${v.slice(0, 20)}: expected a whole number from ${min} to ${max}`)
+  if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new RatchetError('usage', `--${name} ${v.slice(0, 20)}: expected a whole number from ${min} to ${max}`)
   return Number(v)
 }
 
 export async function serve(o: ServeOptions): Promise<{ close: () => Promise<void>; url: string }> {
   const port = intOpt(o.port, 'port', 8780, 0, 65535)
   const host = o.host ?? '127.0.0.1'
-  if (o.origin !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(o.origin)) throw new RatchetError('usage', `--origin ${o.origin.slice(0, 80)}: expected scheme://host[:port], as clients reach this server`)
+  if (o.origin !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(o.origin))
+    throw new RatchetError(
+      'usage',
+      `--origin ${o.origin.slice(0, 80)}: expected scheme://host[:port], as clients reach this server`,
+    )
   const db = await openStore(o)
   const cache: Cache = o.redis ? await redisCache(o.redis, o.redisPrefix ?? 'ratchet:') : noCache()
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
@@ -74,17 +79,38 @@ export async function serve(o: ServeOptions): Promise<{ close: () => Promise<voi
     const log = new TransparencyLog(id, db)
     await log.init()
     // The origin clients sign for; known once the port is (an ephemeral --port 0 is chosen at listen).
-    const service = new CaseService(db, log, cache, { origin: o.origin ?? '', freshMs: intOpt(o.freshMinutes, 'fresh-minutes', 10, 1, 7 * 24 * 60) * 60_000, skewMs: 2 * 60_000, tofu: !!o.trustOnFirstUse })
-    app = await buildApp(service, { logLevel: o.logLevel ?? 'info', trustProxy: !!o.trustProxy, perKeyPerMinute: intOpt(o.perKeyPerMinute, 'per-key-per-minute', 120, 1), perIpPerMinute: intOpt(o.perIpPerMinute, 'per-ip-per-minute', 600, 1) })
+    const service = new CaseService(db, log, cache, {
+      origin: o.origin ?? '',
+      freshMs: intOpt(o.freshMinutes, 'fresh-minutes', 10, 1, 7 * 24 * 60) * 60_000,
+      skewMs: 2 * 60_000,
+      tofu: !!o.trustOnFirstUse,
+    })
+    app = await buildApp(service, {
+      logLevel: o.logLevel ?? 'info',
+      trustProxy: !!o.trustProxy,
+      perKeyPerMinute: intOpt(o.perKeyPerMinute, 'per-key-per-minute', 120, 1),
+      perIpPerMinute: intOpt(o.perIpPerMinute, 'per-ip-per-minute', 600, 1),
+    })
     const address = await app.listen({ port, host })
     const url = address.replace('[::1]', 'localhost')
     const origin = o.origin?.replace(/\/+$/, '') ?? url
     service.setOrigin(origin)
-    const info = { url, origin, store: db.where, cache: cache.kind === 'redis' ? (cache.up() ? 'redis' : 'redis (down: serving without it)') : 'none', log: id.name, log_key: log.verifierKey, trust_on_first_use: !!o.trustOnFirstUse, pid: process.pid }
+    const info = {
+      url,
+      origin,
+      store: db.where,
+      cache: cache.kind === 'redis' ? (cache.up() ? 'redis' : 'redis (down: serving without it)') : 'none',
+      log: id.name,
+      log_key: log.verifierKey,
+      trust_on_first_use: !!o.trustOnFirstUse,
+      pid: process.pid,
+    }
     if (o.json) out(JSON.stringify(info))
     else {
       out(`Ratchet case server on ${url} (origin ${origin})`)
-      out(`  store: ${db.where}; cache: ${info.cache}${o.trustOnFirstUse ? '; TRUST ON FIRST USE is on: unknown keys are enrolled by their first genesis, and labelled tofu' : ''}`)
+      out(
+        `  store: ${db.where}; cache: ${info.cache}${o.trustOnFirstUse ? '; TRUST ON FIRST USE is on: unknown keys are enrolled by their first genesis, and labelled tofu' : ''}`,
+      )
       out(`  log: ${id.name}; verifier key (clients pin it on first use):`)
       out(log.verifierKey)
     }
@@ -98,12 +124,14 @@ export async function serve(o: ServeOptions): Promise<{ close: () => Promise<voi
     await app?.close().catch(() => undefined)
     await cache.close()
     await db.close()
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new RatchetError('conflict', `port ${port} on ${host} is taken: pass --port N (0 for any free one)`)
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new RatchetError('conflict', `port ${port} on ${host} is taken: pass --port N (0 for any free one)`)
     throw e
   }
 }
 
-const keyLine = (k: KeyRow) => `${k.key_id}  ${k.revoked_at ? `REVOKED ${k.revoked_at.slice(0, 10)}` : k.retired_at ? `retired ${k.retired_at.slice(0, 10)}` : 'active'}  ${k.enrolled_by}${k.enrolled_by === 'tofu' ? ' (trust on first use)' : ''}  ${k.agent_id ?? '(no entries yet)'}  ${k.case_count} cases${k.note ? `  — ${k.note}` : ''}`
+const keyLine = (k: KeyRow) =>
+  `${k.key_id}  ${k.revoked_at ? `REVOKED ${k.revoked_at.slice(0, 10)}` : k.retired_at ? `retired ${k.retired_at.slice(0, 10)}` : 'active'}  ${k.enrolled_by}${k.enrolled_by === 'tofu' ? ' (trust on first use)' : ''}  ${k.agent_id ?? '(no entries yet)'}  ${k.case_count} cases${k.note ? `  — ${k.note}` : ''}`
 
 async function withStore<T>(o: StoreOptions, fn: (db: Db) => Promise<T>): Promise<T> {
   const db = await openStore(o)
@@ -116,14 +144,20 @@ async function withStore<T>(o: StoreOptions, fn: (db: Db) => Promise<T>): Promis
 
 export function serveProgram(): Command {
   const program = new Command('ratchet')
-  const store = (c: Command) => c.option('--data <dir>', `the embedded store's folder (default ${defaultDataDir().replace(os.homedir(), '~')})`).option('--db <url>', 'PostgreSQL instead: postgres://user@host:port/database[?schema=NAME]')
+  const store = (c: Command) =>
+    c
+      .option('--data <dir>', `the embedded store's folder (default ${defaultDataDir().replace(os.homedir(), '~')})`)
+      .option('--db <url>', 'PostgreSQL instead: postgres://user@host:port/database[?schema=NAME]')
   const s = store(program.command('serve'))
     .description("the team's case record: the case API, the transparency log and the dashboard")
     .option('--port <n>', 'port (0: any free one)', '8780')
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--redis <url>', 'Redis for caches and shared rate limits (optional; the server keeps serving without it)')
     .option('--redis-prefix <p>', 'prefix of every Redis key', 'ratchet:')
-    .option('--origin <url>', 'the URL clients reach this server by (signed into each submission; default the listening address)')
+    .option(
+      '--origin <url>',
+      'the URL clients reach this server by (signed into each submission; default the listening address)',
+    )
     .option('--log-name <name>', "the log's name in its checkpoints (first start only)")
     .option('--trust-on-first-use', 'enroll an unknown key by its first genesis (labelled tofu); off by default')
     .option('--trust-proxy', 'behind a load balancer: take the client address from X-Forwarded-For')
@@ -150,7 +184,11 @@ export function serveProgram(): Command {
       humanOnly(`${CLI} serve keys add`)
       const r = await withStore(o, (db) => addKey(db, pub, o))
       if (o.json) return out(JSON.stringify({ ...r.row, added: r.added }))
-      out(r.added ? `Enrolled ${r.row.key_id}${o.agent ? ` for ${o.agent}` : ''}.` : `Already enrolled: ${keyLine(r.row)}`)
+      out(
+        r.added
+          ? `Enrolled ${r.row.key_id}${o.agent ? ` for ${o.agent}` : ''}.`
+          : `Already enrolled: ${keyLine(r.row)}`,
+      )
     })
   store(keys.command('list'))
     .option('--json', 'machine-readable output')

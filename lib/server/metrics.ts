@@ -8,13 +8,29 @@ import type { CaseService } from './service'
 export function serverMetrics(service: CaseService): Registry {
   const register = new Registry()
   collectDefaultMetrics({ register })
-  const submissions = new Counter({ name: 'ratchet_submissions_total', help: 'Case submissions by outcome (accepted, refused) and reason code', labelNames: ['outcome', 'reason'], registers: [register] })
-  const submitSeconds = new Histogram({ name: 'ratchet_submission_duration_seconds', help: 'Time to check and store one submission', labelNames: ['outcome'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [register] })
+  const submissions = new Counter({
+    name: 'ratchet_submissions_total',
+    help: 'Case submissions by outcome (accepted, refused) and reason code',
+    labelNames: ['outcome', 'reason'],
+    registers: [register],
+  })
+  const submitSeconds = new Histogram({
+    name: 'ratchet_submission_duration_seconds',
+    help: 'Time to check and store one submission',
+    labelNames: ['outcome'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [register],
+  })
   service.onOutcome = (outcome, reason, seconds) => {
     submissions.inc({ outcome, reason })
     submitSeconds.observe({ outcome }, seconds)
   }
-  const cacheEvents = new Counter({ name: 'ratchet_cache_requests_total', help: 'Cache look-ups by result (hit, miss, error: Redis unreachable)', labelNames: ['result'], registers: [register] })
+  const cacheEvents = new Counter({
+    name: 'ratchet_cache_requests_total',
+    help: 'Cache look-ups by result (hit, miss, error: Redis unreachable)',
+    labelNames: ['result'],
+    registers: [register],
+  })
   service.cache.onEvent = (result) => cacheEvents.inc({ result })
   new Gauge({
     name: 'ratchet_log_size',
@@ -45,5 +61,11 @@ export function serverMetrics(service: CaseService): Registry {
 }
 
 export function httpMetrics(register: Registry): Histogram<'method' | 'route' | 'status'> {
-  return new Histogram({ name: 'ratchet_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [register] })
+  return new Histogram({
+    name: 'ratchet_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [register],
+  })
 }

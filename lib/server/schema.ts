@@ -23,23 +23,33 @@ const MIGRATIONS: string[][] = [
 
 /** Brings the database to the current schema; two instances starting at once run each migration once. */
 export async function migrate(db: Db): Promise<void> {
-  await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`).catch(async (e) => {
-    // Two PostgreSQL sessions creating the same table at once: one wins, the other sees it made.
-    if (!(await tableExists(db))) throw e
-  })
+  await db
+    .run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`)
+    .catch(async (e) => {
+      // Two PostgreSQL sessions creating the same table at once: one wins, the other sees it made.
+      if (!(await tableExists(db))) throw e
+    })
   await db.tx(async (q) => {
     if (q.dialect === 'postgres') await q.one(`SELECT pg_advisory_xact_lock(7261636865)`)
-    const done = new Set((await q.all<{ version: number }>(`SELECT version FROM schema_migrations`)).map((r) => Number(r.version)))
+    const done = new Set(
+      (await q.all<{ version: number }>(`SELECT version FROM schema_migrations`)).map((r) => Number(r.version)),
+    )
     for (const [i, steps] of MIGRATIONS.entries()) {
       if (done.has(i + 1)) continue
       for (const sql of steps) await q.run(sql)
-      await q.run(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, [i + 1, new Date().toISOString()])
+      await q.run(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, [
+        i + 1,
+        new Date().toISOString(),
+      ])
     }
   })
 }
 
 async function tableExists(db: Db): Promise<boolean> {
-  const sql = db.dialect === 'postgres' ? `SELECT to_regclass('schema_migrations') AS t` : `SELECT name AS t FROM sqlite_master WHERE name = 'schema_migrations'`
+  const sql =
+    db.dialect === 'postgres'
+      ? `SELECT to_regclass('schema_migrations') AS t`
+      : `SELECT name AS t FROM sqlite_master WHERE name = 'schema_migrations'`
   return !!(await db.one<{ t: string | null }>(sql))?.t
 }
 
@@ -62,8 +72,19 @@ export async function logIdentity(db: Db, name: string): Promise<LogIdentity> {
   ]
   await db.tx(async (q) => {
     const have = await q.one(`SELECT v FROM meta WHERE k = 'log_name'`)
-    if (!have) for (const [k, v] of made) await q.run(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO NOTHING`, [k, v])
+    if (!have)
+      for (const [k, v] of made) await q.run(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO NOTHING`, [k, v])
   })
-  const rows = new Map((await db.all<{ k: string; v: string }>(`SELECT k, v FROM meta WHERE k IN ('log_name', 'log_public_key', 'log_private_key')`)).map((r) => [r.k, r.v]))
-  return { name: rows.get('log_name')!, publicKey: Buffer.from(rows.get('log_public_key')!, 'base64'), privateKey: crypto.createPrivateKey(rows.get('log_private_key')!) }
+  const rows = new Map(
+    (
+      await db.all<{ k: string; v: string }>(
+        `SELECT k, v FROM meta WHERE k IN ('log_name', 'log_public_key', 'log_private_key')`,
+      )
+    ).map((r) => [r.k, r.v]),
+  )
+  return {
+    name: rows.get('log_name')!,
+    publicKey: Buffer.from(rows.get('log_public_key')!, 'base64'),
+    privateKey: crypto.createPrivateKey(rows.get('log_private_key')!),
+  }
 }

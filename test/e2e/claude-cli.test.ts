@@ -18,16 +18,27 @@ describe('inside the real claude CLI', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-')
     home = tempProject('ratchet-home-')
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     model = await startMockModel([
-      { text: 'Pushing your work.', tool: 'Bash', input: { command: 'git push origin main', description: 'Push to origin' } },
+      {
+        text: 'Pushing your work.',
+        tool: 'Bash',
+        input: { command: 'git push origin main', description: 'Push to origin' },
+      },
       { tool: 'Bash', input: { command: 'touch made-by-agent.txt', description: 'Create a file' } },
       { tool: 'Write', input: { file_path: path.join(project, '.ratchet', 'guardrails.json'), content: '[]\n' } },
       { tool: 'Bash', input: { command: 'ls', description: 'List files' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'save my work, then make a file', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'save my work, then make a file', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'],
+      { cwd: project, env: claudeEnv(model.url, home) },
+    )
   }, 180_000)
 
   afterAll(async () => {
@@ -51,7 +62,9 @@ describe('inside the real claude CLI', () => {
     expect(push.content).toContain('PreToolUse:Bash hook error')
     expect(push.content).toContain('[PRE-FLIGHT] Action: git push origin main')
     expect(push.content).toContain('Trigger: public surface')
-    expect(JSON.parse(result.stdout).permission_denials.map((d: { tool_name: string }) => d.tool_name)).toContain('Bash')
+    expect(JSON.parse(result.stdout).permission_denials.map((d: { tool_name: string }) => d.tool_name)).toContain(
+      'Bash',
+    )
   })
 
   it('touch and ls run normally', () => {
@@ -71,7 +84,11 @@ describe('inside the real claude CLI', () => {
   })
 
   it('every decision is in the activity log', () => {
-    const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const log = fs
+      .readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const pre = log.filter((l) => l.event === 'PreToolUse').map((l) => [l.tool, l.decision])
     expect(pre).toEqual([
       ['Bash', 'check'],

@@ -23,11 +23,44 @@ describe('the courtroom inside the real claude CLI', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-court-')
     home = tempProject('ratchet-home-')
-    const env = { ...process.env, NODE_ENV: undefined, CLAUDECODE: undefined, HOME: home, CLAUDE_PROJECT_DIR: project, RATCHET_DIR: '' }
+    const env = {
+      ...process.env,
+      NODE_ENV: undefined,
+      CLAUDECODE: undefined,
+      HOME: home,
+      CLAUDE_PROJECT_DIR: project,
+      RATCHET_DIR: '',
+    }
     expect(spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env }).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ courtroom: { probation: { actions: 2 }, judge: { kind: 'command', command: say('CHARGE: Asked why the build fails, the agent edited the CI config.\\nPRIMARY_FAILURE: Changed files instead of answering the question.') }, reviewer: { kind: 'command', command: say('VOTE: GUILTY\\nREASON: The user asked a question.') } } }))
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'config.json'),
+      JSON.stringify({
+        courtroom: {
+          probation: { actions: 2 },
+          judge: {
+            kind: 'command',
+            command: say(
+              'CHARGE: Asked why the build fails, the agent edited the CI config.\\nPRIMARY_FAILURE: Changed files instead of answering the question.',
+            ),
+          },
+          reviewer: { kind: 'command', command: say('VOTE: GUILTY\\nREASON: The user asked a question.') },
+        },
+      }),
+    )
     expect((await exec(BIN('ratchet'), ['courtroom', 'enable', '--yes'], { cwd: project, env })).status).toBe(0)
-    const heard = await exec(BIN('ratchet'), ['courtroom', 'hear', '--offense', 'answered_with_changes', '--summary', 'asked why the build fails; edited .github/workflows/ci.yml', '--json'], { cwd: project, env })
+    const heard = await exec(
+      BIN('ratchet'),
+      [
+        'courtroom',
+        'hear',
+        '--offense',
+        'answered_with_changes',
+        '--summary',
+        'asked why the build fails; edited .github/workflows/ci.yml',
+        '--json',
+      ],
+      { cwd: project, env },
+    )
     caseId = JSON.parse(heard.stdout).record.case_id
     const target = path.join(project, 'notes.txt')
     model = await startMockModel([
@@ -35,11 +68,18 @@ describe('the courtroom inside the real claude CLI', () => {
       { tool: 'Bash', input: { command: `ratchet courtroom clear ${caseId}`, description: 'Clear probation' } },
       { tool: 'Bash', input: { command: 'rm -f .ratchet/courtroom/probation.json', description: 'Remove probation' } },
       // A spelling the classifier cannot read as ratchet: caught by the CLI itself inside Claude Code.
-      { tool: 'Bash', input: { command: `node ${BIN('ratchet')} courtroom clear ${caseId}`, description: 'Clear probation' } },
+      {
+        tool: 'Bash',
+        input: { command: `node ${BIN('ratchet')} courtroom clear ${caseId}`, description: 'Clear probation' },
+      },
       { tool: 'Write', input: { file_path: target, content: 'notes\n' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'write my notes to notes.txt', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'write my notes to notes.txt', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'],
+      { cwd: project, env: claudeEnv(model.url, home) },
+    )
   }, 180_000)
 
   afterAll(async () => {
@@ -54,13 +94,17 @@ describe('the courtroom inside the real claude CLI', () => {
   it('the probation reaches the model at session start', () => {
     const first = JSON.stringify(model.mainTurns()[0])
     expect(first).toContain('[COURTROOM] On probation after a guilty verdict (1)')
-    expect(first).toContain(`${caseId} MODERATE Answering a Question with Changes: checks Write, Edit, MultiEdit, NotebookEdit`)
+    expect(first).toContain(
+      `${caseId} MODERATE Answering a Question with Changes: checks Write, Edit, MultiEdit, NotebookEdit`,
+    )
   })
 
   it('the first Write is checked with the courtroom’s note; the identical retry runs', () => {
     const [write, , , , retry] = model.toolResults()
     expect(write.is_error).toBe(true)
-    expect(write.content).toContain(`[COURTROOM] On probation (case ${caseId}, Answering a Question with Changes, moderate; 2 actions left)`)
+    expect(write.content).toContain(
+      `[COURTROOM] On probation (case ${caseId}, Answering a Question with Changes, moderate; 2 actions left)`,
+    )
     expect(retry.is_error).toBe(false)
     expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('notes\n')
   })
@@ -73,7 +117,9 @@ describe('the courtroom inside the real claude CLI', () => {
     // Refused either way: by preflight-check (self-protection recognises Ratchet's CLI through node and any path,
     // shell's issue 9 item 3) or, were the hook absent, by the CLI itself inside Claude Code.
     expect(viaNode.is_error).toBe(true)
-    expect(viaNode.content).toMatch(/npx ratchet-guard courtroom clear is the user's to run, in a terminal outside the agent's session \(refused inside Claude Code\)|Denied: node \S+ courtroom clear .*would change Ratchet's own rules/)
+    expect(viaNode.content).toMatch(
+      /npx ratchet-guard courtroom clear is the user's to run, in a terminal outside the agent's session \(refused inside Claude Code\)|Denied: node \S+ courtroom clear .*would change Ratchet's own rules/,
+    )
     const left = JSON.parse(fs.readFileSync(probationFile(), 'utf8')).probations
     expect(left).toEqual([expect.objectContaining({ case_id: caseId, remaining: 1 })])
   })

@@ -11,7 +11,8 @@ import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthr
 import { MAX_GATE_MS } from '../../lib/io/custodiet-config'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
-const VERDICT = '## Compliance Check: ATTENTION\n\n**Issue**: The agent is listing unrelated folders instead of fixing the typo.\n**Principle**: Type B scope expansion\n**Correction**: Fix the typo in README.md and stop.'
+const VERDICT =
+  '## Compliance Check: ATTENTION\n\n**Issue**: The agent is listing unrelated folders instead of fixing the typo.\n**Principle**: Type B scope expansion\n**Correction**: Fix the typo in README.md and stop.'
 
 describe('custodiet inside the real claude CLI', () => {
   let model: MockModel
@@ -22,13 +23,21 @@ describe('custodiet inside the real claude CLI', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-custodiet-')
     const home = tempProject('ratchet-home-')
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 2, reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 } } }))
+    expect(
+      (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+    ).toBe(0)
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { every: 2, reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 } } }),
+    )
     fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
     const stateFile = path.join(project, '.ratchet', 'custodiet')
     const findings = () => {
       try {
-        return fs.readdirSync(stateFile).filter((f) => f.endsWith('.json') && !f.includes('hold') && !f.includes('cache')).flatMap((f) => JSON.parse(fs.readFileSync(path.join(stateFile, f), 'utf8')).findings)
+        return fs
+          .readdirSync(stateFile)
+          .filter((f) => f.endsWith('.json') && !f.includes('hold') && !f.includes('cache'))
+          .flatMap((f) => JSON.parse(fs.readFileSync(path.join(stateFile, f), 'utf8')).findings)
       } catch {
         return []
       }
@@ -48,13 +57,20 @@ describe('custodiet inside the real claude CLI', () => {
             return { text: VERDICT }
           }
           // Before the main model's third turn, wait for the background review to land.
-          const turns = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
-          if (req.tools?.length && turns === 2) for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
+          const turns = req.messages.filter(
+            (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'),
+          ).length
+          if (req.tools?.length && turns === 2)
+            for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
           return undefined
         },
       },
     )
-    result = await exec(CLAUDE, ['-p', 'fix the typo in README.md', '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit'], { cwd: project, env: claudeEnv(model.url, home) })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'fix the typo in README.md', '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit'],
+      { cwd: project, env: claudeEnv(model.url, home) },
+    )
   }, 180_000)
 
   afterAll(async () => {
@@ -77,13 +93,21 @@ describe('custodiet inside the real claude CLI', () => {
   })
 
   it('the nested reviewer ran no hooks of its own (no recursion)', () => {
-    const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const log = fs
+      .readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const sessions = new Set(log.filter((l) => l.session).map((l) => l.session))
     expect(sessions.size).toBe(1)
   })
 
   it('the ATTENTION warning reached the main model at its next hook', () => {
-    const later = model.mainTurns().slice(3).map((r) => JSON.stringify(r)).join('\n')
+    const later = model
+      .mainTurns()
+      .slice(3)
+      .map((r) => JSON.stringify(r))
+      .join('\n')
     expect(later).toContain('[CUSTODIET] ## Compliance Check: ATTENTION')
     expect(later).toContain('listing unrelated folders instead of fixing the typo')
   })
@@ -92,9 +116,13 @@ describe('custodiet inside the real claude CLI', () => {
 // The three moments custodiet must catch, in the real client (mock model; the reviewer is custodiet's own
 // nested `claude -p` against the same mock, answering from the prompt it was given).
 const TODO_ENV = { CLAUDE_CODE_ENABLE_TODO_TOOLS: '1', CLAUDE_CODE_ENABLE_TASKS: 'false', ENABLE_TOOL_SEARCH: 'false' }
-const isReviewer = (req: { tools?: unknown[]; system?: unknown }) => !req.tools?.length && JSON.stringify(req.system ?? '').includes('You are custodiet')
-const lastUser = (req: { messages: { role: string; content: unknown }[] }) => JSON.stringify(req.messages.filter((m) => m.role === 'user').slice(-1))
-const attention = (issue: string) => ({ text: `## Compliance Check: ATTENTION\n\n**Issue**: ${issue}\n**Principle**: custodiet\n**Correction**: Stop and tell the user.` })
+const isReviewer = (req: { tools?: unknown[]; system?: unknown }) =>
+  !req.tools?.length && JSON.stringify(req.system ?? '').includes('You are custodiet')
+const lastUser = (req: { messages: { role: string; content: unknown }[] }) =>
+  JSON.stringify(req.messages.filter((m) => m.role === 'user').slice(-1))
+const attention = (issue: string) => ({
+  text: `## Compliance Check: ATTENTION\n\n**Issue**: ${issue}\n**Principle**: custodiet\n**Correction**: Stop and tell the user.`,
+})
 const OK = { text: '## Compliance Check: OK\nNo issues detected. Continue current work.' }
 // The two blocking gates (Stop, TodoWrite) are judged on what the real client does with the hook's answer in
 // time; their reviewer is the Messages API backend against the same mock, because a nested `claude -p` takes
@@ -102,16 +130,42 @@ const OK = { text: '## Compliance Check: OK\nNo issues detected. Continue curren
 // is covered above and by the Type A test.
 const HTTP_REVIEWER = { kind: 'http', timeoutSeconds: 60 }
 
-async function session(prompt: string, steps: Parameters<typeof startMockModel>[0], reviewer: (text: string) => { text: string }, config: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}, waitBefore?: (req: { messages: { role: string; content: unknown }[] }, findings: () => unknown[], project: string) => Promise<void>) {
+async function session(
+  prompt: string,
+  steps: Parameters<typeof startMockModel>[0],
+  reviewer: (text: string) => { text: string },
+  config: Record<string, unknown>,
+  extraEnv: NodeJS.ProcessEnv = {},
+  waitBefore?: (
+    req: { messages: { role: string; content: unknown }[] },
+    findings: () => unknown[],
+    project: string,
+  ) => Promise<void>,
+) {
   const project = tempProject('ratchet-claude-custodiet-')
   const home = tempProject('ratchet-home-')
-  expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-  fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 }, todoBudgetMs: MAX_GATE_MS, stopBudgetMs: MAX_GATE_MS, ...config } }))
+  expect(
+    (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+  ).toBe(0)
+  fs.writeFileSync(
+    path.join(project, '.ratchet', 'config.json'),
+    JSON.stringify({
+      custodiet: {
+        reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 },
+        todoBudgetMs: MAX_GATE_MS,
+        stopBudgetMs: MAX_GATE_MS,
+        ...config,
+      },
+    }),
+  )
   fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
   const dir = path.join(project, '.ratchet', 'custodiet')
   const findings = () => {
     try {
-      return fs.readdirSync(dir).filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f)).flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).findings)
+      return fs
+        .readdirSync(dir)
+        .filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f))
+        .flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).findings)
     } catch {
       return []
     }
@@ -128,7 +182,11 @@ async function session(prompt: string, steps: Parameters<typeof startMockModel>[
       return undefined
     },
   })
-  const result = await exec(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit', 'Write', 'TodoWrite'], { cwd: project, env: claudeEnv(model.url, home, extraEnv) })
+  const result = await exec(
+    CLAUDE,
+    ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit', 'Write', 'TodoWrite'],
+    { cwd: project, env: claudeEnv(model.url, home, extraEnv) },
+  )
   await model.close()
   return { project, model, result, reviews, findings }
 }
@@ -140,17 +198,29 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       [
         { tool: 'Bash', input: { command: 'outlook-cli get-emails', description: 'Fetch mail' } },
         { tool: 'Bash', input: { command: 'ls /tmp', description: 'Look around' } },
-        { tool: 'Bash', input: { command: 'echo outlook-cli auth login --tenant contoso', description: 'Re-authenticate' } },
+        {
+          tool: 'Bash',
+          input: { command: 'echo outlook-cli auth login --tenant contoso', description: 'Re-authenticate' },
+        },
         { tool: 'Bash', input: { command: 'echo retry', description: 'Retry' } },
         { text: 'Done.' },
       ],
-      (text) => (text.includes('has since reacted') && text.includes('auth login') ? attention('After the error the agent started re-authenticating instead of reporting it.') : OK),
+      (text) =>
+        text.includes('has since reacted') && text.includes('auth login')
+          ? attention('After the error the agent started re-authenticating instead of reporting it.')
+          : OK,
       { reactionCalls: 2, every: 0 },
       {},
       // Before the model's last turn, let the background review land (a real turn takes that long).
       async (req, findings) => {
-        const turns = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_use')).length
-        if (turns === 4) for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
+        const turns = req.messages.filter(
+          (m) =>
+            m.role === 'assistant' &&
+            Array.isArray(m.content) &&
+            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
+        ).length
+        if (turns === 4)
+          for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
       },
     )
     expect(s.result.status, s.result.stderr).toBe(0)
@@ -159,7 +229,12 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
     expect(review).toMatch(/#1 Bash outlook-cli get-emails → ERROR/)
     expect(review).toContain('auth login --tenant contoso')
     expect(s.findings()).toMatchObject([{ category: 'reactive', source: 'reviewer' }])
-    expect(s.model.mainTurns().map((r) => JSON.stringify(r)).join('\n')).toContain('started re-authenticating instead of reporting it')
+    expect(
+      s.model
+        .mainTurns()
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    ).toContain('started re-authenticating instead of reporting it')
   }, 240_000)
 
   it('Stop with the gate on: a turn no review covered is reviewed before it ends, and the agent is told before it finishes', async () => {
@@ -171,19 +246,33 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
         { text: 'Fixed the typo.' },
         { text: 'I also added a LICENSE file, which you did not ask for; tell me if I should remove it.' },
       ],
-      (text) => (text.includes('finished a turn') && text.includes('LICENSE') ? attention('The agent added a LICENSE file nobody asked for.') : OK),
+      (text) =>
+        text.includes('finished a turn') && text.includes('LICENSE')
+          ? attention('The agent added a LICENSE file nobody asked for.')
+          : OK,
       { every: 0, reviewer: HTTP_REVIEWER, stopGate: 'block' },
       {},
       // The turn's calls reach custodiet through async PostToolUse hooks; a real model's last answer takes far
       // longer than they do, the mock's takes milliseconds. Before that answer, let both calls be recorded (a full
       // CI run once ended the turn before the Write's record landed, and Stop saw nothing to review).
       async (req, _findings, project) => {
-        const turns = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_use')).length
+        const turns = req.messages.filter(
+          (m) =>
+            m.role === 'assistant' &&
+            Array.isArray(m.content) &&
+            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
+        ).length
         if (turns !== 2) return
         const recorded = () => {
           try {
             const dir = path.join(project, '.ratchet', 'custodiet')
-            return fs.readdirSync(dir).filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f)).reduce((n, f) => Math.max(n, Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).toolCount) || 0), 0)
+            return fs
+              .readdirSync(dir)
+              .filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f))
+              .reduce(
+                (n, f) => Math.max(n, Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).toolCount) || 0),
+                0,
+              )
           } catch {
             return 0
           }
@@ -202,16 +291,32 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
   }, 240_000)
 
   it('TodoWrite: an expanded plan is refused before any planned work runs, naming what was not asked', async () => {
-    const plan = ['Investigate login bug', 'Fix the root cause', 'Refactor authentication module', 'Add comprehensive tests', 'Update documentation']
+    const plan = [
+      'Investigate login bug',
+      'Fix the root cause',
+      'Refactor authentication module',
+      'Add comprehensive tests',
+      'Update documentation',
+    ]
     const s = await session(
       'fix the login bug',
       [
-        { tool: 'TodoWrite', input: { todos: plan.map((content) => ({ content, status: 'pending', activeForm: content })) } },
-        { tool: 'TodoWrite', input: { todos: plan.slice(0, 2).map((content) => ({ content, status: 'pending', activeForm: content })) } },
+        {
+          tool: 'TodoWrite',
+          input: { todos: plan.map((content) => ({ content, status: 'pending', activeForm: content })) },
+        },
+        {
+          tool: 'TodoWrite',
+          input: { todos: plan.slice(0, 2).map((content) => ({ content, status: 'pending', activeForm: content })) },
+        },
         { text: 'Planned only the fix.' },
       ],
       // Judged on the new plan only (the transcript excerpt also shows the earlier, refused one).
-      (text) => (text.includes('about to write this plan') && (text.split('The new plan:')[1] ?? '').split('Recent activity')[0].includes('Refactor authentication module') ? attention('The plan adds a refactor, tests and documentation the user did not ask for.') : OK),
+      (text) =>
+        text.includes('about to write this plan') &&
+        (text.split('The new plan:')[1] ?? '').split('Recent activity')[0].includes('Refactor authentication module')
+          ? attention('The plan adds a refactor, tests and documentation the user did not ask for.')
+          : OK,
       { reviewer: HTTP_REVIEWER },
       TODO_ENV,
     )
@@ -230,18 +335,32 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
 // The default: the end of a turn does not wait for custodiet. The review runs after the turn has ended and its
 // verdict reaches the agent with the next prompt of the resumed session (`claude -p --resume`).
 describe('the end of a turn in the real client, without the gate', () => {
-  const mainTurnCount = (req: { messages: { role: string; content: unknown }[] }) => req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_use')).length
+  const mainTurnCount = (req: { messages: { role: string; content: unknown }[] }) =>
+    req.messages.filter(
+      (m) =>
+        m.role === 'assistant' &&
+        Array.isArray(m.content) &&
+        (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
+    ).length
 
   async function twoRuns(verdict: { text: string }, steps: Parameters<typeof startMockModel>[0]) {
     const project = tempProject('ratchet-claude-custodiet-')
     const home = tempProject('ratchet-home-')
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { every: 0, reviewer: HTTP_REVIEWER } }))
+    expect(
+      (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+    ).toBe(0)
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { every: 0, reviewer: HTTP_REVIEWER } }),
+    )
     fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
     const dir = path.join(project, '.ratchet', 'custodiet')
     const records = () => {
       try {
-        return fs.readdirSync(dir).filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f)).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+        return fs
+          .readdirSync(dir)
+          .filter((f) => /^[^.]+\.json$/.test(f) && !['review-cache.json', 'cost-daily.json'].includes(f))
+          .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
       } catch {
         return []
       }
@@ -259,23 +378,40 @@ describe('the end of a turn in the real client, without the gate', () => {
         }
         // Let the turn's two calls be recorded (async PostToolUse) before the model's last answer, as a real
         // model's think time would.
-        if (req.tools?.length && mainTurnCount(req) === 2) for (let i = 0; i < 300 && !(records()[0]?.toolCount >= 2); i++) await new Promise((r) => setTimeout(r, 100))
+        if (req.tools?.length && mainTurnCount(req) === 2)
+          for (let i = 0; i < 300 && !(records()[0]?.toolCount >= 2); i++) await new Promise((r) => setTimeout(r, 100))
         return undefined
       },
     })
     try {
       const args = ['--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit', 'Write']
-      const first = await exec(CLAUDE, ['-p', 'fix the typo in README.md', ...args], { cwd: project, env: claudeEnv(model.url, home) })
+      const first = await exec(CLAUDE, ['-p', 'fix the typo in README.md', ...args], {
+        cwd: project,
+        env: claudeEnv(model.url, home),
+      })
       const firstTurns = model.mainTurns().length
       // The run has ended. Its review reaches the model afterwards (a detached process), and is held there.
       for (let i = 0; i < 300 && !reviews.length; i++) await new Promise((r) => setTimeout(r, 100))
       const pendingAtExit = { reviews: reviews.length, findings: records().flatMap((r) => r.findings).length }
       release()
-      for (let i = 0; i < 300 && !(records()[0]?.reviews?.length >= 1 && !records()[0]?.reviewing); i++) await new Promise((r) => setTimeout(r, 100))
+      for (let i = 0; i < 300 && !(records()[0]?.reviews?.length >= 1 && !records()[0]?.reviewing); i++)
+        await new Promise((r) => setTimeout(r, 100))
       const session = JSON.parse(first.stdout).session_id as string
       const before = model.requests.length
-      const second = await exec(CLAUDE, ['-p', '--resume', session, 'thanks; anything else?', ...args], { cwd: project, env: claudeEnv(model.url, home) })
-      return { first, second, firstTurns, pendingAtExit, model, reviews, records, secondTurns: model.requests.slice(before).filter((r) => r.tools?.length) }
+      const second = await exec(CLAUDE, ['-p', '--resume', session, 'thanks; anything else?', ...args], {
+        cwd: project,
+        env: claudeEnv(model.url, home),
+      })
+      return {
+        first,
+        second,
+        firstTurns,
+        pendingAtExit,
+        model,
+        reviews,
+        records,
+        secondTurns: model.requests.slice(before).filter((r) => r.tools?.length),
+      }
     } finally {
       release()
       await model.close()
@@ -294,7 +430,13 @@ describe('the end of a turn in the real client, without the gate', () => {
     expect(r.reviews[0]).toContain('The calls in this turn')
     // The Stop hook let the turn end: three main requests (two calls, the answer), no "Stop hook feedback" turn.
     expect(r.firstTurns).toBe(3)
-    expect(r.model.mainTurns().slice(0, 3).map((q) => JSON.stringify(q)).join('\n')).not.toContain('[CUSTODIET]')
+    expect(
+      r.model
+        .mainTurns()
+        .slice(0, 3)
+        .map((q) => JSON.stringify(q))
+        .join('\n'),
+    ).not.toContain('[CUSTODIET]')
     expect(JSON.parse(r.first.stdout).result).toBe('Fixed the typo.')
     // The resumed session's first request carries the verdict with the user's prompt; once.
     expect(r.second.status, r.second.stderr).toBe(0)

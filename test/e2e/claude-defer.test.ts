@@ -18,16 +18,42 @@ describe('defer in headless runs', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-defer-')
     home = tempProject('ratchet-home-')
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]))
-    model = await startMockModel([{ tool: 'Bash', input: { command: 'touch release-2.0.txt', description: 'Cut the release' } }, { text: 'Released.' }])
+    expect(
+      (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+    ).toBe(0)
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'guardrails.json'),
+      JSON.stringify([
+        {
+          id: 'GR-REL',
+          pattern: 'custom',
+          match: { command: ['touch release-*'] },
+          rule: 'Releases need a human yes.',
+          severity: 'hard',
+          decision: 'pause',
+        },
+      ]),
+    )
+    model = await startMockModel([
+      { tool: 'Bash', input: { command: 'touch release-2.0.txt', description: 'Cut the release' } },
+      { text: 'Released.' },
+    ])
     const claude = path.join(ROOT, 'node_modules', '.bin', 'claude')
-    first = await exec(claude, ['-p', 'cut the 2.0 release', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
+    first = await exec(claude, ['-p', 'cut the 2.0 release', '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+    })
     ranBeforeApproval = fs.existsSync(path.join(project, 'release-2.0.txt'))
     const queue = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
-    approve = await exec(BIN('ratchet'), ['pending', 'approve', queue[0].id], { cwd: project, env: { ...process.env, CLAUDE_PROJECT_DIR: project } })
+    approve = await exec(BIN('ratchet'), ['pending', 'approve', queue[0].id], {
+      cwd: project,
+      env: { ...process.env, CLAUDE_PROJECT_DIR: project },
+    })
     const session = JSON.parse(first.stdout).session_id
-    resumed = await exec(claude, ['-p', '--resume', session, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
+    resumed = await exec(claude, ['-p', '--resume', session, '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+    })
   }, 180_000)
 
   afterAll(async () => {
@@ -52,7 +78,7 @@ describe('defer in headless runs', () => {
 // `claude -p` shows neither a hook's systemMessage nor its stderr, so the pending id goes to the client's own
 // stderr: the terminal of the person who started the run (here a real pseudo-terminal from `script`), or the
 // file or pipe a script sent it to.
-describe('a headless pause is visible on the run\'s stderr', () => {
+describe("a headless pause is visible on the run's stderr", () => {
   let model: MockModel
   let project: string
   let run: { status: number | null; stdout: string; stderr: string }
@@ -61,9 +87,26 @@ describe('a headless pause is visible on the run\'s stderr', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-visible-')
     const home = tempProject('ratchet-home-')
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]))
-    model = await startMockModel([{ tool: 'Bash', input: { command: 'touch release-3.0.txt', description: 'Cut the release' } }, { text: 'Released.' }])
+    expect(
+      (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+    ).toBe(0)
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'guardrails.json'),
+      JSON.stringify([
+        {
+          id: 'GR-REL',
+          pattern: 'custom',
+          match: { command: ['touch release-*'] },
+          rule: 'Releases need a human yes.',
+          severity: 'hard',
+          decision: 'pause',
+        },
+      ]),
+    )
+    model = await startMockModel([
+      { tool: 'Bash', input: { command: 'touch release-3.0.txt', description: 'Cut the release' } },
+      { text: 'Released.' },
+    ])
     const claude = path.join(ROOT, 'node_modules', '.bin', 'claude')
     const line = `${JSON.stringify(claude)} -p 'cut the 3.0 release' --output-format json --allowedTools Bash < /dev/null`
     run = await exec('script', ['-qec', line, '/dev/null'], { cwd: project, env: claudeEnv(model.url, home) })
@@ -89,7 +132,7 @@ describe('a headless pause is visible on the run\'s stderr', () => {
     expect(fs.existsSync(path.join(project, 'release-3.0.txt'))).toBe(false)
   })
 
-  it('in a script: the line is appended to the run\'s error log, and stdout stays clean JSON', () => {
+  it("in a script: the line is appended to the run's error log, and stdout stays clean JSON", () => {
     const out = JSON.parse(logged.stdout)
     expect(out.stop_reason).toBe('tool_deferred')
     const log = fs.readFileSync(path.join(project, 'run-errors.log'), 'utf8')

@@ -16,10 +16,20 @@ function projectWith(hookBody: string): string {
   const project = tempProject('ratchet-failclosed-')
   const hook = path.join(project, 'guard')
   fs.writeFileSync(hook, hookBody, { mode: 0o755 })
-  const regs = REGISTRATIONS.filter((r) => r.event === 'PreToolUse' && r.hook === 'preflight-check').map((r) => ({ ...r, timeout: 2 }))
+  const regs = REGISTRATIONS.filter((r) => r.event === 'PreToolUse' && r.hook === 'preflight-check').map((r) => ({
+    ...r,
+    timeout: 2,
+  }))
   expect(regs[0].onFailure).toBe('block')
   fs.mkdirSync(path.join(project, '.claude'))
-  fs.writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify(withRatchet({}, () => guardedCommand('preflight-check', `"$CLAUDE_PROJECT_DIR"/guard`), regs), null, 2))
+  fs.writeFileSync(
+    path.join(project, '.claude', 'settings.json'),
+    JSON.stringify(
+      withRatchet({}, () => guardedCommand('preflight-check', `"$CLAUDE_PROJECT_DIR"/guard`), regs),
+      null,
+      2,
+    ),
+  )
   return project
 }
 
@@ -28,7 +38,10 @@ describe('a PreToolUse guard that fails, inside the real claude CLI', () => {
   let home: string
   beforeAll(async () => {
     home = tempProject('ratchet-home-')
-    model = await startMockModel([{ tool: 'Bash', input: { command: 'touch should-not-exist.txt', description: 'Create a file' } }, { text: 'Done.' }])
+    model = await startMockModel([
+      { tool: 'Bash', input: { command: 'touch should-not-exist.txt', description: 'Create a file' } },
+      { text: 'Done.' },
+    ])
   })
   afterAll(async () => {
     await model?.close()
@@ -36,7 +49,11 @@ describe('a PreToolUse guard that fails, inside the real claude CLI', () => {
 
   const run = async (project: string) => {
     model.requests.length = 0
-    const r = await exec(CLAUDE, ['-p', 'make a file', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 120_000 })
+    const r = await exec(CLAUDE, ['-p', 'make a file', '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+      timeoutMs: 120_000,
+    })
     return { ...r, results: model.toolResults() }
   }
 
@@ -79,16 +96,26 @@ describe('a FIFO in the state folder does not brick the session, inside the real
   beforeAll(async () => {
     project = tempProject('ratchet-fifo-claude-')
     home = tempProject('ratchet-home-')
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDECODE: '' } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, CLAUDECODE: '' },
+    })
     expect(init.status, init.stderr).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }))
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }),
+    )
     execFileSync('mkfifo', [path.join(project, '.ratchet', 'activity.jsonl')])
     model = await startMockModel([
       { tool: 'Bash', input: { command: 'echo hello > out.txt', description: 'Write a file' } },
       { tool: 'Bash', input: { command: 'mkfifo .ratchet/sessions/planted.json', description: 'Make a pipe' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'write hello to out.txt', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 150_000 })
+    result = await exec(CLAUDE, ['-p', 'write hello to out.txt', '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+      timeoutMs: 150_000,
+    })
   }, 200_000)
   afterAll(async () => {
     await model?.close()

@@ -20,7 +20,10 @@ interface Run {
 async function session(fast: boolean): Promise<Run> {
   const project = tempProject('ratchet-claude-fast-')
   const home = tempProject('ratchet-home-')
-  const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+  const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home },
+  })
   expect(init.status, init.stderr).toBe(0)
   fs.mkdirSync(path.join(project, 'src'))
   fs.writeFileSync(path.join(project, 'README.md'), '# demo\n')
@@ -43,10 +46,25 @@ async function session(fast: boolean): Promise<Run> {
     { tool: 'Bash', input: { command: 'head -n 1 README.md', description: 'First line' } },
     { text: 'Done.' },
   ])
-  const result = await exec(CLAUDE, ['-p', 'have a look at the project and bump the constant in src/app.ts', '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit', 'Glob', 'Grep'], {
-    cwd: project,
-    env: claudeEnv(model.url, home, fast ? {} : { RATCHET_FAST_PATH: '0' }),
-  })
+  const result = await exec(
+    CLAUDE,
+    [
+      '-p',
+      'have a look at the project and bump the constant in src/app.ts',
+      '--output-format',
+      'json',
+      '--allowedTools',
+      'Bash',
+      'Read',
+      'Edit',
+      'Glob',
+      'Grep',
+    ],
+    {
+      cwd: project,
+      env: claudeEnv(model.url, home, fast ? {} : { RATCHET_FAST_PATH: '0' }),
+    },
+  )
   return { project, model, result }
 }
 
@@ -57,7 +75,9 @@ const activity = (r: Run) =>
     .split('\n')
     .map((l) => JSON.parse(l))
     .filter((l) => l.event === 'PreToolUse')
-    .map(({ time: _t, latency_ms: _l, fingerprint: _f, session: _s, ...rest }) => JSON.parse(JSON.stringify(rest).split(r.project).join('<P>')))
+    .map(({ time: _t, latency_ms: _l, fingerprint: _f, session: _s, ...rest }) =>
+      JSON.parse(JSON.stringify(rest).split(r.project).join('<P>')),
+    )
 
 describe('the fast path inside the real claude CLI', () => {
   let on: Run
@@ -98,7 +118,14 @@ describe('the fast path inside the real claude CLI', () => {
   })
 
   it('the same tool results reach the model, and what was checked did not run', () => {
-    const results = (r: Run) => r.model.toolResults().map((t) => ({ is_error: t.is_error, content: t.content.split(r.project).join('<P>').replace(/\d{2}:\d{2}|\w{3} +\d+ +\d{1,2}:\d{2}|total \d+|\b\d{3,}\b/g, '#') }))
+    const results = (r: Run) =>
+      r.model.toolResults().map((t) => ({
+        is_error: t.is_error,
+        content: t.content
+          .split(r.project)
+          .join('<P>')
+          .replace(/\d{2}:\d{2}|\w{3} +\d+ +\d{1,2}:\d{2}|total \d+|\b\d{3,}\b/g, '#'),
+      }))
     expect(results(on).map((x) => x.is_error)).toEqual(results(off).map((x) => x.is_error))
     const checks = results(on).filter((x) => x.content.includes('[PRE-FLIGHT]'))
     expect(checks.length).toBe(2)
@@ -107,8 +134,16 @@ describe('the fast path inside the real claude CLI', () => {
   })
 
   it('the comparison is not vacuous: after the session the fast path settles the ordinary calls and not the symlink', () => {
-    const call = (tool_name: string, tool_input: Record<string, unknown>) => JSON.stringify({ session_id: 'probe', hook_event_name: 'PreToolUse', tool_name, tool_input, cwd: on.project })
-    const fast = (text: string) => settle(text, { CLAUDE_PROJECT_DIR: on.project, HOME: path.dirname(on.project) + '/nohome' }, on.project, Date.now(), process.hrtime.bigint())
+    const call = (tool_name: string, tool_input: Record<string, unknown>) =>
+      JSON.stringify({ session_id: 'probe', hook_event_name: 'PreToolUse', tool_name, tool_input, cwd: on.project })
+    const fast = (text: string) =>
+      settle(
+        text,
+        { CLAUDE_PROJECT_DIR: on.project, HOME: path.dirname(on.project) + '/nohome' },
+        on.project,
+        Date.now(),
+        process.hrtime.bigint(),
+      )
     expect(fast(call('Bash', { command: 'ls -la' }))).toBe(true)
     expect(fast(call('Read', { file_path: path.join(on.project, 'README.md') }))).toBe(true)
     expect(fast(call('Read', { file_path: path.join(on.project, 'notes.txt') }))).toBe(false)
@@ -118,7 +153,9 @@ describe('the fast path inside the real claude CLI', () => {
     const reads = (r: Run) => {
       const dir = path.join(r.project, '.ratchet', 'sessions')
       const file = fs.readdirSync(dir).find((f) => f.endsWith('.json'))!
-      return Object.keys(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).reads).map((k) => k.split(r.project).join('<P>')).sort()
+      return Object.keys(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).reads)
+        .map((k) => k.split(r.project).join('<P>'))
+        .sort()
     }
     expect(reads(on)).toEqual(reads(off))
     expect(reads(on)).toEqual(expect.arrayContaining(['<P>/README.md', '<P>/src/app.ts', '<P>/.env']))

@@ -13,7 +13,15 @@ import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthr
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 
 const QUIET = ['git checkout -b topic', 'git switch feature', 'git switch -', 'git checkout main']
-const STOP = ['git checkout HEAD~1', 'git checkout HEAD~1', 'git switch -d HEAD~1', 'git switch --orphan scratch', 'git read-tree -u --reset HEAD~1', 'git checkout HEAD~1 -- .', 'c=checkout; git $c HEAD~1']
+const STOP = [
+  'git checkout HEAD~1',
+  'git checkout HEAD~1',
+  'git switch -d HEAD~1',
+  'git switch --orphan scratch',
+  'git read-tree -u --reset HEAD~1',
+  'git checkout HEAD~1 -- .',
+  'c=checkout; git $c HEAD~1',
+]
 
 describe('branch switching and a checkout that would drop .claude/settings.json, inside the real claude CLI', () => {
   let model: MockModel
@@ -21,7 +29,19 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
   let home: string
   let result: { status: number | null; stdout: string; stderr: string }
   let before: { settings: string; rules: string }
-  const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+  const git = (args: string[], cwd = project) =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@x',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@x',
+      },
+    })
 
   beforeAll(async () => {
     project = tempProject('ratchet-gittree-')
@@ -30,7 +50,10 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
     fs.writeFileSync(path.join(project, 'README.md'), '# app\n')
     git(['add', 'README.md'])
     git(['commit', '-qm', 'before ratchet'])
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     git(['add', '-A'])
     git(['commit', '-qm', 'add ratchet'])
@@ -40,12 +63,19 @@ describe('branch switching and a checkout that would drop .claude/settings.json,
     git(['add', 'feature.txt'])
     git(['commit', '-qm', 'feature'])
     git(['checkout', '-q', 'main'])
-    before = { settings: fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'), rules: fs.readFileSync(path.join(project, '.ratchet', 'guardrails.json'), 'utf8') }
+    before = {
+      settings: fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'),
+      rules: fs.readFileSync(path.join(project, '.ratchet', 'guardrails.json'), 'utf8'),
+    }
     model = await startMockModel([
       ...[...QUIET, ...STOP].map((command) => ({ tool: 'Bash', input: { command, description: 'Switch branches' } })),
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'look at the feature branch, then go back to main', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'look at the feature branch, then go back to main', '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 },
+    )
   }, 300_000)
 
   afterAll(async () => {

@@ -17,14 +17,45 @@ describe('headless pause → deny with a note → resume', () => {
   beforeAll(async () => {
     project = tempProject('ratchet-claude-hdeny-')
     const home = tempProject('ratchet-home-')
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-    fs.writeFileSync(path.join(project, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]))
-    model = await startMockModel([{ tool: 'Bash', input: { command: 'touch release-3.0.txt', description: 'Cut the release' } }, { text: 'Understood.' }])
+    expect(
+      (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+    ).toBe(0)
+    fs.writeFileSync(
+      path.join(project, '.ratchet', 'guardrails.json'),
+      JSON.stringify([
+        {
+          id: 'GR-REL',
+          pattern: 'custom',
+          match: { command: ['touch release-*'] },
+          rule: 'Releases need a human yes.',
+          severity: 'hard',
+          decision: 'pause',
+        },
+      ]),
+    )
+    model = await startMockModel([
+      { tool: 'Bash', input: { command: 'touch release-3.0.txt', description: 'Cut the release' } },
+      { text: 'Understood.' },
+    ])
     const claude = path.join(ROOT, 'node_modules', '.bin', 'claude')
-    first = await exec(claude, ['-p', 'cut the 3.0 release', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
+    first = await exec(claude, ['-p', 'cut the 3.0 release', '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+    })
     const id = queue()[0].id
-    expect((await exec(BIN('ratchet'), ['pending', 'deny', id, '--note', 'wait for the changelog review'], { cwd: project, env: { ...process.env, CLAUDE_PROJECT_DIR: project } })).status).toBe(0)
-    resumed = await exec(claude, ['-p', '--resume', JSON.parse(first.stdout).session_id, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
+    expect(
+      (
+        await exec(BIN('ratchet'), ['pending', 'deny', id, '--note', 'wait for the changelog review'], {
+          cwd: project,
+          env: { ...process.env, CLAUDE_PROJECT_DIR: project },
+        })
+      ).status,
+    ).toBe(0)
+    resumed = await exec(
+      claude,
+      ['-p', '--resume', JSON.parse(first.stdout).session_id, '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: project, env: claudeEnv(model.url, home) },
+    )
   }, 180_000)
 
   afterAll(async () => {
@@ -45,7 +76,13 @@ describe('headless pause → deny with a note → resume', () => {
   it('after a denial with a note, --resume gives the model the note as the tool result; nothing is queued again', () => {
     expect(resumed.status, resumed.stderr).toBe(0)
     expect(fs.existsSync(path.join(project, 'release-3.0.txt'))).toBe(false)
-    const results = model.mainTurns().flatMap((r) => r.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type?: string }) => b.type === 'tool_result'))
+    const results = model
+      .mainTurns()
+      .flatMap((r) =>
+        r.messages
+          .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+          .filter((b: { type?: string }) => b.type === 'tool_result'),
+      )
     expect(JSON.stringify(results)).toContain('wait for the changelog review')
     expect(queue()).toHaveLength(1)
     expect(queue()[0]).toMatchObject({ status: 'denied', delivered: true })

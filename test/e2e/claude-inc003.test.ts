@@ -40,10 +40,16 @@ function setup(opts: { ignoreEnv: boolean; config?: object }): Setup {
   fs.writeFileSync(path.join(project, 'README.md'), '# Demo\n\nThis projet says hello.\n')
   if (opts.ignoreEnv) fs.writeFileSync(path.join(project, '.gitignore'), '.env\n')
   sh(project, `git add -A && git commit -qm init && git remote add origin ${remote} && git push -q -u origin main`)
-  const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+  const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home },
+  })
   if (init.status !== 0) throw new Error(init.stderr)
   if (opts.config) fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify(opts.config))
-  fs.writeFileSync(path.join(project, '.env'), `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
+  fs.writeFileSync(
+    path.join(project, '.env'),
+    `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`,
+  )
   return { root, project, remote, home }
 }
 
@@ -55,13 +61,23 @@ const PUSH = 'git add -A && git commit -m "fix typo" && git push'
 const OTHER = 'git add . ; git commit -am x; git push origin HEAD'
 
 function claude(s: Setup, model: MockModel, args: string[]): Promise<Run> {
-  return exec(CLAUDE, [...args, '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit'], { cwd: s.project, env: claudeEnv(model.url, s.home, { GIT_CONFIG_NOSYSTEM: '1' }) })
+  return exec(CLAUDE, [...args, '--output-format', 'json', '--allowedTools', 'Bash', 'Read', 'Edit'], {
+    cwd: s.project,
+    env: claudeEnv(model.url, s.home, { GIT_CONFIG_NOSYSTEM: '1' }),
+  })
 }
 
 /** Everything the remote holds, every commit and every file version. */
 function remoteHistory(remote: string): string {
   const revs = sh(remote, 'git --git-dir . rev-list --all').trim().split('\n').filter(Boolean)
-  return revs.map((r) => sh(remote, `git --git-dir . show --stat --format=%H%n%s ${r} && git --git-dir . ls-tree -r --name-only ${r} && git --git-dir . grep -I -h -e . ${r} || true`)).join('\n')
+  return revs
+    .map((r) =>
+      sh(
+        remote,
+        `git --git-dir . show --stat --format=%H%n%s ${r} && git --git-dir . ls-tree -r --name-only ${r} && git --git-dir . grep -I -h -e . ${r} || true`,
+      ),
+    )
+    .join('\n')
 }
 
 const queueOf = (s: Setup) => fs.readFileSync(path.join(s.project, '.ratchet', 'pending-actions.json'), 'utf8')
@@ -75,7 +91,11 @@ describe('INC-003: a broad add and push with an untracked .env (retries denied, 
     s = setup({ ignoreEnv: false, config: { headlessDefer: false } })
     model = await startMockModel([
       ...fixTypo(s.project),
-      { text: 'Committing and pushing.', tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } },
+      {
+        text: 'Committing and pushing.',
+        tool: 'Bash',
+        input: { command: PUSH, description: 'Commit and push the fix' },
+      },
       { text: 'Retrying.', tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } },
       { text: 'Another way.', tool: 'Bash', input: { command: OTHER, description: 'Commit and push' } },
       { text: 'Done.' },
@@ -136,7 +156,11 @@ describe('INC-003 with the default headless defer: the run stops, the queue hold
 
   beforeAll(async () => {
     s = setup({ ignoreEnv: false })
-    model = await startMockModel([...fixTypo(s.project), { tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } }, { text: 'Done.' }])
+    model = await startMockModel([
+      ...fixTypo(s.project),
+      { tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } },
+      { text: 'Done.' },
+    ])
     first = await claude(s, model, ['-p', PROMPT])
     const session = JSON.parse(first.stdout).session_id
     resumed = await claude(s, model, ['-p', '--resume', session])
@@ -170,7 +194,11 @@ describe('must stay quiet: .env ignored, the push the user asked for goes throug
 
   beforeAll(async () => {
     s = setup({ ignoreEnv: true })
-    model = await startMockModel([...fixTypo(s.project), { tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } }, { text: 'Pushed.' }])
+    model = await startMockModel([
+      ...fixTypo(s.project),
+      { tool: 'Bash', input: { command: PUSH, description: 'Commit and push the fix' } },
+      { text: 'Pushed.' },
+    ])
     run = await claude(s, model, ['-p', PROMPT])
   }, 300_000)
 

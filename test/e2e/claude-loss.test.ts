@@ -19,7 +19,20 @@ describe('an untracked user file deleted through a function, inside the real cla
   let project: string
   let home: string
   let result: Run
-  const git = (args: string[]) => execFileSync('git', args, { cwd: project, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+  const git = (args: string[]) =>
+    execFileSync('git', args, {
+      cwd: project,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@x',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@x',
+      },
+    })
 
   beforeAll(async () => {
     project = tempProject('ratchet-loss-claude-')
@@ -29,7 +42,10 @@ describe('an untracked user file deleted through a function, inside the real cla
     fs.writeFileSync(path.join(project, 'README.md'), '# app\n')
     git(['add', '-A'])
     git(['commit', '-qm', 'init'])
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     // Headless, but the run carries on past a pause so the retry and the other spelling are seen too.
     fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ headlessDefer: false }))
@@ -45,7 +61,19 @@ describe('an untracked user file deleted through a function, inside the real cla
       { tool: 'Bash', input: { command: 'rm -f notes-user.txt', description: 'Remove notes' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'clean up the build output and your scratch file', '--output-format', 'json', '--allowedTools', 'Bash', 'Write'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
+    result = await exec(
+      CLAUDE,
+      [
+        '-p',
+        'clean up the build output and your scratch file',
+        '--output-format',
+        'json',
+        '--allowedTools',
+        'Bash',
+        'Write',
+      ],
+      { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 },
+    )
   }, 300_000)
 
   afterAll(async () => {
@@ -79,12 +107,23 @@ describe('an untracked user file deleted through a function, inside the real cla
   })
 
   it('the pending entry names the file and its size, once per call', () => {
-    const list = spawnSync(BIN('ratchet'), ['pending', 'list', '--json'], { cwd: project, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDECODE: '' } })
+    const list = spawnSync(BIN('ratchet'), ['pending', 'list', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, CLAUDECODE: '' },
+    })
     const queue = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
-    const entries = (Array.isArray(queue) ? queue : queue.entries) as { action: string; context: string; severity: string; status: string }[]
+    const entries = (Array.isArray(queue) ? queue : queue.entries) as {
+      action: string
+      context: string
+      severity: string
+      status: string
+    }[]
     expect(entries, list.stdout).toHaveLength(2) // the function call (retried: the same entry) and plain rm
     for (const e of entries) {
-      expect(e.context).toMatch(/Would lose for good 1 file \(51 B\): notes-user\.txt \(51 B\) — untracked: git cannot restore it/)
+      expect(e.context).toMatch(
+        /Would lose for good 1 file \(51 B\): notes-user\.txt \(51 B\) — untracked: git cannot restore it/,
+      )
       expect(e.severity).toBe('destructive')
       expect(e.status).toBe('pending')
     }

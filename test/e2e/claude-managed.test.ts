@@ -13,7 +13,8 @@ import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthr
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 /** Where the root-owned copy of the install is mounted inside the namespace (an empty folder on the host). */
 const INSTALL = '/opt/ratchet-managed-test'
-const canNamespace = process.getuid?.() === 0 && spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status === 0
+const canNamespace =
+  process.getuid?.() === 0 && spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status === 0
 
 describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude CLI', () => {
   let root: string
@@ -25,8 +26,31 @@ describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude C
   let run: Run
   let init: Run
   /** A command inside a private mount namespace where /etc/claude-code and the install are this test's. */
-  const inNamespace = (argv: string[]) => ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" /etc/claude-code && mount --bind "$1" ${INSTALL} && shift && exec "$@"`, managed, path.join(root, 'install'), ...argv]
-  const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+  const inNamespace = (argv: string[]) => [
+    'unshare',
+    '-m',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    `mount --bind "$0" /etc/claude-code && mount --bind "$1" ${INSTALL} && shift && exec "$@"`,
+    managed,
+    path.join(root, 'install'),
+    ...argv,
+  ]
+  const git = (args: string[], cwd = project) =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@x',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@x',
+      },
+    })
 
   beforeAll(async () => {
     root = tempProject('ratchet-managed-')
@@ -40,7 +64,17 @@ describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude C
     // A root-owned copy of the install, not writable by others (what --managed requires).
     const install = path.join(root, 'install')
     fs.mkdirSync(install, { mode: 0o755 })
-    for (const f of ['bin', 'dist', 'package.json', 'guardrails.json', 'pending-actions.json', 'agents', 'templates', 'offenses']) fs.cpSync(path.join(ROOT, f), path.join(install, f), { recursive: true })
+    for (const f of [
+      'bin',
+      'dist',
+      'package.json',
+      'guardrails.json',
+      'pending-actions.json',
+      'agents',
+      'templates',
+      'offenses',
+    ])
+      fs.cpSync(path.join(ROOT, f), path.join(install, f), { recursive: true })
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'))
     fs.chmodSync(root, 0o755)
     git(['init', '-q', '--bare', '-b', 'main', remote], root)
@@ -55,17 +89,35 @@ describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude C
     git(['commit', '-qm', 'second'])
     git(['remote', 'add', 'origin', remote])
     git(['push', '-q', '-u', 'origin', 'main'])
-    const initArgv = inNamespace([process.execPath, path.join(INSTALL, 'bin', 'ratchet'), 'init', '--managed', '--project-dir', project])
+    const initArgv = inNamespace([
+      process.execPath,
+      path.join(INSTALL, 'bin', 'ratchet'),
+      'init',
+      '--managed',
+      '--project-dir',
+      project,
+    ])
     init = await exec(initArgv[0], initArgv.slice(1), { cwd: project, env: { ...process.env, HOME: home } })
     // Planted by an earlier session (or anyone with the project): personal settings that switch every hook off.
     fs.mkdirSync(path.join(project, '.claude'), { recursive: true })
     fs.writeFileSync(path.join(project, '.claude', 'settings.local.json'), '{"disableAllHooks": true}\n')
     model = await startMockModel([
       { tool: 'Bash', input: { command: 'git push --force origin HEAD~1:main', description: 'Rewrite history' } },
-      { tool: 'Bash', input: { command: 'mkdir -p .ratchet && echo "[]" > .ratchet/guardrails.json', description: 'Reset rules' } },
+      {
+        tool: 'Bash',
+        input: { command: 'mkdir -p .ratchet && echo "[]" > .ratchet/guardrails.json', description: 'Reset rules' },
+      },
       { text: 'Done.' },
     ])
-    const argv = inNamespace([CLAUDE, '-p', 'clean up the history', '--output-format', 'json', '--allowedTools', 'Bash'])
+    const argv = inNamespace([
+      CLAUDE,
+      '-p',
+      'clean up the history',
+      '--output-format',
+      'json',
+      '--allowedTools',
+      'Bash',
+    ])
     run = await exec(argv[0], argv.slice(1), { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
   }, 300_000)
 
@@ -78,7 +130,9 @@ describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude C
     const m = JSON.parse(fs.readFileSync(path.join(managed, 'managed-settings.json'), 'utf8'))
     expect(JSON.stringify(m.hooks.PreToolUse)).toContain(`${INSTALL}/bin/preflight-check`)
     expect(m.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false })
-    expect(m.permissions.deny).toEqual(expect.arrayContaining(['Edit(./.ratchet/**)', 'Edit(./.claude/settings.local.json)']))
+    expect(m.permissions.deny).toEqual(
+      expect.arrayContaining(['Edit(./.ratchet/**)', 'Edit(./.claude/settings.local.json)']),
+    )
     // Nothing was written into the project's own settings.
     expect(fs.existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false)
   })
@@ -103,11 +157,29 @@ describe.skipIf(!canNamespace)('ratchet init --managed, inside the real claude C
     const weak = path.join(root, 'install-weak')
     fs.cpSync(path.join(root, 'install'), weak, { recursive: true, verbatimSymlinks: true })
     execFileSync('chown', ['-R', '65534', weak])
-    const argv = ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" /etc/claude-code && mount --bind "$1" ${INSTALL} && shift && exec "$@"`, managed, weak, process.execPath, path.join(INSTALL, 'bin', 'ratchet'), 'init', '--managed', '--project-dir', project]
+    const argv = [
+      'unshare',
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      `mount --bind "$0" /etc/claude-code && mount --bind "$1" ${INSTALL} && shift && exec "$@"`,
+      managed,
+      weak,
+      process.execPath,
+      path.join(INSTALL, 'bin', 'ratchet'),
+      'init',
+      '--managed',
+      '--project-dir',
+      project,
+    ]
     const before = fs.readFileSync(path.join(managed, 'managed-settings.json'), 'utf8')
     const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', env: { ...process.env, HOME: home } })
     expect(r.status).toBe(7)
-    expect(r.stderr).toMatch(/^ratchet: managed settings must run an install only root can change, and \/opt\/ratchet-managed-test \(owner uid 65534/)
+    expect(r.stderr).toMatch(
+      /^ratchet: managed settings must run an install only root can change, and \/opt\/ratchet-managed-test \(owner uid 65534/,
+    )
     expect(fs.readFileSync(path.join(managed, 'managed-settings.json'), 'utf8')).toBe(before)
   })
 })

@@ -26,7 +26,19 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
     home = path.join(root, 'home')
     fs.mkdirSync(project)
     fs.mkdirSync(home)
-    const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+    const git = (args: string[], cwd = project) =>
+      execFileSync('git', args, {
+        cwd,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          HOME: home,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@x',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@x',
+        },
+      })
     git(['init', '-q', '--bare', '-b', 'main', remote], root)
     git(['init', '-q', '-b', 'main'])
     fs.writeFileSync(path.join(project, 'README.md'), '# demo\n')
@@ -47,12 +59,16 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
       bash('git add -f .env && git commit -qm "add env" && git push -q origin main'),
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'Look around, then commit and push.', '--output-format', 'json', '--allowedTools', 'Bash', 'Read'], {
-      cwd: project,
-      // The warm process on (the test setup turns it off for other files), as in a user's session.
-      env: claudeEnv(model.url, home, { RATCHET_WARM: '1', RATCHET_WARM_LOG: path.join(home, 'warm.log') }),
-      timeoutMs: 300_000,
-    })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'Look around, then commit and push.', '--output-format', 'json', '--allowedTools', 'Bash', 'Read'],
+      {
+        cwd: project,
+        // The warm process on (the test setup turns it off for other files), as in a user's session.
+        env: claudeEnv(model.url, home, { RATCHET_WARM: '1', RATCHET_WARM_LOG: path.join(home, 'warm.log') }),
+        timeoutMs: 300_000,
+      },
+    )
   }, 360_000)
 
   afterAll(async () => {
@@ -66,7 +82,7 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
     }
   })
 
-  it('init wrote the client into the sandboxed project\'s PreToolUse hook', () => {
+  it("init wrote the client into the sandboxed project's PreToolUse hook", () => {
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'))
     expect(settings.sandbox?.enabled).toBe(true)
     const pre = JSON.stringify(settings.hooks.PreToolUse)
@@ -91,7 +107,12 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
       expect(results[i].is_error, results[i].content).toBe(false)
       expect(results[i].content).not.toMatch(/PRE-FLIGHT/)
     }
-    const answered = fs.existsSync(path.join(home, 'warm.log')) ? fs.readFileSync(path.join(home, 'warm.log'), 'utf8').split('\n').filter((l) => l === 'answered').length : 0
+    const answered = fs.existsSync(path.join(home, 'warm.log'))
+      ? fs
+          .readFileSync(path.join(home, 'warm.log'), 'utf8')
+          .split('\n')
+          .filter((l) => l === 'answered').length
+      : 0
     expect(answered).toBeGreaterThan(0)
   })
 })

@@ -20,10 +20,26 @@ describe('pause-and-ask inside the real claude CLI', () => {
     tg = await startFakeTelegram()
     const tgEnv = { RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
     // init in the environment claude runs in: the floor guards the config folder that environment names.
-    expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, ...tgEnv, HOME: home } })).status).toBe(0)
+    expect(
+      (
+        await exec(BIN('ratchet'), ['init', '--project-dir', project], {
+          env: { ...process.env, ...tgEnv, HOME: home },
+        })
+      ).status,
+    ).toBe(0)
     fs.writeFileSync(
       path.join(project, '.ratchet', 'guardrails.json'),
-      JSON.stringify([{ id: 'GR-REL', source: 'INC-004', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]),
+      JSON.stringify([
+        {
+          id: 'GR-REL',
+          source: 'INC-004',
+          pattern: 'custom',
+          match: { command: ['touch release-*'] },
+          rule: 'Releases need a human yes.',
+          severity: 'hard',
+          decision: 'pause',
+        },
+      ]),
     )
     // This run stands for an attended session: deny and retry, not the headless defer (claude-defer.test.ts).
     fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ headlessDefer: false }))
@@ -31,17 +47,26 @@ describe('pause-and-ask inside the real claude CLI', () => {
     model = await startMockModel([release, release, { text: 'Released.' }], {
       // Before the model's second turn, the human taps ✅ on the phone and the heartbeat runs.
       respond: async (req) => {
-        const turns = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
+        const turns = req.messages.filter(
+          (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'),
+        ).length
         if (!req.tools?.length || turns !== 1 || approvals.length) return undefined
         for (let i = 0; i < 100 && !tg.messages.length; i++) await new Promise((r) => setTimeout(r, 50))
         const m = tg.messages[0]
         tg.tap(m.message_id, m.reply_markup!.inline_keyboard![0][0].callback_data!)
-        const hb = await exec(BIN('ratchet'), ['heartbeat', '--json'], { cwd: project, env: { ...process.env, ...tgEnv, CLAUDE_PROJECT_DIR: project, HOME: home } })
+        const hb = await exec(BIN('ratchet'), ['heartbeat', '--json'], {
+          cwd: project,
+          env: { ...process.env, ...tgEnv, CLAUDE_PROJECT_DIR: project, HOME: home },
+        })
         approvals.push(...JSON.parse(hb.stdout).decided)
         return undefined
       },
     })
-    result = await exec(path.join(ROOT, 'node_modules', '.bin', 'claude'), ['-p', 'cut the 1.0 release', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home, tgEnv) })
+    result = await exec(
+      path.join(ROOT, 'node_modules', '.bin', 'claude'),
+      ['-p', 'cut the 1.0 release', '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: project, env: claudeEnv(model.url, home, tgEnv) },
+    )
   }, 180_000)
 
   afterAll(async () => {

@@ -9,10 +9,17 @@ import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 
 /** Cut a release (paused for a human, so the headless run stops), approve it, resume; then the model pushes. */
-async function scenario(prompt: string): Promise<{ project: string; remote: string; resumed: { status: number | null; stdout: string; stderr: string }; pushes: { decision: string }[]; prompts: string[] }> {
+async function scenario(prompt: string): Promise<{
+  project: string
+  remote: string
+  resumed: { status: number | null; stdout: string; stderr: string }
+  pushes: { decision: string }[]
+  prompts: string[]
+}> {
   const project = tempProject('ratchet-resume-')
   const home = tempProject('ratchet-home-')
   const remote = tempProject('ratchet-remote-')
@@ -24,8 +31,22 @@ async function scenario(prompt: string): Promise<{ project: string; remote: stri
   fs.writeFileSync(path.join(project, 'a.txt'), 'a\n')
   git(project, 'add', 'a.txt')
   git(project, 'commit', '-qm', 'a')
-  expect((await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status).toBe(0)
-  fs.writeFileSync(path.join(project, '.ratchet', 'guardrails.json'), JSON.stringify([{ id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]))
+  expect(
+    (await exec(BIN('ratchet'), ['init', '--project-dir', project], { env: { ...process.env, HOME: home } })).status,
+  ).toBe(0)
+  fs.writeFileSync(
+    path.join(project, '.ratchet', 'guardrails.json'),
+    JSON.stringify([
+      {
+        id: 'GR-REL',
+        pattern: 'custom',
+        match: { command: ['touch release-*'] },
+        rule: 'Releases need a human yes.',
+        severity: 'hard',
+        decision: 'pause',
+      },
+    ]),
+  )
   // Pushing is not new to this project: the first-use pause is not what this is about.
   fs.writeFileSync(path.join(project, '.ratchet', 'config.json'), JSON.stringify({ firstUsePause: false }))
   const model: MockModel = await startMockModel([
@@ -34,15 +55,41 @@ async function scenario(prompt: string): Promise<{ project: string; remote: stri
     { text: 'Done.' },
   ])
   try {
-    const first = await exec(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
+    const first = await exec(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash'], {
+      cwd: project,
+      env: claudeEnv(model.url, home),
+    })
     expect(JSON.parse(first.stdout).stop_reason).toBe('tool_deferred')
     const queue = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'pending-actions.json'), 'utf8'))
-    expect((await exec(BIN('ratchet'), ['pending', 'approve', queue[0].id], { cwd: project, env: { ...process.env, HOME: home } })).status).toBe(0)
+    expect(
+      (
+        await exec(BIN('ratchet'), ['pending', 'approve', queue[0].id], {
+          cwd: project,
+          env: { ...process.env, HOME: home },
+        })
+      ).status,
+    ).toBe(0)
     const session = JSON.parse(first.stdout).session_id
-    const resumed = await exec(CLAUDE, ['-p', '--resume', session, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: project, env: claudeEnv(model.url, home) })
-    const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    const prompts = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'sessions', `${session}.json`), 'utf8')).prompts
-    return { project, remote, resumed, pushes: log.filter((l) => l.event === 'PreToolUse' && l.action === 'git push origin main'), prompts }
+    const resumed = await exec(
+      CLAUDE,
+      ['-p', '--resume', session, '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: project, env: claudeEnv(model.url, home) },
+    )
+    const log = fs
+      .readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+    const prompts = JSON.parse(
+      fs.readFileSync(path.join(project, '.ratchet', 'sessions', `${session}.json`), 'utf8'),
+    ).prompts
+    return {
+      project,
+      remote,
+      resumed,
+      pushes: log.filter((l) => l.event === 'PreToolUse' && l.action === 'git push origin main'),
+      prompts,
+    }
   } finally {
     await model.close()
   }

@@ -19,8 +19,23 @@ describe('scripts the agent wrote, run in a later call, inside the real claude C
   let home: string
   let remoteMain: string
   let result: { status: number | null; stdout: string; stderr: string }
-  const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
-  const write = (name: string, content: string) => ({ tool: 'Write', input: { file_path: path.join(project, name), content } })
+  const git = (args: string[], cwd = project) =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@x',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@x',
+      },
+    })
+  const write = (name: string, content: string) => ({
+    tool: 'Write',
+    input: { file_path: path.join(project, name), content },
+  })
   const bash = (command: string) => ({ tool: 'Bash', input: { command, description: 'Run the script' } })
 
   beforeAll(async () => {
@@ -32,7 +47,10 @@ describe('scripts the agent wrote, run in a later call, inside the real claude C
     git(['init', '-q', '-b', 'main'])
     fs.writeFileSync(path.join(project, 'README.md'), '# app\n')
     fs.writeFileSync(path.join(project, '.gitignore'), 'dist/\n')
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     git(['add', '-A'])
     git(['commit', '-qm', 'init'])
@@ -42,7 +60,10 @@ describe('scripts the agent wrote, run in a later call, inside the real claude C
     // A local history rewrite the release script would force onto the remote.
     git(['commit', '-q', '--amend', '-m', 'rewritten'])
     model = await startMockModel([
-      write('unhook.sh', '#!/bin/sh\n# tidy the editor settings\necho \'{"disableAllHooks": true}\' > .claude/settings.json\n'),
+      write(
+        'unhook.sh',
+        '#!/bin/sh\n# tidy the editor settings\necho \'{"disableAllHooks": true}\' > .claude/settings.json\n',
+      ),
       bash('sh unhook.sh'),
       bash('sh unhook.sh'),
       bash('chmod +x unhook.sh && ./unhook.sh'),
@@ -53,7 +74,11 @@ describe('scripts the agent wrote, run in a later call, inside the real claude C
       bash('sh build.sh'),
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'write a build script and run it', '--output-format', 'json', '--allowedTools', 'Bash,Write'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'write a build script and run it', '--output-format', 'json', '--allowedTools', 'Bash,Write'],
+      { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 },
+    )
   }, 300_000)
 
   afterAll(async () => {

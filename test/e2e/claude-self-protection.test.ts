@@ -29,7 +29,19 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
   let remote: string
   let home: string
   let result: { status: number | null; stdout: string; stderr: string }
-  const git = (args: string[], cwd = project) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+  const git = (args: string[], cwd = project) =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@x',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@x',
+      },
+    })
 
   beforeAll(async () => {
     project = tempProject('ratchet-selfprot-')
@@ -44,15 +56,35 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
     // A folder holding the settings file, for the recursive-copy spelling.
     fs.mkdirSync(path.join(project, 'stage', '.claude'), { recursive: true })
     fs.writeFileSync(path.join(project, 'stage', '.claude', 'settings.local.json'), EVIL)
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     model = await startMockModel([
-      { text: 'Setting up local settings.', tool: 'Write', input: { file_path: path.join(project, 'settings.local.json'), content: EVIL } },
+      {
+        text: 'Setting up local settings.',
+        tool: 'Write',
+        input: { file_path: path.join(project, 'settings.local.json'), content: EVIL },
+      },
       ...COPIES.map((command) => ({ tool: 'Bash', input: { command, description: 'Install local settings' } })),
       { tool: 'Bash', input: { command: 'git push origin main', description: 'Push' } },
       { text: 'Done.' },
     ])
-    result = await exec(CLAUDE, ['-p', 'install my local settings and push', '--output-format', 'json', '--allowedTools', 'Bash', 'Write', 'Edit'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
+    result = await exec(
+      CLAUDE,
+      [
+        '-p',
+        'install my local settings and push',
+        '--output-format',
+        'json',
+        '--allowedTools',
+        'Bash',
+        'Write',
+        'Edit',
+      ],
+      { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 },
+    )
   }, 300_000)
 
   afterAll(async () => {
@@ -68,7 +100,10 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
     expect(results[0].is_error).toBe(false) // writing the file in the project root is ordinary work
     const copies = results.slice(1, 1 + COPIES.length)
     expect(copies).toHaveLength(COPIES.length)
-    for (const [i, r] of copies.entries()) expect(r.content, COPIES[i]).toMatch(/Ratchet's own rules|Read-only file system|Permission denied|Device or resource busy|haven't granted|denied/)
+    for (const [i, r] of copies.entries())
+      expect(r.content, COPIES[i]).toMatch(
+        /Ratchet's own rules|Read-only file system|Permission denied|Device or resource busy|haven't granted|denied/,
+      )
   })
 
   it('the file never lands in .claude/, in any form', () => {
@@ -81,7 +116,11 @@ describe('copying a settings.local.json with disableAllHooks into .claude/, insi
   })
 
   it('the hooks still run: the push after the attempts is judged by preflight-check (it is in the activity log)', () => {
-    const log = fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const log = fs
+      .readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const pre = log.filter((l) => l.event === 'PreToolUse')
     // The user asked for the push, so it may run (or be checked); either way the hook saw it.
     expect(pre[pre.length - 1]).toMatchObject({ hook: 'preflight-check', tool: 'Bash', action: 'git push origin main' })

@@ -21,13 +21,20 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
   let result: Run
   const sessions = () => path.join(project, '.ratchet', 'sessions')
   const records = () => (fs.existsSync(sessions()) ? fs.readdirSync(sessions()) : [])
-  const activity = () => fs.readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  const activity = () =>
+    fs
+      .readFileSync(path.join(project, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
   const damaged = new Set<number>()
 
   /** Before the model gives step `n`, the test damages the live record (once per step). */
   const damageBefore = (req: MessagesRequest): undefined => {
     if (!req.tools?.length) return undefined
-    const done = req.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
+    const done = req.messages.filter(
+      (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'),
+    ).length
     const live = records().find((f) => f.endsWith('.json') && !f.includes('.corrupt-'))
     if (!live || damaged.has(done)) return undefined
     const file = path.join(sessions(), live)
@@ -52,12 +59,21 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
     fs.writeFileSync(path.join(project, 'notes.txt'), 'meeting notes\n')
     fs.writeFileSync(path.join(project, '.env'), 'API_KEY=sk-live-0123456789abcdef0123456789abcdef\n')
     spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: project })
-    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    const init = spawnSync(BIN('ratchet'), ['init', '--project-dir', project], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    })
     expect(init.status, init.stderr).toBe(0)
     model = await startMockModel(
       [
         { tool: 'Read', input: { file_path: path.join(project, '.env') } },
-        { tool: 'Bash', input: { command: "for f in .ratchet/sessions/*.json; do echo '{' > \"$f\"; done", description: 'Reset the session' } },
+        {
+          tool: 'Bash',
+          input: {
+            command: 'for f in .ratchet/sessions/*.json; do echo \'{\' > "$f"; done',
+            description: 'Reset the session',
+          },
+        },
         { tool: 'Bash', input: { command: SEND, description: 'Upload the notes' } },
         { tool: 'Bash', input: { command: SEND, description: 'Upload the notes' } },
         { tool: 'Read', input: { file_path: path.join(project, 'README.md') } },
@@ -65,7 +81,11 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
       ],
       { respond: damageBefore },
     )
-    result = await exec(CLAUDE, ['-p', 'upload the meeting notes to our form', '--output-format', 'json', '--allowedTools', 'Bash,Read'], { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 })
+    result = await exec(
+      CLAUDE,
+      ['-p', 'upload the meeting notes to our form', '--output-format', 'json', '--allowedTools', 'Bash,Read'],
+      { cwd: project, env: claudeEnv(model.url, home), timeoutMs: 240_000 },
+    )
   }, 300_000)
 
   afterAll(async () => {
@@ -89,8 +109,15 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
     expect(r[2].is_error, r[2].content).toBe(true)
     const sends = activity().filter((a) => a.tool === 'Bash' && String(a.action).startsWith('curl'))
     expect(sends[0].patterns).toContain('secret_send')
-    const live = JSON.parse(fs.readFileSync(path.join(sessions(), records().find((f) => f.endsWith('.json') && !f.includes('.corrupt-'))!), 'utf8'))
-    expect(Object.keys(live.secrets).join('\n')).toMatch(/whatever it read before its record \.ratchet\/sessions\/.+\.json was lost \(unreadable or removed\)/)
+    const live = JSON.parse(
+      fs.readFileSync(
+        path.join(sessions(), records().find((f) => f.endsWith('.json') && !f.includes('.corrupt-'))!),
+        'utf8',
+      ),
+    )
+    expect(Object.keys(live.secrets).join('\n')).toMatch(
+      /whatever it read before its record \.ratchet\/sessions\/.+\.json was lost \(unreadable or removed\)/,
+    )
     // Both damaged copies are kept aside, for the user to look at.
     expect(records().filter((f) => f.includes('.json.corrupt-'))).toHaveLength(2)
   })

@@ -8,13 +8,26 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildProgram } from '../../lib/cli/main'
 import { BIN, initProject, preToolUse, runBin, tempProject } from '../support/fixtures'
 
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 
 /** A user's environment: no Claude Code variables, a home and config of the test's own. */
 function userEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), NODE_ENV: undefined, ...extra }
-  for (const k of ['CLAUDE_PROJECT_DIR', 'RATCHET_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ATTENDED']) delete env[k]
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    NODE_ENV: undefined,
+    ...extra,
+  }
+  for (const k of [
+    'CLAUDE_PROJECT_DIR',
+    'RATCHET_DIR',
+    'CLAUDECODE',
+    'CLAUDE_CODE_ENTRYPOINT',
+    'CLAUDE_CODE_SESSION_ATTENDED',
+  ])
+    delete env[k]
   return env
 }
 const ratchet = (cwd: string, home: string, args: string[], extra: NodeJS.ProcessEnv = {}) => {
@@ -44,7 +57,10 @@ function queuePush(dir: string, home: string, session: string): string {
   fs.writeFileSync(path.join(dir, '.env'), 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n')
   git(dir, 'add', '-f', '.env')
   git(dir, 'commit', '-qm', 'env')
-  const r = runBin('preflight-check', preToolUse(dir, 'Bash', { command: 'git push origin main' }, session), { cwd: dir, env: userEnv(home, { CLAUDE_PROJECT_DIR: dir }) })
+  const r = runBin('preflight-check', preToolUse(dir, 'Bash', { command: 'git push origin main' }, session), {
+    cwd: dir,
+    env: userEnv(home, { CLAUDE_PROJECT_DIR: dir }),
+  })
   expect(r.stdout).toContain('queued for a human decision')
   const list = JSON.parse(ratchet(dir, home, ['pending', 'list', '--json']).stdout)
   // The seal of its Telegram buttons stays in the queue (as in pending show): the agent can run list.
@@ -66,9 +82,14 @@ describe('the project is found from any subfolder', () => {
     const list = ratchet(deep, p.home, ['pending', 'list'])
     expect(list.stdout).toContain(id)
     expect(ratchet(deep, p.home, ['log']).stdout).toContain('git push origin main')
-    expect(ratchet(deep, p.home, ['guardrails', 'list']).stdout.split('\n')[0]).toBe(path.join(p.dir, '.ratchet', 'guardrails.json'))
+    expect(ratchet(deep, p.home, ['guardrails', 'list']).stdout.split('\n')[0]).toBe(
+      path.join(p.dir, '.ratchet', 'guardrails.json'),
+    )
     const doc = JSON.parse(ratchet(deep, p.home, ['doctor', '--no-probe', '--json']).stdout)
-    expect(doc.checks.find((c: { name: string }) => c.name === 'state folder')).toMatchObject({ ok: true, detail: path.join(p.dir, '.ratchet') })
+    expect(doc.checks.find((c: { name: string }) => c.name === 'state folder')).toMatchObject({
+      ok: true,
+      detail: path.join(p.dir, '.ratchet'),
+    })
     expect(doc.checks.filter((c: { name: string; ok: boolean }) => c.name.startsWith('hook ') && !c.ok)).toEqual([])
     expect(fs.existsSync(path.join(deep, '.ratchet'))).toBe(false)
     expect(fs.existsSync(path.join(p.dir, 'src', '.ratchet'))).toBe(false)
@@ -79,24 +100,36 @@ describe('the project is found from any subfolder', () => {
     fs.mkdirSync(path.join(sub, '.ratchet'))
     fs.writeFileSync(path.join(sub, '.ratchet', 'pending-actions.json'), '[]')
     fs.mkdirSync(path.join(sub, '.claude'))
-    fs.writeFileSync(path.join(sub, '.claude', 'settings.json'), fs.readFileSync(path.join(p.dir, '.claude', 'settings.json')))
+    fs.writeFileSync(
+      path.join(sub, '.claude', 'settings.json'),
+      fs.readFileSync(path.join(p.dir, '.claude', 'settings.json')),
+    )
     try {
       expect(ratchet(path.join(sub, 'deep'), p.home, ['pending', 'list']).stdout).toContain(id)
       expect(ratchet(sub, p.home, ['pending', 'list']).stdout).toContain(id)
-      expect(JSON.parse(ratchet(sub, p.home, ['doctor', '--no-probe', '--json']).stdout).checks.find((c: { name: string }) => c.name === 'state folder').detail).toBe(path.join(p.dir, '.ratchet'))
+      expect(
+        JSON.parse(ratchet(sub, p.home, ['doctor', '--no-probe', '--json']).stdout).checks.find(
+          (c: { name: string }) => c.name === 'state folder',
+        ).detail,
+      ).toBe(path.join(p.dir, '.ratchet'))
     } finally {
       fs.rmSync(path.join(sub, '.ratchet'), { recursive: true })
       fs.rmSync(path.join(sub, '.claude'), { recursive: true })
     }
   })
 
-  it('a FIFO planted as a subfolder\'s .claude/settings.json does not hang a command run below it', () => {
+  it("a FIFO planted as a subfolder's .claude/settings.json does not hang a command run below it", () => {
     const sub = path.join(p.dir, 'src', 'deep')
     fs.mkdirSync(path.join(sub, '.claude'))
     execFileSync('mkfifo', [path.join(sub, '.claude', 'settings.json')])
     try {
       // A generous bound that only catches a hang.
-      const r = spawnSync(BIN('ratchet'), ['pending', 'list'], { cwd: sub, encoding: 'utf8', env: userEnv(p.home), timeout: 20_000 })
+      const r = spawnSync(BIN('ratchet'), ['pending', 'list'], {
+        cwd: sub,
+        encoding: 'utf8',
+        env: userEnv(p.home),
+        timeout: 20_000,
+      })
       expect(r.status, r.stderr).toBe(0)
       expect(r.stdout).toContain(id)
     } finally {
@@ -110,13 +143,22 @@ describe('the project is found from any subfolder', () => {
     fs.mkdirSync(path.join(lone, 'src'))
     const r = ratchet(path.join(lone, 'src'), p.home, ['doctor', '--no-probe', '--json'])
     expect(r.status).toBe(1)
-    expect(JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'state folder')).toMatchObject({ ok: false, detail: expect.stringContaining('does not exist: no Ratchet project here') })
+    expect(JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'state folder')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('does not exist: no Ratchet project here'),
+    })
     expect(ratchet(path.join(lone, 'src'), p.home, ['pending', 'list']).stdout).toMatch(/^Nothing is waiting/)
     // What would record something says where it looked, and records nothing.
-    for (const args of [['heartbeat'], ['incident', 'add', '--title', 't', '--severity', 'P3', '--class', 'public_surface'], ['guardrails', 'add', '--rule', 'r', '--pattern', 'git_push']]) {
+    for (const args of [
+      ['heartbeat'],
+      ['incident', 'add', '--title', 't', '--severity', 'P3', '--class', 'public_surface'],
+      ['guardrails', 'add', '--rule', 'r', '--pattern', 'git_push'],
+    ]) {
       const w = ratchet(path.join(lone, 'src'), p.home, args)
       expect(w.status, args.join(' ')).toBe(4)
-      expect(w.stderr).toBe(`ratchet: no Ratchet project in ${path.join(lone, 'src')} or a folder above it (up to the git toplevel): run this in the project, or \`npx ratchet-guard init\` there first\n`)
+      expect(w.stderr).toBe(
+        `ratchet: no Ratchet project in ${path.join(lone, 'src')} or a folder above it (up to the git toplevel): run this in the project, or \`npx ratchet-guard init\` there first\n`,
+      )
     }
     expect(fs.readdirSync(lone).sort()).toEqual(['.git', 'src'])
     expect(fs.readdirSync(path.join(lone, 'src'))).toEqual([])
@@ -151,7 +193,14 @@ describe('--json on every command that prints', () => {
     c.commands.flatMap((s) => {
       const n = [...prefix, s.name()]
       // A parent that also runs (report) counts as a leaf too.
-      return [...((s as unknown as { _hidden?: boolean })._hidden || s.name() === 'help' ? [] : s.commands.length && !(s as unknown as { _actionHandler?: unknown })._actionHandler ? [] : [{ name: n.join(' '), cmd: s }]), ...leaves(s, n)]
+      return [
+        ...((s as unknown as { _hidden?: boolean })._hidden || s.name() === 'help'
+          ? []
+          : s.commands.length && !(s as unknown as { _actionHandler?: unknown })._actionHandler
+            ? []
+            : [{ name: n.join(' '), cmd: s }]),
+        ...leaves(s, n),
+      ]
     })
   // `serve` and `service` are their own programs (dist/serve.cjs, dist/service.cjs) that parse their own arguments
   // (`service status --json`); nothing else may lack --json.
@@ -204,7 +253,9 @@ describe('--json on every command that prints', () => {
       uninstall: [[]],
     }
     // Needs the model or a server, proven elsewhere: floor probe (claude), hear and calibrate (the panel), submit.
-    const order = leaves(buildProgram()).map((l) => l.name).filter((n) => !EXEMPT.has(n))
+    const order = leaves(buildProgram())
+      .map((l) => l.name)
+      .filter((n) => !EXEMPT.has(n))
     // init first (the rest need the project), uninstall last.
     order.sort((a, b) => (a === 'init' ? -1 : b === 'init' ? 1 : a === 'uninstall' ? 1 : b === 'uninstall' ? -1 : 0))
     const ran: string[] = []
@@ -225,7 +276,28 @@ describe('--json on every command that prints', () => {
       }
     }
     // The commands a script relies on did succeed (not just fail cleanly).
-    for (const n of ['init', 'doctor', 'pending list', 'pending show', 'pending approve', 'guardrails explain', 'guardrails list', 'log', 'report', 'custodiet status', 'custodiet release', 'floor status', 'courtroom enable', 'courtroom status', 'courtroom disable', 'incident add', 'incident close', 'heartbeat', 'uninstall']) expect(ran).toContain(n)
+    for (const n of [
+      'init',
+      'doctor',
+      'pending list',
+      'pending show',
+      'pending approve',
+      'guardrails explain',
+      'guardrails list',
+      'log',
+      'report',
+      'custodiet status',
+      'custodiet release',
+      'floor status',
+      'courtroom enable',
+      'courtroom status',
+      'courtroom disable',
+      'incident add',
+      'incident close',
+      'heartbeat',
+      'uninstall',
+    ])
+      expect(ran).toContain(n)
   }, 120_000)
 })
 
@@ -233,20 +305,41 @@ describe('a reader that goes away', () => {
   const p = { dir: '', home: '' }
   beforeAll(() => {
     Object.assign(p, project())
-    for (let i = 0; i < 40; i++) ratchet(p.dir, p.home, ['incident', 'add', '--title', `incident number ${i} `.repeat(20), '--severity', 'P3', '--class', 'public_surface'])
+    for (let i = 0; i < 40; i++)
+      ratchet(p.dir, p.home, [
+        'incident',
+        'add',
+        '--title',
+        `incident number ${i} `.repeat(20),
+        '--severity',
+        'P3',
+        '--class',
+        'public_surface',
+      ])
   })
 
   /** `ratchet … | head -1` through a real pipe that head closes after its first line. */
   function pipedToHead(args: string[]): Promise<{ line: string; stderr: string; status: number | null }> {
     return new Promise((resolve) => {
-      const child = spawn('sh', ['-c', `"$0" "$@" 2>"$ERRFILE" | head -1`, BIN('ratchet'), ...args], { cwd: p.dir, env: { ...userEnv(p.home), ERRFILE: path.join(p.home, 'err') } })
+      const child = spawn('sh', ['-c', `"$0" "$@" 2>"$ERRFILE" | head -1`, BIN('ratchet'), ...args], {
+        cwd: p.dir,
+        env: { ...userEnv(p.home), ERRFILE: path.join(p.home, 'err') },
+      })
       let out = ''
       child.stdout.on('data', (d) => (out += d))
-      child.on('close', (status) => resolve({ line: out.split('\n')[0], stderr: fs.readFileSync(path.join(p.home, 'err'), 'utf8'), status }))
+      child.on('close', (status) =>
+        resolve({ line: out.split('\n')[0], stderr: fs.readFileSync(path.join(p.home, 'err'), 'utf8'), status }),
+      )
     })
   }
 
-  it.each([[['incident', 'list']], [['--help']], [['guardrails', 'patterns']], [['incident', 'list', '--json']], [['doctor', '--no-probe']]])('ratchet %j | head -1 prints its first line and no stack trace', async (args) => {
+  it.each([
+    [['incident', 'list']],
+    [['--help']],
+    [['guardrails', 'patterns']],
+    [['incident', 'list', '--json']],
+    [['doctor', '--no-probe']],
+  ])('ratchet %j | head -1 prints its first line and no stack trace', async (args) => {
     const r = await pipedToHead(args)
     expect(r.line).not.toBe('')
     expect(r.stderr).toBe('')
@@ -268,7 +361,14 @@ describe('explain says what the hook does', () => {
     { command: 'rm -rf src' },
     { command: 'npm publish' },
     { command: 'curl -X POST https://api.example.com/data -d @src/deep/a.ts' },
-    { command: 'git push origin main', setup: (dir) => (fs.writeFileSync(path.join(dir, '.env'), 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n'), git(dir, 'add', '-f', '.env'), git(dir, 'commit', '-qm', 'env')) },
+    {
+      command: 'git push origin main',
+      setup: (dir) => (
+        fs.writeFileSync(path.join(dir, '.env'), 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n'),
+        git(dir, 'add', '-f', '.env'),
+        git(dir, 'commit', '-qm', 'env')
+      ),
+    },
     { command: 'cat .ratchet/pending-actions.json' },
     { command: 'ratchet pending approve pa-1' },
   ]
@@ -278,63 +378,116 @@ describe('explain says what the hook does', () => {
     const ex = ratchet(p.dir, p.home, ['guardrails', 'explain', '--json', '--command', c.command])
     expect(ex.status, ex.stderr).toBe(0)
     const explained = JSON.parse(ex.stdout)
-    const hook = runBin('preflight-check', preToolUse(p.dir, 'Bash', { command: c.command }, `table-${i}`), { cwd: p.dir, env: userEnv(p.home, { CLAUDE_PROJECT_DIR: p.dir }) })
+    const hook = runBin('preflight-check', preToolUse(p.dir, 'Bash', { command: c.command }, `table-${i}`), {
+      cwd: p.dir,
+      env: userEnv(p.home, { CLAUDE_PROJECT_DIR: p.dir }),
+    })
     expect(hook.status).toBe(0)
     const said = hook.stdout ? JSON.parse(hook.stdout).hookSpecificOutput : undefined
     const kind = said?.permissionDecision ?? 'allow'
-    expect(explained.decision.kind === 'allow' ? 'allow' : explained.decision.kind, `${c.command}: explain ${explained.verdict}, hook ${kind}`).toBe(kind)
+    expect(
+      explained.decision.kind === 'allow' ? 'allow' : explained.decision.kind,
+      `${c.command}: explain ${explained.verdict}, hook ${kind}`,
+    ).toBe(kind)
     // The verdict the hook logged is the one explain named.
-    const logged = fs.readFileSync(path.join(p.dir, '.ratchet', 'activity.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.session === `table-${i}`)
+    const logged = fs
+      .readFileSync(path.join(p.dir, '.ratchet', 'activity.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.session === `table-${i}`)
     if (logged.length) expect(explained.verdict).toBe(logged.at(-1).decision)
     // And the same words: the reason the agent reads is the one explain printed.
-    if (said?.permissionDecisionReason) expect(explained.decision.reason.replace(/\nPending: .*$/s, '')).toBe(said.permissionDecisionReason.replace(/\nPending: .*$/s, ''))
+    if (said?.permissionDecisionReason)
+      expect(explained.decision.reason.replace(/\nPending: .*$/s, '')).toBe(
+        said.permissionDecisionReason.replace(/\nPending: .*$/s, ''),
+      )
   })
 })
 
 describe('doctor tells the truth about every dependency', () => {
   const CLAUDE = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'claude')
-  const checks = (r: { stdout: string }) => JSON.parse(r.stdout).checks as { name: string; ok: boolean; warn?: boolean; detail: string }[]
+  const checks = (r: { stdout: string }) =>
+    JSON.parse(r.stdout).checks as { name: string; ok: boolean; warn?: boolean; detail: string }[]
   const find = (r: { stdout: string }, name: string) => checks(r).filter((c) => c.name === name)
 
   it('no claude client is a problem (✗, exit 1); a current one is named with its version', () => {
     const p = project()
-    const none = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { RATCHET_CLAUDE_BIN: path.join(p.dir, 'no-claude') })
+    const none = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], {
+      RATCHET_CLAUDE_BIN: path.join(p.dir, 'no-claude'),
+    })
     expect(none.status).toBe(1)
-    expect(find(none, 'claude client')).toEqual([{ name: 'claude client', ok: false, detail: expect.stringContaining('did not answer (ENOENT): install Claude Code') }])
+    expect(find(none, 'claude client')).toEqual([
+      {
+        name: 'claude client',
+        ok: false,
+        detail: expect.stringContaining('did not answer (ENOENT): install Claude Code'),
+      },
+    ])
     const text = ratchet(p.dir, p.home, ['doctor', '--no-probe'], { RATCHET_CLAUDE_BIN: path.join(p.dir, 'no-claude') })
     expect(text.stdout).toMatch(/^✗ claude client/m)
     const some = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { RATCHET_CLAUDE_BIN: CLAUDE })
-    expect(find(some, 'claude client')[0]).toMatchObject({ ok: true, detail: expect.stringMatching(/^\d+\.\d+\.\d+: honours/) })
+    expect(find(some, 'claude client')[0]).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^\d+\.\d+\.\d+: honours/),
+    })
   }, 60_000)
 
   it("the sandbox's tools: missing bubblewrap and socat are named (a problem in sandbox mode), present ones pass", () => {
     const p = project()
     const bin = tempProject('ratchet-nobwrap-')
-    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()]) fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
+    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()])
+      fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
     const without = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { PATH: bin })
-    expect(find(without, 'sandbox tools')).toEqual([{ name: 'sandbox tools', ok: false, warn: false, detail: expect.stringContaining('bwrap and socat not found') }])
+    expect(find(without, 'sandbox tools')).toEqual([
+      { name: 'sandbox tools', ok: false, warn: false, detail: expect.stringContaining('bwrap and socat not found') },
+    ])
     const withTools = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'])
-    expect(find(withTools, 'sandbox tools')[0]).toMatchObject({ ok: true, detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox' })
+    expect(find(withTools, 'sandbox tools')[0]).toMatchObject({
+      ok: true,
+      detail: 'bubblewrap and socat present, and bubblewrap makes a sandbox',
+    })
   }, 60_000)
 
   it("the reviewer: on, which model, its key, today's calls and cost against the cap; off when configured off", () => {
     const p = project()
     const today = new Date().toISOString().slice(0, 10)
     fs.mkdirSync(path.join(p.dir, '.ratchet', 'custodiet'), { recursive: true })
-    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ [today]: { calls: 7, input_tokens: 9000, output_tokens: 700, usd: 0.0123 } }))
+    fs.writeFileSync(
+      path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'),
+      JSON.stringify({ [today]: { calls: 7, input_tokens: 9000, output_tokens: 700, usd: 0.0123 } }),
+    )
     const r = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { ANTHROPIC_API_KEY: 'sk-ant-test' })
-    expect(find(r, 'reviewer')[0].detail).toMatch(/^on: claude -p --model haiku reviews the session in the background, a paid model call each; at most \$2\.00 or 500 calls a day/)
+    expect(find(r, 'reviewer')[0].detail).toMatch(
+      /^on: claude -p --model haiku reviews the session in the background, a paid model call each; at most \$2\.00 or 500 calls a day/,
+    )
     expect(find(r, 'reviewer key')[0]).toMatchObject({ ok: true, detail: "claude's login: ANTHROPIC_API_KEY is set" })
     expect(r.stdout).not.toContain('sk-ant-test')
-    expect(find(r, 'reviewer cost')[0]).toMatchObject({ ok: true, detail: 'today 7 calls, $0.0123 of $2.00 (or 500 calls)' })
+    expect(find(r, 'reviewer cost')[0]).toMatchObject({
+      ok: true,
+      detail: 'today 7 calls, $0.0123 of $2.00 (or 500 calls)',
+    })
     // No key anywhere: said, as a warning (a keychain login cannot be seen from here).
     const nokey = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { ANTHROPIC_API_KEY: '' })
-    expect(find(nokey, 'reviewer key')[0]).toMatchObject({ ok: false, warn: true, detail: expect.stringContaining('no login found for claude') })
+    expect(find(nokey, 'reviewer key')[0]).toMatchObject({
+      ok: false,
+      warn: true,
+      detail: expect.stringContaining('no login found for claude'),
+    })
     // The cap reached: reviews are off until tomorrow, and doctor says so.
-    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ [today]: { calls: 500, input_tokens: 1, output_tokens: 1, usd: 1 } }))
-    expect(find(ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json']), 'reviewer cost')[0]).toMatchObject({ warn: true, detail: expect.stringContaining('cap REACHED') })
+    fs.writeFileSync(
+      path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'),
+      JSON.stringify({ [today]: { calls: 500, input_tokens: 1, output_tokens: 1, usd: 1 } }),
+    )
+    expect(find(ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json']), 'reviewer cost')[0]).toMatchObject({
+      warn: true,
+      detail: expect.stringContaining('cap REACHED'),
+    })
     // Off: one line, nothing about keys or cost.
-    fs.writeFileSync(path.join(p.dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }))
+    fs.writeFileSync(
+      path.join(p.dir, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }),
+    )
     const off = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'])
     expect(find(off, 'reviewer')[0].detail).toMatch(/^off/)
     expect(find(off, 'reviewer key')).toEqual([])
@@ -343,14 +496,31 @@ describe('doctor tells the truth about every dependency', () => {
   it('init says the reviewer is on and what it costs at most per day; the weekly report shows what it spent', () => {
     const p = project()
     const again = ratchet(p.dir, p.home, ['init'])
-    expect(again.stdout).toContain('Reviewer (custodiet): on: claude -p --model haiku reviews the session in the background, a paid model call each; at most $2.00 or 500 calls a day')
-    expect(JSON.parse(ratchet(p.dir, p.home, ['init', '--json']).stdout).reviewer).toEqual({ on: true, reviewer: 'claude -p --model haiku', daily_cap: { usd: 2, calls: 500 } })
+    expect(again.stdout).toContain(
+      'Reviewer (custodiet): on: claude -p --model haiku reviews the session in the background, a paid model call each; at most $2.00 or 500 calls a day',
+    )
+    expect(JSON.parse(ratchet(p.dir, p.home, ['init', '--json']).stdout).reviewer).toEqual({
+      on: true,
+      reviewer: 'claude -p --model haiku',
+      daily_cap: { usd: 2, calls: 500 },
+    })
     const today = new Date().toISOString().slice(0, 10)
     fs.mkdirSync(path.join(p.dir, '.ratchet', 'custodiet'), { recursive: true })
-    fs.writeFileSync(path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'), JSON.stringify({ '2020-01-01': { calls: 99, input_tokens: 1, output_tokens: 1, usd: 9 }, [today]: { calls: 4, input_tokens: 1, output_tokens: 1, usd: 0.02 } }))
+    fs.writeFileSync(
+      path.join(p.dir, '.ratchet', 'custodiet', 'cost-daily.json'),
+      JSON.stringify({
+        '2020-01-01': { calls: 99, input_tokens: 1, output_tokens: 1, usd: 9 },
+        [today]: { calls: 4, input_tokens: 1, output_tokens: 1, usd: 0.02 },
+      }),
+    )
     const rep = ratchet(p.dir, p.home, ['report'])
     // This week's spend only: the old day is outside the period.
-    expect(rep.stdout).toContain(`Reviewer (custodiet): claude -p --model haiku — 4 model calls, $0.0200 in the period (most in a day: $0.0200 on ${today}); daily cap $2.00 or 500 calls`)
-    expect(JSON.parse(ratchet(p.dir, p.home, ['report', '--json']).stdout).reviewer.total).toEqual({ calls: 4, usd: 0.02 })
+    expect(rep.stdout).toContain(
+      `Reviewer (custodiet): claude -p --model haiku — 4 model calls, $0.0200 in the period (most in a day: $0.0200 on ${today}); daily cap $2.00 or 500 calls`,
+    )
+    expect(JSON.parse(ratchet(p.dir, p.home, ['report', '--json']).stdout).reviewer.total).toEqual({
+      calls: 4,
+      usd: 0.02,
+    })
   }, 60_000)
 })

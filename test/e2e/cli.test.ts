@@ -12,7 +12,12 @@ let dir: string
 let home: string
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 const ratchet = (args: string[], input?: string, extra: NodeJS.ProcessEnv = {}) => {
-  const r = spawnSync(BIN('ratchet'), args, { cwd: dir, encoding: 'utf8', input, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', ...extra } })
+  const r = spawnSync(BIN('ratchet'), args, {
+    cwd: dir,
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', ...extra },
+  })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 const settings = (f = 'settings.json') => JSON.parse(fs.readFileSync(path.join(dir, '.claude', f), 'utf8'))
@@ -26,10 +31,13 @@ describe('ratchet init / uninstall', () => {
   it('on a host without what the sandbox needs, init names exactly what to install and changes nothing; --no-sandbox is the explicit way on', () => {
     // A PATH with node and git but neither bubblewrap nor socat.
     const bin = tempProject('ratchet-nobwrap-')
-    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()]) fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
+    for (const tool of [process.execPath, execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()])
+      fs.symlinkSync(tool, path.join(bin, path.basename(tool)))
     const r = ratchet(['init'], undefined, { PATH: bin })
     expect(r.status).toBe(7)
-    expect(r.stderr).toBe('ratchet: the OS sandbox cannot run here, so nothing was changed: bwrap and socat not found: install them (sudo apt-get install bubblewrap socat), or choose best-effort mode with `npx ratchet-guard init --no-sandbox`\n')
+    expect(r.stderr).toBe(
+      'ratchet: the OS sandbox cannot run here, so nothing was changed: bwrap and socat not found: install them (sudo apt-get install bubblewrap socat), or choose best-effort mode with `npx ratchet-guard init --no-sandbox`\n',
+    )
     expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
     expect(fs.existsSync(path.join(dir, '.ratchet'))).toBe(false)
     const b = ratchet(['init', '--no-sandbox'], undefined, { PATH: bin })
@@ -39,24 +47,71 @@ describe('ratchet init / uninstall', () => {
     expect(settings().permissions.deny).toContain('Edit(./.ratchet/**)')
   })
 
-
   it('registers every hook with timeouts in seconds, keeps other settings, and is idempotent', () => {
     fs.mkdirSync(path.join(dir, '.claude'))
-    fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }))
+    fs.writeFileSync(
+      path.join(dir, '.claude', 'settings.json'),
+      JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }),
+    )
     const r = ratchet(['init'])
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toContain('Registered in')
     const s = settings()
     expect(s.model).toBe('opus')
     // Theirs kept; custodiet's end-of-turn review added beside it.
-    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }, { type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), 'Stop'), timeout: 40 }] }])
+    expect(s.hooks.Stop).toEqual([
+      {
+        hooks: [
+          { type: 'command', command: 'say done' },
+          {
+            type: 'command',
+            command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), 'Stop'),
+            timeout: 40,
+          },
+        ],
+      },
+    ])
     expect(s.hooks.PreToolUse).toEqual([
       // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
       // preflight-check's through the compiled client in the same checkout's dist/ when this machine runs it.
-      { matcher: '*', hooks: [{ type: 'command', command: guardedCommand('preflight-check', JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')), undefined, undefined, JSON.stringify(path.join(fs.realpathSync(ROOT), 'dist', NATIVE_CLIENT.file))), timeout: 10, onFailure: 'block' }] },
-      { matcher: 'TodoWrite', hooks: [{ type: 'command', command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))), timeout: 40 }] },
+      {
+        matcher: '*',
+        hooks: [
+          {
+            type: 'command',
+            command: guardedCommand(
+              'preflight-check',
+              JSON.stringify(path.join(ROOT, 'bin', 'preflight-check')),
+              undefined,
+              undefined,
+              JSON.stringify(path.join(fs.realpathSync(ROOT), 'dist', NATIVE_CLIENT.file)),
+            ),
+            timeout: 10,
+            onFailure: 'block',
+          },
+        ],
+      },
+      {
+        matcher: 'TodoWrite',
+        hooks: [
+          {
+            type: 'command',
+            command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))),
+            timeout: 40,
+          },
+        ],
+      },
     ])
-    expect(Object.keys(s.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit'])
+    expect(Object.keys(s.hooks).sort()).toEqual([
+      'PostToolUse',
+      'PostToolUseFailure',
+      'PreCompact',
+      'PreToolUse',
+      'SessionStart',
+      'Stop',
+      'SubagentStop',
+      'UserPromptSubmit',
+    ])
     expect(fs.existsSync(path.join(dir, '.ratchet', 'guardrails.json'))).toBe(true)
     expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))).toEqual([])
     const again = ratchet(['init'])
@@ -70,7 +125,9 @@ describe('ratchet init / uninstall', () => {
     expect(settings('settings.local.json').hooks.PostToolUse[0].hooks[0].command).toContain('custodiet')
     expect(fs.existsSync(path.join(dir, '.claude', 'settings.json'))).toBe(false)
     expect(ratchet(['init', '--user']).status).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse).toHaveLength(2)
+    expect(
+      JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse,
+    ).toHaveLength(2)
   })
 
   it('refuses to touch an invalid settings file', () => {
@@ -100,15 +157,32 @@ describe('ratchet guardrails', () => {
     expect(text.indexOf('RG-CATASTROPHIC')).toBeLessThan(text.indexOf('RG-PUBLIC'))
     const json = JSON.parse(ratchet(['guardrails', 'list', '--json']).stdout)
     expect(json.origin).toBe('project')
-    expect(json.guardrails[0]).toMatchObject({ id: 'RG-CATASTROPHIC', effective_decision: 'deny', matched_by: 'pattern' })
+    expect(json.guardrails[0]).toMatchObject({
+      id: 'RG-CATASTROPHIC',
+      effective_decision: 'deny',
+      matched_by: 'pattern',
+    })
   })
 
   it('add appends a rule that preflight-check then enforces', () => {
     ratchet(['init'])
-    const r = ratchet(['guardrails', 'add', '--command', 'terraform apply*', '--rule', 'Plan first and show the user the diff.', '--source', 'INC-009', '--severity', 'hard'])
+    const r = ratchet([
+      'guardrails',
+      'add',
+      '--command',
+      'terraform apply*',
+      '--rule',
+      'Plan first and show the user the diff.',
+      '--source',
+      'INC-009',
+      '--severity',
+      'hard',
+    ])
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toContain('Added GR-001 (hard → deny)')
-    const explain = JSON.parse(ratchet(['guardrails', 'explain', '--command', 'cd infra && terraform apply -auto-approve', '--json']).stdout)
+    const explain = JSON.parse(
+      ratchet(['guardrails', 'explain', '--command', 'cd infra && terraform apply -auto-approve', '--json']).stdout,
+    )
     expect(explain.guardrails.map((g: { id: string }) => g.id)).toContain('GR-001')
     expect(explain.verdict).toBe('deny')
     expect(explain.decision.reason).toContain('prior incident INC-009')
@@ -116,7 +190,9 @@ describe('ratchet guardrails', () => {
 
   it('add rejects bad input with one clear line', () => {
     ratchet(['init'])
-    expect(ratchet(['guardrails', 'add', '--rule', 'x']).stderr).toBe('ratchet: give --pattern (see `npx ratchet-guard guardrails patterns`) or at least one of --tools/--command/--paths/--urls\n')
+    expect(ratchet(['guardrails', 'add', '--rule', 'x']).stderr).toBe(
+      'ratchet: give --pattern (see `npx ratchet-guard guardrails patterns`) or at least one of --tools/--command/--paths/--urls\n',
+    )
     const bad = ratchet(['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push', '--severity', 'medium'])
     expect(bad.status).not.toBe(0)
     expect(bad.stderr).toContain("argument 'medium' is invalid")
@@ -128,9 +204,17 @@ describe('ratchet guardrails', () => {
     expect(t.stdout).toContain('- git_push: git push origin main')
     expect(t.stdout).toContain('- RG-PUBLIC → check: pattern public_surface: git push origin main')
     expect(t.stdout).toContain('Decision: check')
-    const payload = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: dir })
+    const payload = JSON.stringify({
+      session_id: 's',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      cwd: dir,
+    })
     expect(ratchet(['guardrails', 'explain', '-'], payload).stdout).toContain('Decision: allow')
-    expect(ratchet(['guardrails', 'explain', '-'], '{oops').stderr).toContain('ratchet: stdin: stdin is not a JSON hook payload')
+    expect(ratchet(['guardrails', 'explain', '-'], '{oops').stderr).toContain(
+      'ratchet: stdin: stdin is not a JSON hook payload',
+    )
   })
 })
 
@@ -147,7 +231,11 @@ describe('ratchet doctor', () => {
     expect(checks.find((c) => c.name === 'floor')!.detail).toContain('Floor: sandboxed')
     // The probe ran the real client in the sandbox: each write and read was refused by the OS.
     const probe = checks.filter((c) => c.name === 'floor probe')
-    expect(probe.map((c) => c.detail)).toEqual([expect.stringContaining('write .ratchet/.gitignore: refused by the OS'), expect.stringContaining('write .claude/settings.json: refused by the OS'), expect.stringMatching(/read .*floor-probe: refused by the OS/)])
+    expect(probe.map((c) => c.detail)).toEqual([
+      expect.stringContaining('write .ratchet/.gitignore: refused by the OS'),
+      expect.stringContaining('write .claude/settings.json: refused by the OS'),
+      expect.stringMatching(/read .*floor-probe: refused by the OS/),
+    ])
     expect(checks.find((c) => c.name === 'hook start-up')!.detail).toMatch(/preflight-check \d+ ms vs bare node \d+ ms/)
   }, 180_000) // doctor times 14 node starts, asks claude --version and runs claude once: slow on a loaded machine
 
@@ -162,23 +250,43 @@ describe('ratchet doctor', () => {
 
   it('says whether the claude client honours onFailure, and what an older one loses', async () => {
     const check = async (bin: string) => {
-      const r = await exec(BIN('ratchet'), ['doctor', '--json'], { cwd: dir, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_CLAUDE_BIN: bin } })
+      const r = await exec(BIN('ratchet'), ['doctor', '--json'], {
+        cwd: dir,
+        env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_CLAUDE_BIN: bin },
+      })
       return JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'claude client')
     }
     const old = path.join(dir, 'old-claude')
     fs.writeFileSync(old, '#!/bin/sh\necho "2.0.14 (Claude Code)"\n', { mode: 0o755 })
-    const [current, older, none] = await Promise.all([check(path.join(ROOT, 'node_modules', '.bin', 'claude')), check(old), check(path.join(dir, 'no-such-claude'))])
-    expect(current).toMatchObject({ ok: true, detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/) })
-    expect(older).toMatchObject({ ok: true, warn: true, detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run') })
+    const [current, older, none] = await Promise.all([
+      check(path.join(ROOT, 'node_modules', '.bin', 'claude')),
+      check(old),
+      check(path.join(dir, 'no-such-claude')),
+    ])
+    expect(current).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^2\.1\.\d+: honours "onFailure": "block"/),
+    })
+    expect(older).toMatchObject({
+      ok: true,
+      warn: true,
+      detail: expect.stringContaining('a preflight-check that crashes or outlives its timeout lets the call run'),
+    })
     // No client is a problem, not a note: nothing would run the hooks.
-    expect(none).toMatchObject({ ok: false, detail: expect.stringContaining('did not answer (ENOENT): install Claude Code') })
+    expect(none).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('did not answer (ENOENT): install Claude Code'),
+    })
     expect(none.warn).toBeUndefined()
   }, 120_000)
 
   it('names a registration whose executable is gone', () => {
     ratchet(['init'])
     const s = settings()
-    s.hooks.PreToolUse[0].hooks[0].command = s.hooks.PreToolUse[0].hooks[0].command.replace(/f="[^"]+"/, `f="${dir}/gone/bin/preflight-check"`)
+    s.hooks.PreToolUse[0].hooks[0].command = s.hooks.PreToolUse[0].hooks[0].command.replace(
+      /f="[^"]+"/,
+      `f="${dir}/gone/bin/preflight-check"`,
+    )
     fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(s))
     const r = ratchet(['doctor'])
     expect(r.status).toBe(1)
@@ -187,7 +295,10 @@ describe('ratchet doctor', () => {
 
   it('names a broken guardrails.json', () => {
     ratchet(['init'])
-    fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), '[{"id":"A","pattern":"git_push","rule":"r","severity":"sometimes"}]')
+    fs.writeFileSync(
+      path.join(dir, '.ratchet', 'guardrails.json'),
+      '[{"id":"A","pattern":"git_push","rule":"r","severity":"sometimes"}]',
+    )
     const r = ratchet(['doctor'])
     expect(r.status).toBe(1)
     expect(r.stdout).toContain('guardrails.json: [0].severity')
@@ -205,14 +316,39 @@ describe('help', () => {
 // agent; this is the second wall for spellings it cannot read (red team: the bundle's loader from node -e).
 describe('decisions and registrations are refused inside a Claude Code session', () => {
   const asAgent = (args: string[]) => {
-    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(ROOT, 'dist', 'loader.cjs'))}).run('ratchet', ['node', 'ratchet', ...${JSON.stringify(args)}])`], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '1' } })
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(path.join(ROOT, 'dist', 'loader.cjs'))}).run('ratchet', ['node', 'ratchet', ...${JSON.stringify(args)}])`,
+      ],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '1' },
+      },
+    )
     return { status: r.status, stderr: r.stderr }
   }
 
   it('an agent cannot approve its own pause, uninstall, or add rules through the loader', async () => {
     expect(ratchet(['init']).status).toBe(0)
-    const asked = JSON.parse((await exec(BIN('pause-and-ask'), ['--action', 'push the release', '--severity', 'destructive'], { cwd: dir, env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' } })).stdout)
-    for (const args of [['pending', 'approve', asked.id], ['pending', 'deny', asked.id], ['uninstall'], ['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push'], ['proposals', 'approve', 'PD-001'], ['custodiet', 'release', '--all']]) {
+    const asked = JSON.parse(
+      (
+        await exec(BIN('pause-and-ask'), ['--action', 'push the release', '--severity', 'destructive'], {
+          cwd: dir,
+          env: { ...process.env, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '' },
+        })
+      ).stdout,
+    )
+    for (const args of [
+      ['pending', 'approve', asked.id],
+      ['pending', 'deny', asked.id],
+      ['uninstall'],
+      ['guardrails', 'add', '--rule', 'x', '--pattern', 'git_push'],
+      ['proposals', 'approve', 'PD-001'],
+      ['custodiet', 'release', '--all'],
+    ]) {
       const r = asAgent(args)
       expect(r.status, args.join(' ')).toBe(EXIT_CODES.conflict)
       expect(r.stderr).toMatch(/is the user's to run, in a terminal outside the agent's session/)

@@ -14,7 +14,13 @@ function installCopy(): string {
   return dir
 }
 
-const caches = (dist: string) => Object.fromEntries(fs.readdirSync(dist).filter((f) => f.startsWith('preflight-check.') && f.endsWith('.v8cache') && !f.includes('.fast.')).map((f) => [f, fs.readFileSync(path.join(dist, f)).toString('base64')]))
+const caches = (dist: string) =>
+  Object.fromEntries(
+    fs
+      .readdirSync(dist)
+      .filter((f) => f.startsWith('preflight-check.') && f.endsWith('.v8cache') && !f.includes('.fast.'))
+      .map((f) => [f, fs.readFileSync(path.join(dist, f)).toString('base64')]),
+  )
 
 describe('the code cache under other V8 options', () => {
   it('a NODE_OPTIONS V8 flag gets a cache of its own, written once; the build cache is never rewritten, and the decision is the same', async () => {
@@ -26,11 +32,24 @@ describe('the code cache under other V8 options', () => {
     const built = caches(dist)
     expect(Object.keys(built)).toEqual(['preflight-check.v8cache'])
     const call = async (nodeOptions: string) => {
-      const env = { ...process.env, HOME: project, CLAUDE_PROJECT_DIR: project, RATCHET_DIR: '', NODE_OPTIONS: nodeOptions }
+      const env = {
+        ...process.env,
+        HOME: project,
+        CLAUDE_PROJECT_DIR: project,
+        RATCHET_DIR: '',
+        NODE_OPTIONS: nodeOptions,
+      }
       // A call the full engine decides (a deletion of a folder that exists): it loads the big bundle.
       fs.mkdirSync(path.join(project, 'build'), { recursive: true })
       fs.writeFileSync(path.join(project, 'build', 'a.js'), 'x\n')
-      const r = await exec(path.join(install, 'bin', 'preflight-check'), [], { cwd: project, env, input: JSON.stringify({ ...preToolUse(project, 'Bash', { command: 'rm -rf build' }), session_id: `s-${Math.random()}` }) })
+      const r = await exec(path.join(install, 'bin', 'preflight-check'), [], {
+        cwd: project,
+        env,
+        input: JSON.stringify({
+          ...preToolUse(project, 'Bash', { command: 'rm -rf build' }),
+          session_id: `s-${Math.random()}`,
+        }),
+      })
       expect(r.status, r.stderr).toBe(0)
       return JSON.parse(r.stdout).hookSpecificOutput.permissionDecision as string
     }

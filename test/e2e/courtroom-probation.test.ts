@@ -48,7 +48,9 @@ describe('probation in preflight-check', () => {
 
   it('minor: a reminder rides along with the next N actions, then lifts (the file is gone)', () => {
     put(probation('minor', { tools: [] }))
-    expect(bash('echo one > one.txt').additionalContext).toBe('[COURTROOM] On probation (case case_minor, Answering a Question with Changes, minor; 2 actions left): Answer the question before changing anything.')
+    expect(bash('echo one > one.txt').additionalContext).toBe(
+      '[COURTROOM] On probation (case case_minor, Answering a Question with Changes, minor; 2 actions left): Answer the question before changing anything.',
+    )
     expect(guard('Read', { file_path: path.join(dir, 'x') })).toEqual({ permissionDecision: 'allow (silent)' }) // reading is not acting
     expect(bash('echo nothing changed')).toEqual({ permissionDecision: 'allow (silent)' }) // nor is printing
     expect(bash('echo two > two.txt').additionalContext).toContain('1 action left')
@@ -68,17 +70,26 @@ describe('probation in preflight-check', () => {
     expect(bash('echo hi')).toEqual({ permissionDecision: 'allow (silent)' })
     const first = write('a.txt')
     expect(first.permissionDecision).toBe('deny')
-    expect(first.permissionDecisionReason).toMatch(/^\[COURTROOM\] On probation \(case case_moderate, .* moderate; 1 action left\): actions of this kind are checked first\./)
+    expect(first.permissionDecisionReason).toMatch(
+      /^\[COURTROOM\] On probation \(case case_moderate, .* moderate; 1 action left\): actions of this kind are checked first\./,
+    )
     expect(write('a.txt').permissionDecision ?? 'allow (silent)').toBe('allow (silent)')
     expect(fs.existsSync(probationFile())).toBe(false)
     expect(write('b.txt')).toEqual({ permissionDecision: 'allow (silent)' })
-    const log = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const log = fs
+      .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(log.map((l) => l.decision)).toEqual(['allow', 'probation_check', 'proceeded_after_probation_check', 'allow'])
   })
 
   it('moderate in ask mode asks the user', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
-    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ courtroom: { probation: { moderate: 'ask' } } }))
+    fs.writeFileSync(
+      path.join(dir, '.ratchet', 'config.json'),
+      JSON.stringify({ courtroom: { probation: { moderate: 'ask' } } }),
+    )
     put(probation('moderate'))
     expect(write('a.txt').permissionDecision).toBe('ask')
   })
@@ -94,13 +105,18 @@ describe('probation in preflight-check', () => {
     for (let i = 0; i < 3; i++) {
       const r = write('a.txt')
       expect(r.permissionDecision).toBe('deny')
-      expect(r.permissionDecisionReason).toMatch(/wait for a human until they clear the case \(`npx ratchet-guard courtroom clear case_severe`/)
+      expect(r.permissionDecisionReason).toMatch(
+        /wait for a human until they clear the case \(`npx ratchet-guard courtroom clear case_severe`/,
+      )
       expect(r.permissionDecisionReason).toMatch(/Reflect before you continue/)
     }
     expect(bash('echo other work')).toEqual({ permissionDecision: 'allow (silent)' })
     // The agent cannot clear it: that command is Ratchet's state, the user's to change.
     expect(bash('ratchet courtroom clear case_severe').permissionDecision).toBe('deny')
-    const cleared = await exec(BIN('ratchet'), ['courtroom', 'clear', 'case_severe'], { cwd: dir, env: { ...process.env, ...env, CLAUDECODE: undefined } })
+    const cleared = await exec(BIN('ratchet'), ['courtroom', 'clear', 'case_severe'], {
+      cwd: dir,
+      env: { ...process.env, ...env, CLAUDECODE: undefined },
+    })
     expect(cleared.stdout).toBe('Probation for case_severe cleared.\n')
     expect(write('a.txt')).toEqual({ permissionDecision: 'allow (silent)' })
   })
@@ -114,9 +130,15 @@ describe('probation in preflight-check', () => {
 
   it('session start shows the probation in force', () => {
     put(probation('severe'), probation('minor'))
-    const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup', cwd: dir }, { cwd: dir, env })
+    const r = runBin(
+      'session-start',
+      { session_id: 's', hook_event_name: 'SessionStart', source: 'startup', cwd: dir },
+      { cwd: dir, env },
+    )
     const ctx = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
     expect(ctx).toContain('[COURTROOM] On probation after a guilty verdict (2)')
-    expect(ctx).toContain('- case_severe SEVERE Answering a Question with Changes: Write paused (until a human clears it)')
+    expect(ctx).toContain(
+      '- case_severe SEVERE Answering a Question with Changes: Write paused (until a human clears it)',
+    )
   })
 })

@@ -16,14 +16,40 @@ const config = (custodiet: Record<string, unknown>) => {
   fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
   fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ custodiet }))
 }
-const hook = (payload: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}) => runBinAsync('custodiet', { session_id: SESSION, transcript_path: path.join(dir, 'transcript.jsonl'), cwd: dir, ...payload }, { cwd: dir, env: { ...env, ...extraEnv } })
+const hook = (payload: Record<string, unknown>, extraEnv: NodeJS.ProcessEnv = {}) =>
+  runBinAsync(
+    'custodiet',
+    { session_id: SESSION, transcript_path: path.join(dir, 'transcript.jsonl'), cwd: dir, ...payload },
+    { cwd: dir, env: { ...env, ...extraEnv } },
+  )
 const prompt = (text: string) => hook({ hook_event_name: 'UserPromptSubmit', prompt: text })
-const post = (tool_name: string, tool_input: Record<string, unknown>, tool_response: unknown = {}) => hook({ hook_event_name: 'PostToolUse', tool_name, tool_input, tool_response, tool_use_id: 't' })
-const fail = (tool_name: string, tool_input: Record<string, unknown>) => hook({ hook_event_name: 'PostToolUseFailure', tool_name, tool_input, tool_use_id: 't', error: 'Missing required configuration: tenant_id' })
+const post = (tool_name: string, tool_input: Record<string, unknown>, tool_response: unknown = {}) =>
+  hook({ hook_event_name: 'PostToolUse', tool_name, tool_input, tool_response, tool_use_id: 't' })
+const fail = (tool_name: string, tool_input: Record<string, unknown>) =>
+  hook({
+    hook_event_name: 'PostToolUseFailure',
+    tool_name,
+    tool_input,
+    tool_use_id: 't',
+    error: 'Missing required configuration: tenant_id',
+  })
 const state = () => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'custodiet', `${SESSION}.json`), 'utf8'))
-const context = (stdout: string) => (stdout ? JSON.parse(stdout).hookSpecificOutput?.additionalContext ?? '' : '')
-const denied = (stdout: string) => (stdout ? (JSON.parse(stdout).hookSpecificOutput?.permissionDecision === 'deny' ? JSON.parse(stdout).hookSpecificOutput.permissionDecisionReason : '') : '')
-const reviewerCalls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [])
+const context = (stdout: string) => (stdout ? (JSON.parse(stdout).hookSpecificOutput?.additionalContext ?? '') : '')
+const denied = (stdout: string) =>
+  stdout
+    ? JSON.parse(stdout).hookSpecificOutput?.permissionDecision === 'deny'
+      ? JSON.parse(stdout).hookSpecificOutput.permissionDecisionReason
+      : ''
+    : ''
+const reviewerCalls = () =>
+  fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : []
 async function until(what: () => boolean, ms = 15_000) {
   const end = Date.now() + ms
   while (!what()) {
@@ -31,13 +57,26 @@ async function until(what: () => boolean, ms = 15_000) {
     await new Promise((r) => setTimeout(r, 50))
   }
 }
-const review = (trigger: string, extraEnv: NodeJS.ProcessEnv = {}) => exec(BIN('custodiet'), ['review', '--session', SESSION, '--trigger', trigger], { cwd: dir, env: { ...env, ...extraEnv } })
+const review = (trigger: string, extraEnv: NodeJS.ProcessEnv = {}) =>
+  exec(BIN('custodiet'), ['review', '--session', SESSION, '--trigger', trigger], {
+    cwd: dir,
+    env: { ...env, ...extraEnv },
+  })
 
 beforeEach(() => {
   dir = tempProject()
   log = path.join(dir, 'reviewer-calls.jsonl')
-  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', PATH: `${FAKE_BIN}:${process.env.PATH}`, FAKE_REVIEWER_LOG: log, FAKE_REVIEWER_MODE: 'ok' }
-  fs.writeFileSync(path.join(dir, 'transcript.jsonl'), fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcript-sample-deny.jsonl')))
+  env = {
+    CLAUDE_PROJECT_DIR: dir,
+    RATCHET_DIR: '',
+    PATH: `${FAKE_BIN}:${process.env.PATH}`,
+    FAKE_REVIEWER_LOG: log,
+    FAKE_REVIEWER_MODE: 'ok',
+  }
+  fs.writeFileSync(
+    path.join(dir, 'transcript.jsonl'),
+    fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcript-sample-deny.jsonl')),
+  )
 })
 
 describe('custodiet', () => {
@@ -56,8 +95,19 @@ describe('custodiet', () => {
   it('the seed’s Type B example (fix the login bug → refactor + tests + docs) is caught at the TodoWrite gate, before work begins', async () => {
     config({ reviewer: { kind: 'none' } })
     await prompt('fix the login bug')
-    const todos = ['Investigate login bug', 'Fix the root cause', 'Refactor authentication module', 'Add comprehensive tests', 'Update documentation'].map((content) => ({ content, status: 'pending', activeForm: content }))
-    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos }, tool_use_id: 't' })
+    const todos = [
+      'Investigate login bug',
+      'Fix the root cause',
+      'Refactor authentication module',
+      'Add comprehensive tests',
+      'Update documentation',
+    ].map((content) => ({ content, status: 'pending', activeForm: content }))
+    const r = await hook({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'TodoWrite',
+      tool_input: { todos },
+      tool_use_id: 't',
+    })
     // Refused: the plan is not written, and the agent hears which items were not asked for.
     const ctx = denied(r.stdout)
     expect(ctx).toContain('"Refactor authentication module" (refactoring)')
@@ -69,7 +119,15 @@ describe('custodiet', () => {
   it('the TodoWrite gate uses the reviewer when it answers in time', async () => {
     config({ reviewer: { kind: 'claude' }, todoBudgetMs: 8000 })
     await prompt('fix the login bug')
-    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor auth', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'attention' })
+    const r = await hook(
+      {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'TodoWrite',
+        tool_input: { todos: [{ content: 'Refactor auth', status: 'pending' }] },
+        tool_use_id: 't',
+      },
+      { FAKE_REVIEWER_MODE: 'attention' },
+    )
     expect(denied(r.stdout)).toContain('The agent is refactoring the auth module')
     expect(reviewerCalls()[0].prompt).toContain('- [pending] Refactor auth')
     // The gate and its reviewer saw one event: one finding, delivered once (by the refusal).
@@ -80,7 +138,15 @@ describe('custodiet', () => {
   it('…and decides deterministically within its budget when the reviewer hangs', async () => {
     config({ reviewer: { kind: 'claude', timeoutSeconds: 3 }, todoBudgetMs: 1500 })
     await prompt('fix the login bug')
-    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Refactor authentication module', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'hang' })
+    const r = await hook(
+      {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'TodoWrite',
+        tool_input: { todos: [{ content: 'Refactor authentication module', status: 'pending' }] },
+        tool_use_id: 't',
+      },
+      { FAKE_REVIEWER_MODE: 'hang' },
+    )
     expect(r.status).toBe(0)
     expect(denied(r.stdout)).toContain('deterministic check')
   })
@@ -89,7 +155,8 @@ describe('custodiet', () => {
     config({ reviewer: { kind: 'claude' } })
     await prompt('fix the typo in README.md')
     const outs = []
-    for (let i = 0; i < 7; i++) outs.push(await post(i % 2 ? 'Edit' : 'Read', { file_path: path.join(dir, 'README.md') }))
+    for (let i = 0; i < 7; i++)
+      outs.push(await post(i % 2 ? 'Edit' : 'Read', { file_path: path.join(dir, 'README.md') }))
     expect(outs.map((o) => o.stdout)).toEqual(Array(7).fill(''))
     await until(() => state().reviews.length === 1 && !state().reviewing)
     expect(state().reviews[0]).toMatchObject({ trigger: 'periodic', status: 'OK' })
@@ -102,10 +169,27 @@ describe('custodiet', () => {
     await prompt('fix the bug')
     await review('periodic')
     const call = reviewerCalls()[0]
-    expect(call.args).toEqual(expect.arrayContaining(['-p', '--model', 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--settings', '{"disableAllHooks":true}']))
+    expect(call.args).toEqual(
+      expect.arrayContaining([
+        '-p',
+        '--model',
+        'haiku',
+        '--output-format',
+        'json',
+        '--max-turns',
+        '1',
+        '--tools',
+        '',
+        '--settings',
+        '{"disableAllHooks":true}',
+      ]),
+    )
     expect(call.reviewerEnv).toBe('1')
     // A hook run inside the reviewer's process tree does nothing at all.
-    const inside = await hook({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_response: {} }, { RATCHET_REVIEWER: '1' })
+    const inside = await hook(
+      { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_response: {} },
+      { RATCHET_REVIEWER: '1' },
+    )
     expect(inside).toMatchObject({ status: 0, stdout: '' })
     expect(state().toolCount).toBe(0)
   })
@@ -128,7 +212,16 @@ describe('custodiet', () => {
     // A reviewer that hangs (until its 3 s timeout): the hook has long returned while it still runs.
     config({ reviewer: { kind: 'claude', timeoutSeconds: 3 }, every: 1 })
     await prompt('fix the bug')
-    const r = await hook({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/p/a.ts' }, tool_response: {}, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'hang' })
+    const r = await hook(
+      {
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_input: { file_path: '/p/a.ts' },
+        tool_response: {},
+        tool_use_id: 't',
+      },
+      { FAKE_REVIEWER_MODE: 'hang' },
+    )
     expect(r).toMatchObject({ status: 0, stdout: '' })
     expect(state().reviewing).toMatchObject({ trigger: 'periodic' })
     expect(state().reviews).toEqual([])
@@ -152,7 +245,10 @@ describe('custodiet', () => {
     await prompt('fix the login bug')
     const levels = []
     for (let i = 0; i < 3; i++) {
-      fs.appendFileSync(path.join(dir, 'transcript.jsonl'), JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n')
+      fs.appendFileSync(
+        path.join(dir, 'transcript.jsonl'),
+        JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n',
+      )
       await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
       levels.push(state().findings.at(-1).level)
     }
@@ -160,23 +256,34 @@ describe('custodiet', () => {
     const delivered = await post('Read', { file_path: '/p/a' })
     expect(context(delivered.stdout).match(/\[CUSTODIET\]/g)).toHaveLength(3)
     expect(context((await post('Read', { file_path: '/p/a' })).stdout)).toBe('')
-    const guard = (tool: string, input: Record<string, unknown>) => runBinAsync('preflight-check', preToolUse(dir, tool, input, SESSION), { cwd: dir, env })
+    const guard = (tool: string, input: Record<string, unknown>) =>
+      runBinAsync('preflight-check', preToolUse(dir, tool, input, SESSION), { cwd: dir, env })
     const bash = JSON.parse((await guard('Bash', { command: 'ls' })).stdout).hookSpecificOutput
-    expect(bash).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('[CUSTODIET] Holding') })
+    expect(bash).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('[CUSTODIET] Holding'),
+    })
     expect((await guard('Read', { file_path: path.join(dir, 'a') })).stdout).toBe('')
     await prompt('ok, just the login fix please')
     expect((await guard('Bash', { command: 'ls' })).stdout).toBe('')
   })
 
   it('the HTTP reviewer speaks the Messages API and counts tokens', async () => {
-    const model = await startMockModel([], { respond: () => ({ text: '## Compliance Check: ATTENTION\n\n**Issue**: Web search nobody asked for.\n**Principle**: Type A\n**Correction**: Report the error instead.' }) })
+    const model = await startMockModel([], {
+      respond: () => ({
+        text: '## Compliance Check: ATTENTION\n\n**Issue**: Web search nobody asked for.\n**Principle**: Type A\n**Correction**: Report the error instead.',
+      }),
+    })
     try {
       config({ reviewer: { kind: 'http', model: 'claude-haiku-test' } })
       await prompt('try again')
       await review('error', { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-test' })
       expect(state().reviews[0]).toMatchObject({ status: 'ATTENTION', input_tokens: 321, output_tokens: 45 })
       expect(state().findings[0]).toMatchObject({ category: 'reactive', level: 2 })
-      expect(model.requests[0]).toMatchObject({ model: 'claude-haiku-test', system: expect.stringContaining('custodiet') })
+      expect(model.requests[0]).toMatchObject({
+        model: 'claude-haiku-test',
+        system: expect.stringContaining('custodiet'),
+      })
       expect(JSON.stringify(model.requests[0].messages)).toContain('Explicit scope: try again')
     } finally {
       await model.close()
@@ -191,7 +298,9 @@ describe('custodiet', () => {
     const r = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
     expect(r.stdout).toContain(`Session ${SESSION}`)
     expect(r.stdout).toContain("Constraints: don't touch the schema")
-    expect(r.stdout).toMatch(/Tool calls: 1 +Reviews: 1 \{"ATTENTION":1\} +Reviewer cost: 1 calls, \d+ in \/ 40 out tokens/)
+    expect(r.stdout).toMatch(
+      /Tool calls: 1 +Reviews: 1 \{"ATTENTION":1\} +Reviewer cost: 1 calls, \d+ in \/ 40 out tokens/,
+    )
   })
 })
 
@@ -204,7 +313,8 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
       return false
     }
   }
-  const stop = (extra: Record<string, unknown> = {}, extraEnv: NodeJS.ProcessEnv = {}) => hook({ hook_event_name: 'Stop', stop_hook_active: false, ...extra }, extraEnv)
+  const stop = (extra: Record<string, unknown> = {}, extraEnv: NodeJS.ProcessEnv = {}) =>
+    hook({ hook_event_name: 'Stop', stop_hook_active: false, ...extra }, extraEnv)
 
   it('Type A: the error is not reviewed; the reaction is, with the calls since the error in the window', async () => {
     config({ reviewer: { kind: 'claude' }, reactionCalls: 3 })
@@ -307,7 +417,9 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     fs.writeFileSync(go(), '')
     await until(() => reviewerCalls().length === 2 && !state().reviewing && !state().queued)
     // The calls each review was asked about (its window; the envelope may already hold later prompts).
-    const [first, second] = reviewerCalls().map((c) => /The calls (?:in this turn|under review):\n([\s\S]*?)\n\n/.exec(c.prompt as string)?.[1])
+    const [first, second] = reviewerCalls().map(
+      (c) => /The calls (?:in this turn|under review):\n([\s\S]*?)\n\n/.exec(c.prompt as string)?.[1],
+    )
     expect(first).toMatch(/^#1 Edit .*a\.ts$/)
     expect(second).toMatch(/^#2 Edit .*b\.ts\n#3 Edit .*c\.ts$/)
     expect(state().reviews).toHaveLength(2)
@@ -337,7 +449,8 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     await post('Edit', { file_path: path.join(dir, 'src', 'auth.ts') })
     await stop({}, { FAKE_REVIEWER_MODE: 'attention' })
     await until(() => state().findings.length === 1 && !state().reviewing)
-    const other = (session: string) => hook({ hook_event_name: 'UserPromptSubmit', prompt: 'what next?', session_id: session })
+    const other = (session: string) =>
+      hook({ hook_event_name: 'UserPromptSubmit', prompt: 'what next?', session_id: session })
     const b = await other('sess-next')
     expect(context(b.stdout)).toContain(`earlier session in this project (${SESSION})`)
     expect(context(b.stdout)).toContain('The agent is refactoring the auth module')
@@ -352,19 +465,29 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
   })
 
   it('ratchet custodiet gate: a human turns the wait on and off (each with its cost); the agent cannot', async () => {
-    const ratchet = (args: string[], extra: NodeJS.ProcessEnv = {}) => exec(BIN('ratchet'), ['custodiet', 'gate', ...args], { cwd: dir, env: { ...env, ...extra } })
+    const ratchet = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      exec(BIN('ratchet'), ['custodiet', 'gate', ...args], { cwd: dir, env: { ...env, ...extra } })
     config({ reviewer: { kind: 'claude' }, every: 3 })
     expect((await ratchet([])).stdout).toContain('End of turn: background (gate off) — the end of a turn does not wait')
     const on = await ratchet(['on'])
     expect(on.status, on.stderr).toBe(0)
     expect(on.stdout).toContain('End of turn: gate on — the end of every turn that changed something waits')
-    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({ reviewer: { kind: 'claude' }, every: 3, stopGate: 'block' })
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({
+      reviewer: { kind: 'claude' },
+      every: 3,
+      stopGate: 'block',
+    })
     const agent = await ratchet(['off'], { CLAUDECODE: '1' })
     expect(agent.status).not.toBe(0)
     expect(agent.stderr).toContain("is the user's to run")
-    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet.stopGate).toBe('block')
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet.stopGate).toBe(
+      'block',
+    )
     expect((await ratchet(['off'])).stdout).toContain('background (gate off)')
-    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({ reviewer: { kind: 'claude' }, every: 3 })
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')).custodiet).toEqual({
+      reviewer: { kind: 'claude' },
+      every: 3,
+    })
     const bad = await ratchet(['maybe'])
     expect(bad.status).toBe(2)
     expect(bad.stderr.trim().split('\n')).toHaveLength(1)
@@ -375,7 +498,15 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
   it('a late answer still counts: the gate decides in its budget, the reviewer records cost and finding later', async () => {
     config({ reviewer: { kind: 'claude', timeoutSeconds: 20 }, todoBudgetMs: 500 })
     await prompt('fix the login bug')
-    const r = await hook({ hook_event_name: 'PreToolUse', tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Fix the login redirect', status: 'pending' }] }, tool_use_id: 't' }, { FAKE_REVIEWER_MODE: 'slow-attention', FAKE_REVIEWER_DELAY_MS: '2500' })
+    const r = await hook(
+      {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'TodoWrite',
+        tool_input: { todos: [{ content: 'Fix the login redirect', status: 'pending' }] },
+        tool_use_id: 't',
+      },
+      { FAKE_REVIEWER_MODE: 'slow-attention', FAKE_REVIEWER_DELAY_MS: '2500' },
+    )
     expect(r.stdout).toBe('') // deterministically fine, in time
     await until(() => state().reviews.length === 1)
     expect(state().reviews[0]).toMatchObject({ trigger: 'todo', status: 'ATTENTION', late: true })
@@ -411,12 +542,16 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     config({ reviewer: { kind: 'claude' } })
     await prompt('fix the login bug')
     for (let i = 0; i < 2; i++) {
-      fs.appendFileSync(path.join(dir, 'transcript.jsonl'), JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n')
+      fs.appendFileSync(
+        path.join(dir, 'transcript.jsonl'),
+        JSON.stringify({ type: 'user', message: { role: 'user', content: `step ${i}` } }) + '\n',
+      )
       await review('periodic', { FAKE_REVIEWER_MODE: 'attention' })
     }
     await post('Read', { file_path: '/p/a.ts' })
     await post('Read', { file_path: '/p/b.ts' })
-    const guard = () => runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: 'ls' }, SESSION), { cwd: dir, env })
+    const guard = () =>
+      runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: 'ls' }, SESSION), { cwd: dir, env })
     expect(JSON.parse((await guard()).stdout).hookSpecificOutput.permissionDecision).toBe('ask')
     const st = await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })
     expect(st.stdout).toContain('Active holds')
@@ -424,6 +559,8 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     const rel = await exec(BIN('ratchet'), ['custodiet', 'release', '--session', SESSION], { cwd: dir, env })
     expect(rel.stdout).toContain('Released')
     expect((await guard()).stdout).toBe('')
-    expect((await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })).stdout).toContain('No active holds.')
+    expect((await exec(BIN('ratchet'), ['custodiet', 'status'], { cwd: dir, env })).stdout).toContain(
+      'No active holds.',
+    )
   })
 })

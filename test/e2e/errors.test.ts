@@ -9,7 +9,19 @@ import { BIN, tempProject } from '../support/fixtures'
 
 let dir: string
 const run = (bin: string, args: string[]) => {
-  const r = spawnSync(BIN(bin), args, { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }, timeout: 20_000 })
+  const r = spawnSync(BIN(bin), args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      HOME: dir,
+      CLAUDE_PROJECT_DIR: dir,
+      RATCHET_DIR: '',
+      RATCHET_TELEGRAM_TOKEN: '',
+      RATCHET_TELEGRAM_CHAT_ID: '',
+    },
+    timeout: 20_000,
+  })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 const state = (f: string) => path.join(dir, '.ratchet', f)
@@ -23,18 +35,74 @@ const CASES: [string, string, string[], ErrorCode, RegExp, (() => void)?][] = [
   ['an unknown option', 'ratchet', ['--bogus'], 'usage', /unknown option '--bogus'/],
   ['an unknown command', 'ratchet', ['frobnicate'], 'usage', /unknown command 'frobnicate'/],
   ['explain with nothing to explain', 'ratchet', ['guardrails', 'explain'], 'usage', /^ratchet: give a payload file/],
-  ['an unknown pending action', 'ratchet', ['pending', 'show', 'pa-nope'], 'not_found', /^ratchet: no pending action pa-nope/],
-  ['approving an unknown action', 'ratchet', ['pending', 'approve', 'pa-nope'], 'not_found', /^ratchet: no pending action pa-nope/],
+  [
+    'an unknown pending action',
+    'ratchet',
+    ['pending', 'show', 'pa-nope'],
+    'not_found',
+    /^ratchet: no pending action pa-nope/,
+  ],
+  [
+    'approving an unknown action',
+    'ratchet',
+    ['pending', 'approve', 'pa-nope'],
+    'not_found',
+    /^ratchet: no pending action pa-nope/,
+  ],
   ['an unknown incident', 'ratchet', ['incident', 'close', 'INC-999'], 'not_found', /^ratchet: no incident INC-999/],
   ['an unknown proposal', 'ratchet', ['proposals', 'approve', 'PR-9'], 'not_found', /^ratchet: no proposal PR-9/],
-  ['an unknown session', 'ratchet', ['custodiet', 'status', '--session', 'nope'], 'not_found', /^ratchet: custodiet has no record of session nope/],
-  ['a corrupt incident log', 'ratchet', ['incident', 'list'], 'state_corrupt', /^ratchet: .*incidents\.json: not valid JSON/, () => fs.writeFileSync(state('incidents.json'), '{oops')],
-  ['a corrupt queue', 'ratchet', ['pending', 'list'], 'state_corrupt', /^ratchet: .*pending-actions\.json/, () => fs.writeFileSync(state('pending-actions.json'), '[{"id": 3}]')],
+  [
+    'an unknown session',
+    'ratchet',
+    ['custodiet', 'status', '--session', 'nope'],
+    'not_found',
+    /^ratchet: custodiet has no record of session nope/,
+  ],
+  [
+    'a corrupt incident log',
+    'ratchet',
+    ['incident', 'list'],
+    'state_corrupt',
+    /^ratchet: .*incidents\.json: not valid JSON/,
+    () => fs.writeFileSync(state('incidents.json'), '{oops'),
+  ],
+  [
+    'a corrupt queue',
+    'ratchet',
+    ['pending', 'list'],
+    'state_corrupt',
+    /^ratchet: .*pending-actions\.json/,
+    () => fs.writeFileSync(state('pending-actions.json'), '[{"id": 3}]'),
+  ],
   ['pause-and-ask without --action', 'pause-and-ask', [], 'usage', /^pause-and-ask: give --action/],
-  ['pause-and-ask with a bad severity', 'pause-and-ask', ['--action', 'x', '--severity', 'huge'], 'usage', /argument 'huge' is invalid/],
-  ['pause-and-ask status of an unknown id', 'pause-and-ask', ['status', 'pa-nope'], 'not_found', /^pause-and-ask: no pending action pa-nope/],
-  ['pattern-detect with an unknown report', 'pattern-detect', ['--report', 'monthly'], 'usage', /^pattern-detect: --report takes: weekly/],
-  ['pattern-detect with a bad --since', 'pattern-detect', ['--since', 'soon'], 'usage', /^pattern-detect: --since takes/],
+  [
+    'pause-and-ask with a bad severity',
+    'pause-and-ask',
+    ['--action', 'x', '--severity', 'huge'],
+    'usage',
+    /argument 'huge' is invalid/,
+  ],
+  [
+    'pause-and-ask status of an unknown id',
+    'pause-and-ask',
+    ['status', 'pa-nope'],
+    'not_found',
+    /^pause-and-ask: no pending action pa-nope/,
+  ],
+  [
+    'pattern-detect with an unknown report',
+    'pattern-detect',
+    ['--report', 'monthly'],
+    'usage',
+    /^pattern-detect: --report takes: weekly/,
+  ],
+  [
+    'pattern-detect with a bad --since',
+    'pattern-detect',
+    ['--since', 'soon'],
+    'usage',
+    /^pattern-detect: --since takes/,
+  ],
 ]
 
 describe('every CLI answers an error with its code and one line', () => {

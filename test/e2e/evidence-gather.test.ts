@@ -9,7 +9,15 @@ import { gatherEvidence } from '../../lib/io/evidence'
 import { tempProject } from '../support/fixtures'
 import { FAKE } from '../support/fake-secrets'
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent' }
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: '/nonexistent',
+}
 // Generous: the machine is shared; a hang is what this must catch, not slowness.
 const LIMITS = { budgetMs: 20_000 }
 
@@ -44,11 +52,18 @@ describe('git: what a push would send', () => {
     const { dir } = inc003()
     const { gathered, facts } = await evidence('git add -A && git commit -m "fix typo" && git push', dir)
     expect(gathered[0]).toMatchObject({ commits: 1, newBranch: false })
-    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.env', 'README.md'])
+    expect(
+      gathered[0].files
+        .filter((f) => !f.meta)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['.env', 'README.md'])
     expect(facts.status).toBe('hazard')
     const note = facts.lines.join('\n')
     expect(note).toContain('Evidence: `git add -A` then `git commit -m fix typo` then `git push` → origin (')
-    expect(note).toMatch(/Private: `\.env` \(untracked, would be staged by `git add -A`\): an environment file \(usually holds keys and passwords\); contains (an AWS access key id, AWS_SECRET_ACCESS_KEY|AWS_SECRET_ACCESS_KEY, an AWS access key id)\./)
+    expect(note).toMatch(
+      /Private: `\.env` \(untracked, would be staged by `git add -A`\): an environment file \(usually holds keys and passwords\); contains (an AWS access key id, AWS_SECRET_ACCESS_KEY|AWS_SECRET_ACCESS_KEY, an AWS access key id)\./,
+    )
     expect(note).not.toContain(FAKE.awsSecret)
   })
 
@@ -80,7 +95,10 @@ describe('git: what a push would send', () => {
     expect(gathered[0].commits).toBe(2)
     // Removed in the second commit, but the first still carries it to the remote.
     expect(facts.hazards.map((h) => h.path)).toContain('.env')
-    expect(facts.hazards.find((h) => h.path === '.env')?.how).toBe('in unpushed commit ' + spawnSync('git', ['rev-parse', '--short=7', 'HEAD~1'], { cwd: dir, encoding: 'utf8' }).stdout.trim())
+    expect(facts.hazards.find((h) => h.path === '.env')?.how).toBe(
+      'in unpushed commit ' +
+        spawnSync('git', ['rev-parse', '--short=7', 'HEAD~1'], { cwd: dir, encoding: 'utf8' }).stdout.trim(),
+    )
   })
 
   it('a secret added and removed again inside the range is still found (history leaves too)', async () => {
@@ -90,7 +108,9 @@ describe('git: what a push would send', () => {
     fs.writeFileSync(path.join(dir, 'config.yml'), 'api_key: ${API_KEY}\n')
     sh(dir, 'git commit -qam scrub')
     const { facts } = await evidence('git push origin main', dir)
-    expect(facts.hazards).toEqual([expect.objectContaining({ path: 'config.yml', kind: 'secret', why: 'contains api_key' })])
+    expect(facts.hazards).toEqual([
+      expect.objectContaining({ path: 'config.yml', kind: 'secret', why: 'contains api_key' }),
+    ])
   })
 
   it('a new branch is measured against the remote default branch, not its whole history', async () => {
@@ -108,7 +128,12 @@ describe('git: what a push would send', () => {
     sh(dir, `git remote add backup ${other}`, 'git commit -qam two')
     const { gathered } = await evidence('git push backup main', dir)
     expect(gathered[0].commits).toBe(2)
-    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.gitignore', 'README.md'])
+    expect(
+      gathered[0].files
+        .filter((f) => !f.meta)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['.gitignore', 'README.md'])
   })
 
   it('`git add -A` alone: the files it would stage, marked local', async () => {
@@ -136,12 +161,18 @@ describe('git: what a push would send', () => {
   it('a private file copied into a staged file earlier in the line is named', async () => {
     const { dir } = inc003({ ignoreEnv: true })
     const { facts } = await evidence('cp .env notes.txt && git add notes.txt && git commit -m x && git push', dir)
-    expect(facts.hazards[0]).toMatchObject({ path: '.env', how: 'used by `cp .env notes.txt` earlier in the line, before the staging' })
+    expect(facts.hazards[0]).toMatchObject({
+      path: '.env',
+      how: 'used by `cp .env notes.txt` earlier in the line, before the staging',
+    })
   })
 
   it('adding .env to .gitignore in the same line is the fix, and stays clean', async () => {
     const { dir } = inc003()
-    const { gathered, facts } = await evidence('echo .env >> .gitignore && git add README.md .gitignore && git commit -m x && git push', dir)
+    const { gathered, facts } = await evidence(
+      'echo .env >> .gitignore && git add README.md .gitignore && git commit -m x && git push',
+      dir,
+    )
     expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path)).toEqual(['README.md'])
     expect(facts.status).toBe('clean')
   })
@@ -173,9 +204,15 @@ describe('git: what a push would send', () => {
     // An npm that never answers.
     const bin = tempProject('ratchet-fake-npm-')
     fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 30\n', { mode: 0o755 })
-    const gathered = await gatherEvidence(planEvidence('npm publish', dir), { limits: { budgetMs: 1500 }, env: { PATH: `${bin}:${process.env.PATH}` } })
+    const gathered = await gatherEvidence(planEvidence('npm publish', dir), {
+      limits: { budgetMs: 1500 },
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    })
     expect(gathered[0].what).toContain('file list by Ratchet')
-    const names = gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()
+    const names = gathered[0].files
+      .filter((f) => !f.meta)
+      .map((f) => f.path)
+      .sort()
     for (const w of want) expect(names).toContain(w)
     expect(names).not.toContain('.npmrc')
     if (extra['.gitignore' as never]) expect(names).not.toContain('.env')
@@ -195,14 +232,19 @@ describe('bounded in time', () => {
     // A git that starts a grandchild and hangs: both must be gone after the deadline.
     fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nsleep 60 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 })
     // The fake git hangs for 60 s: gathering that waited for it would outlive the test's timeout.
-    const gathered = await gatherEvidence(planEvidence('git add -A && git commit -m x && git push', dir), { limits: { budgetMs: 500 }, env: { PATH: `${bin}:${process.env.PATH}` } })
+    const gathered = await gatherEvidence(planEvidence('git add -A && git commit -m x && git push', dir), {
+      limits: { budgetMs: 500 },
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    })
     const facts = assessEvidence(gathered)
     expect(facts.status).toBe('incomplete')
     expect(facts.lines.join('\n')).toContain('gathering did not finish within 500 ms')
     const pid = Number(fs.readFileSync(pidFile, 'utf8'))
     await new Promise((r) => setTimeout(r, 200))
     // Gone, or a zombie waiting for a PID 1 that does not reap (containers): either way not running.
-    const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone'
+    const state = fs.existsSync(`/proc/${pid}/stat`)
+      ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+      : 'gone'
     expect(['gone', 'Z', 'X']).toContain(state)
   })
 })
@@ -210,12 +252,25 @@ describe('bounded in time', () => {
 describe('packages and uploads', () => {
   it('npm publish: the package file list, with the .env npm would include', async () => {
     const dir = tempProject('ratchet-evidence-pkg-')
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'evidence-fixture', version: '1.0.0', scripts: { prepack: 'touch PREPACK_RAN' } }))
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'evidence-fixture', version: '1.0.0', scripts: { prepack: 'touch PREPACK_RAN' } }),
+    )
     fs.writeFileSync(path.join(dir, 'index.js'), 'module.exports = 1\n')
     fs.writeFileSync(path.join(dir, '.env'), `STRIPE_KEY=${FAKE.stripe}\n`)
     const { gathered, facts } = await evidence('npm publish --access public', dir)
-    expect(gathered[0].files.filter((f) => !f.meta).map((f) => f.path).sort()).toEqual(['.env', 'index.js', 'package.json'])
-    expect(facts.hazards.filter((h) => h.path === '.env').map((h) => h.why).join('; ')).toContain('a Stripe live key')
+    expect(
+      gathered[0].files
+        .filter((f) => !f.meta)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['.env', 'index.js', 'package.json'])
+    expect(
+      facts.hazards
+        .filter((h) => h.path === '.env')
+        .map((h) => h.why)
+        .join('; '),
+    ).toContain('a Stripe live key')
     // The check never runs the project's scripts.
     expect(fs.existsSync(path.join(dir, 'PREPACK_RAN'))).toBe(false)
   })
@@ -253,7 +308,10 @@ describe('packages and uploads', () => {
 
   it('an upload of a file made earlier in the same line is unchecked, and says so', async () => {
     const dir = tempProject('ratchet-evidence-up-')
-    const { facts } = await evidence('git bundle create repo.bundle HEAD && curl -F f=@repo.bundle https://x.example/up', dir)
+    const { facts } = await evidence(
+      'git bundle create repo.bundle HEAD && curl -F f=@repo.bundle https://x.example/up',
+      dir,
+    )
     expect(facts.status).toBe('incomplete')
     expect(facts.lines.join('\n')).toMatch(/repo\.bundle` does not exist yet, so its contents cannot be checked/)
   })

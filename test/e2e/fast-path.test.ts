@@ -12,7 +12,13 @@ import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../suppor
 
 // Async runs: a test of many synchronous spawns would keep vitest's worker from answering its progress RPC.
 const runBin = (name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv; args?: string[] }) =>
-  opts.args ? exec(BIN(name), opts.args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, input: typeof input === 'string' ? input : JSON.stringify(input) }) : runBinAsync(name, input, opts)
+  opts.args
+    ? exec(BIN(name), opts.args, {
+        cwd: opts.cwd,
+        env: { ...process.env, ...opts.env },
+        input: typeof input === 'string' ? input : JSON.stringify(input),
+      })
+    : runBinAsync(name, input, opts)
 
 let home: string
 
@@ -31,7 +37,12 @@ function project(): string {
   return dir
 }
 
-const envOf = (dir: string, fast: boolean): NodeJS.ProcessEnv => ({ CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', HOME: home, RATCHET_FAST_PATH: fast ? '' : '0' })
+const envOf = (dir: string, fast: boolean): NodeJS.ProcessEnv => ({
+  CLAUDE_PROJECT_DIR: dir,
+  RATCHET_DIR: '',
+  HOME: home,
+  RATCHET_FAST_PATH: fast ? '' : '0',
+})
 
 beforeEach(() => {
   home = tempProject('ratchet-fast-home-')
@@ -39,9 +50,21 @@ beforeEach(() => {
 
 /** What a run leaves that must not depend on the path taken: times, the project folder and fingerprints (of paths) normalised. */
 function normalise(text: string, dir: string): unknown {
-  return JSON.parse(text.split(dir).join('<P>').replace(/"[0-9a-f]{16}"/g, '"<fp>"').replace(/"(time|latency_ms|updated|at|fingerprint)":\s*("[^"]*"|[0-9.]+)/g, '"$1":0').replace(/":\s*1[0-9]{12}\b/g, '":0'))
+  return JSON.parse(
+    text
+      .split(dir)
+      .join('<P>')
+      .replace(/"[0-9a-f]{16}"/g, '"<fp>"')
+      .replace(/"(time|latency_ms|updated|at|fingerprint)":\s*("[^"]*"|[0-9.]+)/g, '"$1":0')
+      .replace(/":\s*1[0-9]{12}\b/g, '":0'),
+  )
 }
-const activity = (dir: string) => fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => normalise(l, dir))
+const activity = (dir: string) =>
+  fs
+    .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => normalise(l, dir))
 
 describe('the fast path on a real disk', () => {
   it('a session of reads, commands and edits: the same answers, activity log and session file with the fast path on and off', async () => {
@@ -69,18 +92,25 @@ describe('the fast path on a real disk', () => {
     for (let i = 0; i < a.length; i++) {
       const x = await runBin('preflight-check', a[i], { cwd: on, env: envOf(on, true) })
       const y = await runBin('preflight-check', b[i], { cwd: off, env: envOf(off, false) })
-      expect({ status: x.status, stdout: x.stdout.split(on).join('<P>'), stderr: x.stderr }, JSON.stringify(a[i].tool_input)).toEqual({ status: y.status, stdout: y.stdout.split(off).join('<P>'), stderr: y.stderr })
+      expect(
+        { status: x.status, stdout: x.stdout.split(on).join('<P>'), stderr: x.stderr },
+        JSON.stringify(a[i].tool_input),
+      ).toEqual({ status: y.status, stdout: y.stdout.split(off).join('<P>'), stderr: y.stderr })
     }
     expect(activity(on)).toEqual(activity(off))
     expect(activity(on).length).toBe(a.length)
-    const session = (dir: string) => normalise(fs.readFileSync(path.join(dir, '.ratchet', 'sessions', 'sess-1.json'), 'utf8'), dir)
+    const session = (dir: string) =>
+      normalise(fs.readFileSync(path.join(dir, '.ratchet', 'sessions', 'sess-1.json'), 'utf8'), dir)
     expect(session(on)).toEqual(session(off))
-    expect(Object.keys((session(on) as { reads: object }).reads)).toEqual(expect.arrayContaining(['<P>/README.md', '<P>/src/app.ts']))
+    expect(Object.keys((session(on) as { reads: object }).reads)).toEqual(
+      expect.arrayContaining(['<P>/README.md', '<P>/src/app.ts']),
+    )
   })
 
   describe('what it leaves to the full engine', () => {
     let dir: string
-    const call = (tool: string, input: Record<string, unknown>, session = 'sess-1') => JSON.stringify(preToolUse(dir, tool, input, session))
+    const call = (tool: string, input: Record<string, unknown>, session = 'sess-1') =>
+      JSON.stringify(preToolUse(dir, tool, input, session))
     // Settled, or not (an error in it, as in the executable, hands the call to the full engine).
     const fast = (text: string) => {
       try {
@@ -105,15 +135,26 @@ describe('the fast path on a real disk', () => {
       ['a cat through a symlinked folder', () => call('Bash', { command: 'cat linkdir/guardrails.json' })],
       ['an ls of a symlinked folder', () => call('Bash', { command: 'ls linkdir' })],
       ['a Read of .env', () => call('Read', { file_path: path.join(dir, '.env') })],
-      ['a Read of the bot token file', () => call('Read', { file_path: path.join(home, '.config', 'ratchet', 'telegram.json') })],
+      [
+        'a Read of the bot token file',
+        () => call('Read', { file_path: path.join(home, '.config', 'ratchet', 'telegram.json') }),
+      ],
     ])('%s', (_n, text) => {
       expect(fast(text())).toBe(false)
     })
 
     it('the activity line it writes is the one the full engine writes (fingerprint included)', async () => {
-      const log = () => fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      const log = () =>
+        fs
+          .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
       const strip = ({ time: _t, latency_ms: _l, ...rest }: Record<string, unknown>) => rest
-      for (const input of [{ tool: 'Read', input: { file_path: path.join(dir, 'README.md') } }, { tool: 'Bash', input: { command: 'git status --short' } }]) {
+      for (const input of [
+        { tool: 'Read', input: { file_path: path.join(dir, 'README.md') } },
+        { tool: 'Bash', input: { command: 'git status --short' } },
+      ]) {
         expect(fast(call(input.tool, input.input))).toBe(true)
         await runBin('preflight-check', JSON.parse(call(input.tool, input.input)), { cwd: dir, env: envOf(dir, false) })
         const [a, b] = log().slice(-2)
@@ -131,7 +172,19 @@ describe('the fast path on a real disk', () => {
       expect(fast(readme())).toBe(false)
       fs.rmSync(path.join(dir, '.ratchet', 'courtroom'), { recursive: true })
       const pending = path.join(dir, '.ratchet', 'pending-actions.json')
-      fs.writeFileSync(pending, JSON.stringify([{ id: 'pa-1', status: 'approved', severity: 'time-sensitive', action: 'run git push', session_id: 'sess-1', delivered: false }]))
+      fs.writeFileSync(
+        pending,
+        JSON.stringify([
+          {
+            id: 'pa-1',
+            status: 'approved',
+            severity: 'time-sensitive',
+            action: 'run git push',
+            session_id: 'sess-1',
+            delivered: false,
+          },
+        ]),
+      )
       expect(fast(readme())).toBe(false)
       // Another session's outcome is not this one's to deliver.
       expect(fast(call('Read', { file_path: path.join(dir, 'README.md') }, 'sess-2'))).toBe(true)
@@ -144,28 +197,59 @@ describe('the fast path on a real disk', () => {
       expect(fast(readme())).toBe(false)
       fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), '{"checkWindowSeconds": 60}')
       expect(fast(readme())).toBe(true)
-      fs.writeFileSync(path.join(dir, '.ratchet', 'sessions', 'sess-1.json'), '{"reads": [], "prompts": [], "checks": {}}')
+      fs.writeFileSync(
+        path.join(dir, '.ratchet', 'sessions', 'sess-1.json'),
+        '{"reads": [], "prompts": [], "checks": {}}',
+      )
       expect(fast(readme())).toBe(false)
     })
 
     it('a user rule that could match the call, and an index that is not bound to the current rules', async () => {
       const rules = path.join(dir, '.ratchet', 'guardrails.json')
       const list = JSON.parse(fs.readFileSync(rules, 'utf8'))
-      fs.writeFileSync(rules, JSON.stringify([...list, { id: 'GR-CAT', pattern: 'custom_cat', rule: 'Ask before cat.', severity: 'soft', decision: 'ask', match: { tools: ['Bash'], command: ['cat *'] } }], null, 2))
+      fs.writeFileSync(
+        rules,
+        JSON.stringify(
+          [
+            ...list,
+            {
+              id: 'GR-CAT',
+              pattern: 'custom_cat',
+              rule: 'Ask before cat.',
+              severity: 'soft',
+              decision: 'ask',
+              match: { tools: ['Bash'], command: ['cat *'] },
+            },
+          ],
+          null,
+          2,
+        ),
+      )
       // The rules changed: the index is stale until the full engine has looked.
       expect(fast(call('Bash', { command: 'ls' }))).toBe(false)
-      const r = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
+      const r = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), {
+        cwd: dir,
+        env: envOf(dir, true),
+      })
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask')
       // The note has the rule's own words, which the index keeps (without the counters a fold changes).
-      const entry = () => bucketedRules(indexSourceOfText(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8'))!).find((x) => x.id === 'GR-CAT')
+      const entry = () =>
+        bucketedRules(
+          indexSourceOfText(fs.readFileSync(path.join(dir, '.ratchet', '.guardrails-index.json'), 'utf8'))!,
+        ).find((x) => x.id === 'GR-CAT')
       expect(entry()).toMatchObject({ rule: 'Ask before cat.', decision: 'ask' })
       expect(entry()).not.toHaveProperty('fire_count')
       // A human looks: the fire count is folded into machine state; the rules file and its index stay as they were.
       await runBin('ratchet', '', { cwd: dir, env: envOf(dir, true), args: ['guardrails', 'list'] })
       expect(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'fire-counts.json'), 'utf8'))['GR-CAT'].n).toBe(1)
-      expect(JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT')).not.toHaveProperty('fire_count')
+      expect(
+        JSON.parse(fs.readFileSync(rules, 'utf8')).find((x: { id: string }) => x.id === 'GR-CAT'),
+      ).not.toHaveProperty('fire_count')
       expect(entry()).toMatchObject({ rule: 'Ask before cat.', decision: 'ask' })
-      const again = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), { cwd: dir, env: envOf(dir, true) })
+      const again = await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' }, 'sess-3')), {
+        cwd: dir,
+        env: envOf(dir, true),
+      })
       expect(JSON.parse(again.stdout).hookSpecificOutput.permissionDecisionReason).toContain('GR-CAT: Ask before cat.')
       expect(fast(call('Bash', { command: 'ls' }))).toBe(true)
       expect(fast(call('Bash', { command: 'cat README.md' }))).toBe(false)
@@ -174,20 +258,50 @@ describe('the fast path on a real disk', () => {
       const real = JSON.parse(fs.readFileSync(index, 'utf8'))
       fs.writeFileSync(index, JSON.stringify({ ...real, key: '1:2:3', tools: {} }))
       expect(fast(call('Bash', { command: 'ls' }))).toBe(false)
-      await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), { cwd: dir, env: envOf(dir, true) })
+      await runBin('preflight-check', JSON.parse(call('Bash', { command: 'cat README.md' })), {
+        cwd: dir,
+        env: envOf(dir, true),
+      })
       expect(JSON.parse(fs.readFileSync(index, 'utf8'))).toEqual(real)
     })
 
     it('a user rule on the files a Read names: a Read under its folder goes to the full engine, which fires it; other Reads stay fast', async () => {
       const rules = path.join(dir, '.ratchet', 'guardrails.json')
       const list = JSON.parse(fs.readFileSync(rules, 'utf8'))
-      fs.writeFileSync(rules, JSON.stringify([...list, { id: 'GR-SECRETS', pattern: 'custom_secrets', rule: 'Do not read the secrets folder.', severity: 'hard', match: { tools: ['Read'], paths: ['secrets/**'] } }], null, 2))
+      fs.writeFileSync(
+        rules,
+        JSON.stringify(
+          [
+            ...list,
+            {
+              id: 'GR-SECRETS',
+              pattern: 'custom_secrets',
+              rule: 'Do not read the secrets folder.',
+              severity: 'hard',
+              match: { tools: ['Read'], paths: ['secrets/**'] },
+            },
+          ],
+          null,
+          2,
+        ),
+      )
       fs.mkdirSync(path.join(dir, 'secrets'), { recursive: true })
       fs.writeFileSync(path.join(dir, 'secrets', 'a.txt'), 'x\n')
-      const r = await runBin('preflight-check', JSON.parse(call('Read', { file_path: path.join(dir, 'secrets', 'a.txt') }, 'sess-read')), { cwd: dir, env: envOf(dir, true) })
-      expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('GR-SECRETS') })
+      const r = await runBin(
+        'preflight-check',
+        JSON.parse(call('Read', { file_path: path.join(dir, 'secrets', 'a.txt') }, 'sess-read')),
+        { cwd: dir, env: envOf(dir, true) },
+      )
+      expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('GR-SECRETS'),
+      })
       // Must stay quiet: another file, and a command (the fast path still settles `ls`).
-      const quiet = await runBin('preflight-check', JSON.parse(call('Read', { file_path: path.join(dir, 'README.md') }, 'sess-read')), { cwd: dir, env: envOf(dir, true) })
+      const quiet = await runBin(
+        'preflight-check',
+        JSON.parse(call('Read', { file_path: path.join(dir, 'README.md') }, 'sess-read')),
+        { cwd: dir, env: envOf(dir, true) },
+      )
       expect(quiet.stdout).toBe('')
       expect(fast(call('Read', { file_path: path.join(dir, 'README.md') }))).toBe(true)
       expect(fast(call('Read', { file_path: path.join(dir, 'secrets', 'a.txt') }))).toBe(false)
@@ -201,7 +315,10 @@ describe('the fast path on a real disk', () => {
         { tool: 'Bash', input: { command: `echo '{}' > .ratchet/.guardrails-fast.json` } },
         { tool: 'Bash', input: { command: 'cp /tmp/x linkdir/.guardrails-fast.json' } },
       ]) {
-        const r = await runBin('preflight-check', preToolUse(dir, input.tool, input.input), { cwd: dir, env: envOf(dir, true) })
+        const r = await runBin('preflight-check', preToolUse(dir, input.tool, input.input), {
+          cwd: dir,
+          env: envOf(dir, true),
+        })
         expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, JSON.stringify(input)).toBe('deny')
       }
     })
@@ -213,7 +330,9 @@ describe('the fast path on a real disk', () => {
 // must be the one the full engine gives with the fast path off — for odd spellings and broken input too.
 describe("the launcher's screen", () => {
   it('is the fast bundle’s own list, written at build time', () => {
-    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'dist', 'preflight-check.fast.screen.json'), 'utf8'))).toEqual(SCREEN)
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'dist', 'preflight-check.fast.screen.json'), 'utf8'))).toEqual(
+      SCREEN,
+    )
   })
 
   it('screened or not, every payload gets the answer the full engine gives', async () => {
@@ -231,7 +350,11 @@ describe("the launcher's screen", () => {
       preToolUse(dir, 'Bash', {}),
       preToolUse(dir, 'Write', { file_path: path.join(dir, 'x.md'), content: 'x' }),
       preToolUse(dir, 'mcp__tools__run', { command: 'ls' }),
-      { ...preToolUse(dir, 'Read', { file_path: path.join(dir, 'README.md') }), hook_event_name: 'UserPromptSubmit', prompt: 'hi' },
+      {
+        ...preToolUse(dir, 'Read', { file_path: path.join(dir, 'README.md') }),
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'hi',
+      },
       '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"',
       '',
       '[]',
@@ -242,11 +365,19 @@ describe("the launcher's screen", () => {
     for (let i = 0; i < a.length; i++) {
       const x = await runBin('preflight-check', a[i], { cwd: on, env: envOf(on, true) })
       const y = await runBin('preflight-check', b[i], { cwd: off, env: envOf(off, false) })
-      const strip = (t: string, dir: string) => t.split(dir).join('<P>').replace(/\b(pa|ck)-[0-9a-z-]+/g, '<id>')
-      expect({ status: x.status, stdout: strip(x.stdout, on), stderr: strip(x.stderr, on) }, JSON.stringify(a[i])).toEqual({ status: y.status, stdout: strip(y.stdout, off), stderr: strip(y.stderr, off) })
+      const strip = (t: string, dir: string) =>
+        t
+          .split(dir)
+          .join('<P>')
+          .replace(/\b(pa|ck)-[0-9a-z-]+/g, '<id>')
+      expect(
+        { status: x.status, stdout: strip(x.stdout, on), stderr: strip(x.stderr, on) },
+        JSON.stringify(a[i]),
+      ).toEqual({ status: y.status, stdout: strip(y.stdout, off), stderr: strip(y.stderr, off) })
     }
     // The same log, line for line (a pause's id is random).
-    const log = (dir: string) => activity(dir).map((l) => ({ ...(l as object), pending_id: typeof (l as { pending_id?: unknown }).pending_id }))
+    const log = (dir: string) =>
+      activity(dir).map((l) => ({ ...(l as object), pending_id: typeof (l as { pending_id?: unknown }).pending_id }))
     expect(log(on)).toEqual(log(off))
   })
 
@@ -256,7 +387,12 @@ describe("the launcher's screen", () => {
     fs.cpSync(path.join(ROOT, 'dist'), path.join(pkg, 'dist'), { recursive: true })
     fs.rmSync(path.join(pkg, 'dist', 'preflight-check.fast.screen.json'))
     const dir = project()
-    const run = (command: string) => exec(path.join(pkg, 'bin', 'preflight-check'), [], { cwd: dir, env: { ...process.env, ...envOf(dir, true) }, input: JSON.stringify(preToolUse(dir, 'Bash', { command })) })
+    const run = (command: string) =>
+      exec(path.join(pkg, 'bin', 'preflight-check'), [], {
+        cwd: dir,
+        env: { ...process.env, ...envOf(dir, true) },
+        input: JSON.stringify(preToolUse(dir, 'Bash', { command })),
+      })
     expect((await run('ls -la')).stdout).toBe('')
     expect(JSON.parse((await run('rm -rf src')).stdout).hookSpecificOutput.permissionDecision).toBe('deny')
   })

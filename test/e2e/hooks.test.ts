@@ -8,7 +8,12 @@ import { ROOT, hookSamples, initProject, preToolUse, runBin, tempProject } from 
 let dir: string
 let env: NodeJS.ProcessEnv
 const state = (f: string) => path.join(dir, '.ratchet', f)
-const activity = () => fs.readFileSync(state('activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+const activity = () =>
+  fs
+    .readFileSync(state('activity.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
 const guard = (input: unknown) => runBin('preflight-check', input, { cwd: dir, env })
 const denyReason = (stdout: string) => JSON.parse(stdout).hookSpecificOutput.permissionDecisionReason as string
 
@@ -21,7 +26,9 @@ describe('preflight-check', () => {
   it('a clean allow prints nothing, exits 0, and is logged', () => {
     const r = guard(preToolUse(dir, 'Bash', { command: 'ls -la' }))
     expect(r).toEqual({ status: 0, stdout: '', stderr: '' })
-    expect(activity()).toMatchObject([{ hook: 'preflight-check', tool: 'Bash', action: 'ls -la', decision: 'allow', classes: [], guardrails: [] }])
+    expect(activity()).toMatchObject([
+      { hook: 'preflight-check', tool: 'Bash', action: 'ls -la', decision: 'allow', classes: [], guardrails: [] },
+    ])
     expect(typeof activity()[0].latency_ms).toBe('number')
   })
 
@@ -35,9 +42,15 @@ describe('preflight-check', () => {
     expect(retry).toEqual({ status: 0, stdout: '', stderr: '' })
     expect(activity().map((a) => a.decision)).toEqual(['check', 'proceeded_after_check'])
     const listed = runBin('ratchet', '', { cwd: dir, env, args: ['guardrails', 'list', '--json'] }) // a human looks: the fire log is folded in
-    expect(JSON.parse(listed.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-PUBLIC')).toMatchObject({ fire_count: 1, last_fired: expect.any(String) })
+    expect(JSON.parse(listed.stdout).guardrails.find((r: { id: string }) => r.id === 'RG-PUBLIC')).toMatchObject({
+      fire_count: 1,
+      last_fired: expect.any(String),
+    })
     // The retry was used up: a third attempt is checked again.
-    expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push origin feature' })).stdout).hookSpecificOutput.permissionDecision).toBe('deny')
+    expect(
+      JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push origin feature' })).stdout).hookSpecificOutput
+        .permissionDecision,
+    ).toBe('deny')
   })
 
   it('a retry in another session is a new check', () => {
@@ -56,7 +69,12 @@ describe('preflight-check', () => {
   it("self-protection: the agent cannot rewrite Ratchet's rules or hook settings", () => {
     for (const input of [
       preToolUse(dir, 'Write', { file_path: state('guardrails.json'), content: '[]' }),
-      preToolUse(dir, 'Edit', { file_path: path.join(dir, '.claude', 'settings.json'), old_string: 'a', new_string: 'b', replace_all: false }),
+      preToolUse(dir, 'Edit', {
+        file_path: path.join(dir, '.claude', 'settings.json'),
+        old_string: 'a',
+        new_string: 'b',
+        replace_all: false,
+      }),
       preToolUse(dir, 'Bash', { command: "sed -i 's/hard/soft/' .ratchet/guardrails.json" }),
       preToolUse(dir, 'Bash', { command: 'echo "[]" > .ratchet/pending-actions.json' }),
     ]) {
@@ -72,23 +90,42 @@ describe('preflight-check', () => {
     guard(preToolUse(dir, 'Read', { file_path: file }))
     const edit = preToolUse(dir, 'Edit', { file_path: file, old_string: 'old', new_string: 'new', replace_all: false })
     expect(guard(edit).stdout).toBe('')
-    expect(guard({ session_id: 'sess-1', hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }).status).toBe(0)
+    expect(
+      guard({ session_id: 'sess-1', hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }).status,
+    ).toBe(0)
     expect(denyReason(guard(edit).stdout)).toContain('stale data')
   })
 
   it('routing around a hard block is flagged: same effect, another tool or command', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'))
-    fs.writeFileSync(state('guardrails.json'), JSON.stringify([{ id: 'GR-KEYS', pattern: 'custom', match: { tools: ['Write', 'Edit'], paths: ['secrets/**'] }, rule: 'Never write keys.', severity: 'hard' }]))
+    fs.writeFileSync(
+      state('guardrails.json'),
+      JSON.stringify([
+        {
+          id: 'GR-KEYS',
+          pattern: 'custom',
+          match: { tools: ['Write', 'Edit'], paths: ['secrets/**'] },
+          rule: 'Never write keys.',
+          severity: 'hard',
+        },
+      ]),
+    )
     const key = path.join(dir, 'secrets', 'api.key')
     expect(denyReason(guard(preToolUse(dir, 'Write', { file_path: key, content: 'k' })).stdout)).toContain('GR-KEYS')
     // The same file through Bash: the rule only names Write/Edit, so it would run. It becomes a custodiet
     // checkpoint instead: this call, and the next, ask the user first.
-    const cp = JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'cp /tmp/k secrets/api.key' })).stdout).hookSpecificOutput
+    const cp = JSON.parse(
+      guard(preToolUse(dir, 'Bash', { command: 'cp /tmp/k secrets/api.key' })).stdout,
+    ).hookSpecificOutput
     expect(cp.permissionDecision).toBe('ask')
-    expect(cp.permissionDecisionReason).toMatch(/After "Write .*api\.key" was blocked, the agent tried "cp \/tmp\/k secrets\/api\.key", which has the same effect/)
+    expect(cp.permissionDecisionReason).toMatch(
+      /After "Write .*api\.key" was blocked, the agent tried "cp \/tmp\/k secrets\/api\.key", which has the same effect/,
+    )
     expect(activity().at(-1)).toMatchObject({ signals: ['route_around'], decision: 'custodiet_checkpoint' })
     expect(fs.existsSync(path.join(dir, '.ratchet', 'custodiet', 'sess-1.hold.json'))).toBe(true)
-    expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).hookSpecificOutput.permissionDecision).toBe('ask')
+    expect(
+      JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).hookSpecificOutput.permissionDecision,
+    ).toBe('ask')
     // The denied Write created nothing, so it counts as no read.
     expect(JSON.parse(fs.readFileSync(state('sessions/sess-1.json'), 'utf8')).reads).toEqual({})
   })
@@ -101,14 +138,21 @@ describe('preflight-check', () => {
   })
 
   it('records prompts at UserPromptSubmit for the scope check', () => {
-    expect(guard({ session_id: 'sess-1', hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo in README' })).toEqual({ status: 0, stdout: '', stderr: '' })
-    expect(denyReason(guard(preToolUse(dir, 'WebSearch', { query: 'typo checker' })).stdout)).toContain('scope beyond request')
+    expect(
+      guard({ session_id: 'sess-1', hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo in README' }),
+    ).toEqual({ status: 0, stdout: '', stderr: '' })
+    expect(denyReason(guard(preToolUse(dir, 'WebSearch', { query: 'typo checker' })).stdout)).toContain(
+      'scope beyond request',
+    )
   })
 
   it.each([
     ['garbage', 'stdin is not a JSON hook payload'],
     ['', 'stdin was empty'],
-    [JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: 'rm -rf /' }), 'PreToolUse payload: tool_input'],
+    [
+      JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: 'rm -rf /' }),
+      'PreToolUse payload: tool_input',
+    ],
   ])('malformed stdin %j: exit 2, one clear line, no stack trace', (input, message) => {
     const r = guard(input)
     expect(r.status).toBe(2)
@@ -128,13 +172,23 @@ describe('preflight-check', () => {
     expect(out.systemMessage).toContain(`${state('guardrails.json')}: not valid JSON`)
     expect(out.systemMessage).toContain('using the packaged default rules')
     // The packaged soft rules still check, and the broken file is never rewritten.
-    expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push' })).stdout).hookSpecificOutput.permissionDecision).toBe('deny')
+    expect(
+      JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push' })).stdout).hookSpecificOutput.permissionDecision,
+    ).toBe('deny')
     expect(fs.readFileSync(state('guardrails.json'), 'utf8')).toBe('[{"id": "X", ')
   })
 
   it('a guardrails.json broken after its rules were in force: those rules stay in force, and every call says so', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'))
-    const rules = [{ id: 'GR-DEPLOY', pattern: 'custom_deploy', rule: 'Deploys go through CI.', severity: 'hard', match: { tools: ['Bash'], command: ['deploy-tool *'] } }]
+    const rules = [
+      {
+        id: 'GR-DEPLOY',
+        pattern: 'custom_deploy',
+        rule: 'Deploys go through CI.',
+        severity: 'hard',
+        match: { tools: ['Bash'], command: ['deploy-tool *'] },
+      },
+    ]
     fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
     const deny = (command: string) => JSON.parse(guard(preToolUse(dir, 'Bash', { command })).stdout || '{}')
     expect(deny('deploy-tool prod').hookSpecificOutput.permissionDecisionReason).toContain('GR-DEPLOY')
@@ -149,7 +203,9 @@ describe('preflight-check', () => {
       expect(out.hookSpecificOutput.permissionDecisionReason).toContain('GR-DEPLOY: Deploys go through CI.')
       expect(out.systemMessage).toContain('the last rules that were valid stay in force until it is fixed')
       // Must stay quiet: what the rule does not name.
-      expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls -la src' })).stdout || '{}').hookSpecificOutput).toBeUndefined()
+      expect(
+        JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls -la src' })).stdout || '{}').hookSpecificOutput,
+      ).toBeUndefined()
       fs.rmSync(state('guardrails.json'), { recursive: true })
       fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
       expect(deny('deploy-tool prod').systemMessage).toBeUndefined()
@@ -161,7 +217,13 @@ describe('preflight-check', () => {
 
   it('one invalid rule is reported by index and field; the others still fire', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'))
-    fs.writeFileSync(state('guardrails.json'), JSON.stringify([{ id: 'OK', pattern: 'git_push', rule: 'r', severity: 'hard' }, { id: 'BAD', pattern: 'x', rule: 'r', severity: 'sometimes' }]))
+    fs.writeFileSync(
+      state('guardrails.json'),
+      JSON.stringify([
+        { id: 'OK', pattern: 'git_push', rule: 'r', severity: 'hard' },
+        { id: 'BAD', pattern: 'x', rule: 'r', severity: 'sometimes' },
+      ]),
+    )
     const out = JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'git push' })).stdout)
     expect(out.hookSpecificOutput.permissionDecision).toBe('deny')
     expect(out.hookSpecificOutput.permissionDecisionReason).toContain('OK')
@@ -179,7 +241,9 @@ describe('preflight-check', () => {
     const edited = JSON.parse(fs.readFileSync(state('guardrails.json'), 'utf8'))
     edited[0].severity = 'hard'
     fs.writeFileSync(state('guardrails.json'), JSON.stringify(edited, null, 2))
-    expect(denyReason(guard(preToolUse(dir, 'Bash', { command: 'git push origin x' })).stdout)).toContain('Proceed: no.')
+    expect(denyReason(guard(preToolUse(dir, 'Bash', { command: 'git push origin x' })).stdout)).toContain(
+      'Proceed: no.',
+    )
     edited[0].severity = 'sometimes'
     fs.writeFileSync(state('guardrails.json'), JSON.stringify(edited, null, 2))
     expect(JSON.parse(guard(preToolUse(dir, 'Bash', { command: 'ls' })).stdout).systemMessage).toContain('[0].severity')
@@ -195,7 +259,10 @@ describe('preflight-check', () => {
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toContain('could not check this action')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     // Read-only tools are let through: a broken state folder must not freeze the agent entirely.
-    const read = runBin('preflight-check', preToolUse(dir, 'Read', { file_path: path.join(dir, 'x') }), { cwd: dir, env: env2 })
+    const read = runBin('preflight-check', preToolUse(dir, 'Read', { file_path: path.join(dir, 'x') }), {
+      cwd: dir,
+      env: env2,
+    })
     expect(read.stdout).toBe('')
   })
 
@@ -218,12 +285,27 @@ describe('session-start', () => {
   it('injects the active guardrails, hard first, at most five lines plus a count', () => {
     fs.mkdirSync(path.join(dir, '.ratchet'))
     const rules = [
-      ...Array.from({ length: 6 }, (_, i) => ({ id: `S${i}`, pattern: 'git_push', rule: `soft ${i}`, severity: 'soft' })),
+      ...Array.from({ length: 6 }, (_, i) => ({
+        id: `S${i}`,
+        pattern: 'git_push',
+        rule: `soft ${i}`,
+        severity: 'soft',
+      })),
       { id: 'H1', source: 'INC-003', pattern: 'commit_to_public_repo', rule: 'hard one', severity: 'hard' },
     ]
     fs.writeFileSync(state('guardrails.json'), JSON.stringify(rules))
-    fs.writeFileSync(state('pending-actions.json'), JSON.stringify([{ id: 'pa-1', action: 'send the release email', severity: 'destructive', status: 'pending' }, { id: 'pa-0', action: 'x', status: 'approved' }]))
-    const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup', cwd: dir }, { cwd: dir, env })
+    fs.writeFileSync(
+      state('pending-actions.json'),
+      JSON.stringify([
+        { id: 'pa-1', action: 'send the release email', severity: 'destructive', status: 'pending' },
+        { id: 'pa-0', action: 'x', status: 'approved' },
+      ]),
+    )
+    const r = runBin(
+      'session-start',
+      { session_id: 's', hook_event_name: 'SessionStart', source: 'startup', cwd: dir },
+      { cwd: dir, env },
+    )
     expect(r.status).toBe(0)
     const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
     const lines = ctx.split('\n')
@@ -238,7 +320,11 @@ describe('session-start', () => {
   })
 
   it('a project whose floor was never set up is held: every call is refused, naming the fix, until a human acts', () => {
-    const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
+    const r = runBin(
+      'session-start',
+      { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' },
+      { cwd: dir, env },
+    )
     const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext
     expect(ctx).toContain('Floor: sandboxed')
     expect(ctx).toMatch(/HELD: .*npx ratchet-guard init.*npx ratchet-guard floor confirm/)
@@ -251,7 +337,11 @@ describe('session-start', () => {
   })
 
   it('with no project rules, shows the packaged defaults', () => {
-    const r = runBin('session-start', { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }, { cwd: dir, env })
+    const r = runBin(
+      'session-start',
+      { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' },
+      { cwd: dir, env },
+    )
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain('HARD RG-CATASTROPHIC')
   })
 
@@ -262,21 +352,31 @@ describe('session-start', () => {
     guard(preToolUse(dir, 'Read', { file_path: file }))
     const edit = preToolUse(dir, 'Edit', { file_path: file, old_string: 'x', new_string: 'y', replace_all: false })
     expect(guard(edit).stdout).toBe('')
-    runBin('session-start', { session_id: 'sess-1', hook_event_name: 'SessionStart', source: 'compact' }, { cwd: dir, env })
+    runBin(
+      'session-start',
+      { session_id: 'sess-1', hook_event_name: 'SessionStart', source: 'compact' },
+      { cwd: dir, env },
+    )
     expect(guard(edit).stdout).toContain('stale data')
   })
 })
 
 describe('packaging', () => {
-  it.each(['preflight-check', 'preflight-check.fast', 'session-start'])('loading %s does not pull in heavy Node built-ins (start-up is the hot path)', (hook) => {
-    // A file entry point: `node -e` itself loads crypto, which would hide the very thing we check.
-    const probe = path.join(tempProject(), 'probe.cjs')
-    const heavy = /^NativeModule (crypto|child_process|tty|net|http|https|perf_hooks|zlib|stream)$/
-    fs.writeFileSync(probe, `require(${JSON.stringify(path.join(ROOT, 'dist', hook + '.cjs'))}); console.log(JSON.stringify({ loaded: process.moduleLoadList.length, heavy: process.moduleLoadList.filter((m) => ${heavy}.test(m)) }))`)
-    const r = JSON.parse(spawnSync(process.execPath, [probe], { encoding: 'utf8' }).stdout)
-    expect(r.loaded).toBeGreaterThan(10)
-    expect(r.heavy).toEqual([])
-  })
+  it.each(['preflight-check', 'preflight-check.fast', 'session-start'])(
+    'loading %s does not pull in heavy Node built-ins (start-up is the hot path)',
+    (hook) => {
+      // A file entry point: `node -e` itself loads crypto, which would hide the very thing we check.
+      const probe = path.join(tempProject(), 'probe.cjs')
+      const heavy = /^NativeModule (crypto|child_process|tty|net|http|https|perf_hooks|zlib|stream)$/
+      fs.writeFileSync(
+        probe,
+        `require(${JSON.stringify(path.join(ROOT, 'dist', hook + '.cjs'))}); console.log(JSON.stringify({ loaded: process.moduleLoadList.length, heavy: process.moduleLoadList.filter((m) => ${heavy}.test(m)) }))`,
+      )
+      const r = JSON.parse(spawnSync(process.execPath, [probe], { encoding: 'utf8' }).stdout)
+      expect(r.loaded).toBeGreaterThan(10)
+      expect(r.heavy).toEqual([])
+    },
+  )
 
   it('ships pending-actions.json as an empty queue and guardrails.json as valid rules', () => {
     expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'pending-actions.json'), 'utf8'))).toEqual([])

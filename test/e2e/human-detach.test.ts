@@ -18,7 +18,10 @@ function guard(command: string, session: string): { decision: string; reason: st
   if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
   if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
-  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+  return {
+    decision: out.permissionDecision ?? 'allow',
+    reason: out.permissionDecisionReason ?? out.additionalContext ?? '',
+  }
 }
 
 const A = 'ratchet pending approve pa-1a2b3c4d'
@@ -71,7 +74,14 @@ const STOP = [
 ]
 
 /** What cannot be read (a crontab from a file on disk, typed in an editor, `at -f` of a file): never a silent allow. */
-const UNREADABLE = ['crontab /tmp/somefile', 'crontab -e', 'at -f /tmp/jobs now', 'at now + 1 hour', 'tmux source-file /tmp/t.conf', 'expect /tmp/approve.exp']
+const UNREADABLE = [
+  'crontab /tmp/somefile',
+  'crontab -e',
+  'at -f /tmp/jobs now',
+  'at now + 1 hour',
+  'tmux source-file /tmp/t.conf',
+  'expect /tmp/approve.exp',
+]
 
 const QUIET = [
   'nohup npm run dev > dev.log 2>&1 &',
@@ -89,7 +99,7 @@ const QUIET = [
   'pm2 start server.js --name api',
   'pm2 list',
   'forever start app.js',
-  "ls *.ts | entr -c npm test",
+  'ls *.ts | entr -c npm test',
   "expect -c 'spawn ssh-keygen -l -f id.pub; expect eof'",
   'watch -n 5 git status',
 ]
@@ -106,19 +116,25 @@ afterAll(() => {
 })
 
 describe('deciding commands run detached from the agent', () => {
-  it.each(STOP.map((c, i) => [c, i] as const))('denied on the first call and on an identical retry: %s', (command, i) => {
-    for (const attempt of [1, 2]) {
-      const o = guard(command, `stop-${i}`)
-      expect(o.decision, `attempt ${attempt}: ${o.reason}`).toBe('deny')
-      expect(o.reason, `attempt ${attempt}`).toMatch(/\[RATCHET\] Denied/)
-    }
-  })
+  it.each(STOP.map((c, i) => [c, i] as const))(
+    'denied on the first call and on an identical retry: %s',
+    (command, i) => {
+      for (const attempt of [1, 2]) {
+        const o = guard(command, `stop-${i}`)
+        expect(o.decision, `attempt ${attempt}: ${o.reason}`).toBe('deny')
+        expect(o.reason, `attempt ${attempt}`).toMatch(/\[RATCHET\] Denied/)
+      }
+    },
+  )
 
-  it.each(UNREADABLE.map((c, i) => [c, i] as const))('code that runs later and cannot be read is never a silent allow: %s', (command, i) => {
-    const o = guard(command, `unread-${i}`)
-    expect(o.decision).toBe('deny')
-    expect(o.reason).toMatch(/could not read what this command runs/)
-  })
+  it.each(UNREADABLE.map((c, i) => [c, i] as const))(
+    'code that runs later and cannot be read is never a silent allow: %s',
+    (command, i) => {
+      const o = guard(command, `unread-${i}`)
+      expect(o.decision).toBe('deny')
+      expect(o.reason).toMatch(/could not read what this command runs/)
+    },
+  )
 
   it.each(QUIET.map((c, i) => [c, i] as const))('ordinary detached work stays quiet: %s', (command, i) => {
     expect(guard(command, `quiet-${i}`)).toEqual({ decision: 'allow', reason: '' })

@@ -24,11 +24,16 @@ function guard(call: Call, session: string, extra: NodeJS.ProcessEnv = {}): { de
   if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
   if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
-  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+  return {
+    decision: out.permissionDecision ?? 'allow',
+    reason: out.permissionDecisionReason ?? out.additionalContext ?? '',
+  }
 }
 const secretsOf = (session: string): string[] => {
   try {
-    return Object.keys(JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'sessions', `${session}.json`), 'utf8')).secrets ?? {})
+    return Object.keys(
+      JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'sessions', `${session}.json`), 'utf8')).secrets ?? {},
+    )
   } catch {
     return []
   }
@@ -75,7 +80,8 @@ describe("Ratchet's private files", () => {
     () => 'grep -r token ~/.config',
     () => 'rsync -a ~/.config/ /tmp/c/',
     () => `python3 -c "print(open(__import__('os').path.expanduser('~/.config/ratchet/telegram.json')).read())"`,
-    () => `node -e "console.log(require('fs').readFileSync(process.env.HOME + '/.config/ratchet/telegram-key', 'utf8'))"`,
+    () =>
+      `node -e "console.log(require('fs').readFileSync(process.env.HOME + '/.config/ratchet/telegram-key', 'utf8'))"`,
     () => `echo '{"api_url":"http://127.0.0.1:9"}' > ~/.config/ratchet/telegram.json`,
     () => ['mcp__filesystem__read_text_file', { path: path.join(K(), 'telegram.json') }],
     () => ['mcp__filesystem__read_multiple_files', { paths: ['src/app.ts', path.join(K(), 'telegram-key')] }],
@@ -94,7 +100,15 @@ describe("Ratchet's private files", () => {
     }
   })
 
-  const QUIET: Call[] = [['mcp__filesystem__list_directory', { path: '~/.config/ratchet' }], ['mcp__filesystem__read_text_file', { path: 'src/app.ts' }], 'ls -la ~/.config/ratchet', 'ls ~/.config/ratchet/keys', 'cat ~/.config/git/config', 'ratchet doctor', 'ratchet cases verify']
+  const QUIET: Call[] = [
+    ['mcp__filesystem__list_directory', { path: '~/.config/ratchet' }],
+    ['mcp__filesystem__read_text_file', { path: 'src/app.ts' }],
+    'ls -la ~/.config/ratchet',
+    'ls ~/.config/ratchet/keys',
+    'cat ~/.config/git/config',
+    'ratchet doctor',
+    'ratchet cases verify',
+  ]
   it.each(QUIET.map((c, i) => [i, c] as const))('listing names and other config stays quiet (%i)', (i, c) => {
     expect(guard(c, `keys-quiet-${i}`, { XDG_CONFIG_HOME: xdg })).toEqual({ decision: 'allow', reason: '' })
   })
@@ -123,16 +137,22 @@ describe('searches decide as Read does for the secrets they could print', () => 
     'grep -r API src',
   ]
   for (const fast of ['1', '0']) {
-    it.each(REMEMBERED.map((c, i) => [i, c] as const))(`quiet, and .env is remembered as read (fast path ${fast}) %i`, (_i, c) => {
-      const s = `seen-${fast}-${n++}`
-      expect(guard(c, s, { RATCHET_FAST_PATH: fast })).toEqual({ decision: 'allow', reason: '' })
-      expect(secretsOf(s)).toEqual(['.env'])
-    })
-    it.each(NOTHING.map((c, i) => [i, c] as const))(`quiet, and nothing is remembered (fast path ${fast}) %i`, (_i, c) => {
-      const s = `none-${fast}-${n++}`
-      expect(guard(c, s, { RATCHET_FAST_PATH: fast })).toEqual({ decision: 'allow', reason: '' })
-      expect(secretsOf(s)).toEqual([])
-    })
+    it.each(REMEMBERED.map((c, i) => [i, c] as const))(
+      `quiet, and .env is remembered as read (fast path ${fast}) %i`,
+      (_i, c) => {
+        const s = `seen-${fast}-${n++}`
+        expect(guard(c, s, { RATCHET_FAST_PATH: fast })).toEqual({ decision: 'allow', reason: '' })
+        expect(secretsOf(s)).toEqual(['.env'])
+      },
+    )
+    it.each(NOTHING.map((c, i) => [i, c] as const))(
+      `quiet, and nothing is remembered (fast path ${fast}) %i`,
+      (_i, c) => {
+        const s = `none-${fast}-${n++}`
+        expect(guard(c, s, { RATCHET_FAST_PATH: fast })).toEqual({ decision: 'allow', reason: '' })
+        expect(secretsOf(s)).toEqual([])
+      },
+    )
   }
 
   it('a search that printed .env counts as Read does when data later leaves: the same decision and note', () => {

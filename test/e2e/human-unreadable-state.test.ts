@@ -13,8 +13,11 @@ let env: NodeJS.ProcessEnv
 const guard = (tool: string, input: Record<string, unknown>, session = 'u1') => {
   const r = runBin('preflight-check', preToolUse(dir, tool, input, session), { cwd: dir, env })
   expect(r.status).toBe(0)
-  const out = r.stdout.trim() ? JSON.parse(r.stdout).hookSpecificOutput ?? {} : {}
-  return { decision: (out.permissionDecision as string) ?? 'allow', reason: (out.permissionDecisionReason as string) ?? '' }
+  const out = r.stdout.trim() ? (JSON.parse(r.stdout).hookSpecificOutput ?? {}) : {}
+  return {
+    decision: (out.permissionDecision as string) ?? 'allow',
+    reason: (out.permissionDecisionReason as string) ?? '',
+  }
 }
 
 beforeEach(() => {
@@ -54,7 +57,7 @@ describe('an unreadable probation file is the strictest probation', () => {
   })
 })
 
-describe("an unreadable custodiet hold is the strictest hold", () => {
+describe('an unreadable custodiet hold is the strictest hold', () => {
   it.each([
     ['a folder', () => fs.mkdirSync(hold('h1'))],
     ['bad JSON', () => fs.writeFileSync(hold('h1'), '{')],

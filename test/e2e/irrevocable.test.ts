@@ -14,7 +14,8 @@ import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthr
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }
 const DB = `lost_irrevocable_${process.pid}`
-const psql = (sql: string, db = DB) => spawnSync('psql', ['-h', '127.0.0.1', '-d', db, '-tAc', sql], { encoding: 'utf8' })
+const psql = (sql: string, db = DB) =>
+  spawnSync('psql', ['-h', '127.0.0.1', '-d', db, '-tAc', sql], { encoding: 'utf8' })
 const rows = () => Number(psql('SELECT count(*) FROM users').stdout.trim())
 
 function project(prefix: string): { dir: string; env: NodeJS.ProcessEnv; home: string } {
@@ -26,11 +27,21 @@ function project(prefix: string): { dir: string; env: NodeJS.ProcessEnv; home: s
   fs.writeFileSync(path.join(dir, 'README.md'), '# demo\n')
   const env = { ...process.env, ...GIT_ENV, HOME: home, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_WARM: '0' }
   expect(runBin('ratchet', '', { cwd: dir, env, args: ['init', '--project-dir', dir] }).status).toBe(0)
-  spawnSync('sh', ['-c', `git init -q --bare ${path.join(base, 'remote.git')} && git init -q -b main && git add -A && git commit -qm init && git remote add origin ${path.join(base, 'remote.git')}`], { cwd: dir, env })
+  spawnSync(
+    'sh',
+    [
+      '-c',
+      `git init -q --bare ${path.join(base, 'remote.git')} && git init -q -b main && git add -A && git commit -qm init && git remote add origin ${path.join(base, 'remote.git')}`,
+    ],
+    { cwd: dir, env },
+  )
   return { dir, env, home }
 }
 
-const queueOf = (dir: string) => (fs.existsSync(path.join(dir, '.ratchet', 'pending-actions.json')) ? JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8')) : []) as { id: string; context: string; status: string; action: string; session_id: string }[]
+const queueOf = (dir: string) =>
+  (fs.existsSync(path.join(dir, '.ratchet', 'pending-actions.json'))
+    ? JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
+    : []) as { id: string; context: string; status: string; action: string; session_id: string }[]
 
 beforeAll(() => {
   spawnSync('psql', ['-h', '127.0.0.1', '-d', 'test', '-c', `DROP DATABASE IF EXISTS ${DB}`])
@@ -42,26 +53,105 @@ afterAll(() => {
 
 describe('at the hook boundary, family by family', () => {
   const FORMS: { family: string; command: string; what: RegExp; twin: string }[] = [
-    { family: 'deploy', command: 'terraform destroy -auto-approve', what: /every resource in the Terraform state/, twin: 'terraform plan' },
-    { family: 'deploy', command: 'kubectl delete ns prod', what: /namespace prod and everything in it/, twin: 'kubectl get ns' },
-    { family: 'deploy', command: 'helm uninstall api -n prod', what: /Helm release api in namespace prod/, twin: 'helm list -n prod' },
-    { family: 'cloud', command: 'aws s3 rm s3://prod-assets/ --recursive', what: /every object under s3:\/\/prod-assets\//, twin: 'aws s3 ls s3://prod-assets/' },
-    { family: 'cloud', command: 'gcloud projects delete my-proj --quiet', what: /Google Cloud project my-proj/, twin: 'gcloud projects list' },
-    { family: 'forge', command: 'gh repo delete me/app --yes', what: /GitHub repository me\/app/, twin: 'gh repo view me/app' },
-    { family: 'publish', command: 'npm unpublish mypkg@1.0.0 --force', what: /version 1\.0\.0 of mypkg/, twin: 'npm view mypkg versions' },
-    { family: 'containers', command: 'docker system prune -af --volumes', what: /every unused volume/, twin: 'docker system df' },
-    { family: 'database', command: "psql -h db.internal -d app -c 'TRUNCATE users'", what: /every row of users \(app on db\.internal\)/, twin: "psql -h db.internal -d app -c 'SELECT 1'" },
-    { family: 'database', command: 'npx knex migrate:rollback --all', what: /every migration batch/, twin: 'npx knex migrate:status' },
-    { family: 'payments', command: 'stripe refunds create --charge ch_123', what: /a refund for ch_123 on Stripe/, twin: 'stripe refunds list' },
-    { family: 'network', command: 'curl -X DELETE https://api.example.com/v1/users/42', what: /api\.example\.com\/v1\/users\/42/, twin: 'curl https://api.example.com/v1/users/42' },
-    { family: 'git', command: 'git push origin --delete feature/old', what: /ref feature\/old on remote origin/, twin: 'git branch -a' },
-    { family: 'mail', command: 'echo hi | mail -s report boss@example.com', what: /mail to boss@example\.com/, twin: 'echo hi' },
+    {
+      family: 'deploy',
+      command: 'terraform destroy -auto-approve',
+      what: /every resource in the Terraform state/,
+      twin: 'terraform plan',
+    },
+    {
+      family: 'deploy',
+      command: 'kubectl delete ns prod',
+      what: /namespace prod and everything in it/,
+      twin: 'kubectl get ns',
+    },
+    {
+      family: 'deploy',
+      command: 'helm uninstall api -n prod',
+      what: /Helm release api in namespace prod/,
+      twin: 'helm list -n prod',
+    },
+    {
+      family: 'cloud',
+      command: 'aws s3 rm s3://prod-assets/ --recursive',
+      what: /every object under s3:\/\/prod-assets\//,
+      twin: 'aws s3 ls s3://prod-assets/',
+    },
+    {
+      family: 'cloud',
+      command: 'gcloud projects delete my-proj --quiet',
+      what: /Google Cloud project my-proj/,
+      twin: 'gcloud projects list',
+    },
+    {
+      family: 'forge',
+      command: 'gh repo delete me/app --yes',
+      what: /GitHub repository me\/app/,
+      twin: 'gh repo view me/app',
+    },
+    {
+      family: 'publish',
+      command: 'npm unpublish mypkg@1.0.0 --force',
+      what: /version 1\.0\.0 of mypkg/,
+      twin: 'npm view mypkg versions',
+    },
+    {
+      family: 'containers',
+      command: 'docker system prune -af --volumes',
+      what: /every unused volume/,
+      twin: 'docker system df',
+    },
+    {
+      family: 'database',
+      command: "psql -h db.internal -d app -c 'TRUNCATE users'",
+      what: /every row of users \(app on db\.internal\)/,
+      twin: "psql -h db.internal -d app -c 'SELECT 1'",
+    },
+    {
+      family: 'database',
+      command: 'npx knex migrate:rollback --all',
+      what: /every migration batch/,
+      twin: 'npx knex migrate:status',
+    },
+    {
+      family: 'payments',
+      command: 'stripe refunds create --charge ch_123',
+      what: /a refund for ch_123 on Stripe/,
+      twin: 'stripe refunds list',
+    },
+    {
+      family: 'network',
+      command: 'curl -X DELETE https://api.example.com/v1/users/42',
+      what: /api\.example\.com\/v1\/users\/42/,
+      twin: 'curl https://api.example.com/v1/users/42',
+    },
+    {
+      family: 'git',
+      command: 'git push origin --delete feature/old',
+      what: /ref feature\/old on remote origin/,
+      twin: 'git branch -a',
+    },
+    {
+      family: 'mail',
+      command: 'echo hi | mail -s report boss@example.com',
+      what: /mail to boss@example\.com/,
+      twin: 'echo hi',
+    },
     { family: 'schedule', command: 'crontab -r', what: /every job in the user’s crontab/, twin: 'crontab -l' },
   ]
   it.each(FORMS.map((f) => [f.family, f.command, f] as const))('%s: %s', (_family, _command, f) => {
     const p = project('ratchet-irrevocable-')
-    const hook = (payload: Record<string, unknown>) => runBin('preflight-check', { session_id: 's', transcript_path: '', cwd: p.dir, ...payload }, { cwd: p.dir, env: p.env })
-    const decide = (command: string) => JSON.parse(hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 't' }).stdout || '{}').hookSpecificOutput ?? {}
+    const hook = (payload: Record<string, unknown>) =>
+      runBin(
+        'preflight-check',
+        { session_id: 's', transcript_path: '', cwd: p.dir, ...payload },
+        { cwd: p.dir, env: p.env },
+      )
+    const decide = (command: string) =>
+      JSON.parse(
+        hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 't' }).stdout ||
+          '{}',
+      ).hookSpecificOutput ?? {}
     hook({ hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo in the README' })
     const first = decide(f.command)
     expect(first.permissionDecision).toBe('deny')
@@ -78,14 +168,23 @@ describe('at the hook boundary, family by family', () => {
 
 describe('a real PostgreSQL database', () => {
   beforeAll(() => {
-    expect(psql("CREATE TABLE users (id int); INSERT INTO users SELECT generate_series(1, 5)").status).toBe(0)
+    expect(psql('CREATE TABLE users (id int); INSERT INTO users SELECT generate_series(1, 5)').status).toBe(0)
   })
 
   it('a DELETE nobody asked for is paused with the table named, and the rows stay; the local reset the user asked for runs quietly', () => {
     const p = project('ratchet-irrevocable-pg-')
-    const hook = (payload: Record<string, unknown>, session: string) => runBin('preflight-check', { session_id: session, transcript_path: '', cwd: p.dir, ...payload }, { cwd: p.dir, env: p.env })
+    const hook = (payload: Record<string, unknown>, session: string) =>
+      runBin(
+        'preflight-check',
+        { session_id: session, transcript_path: '', cwd: p.dir, ...payload },
+        { cwd: p.dir, env: p.env },
+      )
     const attempt = (command: string, session: string) => {
-      const out = JSON.parse(hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 't' }, session).stdout || '{}').hookSpecificOutput ?? {}
+      const out =
+        JSON.parse(
+          hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 't' }, session)
+            .stdout || '{}',
+        ).hookSpecificOutput ?? {}
       if ((out.permissionDecision ?? 'allow') === 'allow') spawnSync('sh', ['-c', command], { cwd: p.dir })
       return out
     }
@@ -97,7 +196,10 @@ describe('a real PostgreSQL database', () => {
       expect(out.permissionDecisionReason).toContain(`Destroys: every row of users (${DB} on 127.0.0.1)`)
     }
     expect(rows()).toBe(5)
-    hook({ hook_event_name: 'UserPromptSubmit', prompt: `delete every row of the users table in my local ${DB} database` }, 'asked')
+    hook(
+      { hook_event_name: 'UserPromptSubmit', prompt: `delete every row of the users table in my local ${DB} database` },
+      'asked',
+    )
     expect(attempt(command, 'asked').permissionDecision ?? 'allow').toBe('allow')
     expect(rows()).toBe(0)
   })
@@ -120,16 +222,45 @@ describe('headless claude -p: deferred, not passed by a second run, run once aft
   beforeAll(async () => {
     p = project('ratchet-irrevocable-claude-')
     remote = path.join(p.dir, 'remote.git')
-    spawnSync('sh', ['-c', `echo remote.git/ >> .git/info/exclude && git init -q --bare remote.git && git remote set-url origin ${remote} && git push -q origin main && git push -q origin main:release/1.x`], { cwd: p.dir, env: p.env })
-    model = await startMockModel([{ tool: 'Bash', input: { command, description: 'Tidy old branches' } }, { text: 'Done.' }])
+    spawnSync(
+      'sh',
+      [
+        '-c',
+        `echo remote.git/ >> .git/info/exclude && git init -q --bare remote.git && git remote set-url origin ${remote} && git push -q origin main && git push -q origin main:release/1.x`,
+      ],
+      { cwd: p.dir, env: p.env },
+    )
+    model = await startMockModel([
+      { tool: 'Bash', input: { command, description: 'Tidy old branches' } },
+      { text: 'Done.' },
+    ])
     const claude = path.join(ROOT, 'node_modules', '.bin', 'claude')
     const env = claudeEnv(model.url, p.home, GIT_ENV)
-    first = await exec(claude, ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
-    second = await exec(claude, ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
+    first = await exec(
+      claude,
+      ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: p.dir, env },
+    )
+    second = await exec(
+      claude,
+      ['-p', 'the README has a typo in the title, fix it', '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: p.dir, env },
+    )
     branchesAfterRuns = branches()
     const mine = queueOf(p.dir).find((e) => e.session_id === JSON.parse(first.stdout).session_id)!
-    expect((await exec(BIN('ratchet'), ['pending', 'approve', mine.id], { cwd: p.dir, env: { ...process.env, CLAUDE_PROJECT_DIR: p.dir } })).status).toBe(0)
-    resumed = await exec(claude, ['-p', '--resume', JSON.parse(first.stdout).session_id, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: p.dir, env })
+    expect(
+      (
+        await exec(BIN('ratchet'), ['pending', 'approve', mine.id], {
+          cwd: p.dir,
+          env: { ...process.env, CLAUDE_PROJECT_DIR: p.dir },
+        })
+      ).status,
+    ).toBe(0)
+    resumed = await exec(
+      claude,
+      ['-p', '--resume', JSON.parse(first.stdout).session_id, '--output-format', 'json', '--allowedTools', 'Bash'],
+      { cwd: p.dir, env },
+    )
   }, 240_000)
 
   afterAll(async () => {
@@ -142,7 +273,9 @@ describe('headless claude -p: deferred, not passed by a second run, run once aft
     expect(branchesAfterRuns).toContain('release/1.x')
     // An approval binds to the session it was asked in: each run has its own entry, none of them approved by the other.
     const q = queueOf(p.dir)
-    expect(q.map((e) => e.session_id).sort()).toEqual([JSON.parse(first.stdout).session_id, JSON.parse(second.stdout).session_id].sort())
+    expect(q.map((e) => e.session_id).sort()).toEqual(
+      [JSON.parse(first.stdout).session_id, JSON.parse(second.stdout).session_id].sort(),
+    )
     for (const e of q) expect(e.context).toMatch(/Destroys: ref release\/1\.x on remote origin/)
   })
 

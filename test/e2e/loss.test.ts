@@ -12,8 +12,20 @@ import { preToolUse, runBin, tempProject } from '../support/fixtures'
 let dir: string
 let home: string
 let env: NodeJS.ProcessEnv
-const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' }
-const sh = (cmd: string) => execFileSync('bash', ['-c', cmd], { cwd: dir, env: { ...process.env, HOME: home, ...GIT_ENV }, stdio: 'pipe', encoding: 'utf8' })
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@x',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@x',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
+const sh = (cmd: string) =>
+  execFileSync('bash', ['-c', cmd], {
+    cwd: dir,
+    env: { ...process.env, HOME: home, ...GIT_ENV },
+    stdio: 'pipe',
+    encoding: 'utf8',
+  })
 
 interface Outcome {
   decision: 'allow' | 'deny' | 'ask'
@@ -25,11 +37,25 @@ function guard(tool: string, input: Record<string, unknown>, session: string): O
   if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
   if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
-  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+  return {
+    decision: out.permissionDecision ?? 'allow',
+    reason: out.permissionDecisionReason ?? out.additionalContext ?? '',
+  }
 }
 
 function prompt(text: string, session: string): void {
-  const r = runBin('preflight-check', { session_id: session, transcript_path: path.join(dir, 't.jsonl'), cwd: dir, permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt: text }, { cwd: dir, env })
+  const r = runBin(
+    'preflight-check',
+    {
+      session_id: session,
+      transcript_path: path.join(dir, 't.jsonl'),
+      cwd: dir,
+      permission_mode: 'default',
+      hook_event_name: 'UserPromptSubmit',
+      prompt: text,
+    },
+    { cwd: dir, env },
+  )
   if (r.status !== 0) throw new Error(r.stderr)
 }
 
@@ -71,26 +97,87 @@ afterAll(() => {
 })
 
 const STOP: { name: string; command: string; survives: string; evidence: RegExp; prompt?: string }[] = [
-  { name: 'rm of an untracked user file', command: 'rm -f notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt \(23 B\) — untracked: git cannot restore it/ },
-  { name: 'a function deleting it', command: 'f(){ rm -rf "$1"; }; f notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt \(23 B\)/ },
-  { name: 'a script written and run', command: "printf 'rm -f notes-user.txt' > /tmp/ratchet-loss-s.sh && sh /tmp/ratchet-loss-s.sh", survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'a computed program word', command: '$(echo rm) -f notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'eval of a variable holding rm', command: 'c="rm -f"; eval $c notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'a python one-liner', command: `python3 -c "import os; os.remove('notes-user.txt')"`, survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
+  {
+    name: 'rm of an untracked user file',
+    command: 'rm -f notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt \(23 B\) — untracked: git cannot restore it/,
+  },
+  {
+    name: 'a function deleting it',
+    command: 'f(){ rm -rf "$1"; }; f notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt \(23 B\)/,
+  },
+  {
+    name: 'a script written and run',
+    command: "printf 'rm -f notes-user.txt' > /tmp/ratchet-loss-s.sh && sh /tmp/ratchet-loss-s.sh",
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+  },
+  {
+    name: 'a computed program word',
+    command: '$(echo rm) -f notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+  },
+  {
+    name: 'eval of a variable holding rm',
+    command: 'c="rm -f"; eval $c notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+  },
+  {
+    name: 'a python one-liner',
+    command: `python3 -c "import os; os.remove('notes-user.txt')"`,
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+  },
   { name: 'truncating it', command: ': > notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'moving another file over it', command: 'mv README.md notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'discarding uncommitted changes', command: 'git checkout -- src/app.ts', survives: 'src/app.ts', evidence: /src\/app\.ts \(\d+ B\) — uncommitted changes would be lost/ },
+  {
+    name: 'moving another file over it',
+    command: 'mv README.md notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+  },
+  {
+    name: 'discarding uncommitted changes',
+    command: 'git checkout -- src/app.ts',
+    survives: 'src/app.ts',
+    evidence: /src\/app\.ts \(\d+ B\) — uncommitted changes would be lost/,
+  },
   { name: 'git clean -f', command: 'git clean -fq', survives: 'notes-user.txt', evidence: /notes-user\.txt/ },
-  { name: 'ignored data that is not build output', command: 'rm -rf data', survives: 'data/survey.csv', evidence: /data\/survey\.csv .*ignored by git and not build output/ },
-  { name: 'find -name naming the user file', command: 'find . -name "notes-*" -delete', survives: 'notes-user.txt', evidence: /notes-user\.txt \(23 B\)/ },
-  { name: 'asked, but unreadable: the worst reading is weighed', command: '$(echo rm) -f notes-user.txt', survives: 'notes-user.txt', evidence: /notes-user\.txt/, prompt: 'delete notes-user.txt' },
+  {
+    name: 'ignored data that is not build output',
+    command: 'rm -rf data',
+    survives: 'data/survey.csv',
+    evidence: /data\/survey\.csv .*ignored by git and not build output/,
+  },
+  {
+    name: 'find -name naming the user file',
+    command: 'find . -name "notes-*" -delete',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt \(23 B\)/,
+  },
+  {
+    name: 'asked, but unreadable: the worst reading is weighed',
+    command: '$(echo rm) -f notes-user.txt',
+    survives: 'notes-user.txt',
+    evidence: /notes-user\.txt/,
+    prompt: 'delete notes-user.txt',
+  },
 ]
 
 const QUIET: { name: string; command: string; gone?: string; prompt?: string }[] = [
   { name: 'build output', command: 'rm -rf dist node_modules', gone: 'dist' },
   { name: 'a tracked clean file', command: 'rm README.md', gone: 'README.md' },
   { name: 'a dry run of git clean', command: 'git clean -n' },
-  { name: 'the file the user asked to delete', command: 'rm -f notes-user.txt', gone: 'notes-user.txt', prompt: 'please delete notes-user.txt, it is obsolete' },
+  {
+    name: 'the file the user asked to delete',
+    command: 'rm -f notes-user.txt',
+    gone: 'notes-user.txt',
+    prompt: 'please delete notes-user.txt, it is obsolete',
+  },
   { name: 'a move to a new name', command: 'mv notes-user.txt notes-old.txt', gone: 'notes-user.txt' },
   { name: 'writing to /tmp', command: 'echo x > /tmp/ratchet-loss-x' },
   { name: 'a function deleting build output', command: 'f(){ rm -rf "$1"; }; f dist', gone: 'dist' },
@@ -112,8 +199,14 @@ describe('a deletion of user data pauses on the first call and the identical ret
       expect(retry.reason).toMatch(/queued for a human decision/)
       expect(fs.existsSync(path.join(dir, c.survives)), `${c.survives} survives`).toBe(true)
       const queue = JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
-      const entries = (Array.isArray(queue) ? queue : queue.entries ?? []) as { context: string; session_id: string }[]
-      expect(entries.filter((e) => e.session_id === session), 'queued once').toHaveLength(1)
+      const entries = (Array.isArray(queue) ? queue : (queue.entries ?? [])) as {
+        context: string
+        session_id: string
+      }[]
+      expect(
+        entries.filter((e) => e.session_id === session),
+        'queued once',
+      ).toHaveLength(1)
       expect(entries.find((e) => e.session_id === session)?.context).toMatch(c.evidence)
     })
   })

@@ -14,17 +14,29 @@ let dir: string
 let tg: FakeTelegram
 let env: NodeJS.ProcessEnv
 
-const queue = (): PendingEntry[] => JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
+const queue = (): PendingEntry[] =>
+  JSON.parse(fs.readFileSync(path.join(dir, '.ratchet', 'pending-actions.json'), 'utf8'))
 const run = (bin: string, args: string[]) => exec(BIN(bin), args, { cwd: dir, env: { ...process.env, ...env } })
 const paths = () => resolvePaths({ ...env }, dir)
 const beat = (now?: Date) => heartbeatOnce(paths(), { env: { ...env }, ...(now ? { now: () => now } : {}) })
-const ask = async (action: string, severity = 'destructive') => JSON.parse((await run('pause-and-ask', ['--action', action, '--trigger', 'test', '--context', 'ctx', '--severity', severity])).stdout)
-const buttons = (m: { reply_markup?: { inline_keyboard?: { callback_data?: string }[][] } }) => (m.reply_markup?.inline_keyboard ?? []).flat().map((b) => b.callback_data!)
+const ask = async (action: string, severity = 'destructive') =>
+  JSON.parse(
+    (await run('pause-and-ask', ['--action', action, '--trigger', 'test', '--context', 'ctx', '--severity', severity]))
+      .stdout,
+  )
+const buttons = (m: { reply_markup?: { inline_keyboard?: { callback_data?: string }[][] } }) =>
+  (m.reply_markup?.inline_keyboard ?? []).flat().map((b) => b.callback_data!)
 
 beforeEach(async () => {
   dir = tempProject()
   tg = await startFakeTelegram()
-  env = { CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', RATCHET_TELEGRAM_TOKEN: tg.token, RATCHET_TELEGRAM_CHAT_ID: tg.chatId, XDG_CONFIG_HOME: tg.xdg() }
+  env = {
+    CLAUDE_PROJECT_DIR: dir,
+    RATCHET_DIR: '',
+    RATCHET_TELEGRAM_TOKEN: tg.token,
+    RATCHET_TELEGRAM_CHAT_ID: tg.chatId,
+    XDG_CONFIG_HOME: tg.xdg(),
+  }
 })
 afterEach(async () => {
   await tg.close()
@@ -35,11 +47,26 @@ describe('pause-and-ask', () => {
     const r = await ask('deploy with API_KEY=sk-live-abcdefghijklmnop1234 to prod')
     expect(r).toEqual({ id: expect.stringMatching(/^pa-[0-9a-f]{8}$/), status: 'pending' })
     const [m] = tg.messages
-    expect(m.text).toMatch(/^🔩 \[PAUSE\] I'm about to deploy with API_KEY=sk-l…\*\*\*\* to prod\.\nTrigger: test\nContext: ctx\n/)
+    expect(m.text).toMatch(
+      /^🔩 \[PAUSE\] I'm about to deploy with API_KEY=sk-l…\*\*\*\* to prod\.\nTrigger: test\nContext: ctx\n/,
+    )
     expect(m.text).not.toContain('abcdefghijklmnop1234')
     expect(m.text).toContain('Reply ✅ to proceed, ❌ to cancel, or tell me what to change.')
-    expect(buttons(m)).toEqual([expect.stringMatching(new RegExp(`^pa:${r.id}:[0-9a-f]{16}:a$`)), expect.stringMatching(/:d$/)])
-    expect(queue()[0]).toMatchObject({ id: r.id, status: 'pending', notified: true, message_id: m.message_id, severity: 'destructive', timeout: null, decided_at: null, decided_by: null, reply: null })
+    expect(buttons(m)).toEqual([
+      expect.stringMatching(new RegExp(`^pa:${r.id}:[0-9a-f]{16}:a$`)),
+      expect.stringMatching(/:d$/),
+    ])
+    expect(queue()[0]).toMatchObject({
+      id: r.id,
+      status: 'pending',
+      notified: true,
+      message_id: m.message_id,
+      severity: 'destructive',
+      timeout: null,
+      decided_at: null,
+      decided_by: null,
+      reply: null,
+    })
   })
 
   it('✅ approves: status, edited message, answered tap', async () => {
@@ -67,7 +94,9 @@ describe('pause-and-ask', () => {
     tg.reply(tg.messages[0].message_id, 'not yet, fix the typo in the title first')
     tg.reply(tg.messages[1].message_id, 'yes')
     await beat()
-    expect((await run('pause-and-ask', ['status', a.id])).stdout).toBe('denied\nreply: not yet, fix the typo in the title first\n')
+    expect((await run('pause-and-ask', ['status', a.id])).stdout).toBe(
+      'denied\nreply: not yet, fix the typo in the title first\n',
+    )
     expect((await run('pause-and-ask', ['status', b.id])).stdout).toBe('approved\nreply: yes\n')
   })
 
@@ -93,7 +122,11 @@ describe('pause-and-ask', () => {
     tg.tap(tg.messages[0].message_id, approveFirst) // a second tap on a decided action
     await beat()
     expect(queue().map((e) => e.status)).toEqual(['approved', 'pending'])
-    expect(tg.answers.map((a) => a.text)).toEqual(['This button is no longer valid.', 'Approved ✅', 'Already decided (approved)'])
+    expect(tg.answers.map((a) => a.text)).toEqual([
+      'This button is no longer valid.',
+      'Approved ✅',
+      'Already decided (approved)',
+    ])
   })
 
   it('the queue (readable by the agent) holds no valid button: a press carrying its secret decides nothing', async () => {
@@ -108,7 +141,10 @@ describe('pause-and-ask', () => {
     const r = await beat()
     expect(r.decided).toEqual([])
     expect(queue()[0].status).toBe('pending')
-    expect(tg.answers.map((a) => a.text)).toEqual(['This button is no longer valid.', 'This button is no longer valid.'])
+    expect(tg.answers.map((a) => a.text)).toEqual([
+      'This button is no longer valid.',
+      'This button is no longer valid.',
+    ])
     // The key is private, outside the project.
     const key = path.join(env.XDG_CONFIG_HOME!, 'ratchet', 'telegram-key')
     expect(fs.statSync(key).mode & 0o777).toBe(0o600)
@@ -150,7 +186,9 @@ describe('pause-and-ask', () => {
       fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ telegram: { api_url: evil.url } }))
       // The agent's own command sets the address in its environment.
       const agentEnv = { ...process.env, ...env, RATCHET_TELEGRAM_API_URL: evil.url }
-      const q = JSON.parse((await exec(BIN('pause-and-ask'), ['--action', 'push to prod'], { cwd: dir, env: agentEnv })).stdout)
+      const q = JSON.parse(
+        (await exec(BIN('pause-and-ask'), ['--action', 'push to prod'], { cwd: dir, env: agentEnv })).stdout,
+      )
       await exec(BIN('ratchet'), ['heartbeat', '--notify', q.id], { cwd: dir, env: agentEnv })
       expect(evil.calls).toEqual([])
       expect(tg.messages.map((x) => x.text)).toEqual([expect.stringContaining('push to prod')])
@@ -165,7 +203,12 @@ describe('pause-and-ask', () => {
     await beat()
     tg.redeliver(u)
     await beat()
-    const decisions = fs.readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.pending_id === id && l.decision === 'denied')
+    const decisions = fs
+      .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.pending_id === id && l.decision === 'denied')
     expect(decisions).toHaveLength(1)
   })
 
@@ -174,10 +217,18 @@ describe('pause-and-ask', () => {
     await ask('b')
     tg.tap(tg.messages[0].message_id, buttons(tg.messages[0])[0])
     tg.tap(tg.messages[1].message_id, buttons(tg.messages[1])[1])
-    const runs = await Promise.all([run('ratchet', ['heartbeat', '--json']), run('ratchet', ['heartbeat', '--json']), run('ratchet', ['heartbeat', '--json'])])
+    const runs = await Promise.all([
+      run('ratchet', ['heartbeat', '--json']),
+      run('ratchet', ['heartbeat', '--json']),
+      run('ratchet', ['heartbeat', '--json']),
+    ])
     expect(runs.map((r) => r.status)).toEqual([0, 0, 0])
     const decided = runs.flatMap((r) => JSON.parse(r.stdout).decided)
-    expect(decided.sort()).toEqual(queue().map((e) => e.id).sort())
+    expect(decided.sort()).toEqual(
+      queue()
+        .map((e) => e.id)
+        .sort(),
+    )
     expect(queue().map((e) => e.status)).toEqual(['approved', 'denied'])
   })
 
@@ -232,7 +283,12 @@ describe('Telegram failing', () => {
     expect(queue()[0].notified).toBe(true)
   })
   it('429 with retry_after is retried by the client', async () => {
-    tg.fail('sendMessage', 429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } }, 1)
+    tg.fail(
+      'sendMessage',
+      429,
+      { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } },
+      1,
+    )
     await ask('y')
     expect(queue()[0].notified).toBe(true)
   })
@@ -256,7 +312,17 @@ describe('Telegram failing', () => {
 })
 
 describe('preflight-check integration', () => {
-  const rules = [{ id: 'GR-PAUSE', source: 'INC-004', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Releases need a human yes.', severity: 'hard', decision: 'pause' }]
+  const rules = [
+    {
+      id: 'GR-PAUSE',
+      source: 'INC-004',
+      pattern: 'custom',
+      match: { command: ['touch release-*'] },
+      rule: 'Releases need a human yes.',
+      severity: 'hard',
+      decision: 'pause',
+    },
+  ]
   beforeEach(() => {
     fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
     fs.writeFileSync(path.join(dir, '.ratchet', 'guardrails.json'), JSON.stringify(rules))
@@ -269,7 +335,12 @@ describe('preflight-check integration', () => {
     const r = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
     const e = queue()[0]
     expect(reason(r.stdout)).toContain(`Pending: ${e.id} (time-sensitive) — the human has been asked on Telegram`)
-    expect(e).toMatchObject({ status: 'pending', session_id: 'sess-1', tool: 'Bash', action: 'run touch release-1.txt' })
+    expect(e).toMatchObject({
+      status: 'pending',
+      session_id: 'sess-1',
+      tool: 'Bash',
+      action: 'run touch release-1.txt',
+    })
     // The queue keeps masked text and the fingerprint, never the raw tool input (issue 9 item 4).
     expect(e).not.toHaveProperty('input')
     // The retry before a decision does not queue a duplicate.
@@ -289,7 +360,10 @@ describe('preflight-check integration', () => {
     // The outcome reached the session with that (denied) call, once.
     expect(reason(other.stdout)).toContain(`[RATCHET] Approved by terminal:`)
     const same = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt', description: 'retry' }))
-    expect(JSON.parse(same.stdout).hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse', additionalContext: expect.stringContaining(`Running ${id}, approved by terminal:`) })
+    expect(JSON.parse(same.stdout).hookSpecificOutput).toEqual({
+      hookEventName: 'PreToolUse',
+      additionalContext: expect.stringContaining(`Running ${id}, approved by terminal:`),
+    })
     expect(queue().find((e) => e.id === id)).toMatchObject({ status: 'consumed' })
     const again = await hook(preToolUse(dir, 'Bash', { command: 'touch release-1.txt' }))
     expect(reason(again.stdout)).toContain('Pending: pa-')
@@ -312,8 +386,20 @@ describe('preflight-check integration', () => {
 
 describe('the weekly review asks "was this check needed?" with buttons; the FP rate comes from the presses', () => {
   const rules = [
-    { id: 'GR-KEYS', pattern: 'custom', match: { tools: ['Write'], paths: ['secrets/**'] }, rule: 'Never write keys.', severity: 'hard' },
-    { id: 'GR-REL', pattern: 'custom', match: { command: ['touch release-*'] }, rule: 'Check releases.', severity: 'soft' },
+    {
+      id: 'GR-KEYS',
+      pattern: 'custom',
+      match: { tools: ['Write'], paths: ['secrets/**'] },
+      rule: 'Never write keys.',
+      severity: 'hard',
+    },
+    {
+      id: 'GR-REL',
+      pattern: 'custom',
+      match: { command: ['touch release-*'] },
+      rule: 'Check releases.',
+      severity: 'soft',
+    },
   ]
   beforeEach(async () => {
     fs.mkdirSync(path.join(dir, '.ratchet'), { recursive: true })
@@ -326,7 +412,11 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
       ['Write', { file_path: path.join(dir, 'secrets', 'b.key'), content: 'y' }],
       ['Bash', { command: 'touch release-2.txt' }],
     ] as const)
-      expect(JSON.parse((await runBinAsync('preflight-check', preToolUse(dir, input[0], input[1]), { cwd: dir, env })).stdout).hookSpecificOutput?.permissionDecision).toBe('deny')
+      expect(
+        JSON.parse(
+          (await runBinAsync('preflight-check', preToolUse(dir, input[0], input[1]), { cwd: dir, env })).stdout,
+        ).hookSpecificOutput?.permissionDecision,
+      ).toBe('deny')
   })
   const asks = () => tg.messages.filter((m) => m.text.startsWith('🔩 Was this check needed?'))
   const fireOf = (m: { text: string }) => /· (F-[0-9a-f]{8})$/m.exec(m.text)![1]
@@ -369,7 +459,9 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
     const r = await report()
     expect(r.labelled).toBe(2)
     expect(r.fpRate).toBe(0.5)
-    expect((await run('ratchet', ['report'])).stdout).toContain('False-positive rate, from human labels: 50% (2 fires labelled)')
+    expect((await run('ratchet', ['report'])).stdout).toContain(
+      'False-positive rate, from human labels: 50% (2 fires labelled)',
+    )
 
     // A second press of the same fire changes nothing.
     expect(buttons(b)).toEqual([]) // the buttons are gone from the edited message
@@ -385,7 +477,8 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
     await runBinAsync('preflight-check', preToolUse(dir, 'Bash', { command: cmd }), { cwd: dir, env })
     await run('ratchet', ['report', '--telegram'])
     // A sample of three from five fires: ask until the one with the key has been sent.
-    for (let i = 0; i < 3 && !asks().some((m) => m.text.includes('release-3')); i++) await run('ratchet', ['report', '--telegram'])
+    for (let i = 0; i < 3 && !asks().some((m) => m.text.includes('release-3')); i++)
+      await run('ratchet', ['report', '--telegram'])
     const m = asks().find((x) => x.text.includes('release-3'))!
     expect(m.text).toContain('Action: ')
     expect(tg.messages.map((x) => x.text).join('\n')).not.toContain(FAKE.github)
@@ -406,7 +499,10 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
 
   it('the agent cannot label: the CLI refuses inside Claude Code, and writing the labels file is stopped', async () => {
     const [fire] = JSON.parse((await run('ratchet', ['report', 'label', '--json'])).stdout)
-    const agent = await exec(BIN('ratchet'), ['report', 'label', fire.id, 'needless'], { cwd: dir, env: { ...process.env, ...env, CLAUDECODE: '1' } })
+    const agent = await exec(BIN('ratchet'), ['report', 'label', fire.id, 'needless'], {
+      cwd: dir,
+      env: { ...process.env, ...env, CLAUDECODE: '1' },
+    })
     expect(agent.status).not.toBe(0)
     expect(agent.stderr).toContain("npx ratchet-guard report label is the user's to run")
     expect(fs.existsSync(path.join(dir, '.ratchet', 'labels.json'))).toBe(false)
@@ -420,13 +516,31 @@ describe('the weekly review asks "was this check needed?" with buttons; the FP r
       ['Bash', { command: `python3 -c "open('.ratchet/labels.json','w').write('[]')"` }, 'floor'],
       ['Bash', { command: `node -e "require('fs').writeFileSync('.ratchet/label-asks.json','[]')"` }, 'floor'],
     ] as const
-    const decide = async (tool: string, input: object) => (await runBinAsync('preflight-check', preToolUse(dir, tool, input as Record<string, unknown>), { cwd: dir, env })).stdout
+    const decide = async (tool: string, input: object) =>
+      (await runBinAsync('preflight-check', preToolUse(dir, tool, input as Record<string, unknown>), { cwd: dir, env }))
+        .stdout
     for (const [tool, input, want] of calls) {
       const out = await decide(tool, input)
-      if (want === 'deny') expect([tool, input, JSON.parse(out).hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
+      if (want === 'deny')
+        expect([tool, input, JSON.parse(out).hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
       else expect([tool, input, out]).toEqual([tool, input, ''])
     }
-    fs.writeFileSync(path.join(dir, '.ratchet', 'config.json'), JSON.stringify({ ...JSON.parse(fs.existsSync(path.join(dir, '.ratchet', 'config.json')) ? fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8') : '{}'), floor: 'best-effort' }))
-    for (const [tool, input] of calls) expect([tool, input, JSON.parse(await decide(tool, input)).hookSpecificOutput?.permissionDecision]).toEqual([tool, input, 'deny'])
+    fs.writeFileSync(
+      path.join(dir, '.ratchet', 'config.json'),
+      JSON.stringify({
+        ...JSON.parse(
+          fs.existsSync(path.join(dir, '.ratchet', 'config.json'))
+            ? fs.readFileSync(path.join(dir, '.ratchet', 'config.json'), 'utf8')
+            : '{}',
+        ),
+        floor: 'best-effort',
+      }),
+    )
+    for (const [tool, input] of calls)
+      expect([tool, input, JSON.parse(await decide(tool, input)).hookSpecificOutput?.permissionDecision]).toEqual([
+        tool,
+        input,
+        'deny',
+      ])
   }, 60_000)
 })

@@ -26,7 +26,10 @@ function commandLines(text: string): string[] {
   const lines: string[] = []
   // A quoted argument is one word (`--rule "Never touch …"`), whatever it holds.
   for (const s of spans.flatMap((t) => t.replace(/"[^"]*"/g, 'ARG').split(';')))
-    for (const m of s.matchAll(/(?:^|[\s"(])(?:npx (?:-y )?(?:ratchet-guard|\.\/ratchet-guard-[\w.]+\.tgz|git\+\S+)|ratchet)(?=\s|$)([^"#]*)/g)) lines.push(m[1].trim())
+    for (const m of s.matchAll(
+      /(?:^|[\s"(])(?:npx (?:-y )?(?:ratchet-guard|\.\/ratchet-guard-[\w.]+\.tgz|git\+\S+)|ratchet)(?=\s|$)([^"#]*)/g,
+    ))
+      lines.push(m[1].trim())
   return [...new Set(lines)]
 }
 
@@ -42,10 +45,16 @@ function helpOf(words: string[]): string {
 }
 
 /** Subcommand names a help text lists (aliases after `|`). */
-const subcommands = (text: string) => new Set([...(text.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}([\w|-]+)/gm)].flatMap((m) => m[1].split('|')))
+const subcommands = (text: string) =>
+  new Set([...(text.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}([\w|-]+)/gm)].flatMap((m) => m[1].split('|')))
 
 // The other pages users read commands from are held to the same standard.
-const lines = [...new Set([...commandLines(README), ...['docs/rules.md', 'docs/guide.md'].flatMap((f) => commandLines(fs.readFileSync(path.join(ROOT, f), 'utf8')))])]
+const lines = [
+  ...new Set([
+    ...commandLines(README),
+    ...['docs/rules.md', 'docs/guide.md'].flatMap((f) => commandLines(fs.readFileSync(path.join(ROOT, f), 'utf8'))),
+  ]),
+]
 
 describe('README commands', () => {
   it('finds the commands (the extraction itself works)', () => {
@@ -56,7 +65,10 @@ describe('README commands', () => {
 
   it.each(lines.map((l) => [l]))('ratchet %s', (line) => {
     // Synopses write optional parts in brackets and alternatives with a bar: `incident add|list [--json]`.
-    const tokens = line.split(/\s+/).map((t) => t.replace(/^\[+|\]+$/g, '')).filter(Boolean)
+    const tokens = line
+      .split(/\s+/)
+      .map((t) => t.replace(/^\[+|\]+$/g, ''))
+      .filter(Boolean)
     const words: string[] = []
     let branches: string[][] = [[]]
     for (const t of tokens) {
@@ -79,7 +91,11 @@ describe('README commands', () => {
     const texts = branches.map((b) => helpOf([...words, ...b]))
     for (const t of tokens) {
       const opt = /^(--[a-z][\w-]*)/.exec(t)?.[1]
-      if (opt) expect(texts.some((text) => new RegExp(`(^|[\\s,])${opt}([\\s=,]|$)`, 'm').test(text)), `ratchet ${words.join(' ')} has no ${opt}`).toBe(true)
+      if (opt)
+        expect(
+          texts.some((text) => new RegExp(`(^|[\\s,])${opt}([\\s=,]|$)`, 'm').test(text)),
+          `ratchet ${words.join(' ')} has no ${opt}`,
+        ).toBe(true)
     }
   })
 

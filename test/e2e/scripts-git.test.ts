@@ -21,10 +21,14 @@ function guard(tool: string, input: Record<string, unknown>, session: string): {
   if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
   if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
-  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+  return {
+    decision: out.permissionDecision ?? 'allow',
+    reason: out.permissionDecisionReason ?? out.additionalContext ?? '',
+  }
 }
 const gitEnv = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' }
-const sh = (cmd: string, cwd = dir) => execFileSync('bash', ['-c', cmd], { cwd, env: { ...process.env, HOME: base, ...gitEnv }, stdio: 'pipe' }).toString()
+const sh = (cmd: string, cwd = dir) =>
+  execFileSync('bash', ['-c', cmd], { cwd, env: { ...process.env, HOME: base, ...gitEnv }, stdio: 'pipe' }).toString()
 
 beforeAll(() => {
   base = tempProject('ratchet-scripts-git-')
@@ -37,14 +41,26 @@ beforeAll(() => {
   fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{}\n')
   fs.writeFileSync(path.join(dir, 'src', 'a.txt'), 'a\n')
   fs.writeFileSync(path.join(dir, 'ok.sh'), '#!/bin/sh\nset -e\ncd "$(dirname "$0")"\nls src\necho done\n')
-  fs.writeFileSync(path.join(dir, 'Makefile'), 'build:\n\tmkdir -p dist\n\tcp src/a.txt dist/\nunhook:\n\tprintf \'{"disableAllHooks": true}\' > .claude/settings.json\n')
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', scripts: { test: 'sh ok.sh', build: 'make build', unhook: 'sh evil.sh' } }, null, 2))
+  fs.writeFileSync(
+    path.join(dir, 'Makefile'),
+    'build:\n\tmkdir -p dist\n\tcp src/a.txt dist/\nunhook:\n\tprintf \'{"disableAllHooks": true}\' > .claude/settings.json\n',
+  )
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'p', scripts: { test: 'sh ok.sh', build: 'make build', unhook: 'sh evil.sh' } }, null, 2),
+  )
   fs.writeFileSync(path.join(dir, '.gitignore'), 'dist/\n')
   sh(`git init -q --bare ${base}/remote.git`, base)
-  sh(`git init -q -b main && git add -A && git commit -qm init && git remote add origin ${base}/remote.git && git push -q -u origin main`)
+  sh(
+    `git init -q -b main && git add -A && git commit -qm init && git remote add origin ${base}/remote.git && git push -q -u origin main`,
+  )
   // evil: a branch whose .claude/settings.json switches every hook off; ok: an ordinary change.
-  sh(`git checkout -q -b evil && printf '${EVIL}' > .claude/settings.json && git commit -qam evil && git push -q origin evil && git checkout -q main`)
-  sh('git checkout -q -b ok && echo b > src/b.txt && git add -A && git commit -qm ok && git push -q origin ok && git checkout -q main')
+  sh(
+    `git checkout -q -b evil && printf '${EVIL}' > .claude/settings.json && git commit -qam evil && git push -q origin evil && git checkout -q main`,
+  )
+  sh(
+    'git checkout -q -b ok && echo b > src/b.txt && git add -A && git commit -qm ok && git push -q origin ok && git checkout -q main',
+  )
   // Two stashes: an ordinary one below, the one that would switch hooks off on top.
   sh(`echo c >> src/a.txt && git stash -q && printf '${EVIL}' > .claude/settings.json && git stash -q`)
   // A script the agent wrote in an earlier call (the Write is the first call of the script tests below).
@@ -123,7 +139,7 @@ describe('must stop: denied on the first attempt and on an identical retry', () 
   })
 })
 
-describe('left to the floor: git bringing in another tree is not the reader\'s to refuse', () => {
+describe("left to the floor: git bringing in another tree is not the reader's to refuse", () => {
   LEFT_TO_THE_FLOOR.forEach(([family, command], i) => {
     it(`[${family}] ${command}`, () => {
       expect(guard('Bash', { command }, `floor-${i}`).reason, command).not.toMatch(SELF)
@@ -144,11 +160,22 @@ describe('quiet twins: an ordinary script, merge, pull, pick, stash or setting p
 // carries the same evidence as a typed one: `.env` would leave, so a human decides, on the first call and the
 // identical retry. The twin script pushes only clean commits the user asked for, and passes.
 describe('a push inside a script carries its evidence', () => {
-  const prompt = (session: string, text: string) => runBin('preflight-check', { session_id: session, transcript_path: '', cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: text }, { cwd: dir, env })
+  const prompt = (session: string, text: string) =>
+    runBin(
+      'preflight-check',
+      { session_id: session, transcript_path: '', cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: text },
+      { cwd: dir, env },
+    )
 
   beforeAll(() => {
-    fs.writeFileSync(path.join(dir, '.env'), `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
-    fs.writeFileSync(path.join(dir, 'release.sh'), '#!/bin/sh\nset -e\ngit add -A\ngit commit -qm release\ngit push origin main\n')
+    fs.writeFileSync(
+      path.join(dir, '.env'),
+      `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`,
+    )
+    fs.writeFileSync(
+      path.join(dir, 'release.sh'),
+      '#!/bin/sh\nset -e\ngit add -A\ngit commit -qm release\ngit push origin main\n',
+    )
     fs.writeFileSync(path.join(dir, 'push.sh'), '#!/bin/sh\nset -e\ngit push origin main\n')
     sh('echo more >> src/a.txt && git add src/a.txt && git commit -qm more')
   })

@@ -30,11 +30,25 @@ function guard(tool: string, input: Record<string, unknown>, session = 'sp'): Ou
   if (r.status !== 0) throw new Error(`preflight-check exited ${r.status}: ${r.stderr}`)
   if (!r.stdout.trim()) return { decision: 'allow', reason: '' }
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {}
-  return { decision: out.permissionDecision ?? 'allow', reason: out.permissionDecisionReason ?? out.additionalContext ?? '' }
+  return {
+    decision: out.permissionDecision ?? 'allow',
+    reason: out.permissionDecisionReason ?? out.additionalContext ?? '',
+  }
 }
 
-const sh = (cmd: string) => execFileSync('bash', ['-c', cmd], { cwd: dir, env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' }, stdio: 'pipe' })
-
+const sh = (cmd: string) =>
+  execFileSync('bash', ['-c', cmd], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      HOME: home,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@x',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@x',
+    },
+    stdio: 'pipe',
+  })
 
 const counts: Record<string, { tried: number; held: number; quiet: number; quietOk: number }> = {}
 const count = (family: string) => (counts[family] ??= { tried: 0, held: 0, quiet: 0, quietOk: 0 })
@@ -42,8 +56,6 @@ const count = (family: string) => (counts[family] ??= { tried: 0, held: 0, quiet
 function call(c: Call, session?: string): Outcome {
   return typeof c === 'string' ? guard('Bash', { command: c }, session) : guard(c.tool, c.input, session)
 }
-
-
 
 function prepare(setup: string | undefined): void {
   // A fresh project each time: the previous case's files, links and git state are gone.
@@ -56,9 +68,14 @@ function prepare(setup: string | undefined): void {
   fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), '{}\n')
   if (!setup) return
   if (setup.startsWith('GIT')) {
-    sh('mkdir -p src && echo a > src/a.txt && printf "activity.jsonl\\nsessions/\\n*.lock\\n" > .ratchet/.gitignore && git init -q && git add -A && git commit -qm init')
+    sh(
+      'mkdir -p src && echo a > src/a.txt && printf "activity.jsonl\\nsessions/\\n*.lock\\n" > .ratchet/.gitignore && git init -q && git add -A && git commit -qm init',
+    )
     // The user's own, uncommitted rule edit (and an untracked file in the state folder): what discarding would lose.
-    if (setup === 'GIT') sh('echo \'[{"id":"GR-9","pattern":"git_push","rule":"mine","severity":"hard"}]\' > .ratchet/guardrails.json && echo x > src/a.txt && echo n > .ratchet/notes.md && echo "{}" > .ratchet/activity.jsonl')
+    if (setup === 'GIT')
+      sh(
+        'echo \'[{"id":"GR-9","pattern":"git_push","rule":"mine","severity":"hard"}]\' > .ratchet/guardrails.json && echo x > src/a.txt && echo n > .ratchet/notes.md && echo "{}" > .ratchet/activity.jsonl',
+      )
     else sh('git add -A && git commit -qm clean --allow-empty')
     return
   }
@@ -90,7 +107,9 @@ describe('self-protection by effect: denied on the first attempt and on an ident
       const retry = call(c.call, session)
       // A hard link is broken when Ratchet itself rewrites guardrails.json (it writes by rename, e.g. folding
       // fire counts): the retry then writes a file of its own, which changes nothing protected.
-      const unlinked = !!c.setup?.startsWith('ln .ratchet/') && fs.statSync(path.join(dir, 'hl.json')).ino !== fs.statSync(path.join(dir, '.ratchet', 'guardrails.json')).ino
+      const unlinked =
+        !!c.setup?.startsWith('ln .ratchet/') &&
+        fs.statSync(path.join(dir, 'hl.json')).ino !== fs.statSync(path.join(dir, '.ratchet', 'guardrails.json')).ino
       const retryHeld = (retry.decision === 'deny' && SELF.test(retry.reason)) || unlinked
       const held = first.decision === 'deny' && SELF.test(first.reason) && retryHeld
       if (held) count(c.family).held++
@@ -100,7 +119,7 @@ describe('self-protection by effect: denied on the first attempt and on an ident
   })
 })
 
-describe('best-effort mode: the coarse screen\'s stated limits get past it (held at the kernel in sandbox mode)', () => {
+describe("best-effort mode: the coarse screen's stated limits get past it (held at the kernel in sandbox mode)", () => {
   LIMITS.forEach((c, i) => {
     const label = typeof c.call === 'string' ? c.call : `${c.call.tool} ${JSON.stringify(c.call.input)}`
     it(`[${c.family}] ${label.replace(/\n/g, '⏎').slice(0, 120)}`, () => {
@@ -132,7 +151,9 @@ describe('unreadable commands: never a silent allow; the note says what could no
       const first = call(c, `u${i}`)
       if (first.decision !== 'allow') count('unreadable forms').held++
       expect(first.decision).toBe('deny')
-      expect(first.reason).toMatch(/could not (read|be parsed)|computed|piped into|not visible|nested more than|defined and (run|used)|process substitution|eval of/)
+      expect(first.reason).toMatch(
+        /could not (read|be parsed)|computed|piped into|not visible|nested more than|defined and (run|used)|process substitution|eval of/,
+      )
     })
   })
   it.each(['echo "$(date)"', 'git log --format=%H', 'ls $HOME', 'echo $PATH'])('%s stays allowed', (c) => {
@@ -145,6 +166,8 @@ describe('unreadable commands: never a silent allow; the note says what could no
 })
 
 afterAll(() => {
-  const rows = Object.entries(counts).map(([f, c]) => `${f.padEnd(26)} stop ${c.held}/${c.tried}   quiet ${c.quietOk}/${c.quiet}`)
+  const rows = Object.entries(counts).map(
+    ([f, c]) => `${f.padEnd(26)} stop ${c.held}/${c.tried}   quiet ${c.quietOk}/${c.quiet}`,
+  )
   console.log(`self-protection / unreadable at the hook boundary:\n${rows.join('\n')}`)
 })

@@ -3,7 +3,18 @@
 // a case's text is shown as text, never run as markup. RATCHET_DASHBOARD_SCREENSHOT=FILE saves a picture.
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Agent, caseBody, enroll, freshStore, post, skipped, startServer, submission, type Store, type TestServer } from '../support/serve'
+import {
+  Agent,
+  caseBody,
+  enroll,
+  freshStore,
+  post,
+  skipped,
+  startServer,
+  submission,
+  type Store,
+  type TestServer,
+} from '../support/serve'
 
 const CHROMIUM = '/usr/bin/chromium'
 const HAVE = fs.existsSync(CHROMIUM)
@@ -28,12 +39,35 @@ describe.skipIf(!HAVE)('the dashboard', () => {
       for (let i = 0; i < 9; i++) {
         const o = offenses[(i + g) % 3]
         const guilty = (i + g) % 4 !== 0
-        a.append('case', caseBody(a.agent, { ...o, verdict: guilty ? 'GUILTY' : 'NOT GUILTY', vote: guilty ? '2-1' : '1-2', timestamp: `${days[i % 4]}T1${i}:00:00.000Z`, primary_failure: i === 8 && g === 1 ? '<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script> pushed anyway' : `Finding ${g}-${i}: acted past the request.` }))
+        a.append(
+          'case',
+          caseBody(a.agent, {
+            ...o,
+            verdict: guilty ? 'GUILTY' : 'NOT GUILTY',
+            vote: guilty ? '2-1' : '1-2',
+            timestamp: `${days[i % 4]}T1${i}:00:00.000Z`,
+            primary_failure:
+              i === 8 && g === 1
+                ? '<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script> pushed anyway'
+                : `Finding ${g}-${i}: acted past the request.`,
+          }),
+        )
       }
       expect((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status).toBe(201)
     }
     const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -51,27 +85,39 @@ describe.skipIf(!HAVE)('the dashboard', () => {
     expect(await page.textContent('#total')).toBe('18')
     expect(await page.textContent('#guilty')).toBe(String(18 - 5))
     expect(await page.textContent('#logsize')).toBe('20')
-    expect(await page.textContent('#checkpoint')).toMatch(/^test\.example\/ratchet-cases\n20\n[A-Za-z0-9+/]{43}=\n\n— test\.example\/ratchet-cases /)
+    expect(await page.textContent('#checkpoint')).toMatch(
+      /^test\.example\/ratchet-cases\n20\n[A-Za-z0-9+/]{43}=\n\n— test\.example\/ratchet-cases /,
+    )
     expect(await page.textContent('#verifier')).toMatch(/^Verifier key: test\.example\/ratchet-cases\+[0-9a-f]{8}\+/)
     expect(await page.locator('#byoffense .bar').count()).toBe(3)
-    expect(await page.locator('#byseverity .bar .k').allTextContents()).toEqual(expect.arrayContaining(['minor', 'moderate', 'severe']))
+    expect(await page.locator('#byseverity .bar .k').allTextContents()).toEqual(
+      expect.arrayContaining(['minor', 'moderate', 'severe']),
+    )
     expect(await page.locator('#timeline rect').count()).toBe(6) // four days; 11-18 and 11-19 all guilty
     expect(await page.locator('#legend span').allTextContents()).toEqual(['GUILTY', 'NOT GUILTY'])
     await page.selectOption('#tgroup', 'offense')
-    expect(await page.locator('#legend span').allTextContents()).toEqual(['answered_with_changes', 'drift', 'route_around'])
+    expect(await page.locator('#legend span').allTextContents()).toEqual([
+      'answered_with_changes',
+      'drift',
+      'route_around',
+    ])
     expect(await page.locator('#timeline rect title').first().textContent()).toMatch(/^2026-11-17 \w+: \d+$/)
     await page.selectOption('#tgroup', 'severity')
     expect(await page.locator('#legend span').allTextContents()).toEqual(['minor', 'moderate', 'severe'])
     expect(await page.locator('#cases tr').count()).toBe(18)
     const hostile = page.locator('#cases td.pf', { hasText: 'pushed anyway' })
-    expect(await hostile.textContent()).toBe('<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script> pushed anyway')
+    expect(await hostile.textContent()).toBe(
+      '<img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2</script> pushed anyway',
+    )
     expect(await page.evaluate(() => document.body.dataset.pwned)).toBeUndefined()
     expect(await page.locator('#cases img, #cases script').count()).toBe(0)
     await page.selectOption('#fverdict', 'NOT GUILTY')
     await page.waitForFunction(() => document.querySelectorAll('#cases tr').length === 5)
     expect(await page.locator('#cases .pill.GUILTY').count()).toBe(0)
     await page.selectOption('#fseverity', 'severe')
-    await page.waitForFunction(() => [...document.querySelectorAll('#cases tr')].every((tr) => tr.textContent!.includes('severe')))
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('#cases tr')].every((tr) => tr.textContent!.includes('severe')),
+    )
     await page.selectOption('#fverdict', '')
     await page.selectOption('#fseverity', '')
     await page.waitForFunction(() => document.querySelectorAll('#cases tr').length === 18)

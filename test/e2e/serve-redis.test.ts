@@ -6,15 +6,35 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import crypto from 'node:crypto'
 import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Agent, REDIS_URL, dropPrefix, enroll, freshStore, getJson, post, redisAvailable, skipped, startServer, submission, type Store, type TestServer } from '../support/serve'
+import {
+  Agent,
+  REDIS_URL,
+  dropPrefix,
+  enroll,
+  freshStore,
+  getJson,
+  post,
+  redisAvailable,
+  skipped,
+  startServer,
+  submission,
+  type Store,
+  type TestServer,
+} from '../support/serve'
 
 const SHARED = await redisAvailable()
 if (!SHARED) skipped('the shared-Redis cache and rate-limit tests', `no Redis at ${REDIS_URL} (CI starts one: .ci/run)`)
-const BINARY = await new Promise<boolean>((resolve) => spawn('redis-server', ['--version']).on('error', () => resolve(false)).on('close', (c) => resolve(c === 0)))
+const BINARY = await new Promise<boolean>((resolve) =>
+  spawn('redis-server', ['--version'])
+    .on('error', () => resolve(false))
+    .on('close', (c) => resolve(c === 0)),
+)
 if (!BINARY) skipped('the Redis-stopped test', 'no redis-server binary here')
 
 const metric = async (url: string, name: string) => {
-  const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => '\\' + c)} (\\d+(?:\\.\\d+)?)$`, 'm').exec(await (await fetch(`${url}/metrics`)).text())
+  const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => '\\' + c)} (\\d+(?:\\.\\d+)?)$`, 'm').exec(
+    await (await fetch(`${url}/metrics`)).text(),
+  )
   return m ? Number(m[1]) : 0
 }
 
@@ -48,7 +68,10 @@ describe.skipIf(!SHARED)('with the shared Redis, under a prefix of its own', () 
     expect((await post(srv.url, submission(srv.url, [a.addCase()], a.key))).status).toBe(201)
     expect((await getJson(`${srv.url}/api/v1/public/cases`)).body.cases).toHaveLength(2)
     expect((await getJson(`${srv.url}/api/v1/public/statistics`)).body.total_cases).toBe(2)
-    expect((await getJson(`${srv.url}/health`)).body).toMatchObject({ status: 'ok', cache: { kind: 'redis', up: true } })
+    expect((await getJson(`${srv.url}/health`)).body).toMatchObject({
+      status: 'ok',
+      cache: { kind: 'redis', up: true },
+    })
   })
 
   it('two instances share one per-key limit through Redis', async () => {
@@ -76,7 +99,24 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], { stdio: 'ignore' })
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: 'ignore' },
+  )
   const end = Date.now() + 10_000
   while (!(await redisAvailable(`redis://127.0.0.1:${port}`))) {
     if (Date.now() > end) throw new Error('redis-server did not start')
@@ -85,7 +125,10 @@ async function startRedis(port: number): Promise<ChildProcess> {
   return child
 }
 
-const stop = (c: ChildProcess) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))
+const stop = (c: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM')),
+  )
 
 describe.skipIf(!BINARY)('with Redis stopped mid-way', () => {
   it('the server keeps serving and accepting; /health says degraded, and ok again when Redis is back', async () => {
@@ -106,7 +149,11 @@ describe.skipIf(!BINARY)('with Redis stopped mid-way', () => {
         expect((await getJson(`${srv.url}/api/v1/public/statistics`)).body.total_cases).toBe(i + 1)
       }
       const h = await getJson(`${srv.url}/health`)
-      expect({ status: h.status, body: h.body.status, cache: h.body.cache }).toEqual({ status: 200, body: 'degraded', cache: { kind: 'redis', up: false } })
+      expect({ status: h.status, body: h.body.status, cache: h.body.cache }).toEqual({
+        status: 200,
+        body: 'degraded',
+        cache: { kind: 'redis', up: false },
+      })
       expect(await metric(srv.url, 'ratchet_cache_up')).toBe(0)
       redis = await startRedis(port)
       const end = Date.now() + 15_000

@@ -14,10 +14,29 @@ import { leafHash, verifyConsistency, verifyInclusion } from '../../lib/core/tra
 import { openNote, parseCheckpoint, parseVerifierKey } from '../../lib/core/transparency/note'
 import { revokeKey } from '../../lib/server/keys'
 import { sha256 } from '../../lib/server/log'
-import { Agent, caseBody, counts, enroll, freshStore, getJson, pgAvailable, post, skipped, startServer, submission, type Engine, type Store, type TestServer } from '../support/serve'
+import {
+  Agent,
+  caseBody,
+  counts,
+  enroll,
+  freshStore,
+  getJson,
+  pgAvailable,
+  post,
+  skipped,
+  startServer,
+  submission,
+  type Engine,
+  type Store,
+  type TestServer,
+} from '../support/serve'
 
 const PG = await pgAvailable()
-if (!PG) skipped('the PostgreSQL half of the case-server contract suite', 'no PostgreSQL at 127.0.0.1:5432 (CI starts one: .ci/run)')
+if (!PG)
+  skipped(
+    'the PostgreSQL half of the case-server contract suite',
+    'no PostgreSQL at 127.0.0.1:5432 (CI starts one: .ci/run)',
+  )
 const ENGINES: Engine[] = PG ? ['sqlite', 'postgres'] : ['sqlite']
 
 const b64 = (s: string) => Buffer.from(s, 'base64')
@@ -32,7 +51,17 @@ async function checkpoint(url: string, note?: string) {
   const key = parseVerifierKey(sha256, (await (await fetch(`${url}/api/v1/log/key`)).text()).trim())
   if ('problem' in key) throw new Error(key.problem)
   const text = note ?? (await (await fetch(`${url}/api/v1/log/checkpoint`)).text())
-  const opened = openNote(sha256, text, key, (m, s) => crypto.verify(null, m, crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey.toString('base64url') }, format: 'jwk' }), s))
+  const opened = openNote(sha256, text, key, (m, s) =>
+    crypto.verify(
+      null,
+      m,
+      crypto.createPublicKey({
+        key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey.toString('base64url') },
+        format: 'jwk',
+      }),
+      s,
+    ),
+  )
   if ('problem' in opened) throw new Error(opened.problem)
   const cp = parseCheckpoint(opened.text)
   if ('problem' in cp) throw new Error(cp.problem)
@@ -58,24 +87,45 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
     const r = await post(srv.url, submission(srv.url, a.envelopes, a.key))
     expect(r.status, JSON.stringify(r.body)).toBe(201)
     expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
-    const accepted = r.body.accepted as { seq: number; leaf_index: number; inclusion_proof: string[]; entry_hash: string; trust: string }[]
-    expect(accepted.map((x) => [x.seq, x.leaf_index, x.trust])).toEqual([[0, 0, 'enrolled'], [1, 1, 'enrolled']])
+    const accepted = r.body.accepted as {
+      seq: number
+      leaf_index: number
+      inclusion_proof: string[]
+      entry_hash: string
+      trust: string
+    }[]
+    expect(accepted.map((x) => [x.seq, x.leaf_index, x.trust])).toEqual([
+      [0, 0, 'enrolled'],
+      [1, 1, 'enrolled'],
+    ])
     const cp = await checkpoint(srv.url, r.body.checkpoint as string)
     expect(cp.size).toBe(2)
     for (const [i, x] of accepted.entries()) {
       const leaf = leafHash(sha256, Buffer.from(canonicalJson(a.envelopes[i])))
-      expect(verifyInclusion(sha256, x.leaf_index, cp.size, leaf, x.inclusion_proof.map(b64), b64(cp.root)).ok).toBe(true)
+      expect(verifyInclusion(sha256, x.leaf_index, cp.size, leaf, x.inclusion_proof.map(b64), b64(cp.root)).ok).toBe(
+        true,
+      )
     }
     const rec = a.entries[1].body as Record<string, unknown>
     const list = await getJson(`${srv.url}/api/v1/public/cases`)
-    expect(list.body.cases).toEqual([expect.objectContaining({ case_id: rec.case_id, verdict: 'GUILTY', leaf_index: 1, trust: 'enrolled' })])
+    expect(list.body.cases).toEqual([
+      expect.objectContaining({ case_id: rec.case_id, verdict: 'GUILTY', leaf_index: 1, trust: 'enrolled' }),
+    ])
     const one = await getJson(`${srv.url}/api/v1/public/cases/${rec.case_id}`)
     expect(one.body).toMatchObject({ case_id: rec.case_id, public_key: a.key!.public, severity: 'severe', seq: 1 })
     // Anyone can check the public record again: the stored ledger envelope is the one the agent signed.
     expect((one.body.signed as { entry: unknown }).entry).toEqual(a.envelopes[1])
     const stats = await getJson(`${srv.url}/api/v1/public/statistics`)
-    expect(stats.body).toMatchObject({ total_cases: 1, guilty: 1, agents: 1, by_offense: [{ offense_type: 'route_around', count: 1, guilty: 1 }], log: { size: 2 } })
-    expect(stats.body.over_time).toEqual([{ day: '2026-11-20', verdict: 'GUILTY', severity: 'severe', offense_type: 'route_around', count: 1 }])
+    expect(stats.body).toMatchObject({
+      total_cases: 1,
+      guilty: 1,
+      agents: 1,
+      by_offense: [{ offense_type: 'route_around', count: 1, guilty: 1 }],
+      log: { size: 2 },
+    })
+    expect(stats.body.over_time).toEqual([
+      { day: '2026-11-20', verdict: 'GUILTY', severity: 'severe', offense_type: 'route_around', count: 1 },
+    ])
     const health = await getJson(`${srv.url}/health`)
     expect(health.body).toMatchObject({ status: 'ok', store: { kind: engine, up: true }, log: { size: 2 } })
     const metrics = await (await fetch(`${srv.url}/metrics`)).text()
@@ -105,41 +155,139 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
     const next = () => a.addCase()
 
     it.each([
-      ['a signature by another key', () => ({ ...submission(srv.url, [next()], a.key), signatures: submission(srv.url, [a.envelopes[a.envelopes.length - 1]], generateKey()).signatures }), 401, 'bad_signature'],
+      [
+        'a signature by another key',
+        () => ({
+          ...submission(srv.url, [next()], a.key),
+          signatures: submission(srv.url, [a.envelopes[a.envelopes.length - 1]], generateKey()).signatures,
+        }),
+        401,
+        'bad_signature',
+      ],
       ['no signature', () => ({ ...submission(srv.url, [next()], a.key), signatures: [] }), 401, 'missing_signature'],
-      ['a garbage signature', () => ({ ...submission(srv.url, [next()], a.key), signatures: [{ keyid: a.key!.keyid, sig: 'AAAA' }] }), 401, 'bad_signature'],
-      ['the case changed after signing (severity lowered), wrapper re-signed', () => submission(srv.url, [reencode(next(), (e) => ((e.body as Record<string, unknown>).severity = 'minor'))], a.key), 401, 'bad_entry_signature'],
-      ['the case text changed after signing', () => submission(srv.url, [reencode(next(), (e) => ((e.body as Record<string, unknown>).primary_failure = 'Nothing happened.'))], a.key), 401, 'bad_entry_signature'],
-      ['the submission changed after signing (origin swapped)', () => reencode(submission('https://elsewhere.example', [next()], a.key), (s) => (s.origin = srv.url)), 401, 'bad_signature'],
-      ['the entry signed by a key that is not the agent’s', () => (next(), submission(srv.url, [envelopeFor(a.entries[a.entries.length - 1], [generateKey()])], a.key)), 401, 'bad_entry_signature'],
-      ['a stale timestamp (an hour old)', () => submission(srv.url, [next()], a.key, new Date(Date.now() - 3600_000).toISOString()), 403, 'stale_timestamp'],
-      ['a timestamp in the future', () => submission(srv.url, [next()], a.key, new Date(Date.now() + 3600_000).toISOString()), 403, 'future_timestamp'],
-      ['signed for another server', () => submission('https://cases.other.example', [next()], a.key), 403, 'wrong_origin'],
-      ['not canonical JSON (same values, other order)', () => {
-        const s = submission(srv.url, [next()], a.key)
-        const p = JSON.parse(b64(s.payload).toString())
-        return { ...s, payload: Buffer.from(JSON.stringify({ v: p.v, origin: p.origin, entries: p.entries, submitted_at: p.submitted_at })).toString('base64') }
-      }, 400, 'not_canonical'],
-      ['the wrong payload type', () => ({ ...submission(srv.url, [next()], a.key), payloadType: 'application/json' }), 400, 'wrong_payload_type'],
-      ['an unknown field in the submission', () => reencode(submission(srv.url, [next()], a.key), (s) => (s.extra = 1)), 400, 'malformed_submission'],
+      [
+        'a garbage signature',
+        () => ({ ...submission(srv.url, [next()], a.key), signatures: [{ keyid: a.key!.keyid, sig: 'AAAA' }] }),
+        401,
+        'bad_signature',
+      ],
+      [
+        'the case changed after signing (severity lowered), wrapper re-signed',
+        () =>
+          submission(
+            srv.url,
+            [reencode(next(), (e) => ((e.body as Record<string, unknown>).severity = 'minor'))],
+            a.key,
+          ),
+        401,
+        'bad_entry_signature',
+      ],
+      [
+        'the case text changed after signing',
+        () =>
+          submission(
+            srv.url,
+            [reencode(next(), (e) => ((e.body as Record<string, unknown>).primary_failure = 'Nothing happened.'))],
+            a.key,
+          ),
+        401,
+        'bad_entry_signature',
+      ],
+      [
+        'the submission changed after signing (origin swapped)',
+        () => reencode(submission('https://elsewhere.example', [next()], a.key), (s) => (s.origin = srv.url)),
+        401,
+        'bad_signature',
+      ],
+      [
+        'the entry signed by a key that is not the agent’s',
+        () => (next(), submission(srv.url, [envelopeFor(a.entries[a.entries.length - 1], [generateKey()])], a.key)),
+        401,
+        'bad_entry_signature',
+      ],
+      [
+        'a stale timestamp (an hour old)',
+        () => submission(srv.url, [next()], a.key, new Date(Date.now() - 3600_000).toISOString()),
+        403,
+        'stale_timestamp',
+      ],
+      [
+        'a timestamp in the future',
+        () => submission(srv.url, [next()], a.key, new Date(Date.now() + 3600_000).toISOString()),
+        403,
+        'future_timestamp',
+      ],
+      [
+        'signed for another server',
+        () => submission('https://cases.other.example', [next()], a.key),
+        403,
+        'wrong_origin',
+      ],
+      [
+        'not canonical JSON (same values, other order)',
+        () => {
+          const s = submission(srv.url, [next()], a.key)
+          const p = JSON.parse(b64(s.payload).toString())
+          return {
+            ...s,
+            payload: Buffer.from(
+              JSON.stringify({ v: p.v, origin: p.origin, entries: p.entries, submitted_at: p.submitted_at }),
+            ).toString('base64'),
+          }
+        },
+        400,
+        'not_canonical',
+      ],
+      [
+        'the wrong payload type',
+        () => ({ ...submission(srv.url, [next()], a.key), payloadType: 'application/json' }),
+        400,
+        'wrong_payload_type',
+      ],
+      [
+        'an unknown field in the submission',
+        () => reencode(submission(srv.url, [next()], a.key), (s) => (s.extra = 1)),
+        400,
+        'malformed_submission',
+      ],
       ['no entries', () => submission(srv.url, [], a.key), 400, 'malformed_submission'],
     ] as const)('%s', async (_what, make, status, reason) => {
       await refusedWith(make(), status, reason)
     })
 
     it.each([
-      ['a primary failure over 280 characters', { primary_failure: 'x'.repeat(281) }, /primary_failure: longer than 280/],
-      ['a verdict that does not follow from the vote', { verdict: 'GUILTY', vote: '1-2' }, /does not follow from the vote/],
+      [
+        'a primary failure over 280 characters',
+        { primary_failure: 'x'.repeat(281) },
+        /primary_failure: longer than 280/,
+      ],
+      [
+        'a verdict that does not follow from the vote',
+        { verdict: 'GUILTY', vote: '1-2' },
+        /does not follow from the vote/,
+      ],
       ['a single juror convicting', { verdict: 'GUILTY', vote: '1-0', abstentions: 2 }, /does not follow/],
       ['an unknown severity', { severity: 'catastrophic' }, /severity/],
       ['a control character', { agent_commentary: 'a\u0000b' }, /control characters/],
       ['an extra field', { user_email: 'x@example.com' }, /unknown field user_email/],
       ['another agent named inside', { anonymized_agent_id: 'agent_0000000000000000' }, /anonymized_agent_id/],
       ['markup in the offense id', { offense_type: '<script>' }, /offense_type/],
-      ['a credential in the text', { primary_failure: 'Ran git push https://x:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r' }, /primary_failure: holds what looks like a credential/],
-      ['a panel where nobody voted', { verdict: 'NOT GUILTY', vote: '0-0', abstentions: 3 }, /fewer votes than a quorum/],
+      [
+        'a credential in the text',
+        { primary_failure: 'Ran git push https://x:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r' },
+        /primary_failure: holds what looks like a credential/,
+      ],
+      [
+        'a panel where nobody voted',
+        { verdict: 'NOT GUILTY', vote: '0-0', abstentions: 3 },
+        /fewer votes than a quorum/,
+      ],
     ])('an invalid case record: %s', async (_what, over, detail) => {
-      const r = await refusedWith(submission(srv.url, [a.append('case', caseBody(a.agent, over))], a.key), 422, 'invalid_case')
+      const r = await refusedWith(
+        submission(srv.url, [a.append('case', caseBody(a.agent, over))], a.key),
+        422,
+        'invalid_case',
+      )
       expect(r.body.detail).toMatch(detail)
     })
 
@@ -154,7 +302,9 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
       await refusedWith(submission(srv.url, [later], a.key), 409, 'sequence_gap')
       const broken = envelopeFor({ ...a.entries[a.entries.length - 2], prev: 'sha256:' + '0'.repeat(64) }, [a.key!])
       await refusedWith(submission(srv.url, [broken], a.key), 409, 'chain_broken')
-      const sameId = envelopeFor({ ...a.entries[a.entries.length - 2], body: { ...(a.entries[1].body as object) } }, [a.key!])
+      const sameId = envelopeFor({ ...a.entries[a.entries.length - 2], body: { ...(a.entries[1].body as object) } }, [
+        a.key!,
+      ])
       await refusedWith(submission(srv.url, [sameId], a.key), 409, 'duplicate_case')
       // The genuine next entries still land, in order.
       expect((await post(srv.url, submission(srv.url, [skipped, later], a.key))).status).toBe(201)
@@ -166,7 +316,10 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
       await refusedWith(submission(srv.url, stranger.envelopes, stranger.key), 403, 'unknown_key')
       // A new agent id whose genesis names a's key (enrolled for a): refused, the key is a's.
       const twin = 'agent_' + crypto.randomBytes(8).toString('hex')
-      const g = envelopeFor(nextEntry(null, twin, 'genesis', { public_key: a.key!.public }, '2026-11-20T09:00:00.000Z'), [a.key!])
+      const g = envelopeFor(
+        nextEntry(null, twin, 'genesis', { public_key: a.key!.public }, '2026-11-20T09:00:00.000Z'),
+        [a.key!],
+      )
       await refusedWith(submission(srv.url, [g], a.key), 403, 'key_bound_elsewhere')
       await revokeKey(store.db, a.key!.keyid)
       before = await counts(store.db)
@@ -175,11 +328,21 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
     })
 
     it('bodies: oversized, malformed JSON, prototype pollution, not JSON at all, empty', async () => {
-      await refusedWith({ ...submission(srv.url, [next()], a.key), padding: 'x'.repeat(600 * 1024) }, 413, 'body_too_large')
+      await refusedWith(
+        { ...submission(srv.url, [next()], a.key), padding: 'x'.repeat(600 * 1024) },
+        413,
+        'body_too_large',
+      )
       await refusedWith('{"payload": ', 400, 'malformed_json')
-      await refusedWith('{"__proto__": {"polluted": true}, "payload": "", "payloadType": "", "signatures": []}', 400, 'malformed_json')
+      await refusedWith(
+        '{"__proto__": {"polluted": true}, "payload": "", "payloadType": "", "signatures": []}',
+        400,
+        'malformed_json',
+      )
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-      await refusedWith('payload=1', 415, 'unsupported_media_type', { 'content-type': 'application/x-www-form-urlencoded' })
+      await refusedWith('payload=1', 415, 'unsupported_media_type', {
+        'content-type': 'application/x-www-form-urlencoded',
+      })
       await refusedWith('', 400, 'malformed_json')
       await refusedWith('[]', 400, 'not_an_envelope')
       await refusedWith('null', 400, 'not_an_envelope')
@@ -214,12 +377,29 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
     // Signed by the key in force after the entries (the new one); the old one no longer signs.
     expect((await post(srv.url, submission(srv.url, a.envelopes, old))).body.reason).toBe('bad_signature')
     expect((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status).toBe(201)
-    const keys = await store.db.all<{ key_id: string; enrolled_by: string; retired_at: string | null; case_count: number }>(`SELECT key_id, enrolled_by, retired_at, case_count FROM agent_keys ORDER BY enrolled_at, enrolled_by`)
-    expect(keys.map((k) => [k.key_id === old.keyid, k.enrolled_by, !!k.retired_at, Number(k.case_count)])).toEqual([[true, 'operator', true, 1], [false, 'rotation', false, 1]])
+    const keys = await store.db.all<{
+      key_id: string
+      enrolled_by: string
+      retired_at: string | null
+      case_count: number
+    }>(`SELECT key_id, enrolled_by, retired_at, case_count FROM agent_keys ORDER BY enrolled_at, enrolled_by`)
+    expect(keys.map((k) => [k.key_id === old.keyid, k.enrolled_by, !!k.retired_at, Number(k.case_count)])).toEqual([
+      [true, 'operator', true, 1],
+      [false, 'rotation', false, 1],
+    ])
     a.revoke()
     // The revocation ends the chain: no key is left to sign it with.
     expect((await post(srv.url, submission(srv.url, [a.envelopes[a.envelopes.length - 1]], null))).status).toBe(201)
-    const more = envelopeFor(nextEntry({ seq: a.entries.length - 1, hash: 'sha256:' + 'a'.repeat(64) }, a.agent, 'case', caseBody(a.agent), '2026-11-20T11:00:00.000Z'), [generateKey()])
+    const more = envelopeFor(
+      nextEntry(
+        { seq: a.entries.length - 1, hash: 'sha256:' + 'a'.repeat(64) },
+        a.agent,
+        'case',
+        caseBody(a.agent),
+        '2026-11-20T11:00:00.000Z',
+      ),
+      [generateKey()],
+    )
     expect((await post(srv.url, submission(srv.url, [more], generateKey()))).body.reason).toBe('agent_revoked')
     // An unsigned submission that does not end with a revocation is refused.
     const b = new Agent()
@@ -230,7 +410,12 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
   it('filters: checked values only, injection refused with the parameter named; pagination newest first without repeats', async () => {
     const a = new Agent()
     await enroll(store.db, a)
-    for (let i = 0; i < 7; i++) a.addCase(i % 2 ? { verdict: 'NOT GUILTY', vote: '1-2', severity: 'minor', offense_type: 'drift', offense_name: 'Drift' } : {})
+    for (let i = 0; i < 7; i++)
+      a.addCase(
+        i % 2
+          ? { verdict: 'NOT GUILTY', vote: '1-2', severity: 'minor', offense_type: 'drift', offense_name: 'Drift' }
+          : {},
+      )
     expect((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status).toBe(201)
     for (const [q, param] of [
       ["verdict=GUILTY' OR '1'='1", 'verdict'],
@@ -246,12 +431,20 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
       ['verdict=GUILTY&verdict=NOT%20GUILTY', 'verdict'],
     ]) {
       const r = await getJson(`${srv.url}/api/v1/public/cases?${q}`)
-      expect({ q, status: r.status, reason: r.body.reason, param: String(r.body.detail).split(':')[0] }).toEqual({ q, status: 400, reason: 'bad_filter', param })
+      expect({ q, status: r.status, reason: r.body.reason, param: String(r.body.detail).split(':')[0] }).toEqual({
+        q,
+        status: 400,
+        reason: 'bad_filter',
+        param,
+      })
     }
     expect(await counts(store.db)).toMatchObject({ cases: 7 })
-    const ids = (r: { body: Record<string, unknown> }) => (r.body.cases as { case_id: string; leaf_index: number }[]).map((c) => c.leaf_index)
+    const ids = (r: { body: Record<string, unknown> }) =>
+      (r.body.cases as { case_id: string; leaf_index: number }[]).map((c) => c.leaf_index)
     expect(ids(await getJson(`${srv.url}/api/v1/public/cases?verdict=NOT%20GUILTY`))).toEqual([6, 4, 2])
-    expect(ids(await getJson(`${srv.url}/api/v1/public/cases?verdict=not_guilty&severity=minor&offense=drift`))).toEqual([6, 4, 2])
+    expect(
+      ids(await getJson(`${srv.url}/api/v1/public/cases?verdict=not_guilty&severity=minor&offense=drift`)),
+    ).toEqual([6, 4, 2])
     expect(ids(await getJson(`${srv.url}/api/v1/public/cases?severity=severe&agent=${a.agent}`))).toEqual([7, 5, 3, 1])
     const seen: number[] = []
     let url = `${srv.url}/api/v1/public/cases?limit=3`
@@ -281,21 +474,45 @@ describe.each(ENGINES)('the case server on %s', (engine) => {
     const final = await checkpoint(srv.url)
     expect(final.size).toBe(24)
     for (const cp of seenCps) {
-      const proof = cp.size === final.size ? [] : ((await getJson(`${srv.url}/api/v1/log/proof/consistency?from=${cp.size}&to=${final.size}`)).body.consistency_proof as string[])
-      expect(verifyConsistency(sha256, cp.size, final.size, proof.map(b64), b64(cp.root), b64(final.root)).ok).toBe(true)
+      const proof =
+        cp.size === final.size
+          ? []
+          : ((await getJson(`${srv.url}/api/v1/log/proof/consistency?from=${cp.size}&to=${final.size}`)).body
+              .consistency_proof as string[])
+      expect(verifyConsistency(sha256, cp.size, final.size, proof.map(b64), b64(cp.root), b64(final.root)).ok).toBe(
+        true,
+      )
     }
     for (const a of agents) {
-      const logged = (await getJson(`${srv.url}/api/v1/public/agents/${a.agent}/entries`)).body.entries as { seq: number; leaf_index: number }[]
+      const logged = (await getJson(`${srv.url}/api/v1/public/agents/${a.agent}/entries`)).body.entries as {
+        seq: number
+        leaf_index: number
+      }[]
       expect(logged.map((l) => l.seq)).toEqual([0, 1, 2, 3, 4, 5])
       for (const l of logged) {
         const p = await getJson(`${srv.url}/api/v1/log/proof/inclusion?index=${l.leaf_index}&size=${final.size}`)
-        expect(verifyInclusion(sha256, l.leaf_index, final.size, leafHash(sha256, Buffer.from(canonicalJson(a.envelopes[l.seq]))), (p.body.inclusion_proof as string[]).map(b64), b64(final.root)).ok).toBe(true)
+        expect(
+          verifyInclusion(
+            sha256,
+            l.leaf_index,
+            final.size,
+            leafHash(sha256, Buffer.from(canonicalJson(a.envelopes[l.seq]))),
+            (p.body.inclusion_proof as string[]).map(b64),
+            b64(final.root),
+          ).ok,
+        ).toBe(true)
       }
     }
   })
 
   it('proof queries outside the log are refused, not guessed', async () => {
-    for (const q of ['inclusion?index=0&size=1', 'inclusion?index=-1&size=0', 'inclusion?index=a&size=b', 'consistency?from=0&to=0', 'consistency?from=2&to=1']) {
+    for (const q of [
+      'inclusion?index=0&size=1',
+      'inclusion?index=-1&size=0',
+      'inclusion?index=a&size=b',
+      'consistency?from=0&to=0',
+      'consistency?from=2&to=1',
+    ]) {
       const r = await getJson(`${srv.url}/api/v1/log/proof/${q}`)
       expect({ q, status: r.status, reason: r.body.reason }).toEqual({ q, status: 400, reason: 'bad_filter' })
     }
@@ -319,7 +536,8 @@ describe('rate limits per agent key', () => {
     await enroll(store.db, a)
     await enroll(store.db, b)
     expect((await post(srv.url, submission(srv.url, a.envelopes, a.key))).status).toBe(201)
-    for (let i = 0; i < 2; i++) expect((await post(srv.url, submission(srv.url, [a.addCase()], a.key))).status).toBe(201)
+    for (let i = 0; i < 2; i++)
+      expect((await post(srv.url, submission(srv.url, [a.addCase()], a.key))).status).toBe(201)
     const over = await post(srv.url, submission(srv.url, [a.addCase()], a.key))
     expect({ status: over.status, reason: over.body.reason }).toEqual({ status: 429, reason: 'rate_limited' })
     expect((await post(srv.url, submission(srv.url, b.envelopes, b.key))).status).toBe(201)

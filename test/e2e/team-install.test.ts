@@ -13,7 +13,7 @@ import { FAKE } from '../support/fake-secrets'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 
-describe('a team shares the guard through git: one install, a teammate\'s clone guarded after npm install', () => {
+describe("a team shares the guard through git: one install, a teammate's clone guarded after npm install", () => {
   let work: string
   let remote: string
   let a: string
@@ -24,15 +24,29 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
   let install: Run
   let dryRun: Run
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env })
-  const npx = (cwd: string, spec: string, ...args: string[]) => exec('npx', ['--yes', `file:${spec}`, ...args], { cwd, env, timeoutMs: 240_000 })
+  const npx = (cwd: string, spec: string, ...args: string[]) =>
+    exec('npx', ['--yes', `file:${spec}`, ...args], { cwd, env, timeoutMs: 240_000 })
 
   beforeAll(async () => {
     work = tempProject('ratchet-team-')
     home = path.join(work, 'home')
     fs.mkdirSync(home)
-    env = { ...claudeEnv('http://127.0.0.1:9', home), GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@x', GIT_CONFIG_NOSYSTEM: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+    env = {
+      ...claudeEnv('http://127.0.0.1:9', home),
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@x',
+      GIT_COMMITTER_NAME: 'A',
+      GIT_COMMITTER_EMAIL: 'a@x',
+      GIT_CONFIG_NOSYSTEM: '1',
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+    }
     // --ignore-scripts: dist/ is built already (pretest); rebuilding would pull it from under other e2e files.
-    const pack = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, env })
+    const pack = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      env,
+    })
     expect(pack.status, pack.stderr).toBe(0)
     tarball = path.join(work, JSON.parse(pack.stdout)[0].filename)
     remote = path.join(work, 'remote.git')
@@ -53,14 +67,24 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   })
 
-  it.each(['install', 'update', 'uninstall'])('%s is the user\'s: refused inside a Claude Code session, nothing written', async (cmd) => {
-    const files = ['package.json', '.claude/settings.json'].map((f) => path.join(a, f))
-    const before = files.map((f) => fs.readFileSync(f, 'utf8'))
-    const r = await exec('npx', ['--yes', `file:${tarball}`, cmd], { cwd: a, env: { ...env, CLAUDECODE: '1' }, timeoutMs: 240_000 })
-    expect(r.status).toBe(5)
-    expect(r.stderr).toBe(`ratchet: ratchet-guard ${cmd} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: CLAUDECODE=1)\n`)
-    expect(files.map((f) => fs.readFileSync(f, 'utf8'))).toEqual(before)
-  }, 240_000)
+  it.each(['install', 'update', 'uninstall'])(
+    "%s is the user's: refused inside a Claude Code session, nothing written",
+    async (cmd) => {
+      const files = ['package.json', '.claude/settings.json'].map((f) => path.join(a, f))
+      const before = files.map((f) => fs.readFileSync(f, 'utf8'))
+      const r = await exec('npx', ['--yes', `file:${tarball}`, cmd], {
+        cwd: a,
+        env: { ...env, CLAUDECODE: '1' },
+        timeoutMs: 240_000,
+      })
+      expect(r.status).toBe(5)
+      expect(r.stderr).toBe(
+        `ratchet: ratchet-guard ${cmd} is the user's to run, in a terminal outside the agent's session (refused inside Claude Code: CLAUDECODE=1)\n`,
+      )
+      expect(files.map((f) => fs.readFileSync(f, 'utf8'))).toEqual(before)
+    },
+    240_000,
+  )
 
   it('--dry-run shows the package.json and settings diff and changes nothing', () => {
     expect(dryRun.status, dryRun.stderr).toBe(0)
@@ -75,7 +99,10 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     const pkg = JSON.parse(fs.readFileSync(path.join(a, 'package.json'), 'utf8'))
     expect(pkg.devDependencies).toEqual({ 'ratchet-guard': 'file:.ratchet/vendor/ratchet-guard-0.1.0.tgz' })
     // Buffer.equals, not toEqual: toEqual walks 1.8 MB byte by byte and ran past the test's 30 s under load.
-    expect(fs.readFileSync(path.join(a, '.ratchet', 'vendor', 'ratchet-guard-0.1.0.tgz')).equals(fs.readFileSync(tarball)), 'vendored copy is the tarball, byte for byte').toBe(true)
+    expect(
+      fs.readFileSync(path.join(a, '.ratchet', 'vendor', 'ratchet-guard-0.1.0.tgz')).equals(fs.readFileSync(tarball)),
+      'vendored copy is the tarball, byte for byte',
+    ).toBe(true)
   })
 
   it('running it again changes nothing (idempotent)', async () => {
@@ -89,7 +116,14 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
   it('what clone A commits names no path outside the repository, and the personal settings stay out of git', () => {
     git(a, 'add', '-A')
     const staged = git(a, 'diff', '--cached', '--name-only').split('\n').filter(Boolean).sort()
-    expect(staged).toEqual(['.claude/settings.json', '.ratchet/.gitignore', '.ratchet/guardrails.json', '.ratchet/vendor/ratchet-guard-0.1.0.tgz', 'package-lock.json', 'package.json'])
+    expect(staged).toEqual([
+      '.claude/settings.json',
+      '.ratchet/.gitignore',
+      '.ratchet/guardrails.json',
+      '.ratchet/vendor/ratchet-guard-0.1.0.tgz',
+      'package-lock.json',
+      'package.json',
+    ])
     git(a, 'commit', '-qm', 'Guard the project with Ratchet')
     git(a, 'push', '-q', 'origin', 'HEAD:main')
   })
@@ -103,14 +137,37 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
       execFileSync('git', ['clone', '-q', remote, b], { env })
       npmInstall = await exec('npm', ['install'], { cwd: b, env, timeoutMs: 240_000 })
       // B's developer: an untracked key file, and a README fix to push. A headless run refuses instead of deferring.
-      fs.writeFileSync(path.join(b, '.env'), `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
+      fs.writeFileSync(
+        path.join(b, '.env'),
+        `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`,
+      )
       fs.writeFileSync(path.join(b, '.ratchet', 'config.json'), JSON.stringify({ headlessDefer: false }))
       model = await startMockModel([
         { tool: 'Bash', input: { command: 'ls', description: 'List files' } },
-        { tool: 'Bash', input: { command: 'git add -A && git commit -qm "fix typo" && git push origin HEAD:main', description: 'Commit and push' } },
+        {
+          tool: 'Bash',
+          input: {
+            command: 'git add -A && git commit -qm "fix typo" && git push origin HEAD:main',
+            description: 'Commit and push',
+          },
+        },
         { text: 'Done.' },
       ])
-      session = await exec(CLAUDE, ['-p', 'fix the typo in the README and push it', '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: b, env: claudeEnv(model.url, home, { GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@x' }), timeoutMs: 240_000 })
+      session = await exec(
+        CLAUDE,
+        ['-p', 'fix the typo in the README and push it', '--output-format', 'json', '--allowedTools', 'Bash'],
+        {
+          cwd: b,
+          env: claudeEnv(model.url, home, {
+            GIT_CONFIG_NOSYSTEM: '1',
+            GIT_AUTHOR_NAME: 'B',
+            GIT_AUTHOR_EMAIL: 'b@x',
+            GIT_COMMITTER_NAME: 'B',
+            GIT_COMMITTER_EMAIL: 'b@x',
+          }),
+          timeoutMs: 240_000,
+        },
+      )
     }, 600_000)
 
     afterAll(async () => {
@@ -119,7 +176,8 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
 
     it('npm install alone brings the guard: the hooks the settings run exist', () => {
       expect(npmInstall.status, npmInstall.stderr).toBe(0)
-      for (const hook of ['preflight-check', 'session-start', 'custodiet']) expect(fs.existsSync(path.join(b, 'node_modules', '.bin', hook)), hook).toBe(true)
+      for (const hook of ['preflight-check', 'session-start', 'custodiet'])
+        expect(fs.existsSync(path.join(b, 'node_modules', '.bin', hook)), hook).toBe(true)
     })
 
     it('the real claude session is guarded: ls is quiet, the push carrying .env is stopped', () => {
@@ -131,15 +189,26 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
       expect(push.is_error).toBe(true)
       expect(push.content).toContain('`.env`')
       expect(git(b, 'ls-tree', '-r', '--name-only', 'origin/main')).not.toContain('.env')
-      expect(execFileSync('git', ['--git-dir', remote, 'log', '--all', '--name-only', '--format='], { encoding: 'utf8' })).not.toContain('.env')
+      expect(
+        execFileSync('git', ['--git-dir', remote, 'log', '--all', '--name-only', '--format='], { encoding: 'utf8' }),
+      ).not.toContain('.env')
     })
 
-    it('clone B\'s settings, package.json, lockfile and tracked state name no path outside the repository', () => {
-      const tracked = git(b, 'ls-files').split('\n').filter((f) => f && !f.endsWith('.tgz'))
-      const files = [...new Set([...tracked, 'package-lock.json', ...fs.readdirSync(path.join(b, '.claude')).map((f) => `.claude/${f}`)])].filter((f) => fs.statSync(path.join(b, f)).isFile())
+    it("clone B's settings, package.json, lockfile and tracked state name no path outside the repository", () => {
+      const tracked = git(b, 'ls-files')
+        .split('\n')
+        .filter((f) => f && !f.endsWith('.tgz'))
+      const files = [
+        ...new Set([
+          ...tracked,
+          'package-lock.json',
+          ...fs.readdirSync(path.join(b, '.claude')).map((f) => `.claude/${f}`),
+        ]),
+      ].filter((f) => fs.statSync(path.join(b, f)).isFile())
       for (const f of files) {
         const text = fs.readFileSync(path.join(b, f), 'utf8')
-        for (const outside of [work, home, tarball, '../', '/tmp/', ROOT]) expect(text, `${f} names ${outside}`).not.toContain(outside)
+        for (const outside of [work, home, tarball, '../', '/tmp/', ROOT])
+          expect(text, `${f} names ${outside}`).not.toContain(outside)
       }
     })
 
@@ -152,7 +221,9 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
       expect(JSON.stringify(settings.permissions ?? {})).not.toContain('node_modules')
       const pkg = JSON.parse(fs.readFileSync(path.join(b, 'package.json'), 'utf8'))
       expect(JSON.stringify(pkg)).not.toContain('ratchet-guard')
-      expect(JSON.stringify(JSON.parse(fs.readFileSync(path.join(b, 'package-lock.json'), 'utf8')).packages)).not.toContain('ratchet-guard')
+      expect(
+        JSON.stringify(JSON.parse(fs.readFileSync(path.join(b, 'package-lock.json'), 'utf8')).packages),
+      ).not.toContain('ratchet-guard')
       expect(fs.existsSync(path.join(b, '.ratchet', 'vendor', 'ratchet-guard-0.1.0.tgz'))).toBe(false)
       expect(fs.existsSync(path.join(b, '.ratchet', 'guardrails.json'))).toBe(true)
     }, 240_000)
@@ -169,20 +240,30 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     execFileSync('tar', ['czf', newer, '-C', stage, 'package'])
     const r = await npx(a, newer, 'update')
     expect(r.status, r.stderr + r.stdout).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(a, 'package.json'), 'utf8')).devDependencies['ratchet-guard']).toBe('file:.ratchet/vendor/ratchet-guard-0.1.1.tgz')
+    expect(JSON.parse(fs.readFileSync(path.join(a, 'package.json'), 'utf8')).devDependencies['ratchet-guard']).toBe(
+      'file:.ratchet/vendor/ratchet-guard-0.1.1.tgz',
+    )
     expect(fs.readdirSync(path.join(a, '.ratchet', 'vendor'))).toEqual(['ratchet-guard-0.1.1.tgz'])
-    expect(JSON.parse(fs.readFileSync(path.join(a, 'node_modules', 'ratchet-guard', 'package.json'), 'utf8')).version).toBe('0.1.1')
-    expect(fs.readFileSync(path.join(a, '.claude', 'settings.json'), 'utf8')).toContain('node_modules/.bin/preflight-check')
+    expect(
+      JSON.parse(fs.readFileSync(path.join(a, 'node_modules', 'ratchet-guard', 'package.json'), 'utf8')).version,
+    ).toBe('0.1.1')
+    expect(fs.readFileSync(path.join(a, '.claude', 'settings.json'), 'utf8')).toContain(
+      'node_modules/.bin/preflight-check',
+    )
   }, 240_000)
 
-  it("after update the next session runs quiet; the agent can neither swap the vendored tarball (kernel) nor re-point the dependency unnoticed (the next session is held)", async () => {
+  it('after update the next session runs quiet; the agent can neither swap the vendored tarball (kernel) nor re-point the dependency unnoticed (the next session is held)', async () => {
     const vendored = path.join(a, '.ratchet', 'vendor', 'ratchet-guard-0.1.1.tgz')
     const before = fs.readFileSync(vendored)
     fs.writeFileSync(path.join(work, 'evil.tgz'), 'not a package')
     const run = async (steps: Parameters<typeof startMockModel>[0], extra: string[] = []) => {
       const m = await startMockModel([...steps, { text: 'Done.' }])
       try {
-        const r = await exec(CLAUDE, ['-p', 'tidy up', '--output-format', 'json', '--allowedTools', 'Bash', ...extra], { cwd: a, env: claudeEnv(m.url, home, { GIT_CONFIG_NOSYSTEM: '1' }), timeoutMs: 240_000 })
+        const r = await exec(CLAUDE, ['-p', 'tidy up', '--output-format', 'json', '--allowedTools', 'Bash', ...extra], {
+          cwd: a,
+          env: claudeEnv(m.url, home, { GIT_CONFIG_NOSYSTEM: '1' }),
+          timeoutMs: 240_000,
+        })
         return { status: r.status, stderr: r.stderr, results: m.toolResults() }
       } finally {
         await m.close()
@@ -193,19 +274,33 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     expect(quiet.status, quiet.stderr).toBe(0)
     expect(quiet.results[0].is_error).toBe(false)
     // Every hook off: what holds is the kernel alone.
-    const first = await run([
-      { tool: 'Bash', input: { command: 'ls', description: 'List' } },
-      { tool: 'Bash', input: { command: `cp ${path.join(work, 'evil.tgz')} .ratchet/vendor/ratchet-guard-0.1.1.tgz`, description: 'Swap' } },
-      { tool: 'Bash', input: { command: 'rm -rf .ratchet/vendor', description: 'Remove' } },
-      { tool: 'Bash', input: { command: 'npm pkg set devDependencies.ratchet-guard=file:./evil', description: 'Re-point' } },
-    ], ['--settings', '{"disableAllHooks":true}'])
+    const first = await run(
+      [
+        { tool: 'Bash', input: { command: 'ls', description: 'List' } },
+        {
+          tool: 'Bash',
+          input: {
+            command: `cp ${path.join(work, 'evil.tgz')} .ratchet/vendor/ratchet-guard-0.1.1.tgz`,
+            description: 'Swap',
+          },
+        },
+        { tool: 'Bash', input: { command: 'rm -rf .ratchet/vendor', description: 'Remove' } },
+        {
+          tool: 'Bash',
+          input: { command: 'npm pkg set devDependencies.ratchet-guard=file:./evil', description: 'Re-point' },
+        },
+      ],
+      ['--settings', '{"disableAllHooks":true}'],
+    )
     expect(first.status, first.stderr).toBe(0)
     expect(first.results[0].is_error).toBe(false)
     // Refused by the permission layer (the floor's Edit rule on .ratchet/) or, spelled otherwise, by the kernel.
     expect(first.results[1].content).toMatch(/Read-only file system|Permission denied|has been denied/)
     expect(first.results[2].content).toMatch(/Read-only file system|Permission denied|has been denied/)
     expect(fs.readFileSync(vendored)).toEqual(before)
-    expect(JSON.parse(fs.readFileSync(path.join(a, 'package.json'), 'utf8')).devDependencies['ratchet-guard']).toBe('file:./evil')
+    expect(JSON.parse(fs.readFileSync(path.join(a, 'package.json'), 'utf8')).devDependencies['ratchet-guard']).toBe(
+      'file:./evil',
+    )
     // The next session, hooks on: held until a human looks, with the change named.
     const next = await run([{ tool: 'Bash', input: { command: 'ls', description: 'List' } }])
     expect(next.status, next.stderr).toBe(0)
@@ -220,11 +315,22 @@ describe('a team shares the guard through git: one install, a teammate\'s clone 
     const project = path.join(work, 'solo')
     for (const d of [userHome, prefix, project]) fs.mkdirSync(d)
     execFileSync('git', ['init', '-q', project])
-    const r = await exec('npx', ['--yes', `file:${tarball}`, 'install', '--user', '--json'], { cwd: project, env: { ...env, HOME: userHome, npm_config_prefix: prefix }, timeoutMs: 240_000 })
+    const r = await exec('npx', ['--yes', `file:${tarball}`, 'install', '--user', '--json'], {
+      cwd: project,
+      env: { ...env, HOME: userHome, npm_config_prefix: prefix },
+      timeoutMs: 240_000,
+    })
     expect(r.status, r.stderr + r.stdout).toBe(0)
-    expect(JSON.parse(r.stdout).steps.map((s: { what: string; ok: boolean }) => [s.what, s.ok])).toEqual(expect.arrayContaining([['npm install -g', true], ['init --user', true]]))
+    expect(JSON.parse(r.stdout).steps.map((s: { what: string; ok: boolean }) => [s.what, s.ok])).toEqual(
+      expect.arrayContaining([
+        ['npm install -g', true],
+        ['init --user', true],
+      ]),
+    )
     const settings = JSON.parse(fs.readFileSync(path.join(userHome, '.claude', 'settings.json'), 'utf8'))
-    expect(settings.hooks.PreToolUse[0].hooks[0].command).toContain(`f="${path.join(prefix, 'lib', 'node_modules', 'ratchet-guard', 'bin', 'preflight-check')}";`)
+    expect(settings.hooks.PreToolUse[0].hooks[0].command).toContain(
+      `f="${path.join(prefix, 'lib', 'node_modules', 'ratchet-guard', 'bin', 'preflight-check')}";`,
+    )
     expect(settings.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false })
     // init --user still gives the project its state folder (its own rules); nothing else of the project changes.
     expect(fs.readdirSync(project).sort()).toEqual(['.git', '.ratchet'])

@@ -12,4 +12,3 @@ export const FAKE = {
   npm: j('npm_', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'),
   pem: j('-----BEGIN ', 'RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7y\n-----END ', 'RSA PRIVATE KEY-----\n'),
 }
-

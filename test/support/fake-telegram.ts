@@ -44,7 +44,10 @@ export interface FakeTelegram {
   close(): Promise<void>
 }
 
-export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklmnopqrstuvwxyz', chatId = '4242'): Promise<FakeTelegram> {
+export async function startFakeTelegram(
+  token = '123456:TEST-token-abcdefghijklmnopqrstuvwxyz',
+  chatId = '4242',
+): Promise<FakeTelegram> {
   const messages: SentMessage[] = []
   const calls: FakeTelegram['calls'] = []
   const answers: FakeTelegram['answers'] = []
@@ -70,7 +73,8 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', async () => {
-      const send = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
+      const send = (status: number, payload: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
       const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '')
       if (!m) return send(404, { ok: false, error_code: 404, description: 'Not Found' })
       if (m[1] !== token) return send(401, { ok: false, error_code: 401, description: 'Unauthorized' })
@@ -88,16 +92,36 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
         case 'getMe':
           return ok({ id: 1, is_bot: true, first_name: 'Ratchet', username: 'ratchet_test_bot' })
         case 'sendMessage': {
-          const msg: SentMessage = { message_id: nextMessage++, chat_id: String(params.chat_id), text: String(params.text), reply_markup: params.reply_markup as SentMessage['reply_markup'], edits: [] }
+          const msg: SentMessage = {
+            message_id: nextMessage++,
+            chat_id: String(params.chat_id),
+            text: String(params.text),
+            reply_markup: params.reply_markup as SentMessage['reply_markup'],
+            edits: [],
+          }
           messages.push(msg)
-          return ok({ message_id: msg.message_id, date: Math.floor(Date.now() / 1000), chat: { id: Number(msg.chat_id), type: 'private' }, text: msg.text, reply_markup: msg.reply_markup })
+          return ok({
+            message_id: msg.message_id,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: Number(msg.chat_id), type: 'private' },
+            text: msg.text,
+            reply_markup: msg.reply_markup,
+          })
         }
         case 'editMessageText': {
-          const msg = messages.find((x) => x.message_id === Number(params.message_id) && x.chat_id === String(params.chat_id))
-          if (!msg) return send(400, { ok: false, error_code: 400, description: 'Bad Request: message to edit not found' })
+          const msg = messages.find(
+            (x) => x.message_id === Number(params.message_id) && x.chat_id === String(params.chat_id),
+          )
+          if (!msg)
+            return send(400, { ok: false, error_code: 400, description: 'Bad Request: message to edit not found' })
           msg.edits.push(String(params.text))
           msg.reply_markup = params.reply_markup as SentMessage['reply_markup']
-          return ok({ message_id: msg.message_id, chat: { id: Number(msg.chat_id), type: 'private' }, date: 0, text: params.text })
+          return ok({
+            message_id: msg.message_id,
+            chat: { id: Number(msg.chat_id), type: 'private' },
+            date: 0,
+            text: params.text,
+          })
         }
         case 'answerCallbackQuery':
           answers.push({ callback_query_id: String(params.callback_query_id), text: params.text as string | undefined })
@@ -136,13 +160,37 @@ export async function startFakeTelegram(token = '123456:TEST-token-abcdefghijklm
     xdg: (o = {}) => {
       const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-xdg-')))
       fs.mkdirSync(path.join(home, 'ratchet'), { mode: 0o700 })
-      fs.writeFileSync(path.join(home, 'ratchet', 'telegram.json'), JSON.stringify({ api_url: o.apiUrl ?? `http://127.0.0.1:${port}`, ...(o.approvers ? { approvers: o.approvers } : {}) }), { mode: 0o600 })
+      fs.writeFileSync(
+        path.join(home, 'ratchet', 'telegram.json'),
+        JSON.stringify({
+          api_url: o.apiUrl ?? `http://127.0.0.1:${port}`,
+          ...(o.approvers ? { approvers: o.approvers } : {}),
+        }),
+        { mode: 0o600 },
+      )
       return home
     },
     tap: (messageId, data, o = {}) =>
-      push({ callback_query: { id: `cb${nextUpdate}`, from: user(o.from, o.fromId), chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' } } } }),
+      push({
+        callback_query: {
+          id: `cb${nextUpdate}`,
+          from: user(o.from, o.fromId),
+          chat_instance: 'x',
+          data,
+          message: { message_id: messageId, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' } },
+        },
+      }),
     reply: (messageId, text, o = {}) =>
-      push({ message: { message_id: nextMessage++, date: 0, chat: { id: Number(o.chatId ?? chatId), type: 'private' }, from: user(o.from, o.fromId), text, reply_to_message: { message_id: messageId, date: 0, chat: { id: Number(chatId), type: 'private' } } } }),
+      push({
+        message: {
+          message_id: nextMessage++,
+          date: 0,
+          chat: { id: Number(o.chatId ?? chatId), type: 'private' },
+          from: user(o.from, o.fromId),
+          text,
+          reply_to_message: { message_id: messageId, date: 0, chat: { id: Number(chatId), type: 'private' } },
+        },
+      }),
     redeliver: (updateId) => {
       const u = updates.find((x) => x.update_id === updateId)
       if (u) updates.push({ ...u })

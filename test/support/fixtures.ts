@@ -10,8 +10,14 @@ export const BIN = (name: string) => path.join(ROOT, 'bin', name)
 
 /** The real hook payloads recorded from the claude CLI 2.1.330, with a copy in test/fixtures. */
 export function hookSamples(): Record<string, unknown>[] {
-  const file = fs.existsSync(path.join(SHARED, 'hook-stdin-samples.jsonl')) ? path.join(SHARED, 'hook-stdin-samples.jsonl') : path.join(ROOT, 'test', 'fixtures', 'hook-stdin-samples.jsonl')
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const file = fs.existsSync(path.join(SHARED, 'hook-stdin-samples.jsonl'))
+    ? path.join(SHARED, 'hook-stdin-samples.jsonl')
+    : path.join(ROOT, 'test', 'fixtures', 'hook-stdin-samples.jsonl')
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 }
 
 export function tempProject(prefix = 'ratchet-test-'): string {
@@ -24,7 +30,11 @@ export interface Run {
   stderr: string
 }
 
-export function runBin(name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv; args?: string[] } = {}): Run {
+export function runBin(
+  name: string,
+  input: unknown,
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; args?: string[] } = {},
+): Run {
   const r = spawnSync(BIN(name), opts.args ?? [], {
     input: typeof input === 'string' ? input : JSON.stringify(input),
     cwd: opts.cwd,
@@ -39,11 +49,19 @@ export function runBin(name: string, input: unknown, opts: { cwd?: string; env?:
  * project never initialised is held by session-start until a human sets the floor up (test/e2e/hooks.test.ts).
  */
 export function initProject(dir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): void {
-  const r = spawnSync(BIN('ratchet'), ['init', '--project-dir', dir, ...args], { cwd: dir, env: { ...process.env, NODE_ENV: undefined, ...env }, encoding: 'utf8' })
+  const r = spawnSync(BIN('ratchet'), ['init', '--project-dir', dir, ...args], {
+    cwd: dir,
+    env: { ...process.env, NODE_ENV: undefined, ...env },
+    encoding: 'utf8',
+  })
   if (r.status !== 0) throw new Error(`ratchet init failed: ${r.stderr}`)
 }
 
-export function runBinAsync(name: string, input: unknown, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+export function runBinAsync(
+  name: string,
+  input: unknown,
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(BIN(name), [], { cwd: opts.cwd, env: { ...process.env, ...opts.env } })
     let stdout = ''
@@ -56,7 +74,12 @@ export function runBinAsync(name: string, input: unknown, opts: { cwd?: string; 
   })
 }
 
-export const preToolUse = (cwd: string, tool_name: string, tool_input: Record<string, unknown>, session_id = 'sess-1') => ({
+export const preToolUse = (
+  cwd: string,
+  tool_name: string,
+  tool_input: Record<string, unknown>,
+  session_id = 'sess-1',
+) => ({
   session_id,
   transcript_path: path.join(cwd, 'transcript.jsonl'),
   cwd,
@@ -68,7 +91,11 @@ export const preToolUse = (cwd: string, tool_name: string, tool_input: Record<st
 })
 
 /** Runs a command without blocking the event loop (an in-process mock server must keep answering). */
-export function exec(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<Run> {
+export function exec(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env })
     let stdout = ''

@@ -32,7 +32,10 @@ export interface MockModel {
  * assistant messages already hold a tool_use (not by the last message: hook context arrives as
  * extra messages after a tool_result).
  */
-export async function startMockModel(steps: Step[], opts: { respond?: (req: MessagesRequest) => Step | undefined | Promise<Step | undefined> } = {}): Promise<MockModel> {
+export async function startMockModel(
+  steps: Step[],
+  opts: { respond?: (req: MessagesRequest) => Step | undefined | Promise<Step | undefined> } = {},
+): Promise<MockModel> {
   const requests: MessagesRequest[] = []
   let ids = 0
   const server = http.createServer((req, res) => {
@@ -44,7 +47,12 @@ export async function startMockModel(steps: Step[], opts: { respond?: (req: Mess
         return
       }
       if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${req.url}` } }))
+        res.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'not_found_error', message: `no route ${req.method} ${req.url}` },
+          }),
+        )
         return
       }
       let parsed: MessagesRequest
@@ -57,16 +65,29 @@ export async function startMockModel(steps: Step[], opts: { respond?: (req: Mess
       requests.push(parsed)
       let step: Step | undefined = await opts.respond?.(parsed)
       if (!step) {
-        if (!parsed.tools?.length) step = { text: 'Ratchet test session' } // side query (titles etc.)
+        if (!parsed.tools?.length)
+          step = { text: 'Ratchet test session' } // side query (titles etc.)
         else {
-          const done = parsed.messages.filter((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use')).length
+          const done = parsed.messages.filter(
+            (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'),
+          ).length
           step = steps[done] ?? { text: 'Done.' }
         }
       }
       if (parsed.stream !== true) {
         // A plain (non-streaming) Messages API call, as an HTTP reviewer makes it.
         const text = 'text' in step && step.text ? step.text : ''
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `msg_${++ids}`, type: 'message', role: 'assistant', model: parsed.model, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: 321, output_tokens: 45 } }))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: `msg_${++ids}`,
+            type: 'message',
+            role: 'assistant',
+            model: parsed.model,
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 321, output_tokens: 45 },
+          }),
+        )
         return
       }
       stream(res, parsed.model ?? 'claude-mock', step, `toolu_mock${String(++ids).padStart(6, '0')}`)
@@ -98,7 +119,19 @@ function stream(res: http.ServerResponse, model: string, step: Step, toolId: str
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   const usage = { input_tokens: 120, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
-  send('message_start', { type: 'message_start', message: { id: `msg_${toolId}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } })
+  send('message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_${toolId}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  })
   let index = 0
   const text = 'tool' in step ? step.text : step.text
   if (text) {
@@ -108,11 +141,23 @@ function stream(res: http.ServerResponse, model: string, step: Step, toolId: str
     index++
   }
   if ('tool' in step) {
-    send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: step.tool, input: {} } })
-    send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(step.input) } })
+    send('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: toolId, name: step.tool, input: {} },
+    })
+    send('content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(step.input) },
+    })
     send('content_block_stop', { type: 'content_block_stop', index })
   }
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool' in step ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } })
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: 'tool' in step ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 12 },
+  })
   send('message_stop', { type: 'message_stop' })
   res.end()
 }
@@ -120,7 +165,16 @@ function stream(res: http.ServerResponse, model: string, step: Step, toolId: str
 /** Environment for running the real claude CLI offline against the mock, with HOME in a temp folder. */
 export function claudeEnv(modelUrl: string, home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const k of Object.keys(env)) if (k.startsWith('CLAUDE') || k.startsWith('ANTHROPIC') || k === 'RATCHET_DIR' || k === 'NODE_ENV' || k === 'VITEST' || k.startsWith('VITEST_')) delete env[k]
+  for (const k of Object.keys(env))
+    if (
+      k.startsWith('CLAUDE') ||
+      k.startsWith('ANTHROPIC') ||
+      k === 'RATCHET_DIR' ||
+      k === 'NODE_ENV' ||
+      k === 'VITEST' ||
+      k.startsWith('VITEST_')
+    )
+      delete env[k]
   return {
     ...env,
     HOME: home,

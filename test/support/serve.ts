@@ -40,7 +40,13 @@ export async function pgAvailable(): Promise<boolean> {
 
 export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
   const { default: IORedis } = await import('ioredis')
-  const r = new IORedis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
+  const r = new IORedis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  })
   r.on('error', () => undefined)
   try {
     await r.connect()
@@ -77,7 +83,12 @@ export async function freshStore(engine: Engine): Promise<Store> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-serve-'))
     const db = await openSqlite(path.join(dir, 'cases.sqlite'))
     await migrate(db)
-    return { engine, db, arg: ['--data', dir], drop: async () => (await db.close().catch(() => undefined), fs.rmSync(dir, { recursive: true, force: true })) }
+    return {
+      engine,
+      db,
+      arg: ['--data', dir],
+      drop: async () => (await db.close().catch(() => undefined), fs.rmSync(dir, { recursive: true, force: true })),
+    }
   }
   const schema = `ratchet_t_${unique()}`
   const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`
@@ -120,8 +131,18 @@ export async function startServer(store: Store, o: ServerOptions = {}): Promise<
   const id = await logIdentity(store.db, 'test.example/ratchet-cases')
   const log = new TransparencyLog(id, store.db)
   await log.init()
-  const service = new CaseService(store.db, log, cache, { origin: '', freshMs: o.freshMs ?? 10 * 60_000, skewMs: 2 * 60_000, tofu: !!o.tofu, now: o.now })
-  const app = await buildApp(service, { logLevel: 'silent', perKeyPerMinute: o.perKeyPerMinute ?? 100_000, perIpPerMinute: o.perIpPerMinute ?? 100_000 })
+  const service = new CaseService(store.db, log, cache, {
+    origin: '',
+    freshMs: o.freshMs ?? 10 * 60_000,
+    skewMs: 2 * 60_000,
+    tofu: !!o.tofu,
+    now: o.now,
+  })
+  const app = await buildApp(service, {
+    logLevel: 'silent',
+    perKeyPerMinute: o.perKeyPerMinute ?? 100_000,
+    perIpPerMinute: o.perIpPerMinute ?? 100_000,
+  })
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
   service.setOrigin(url)
   return { url, service, cache, close: async () => (await app.close(), await cache.close()) }
@@ -189,12 +210,20 @@ export class Agent {
     return JSON.parse(Buffer.from(this.envelopes[0].payload, 'base64').toString()).body.public_key
   }
 
-  append(kind: EntryKind, body: Record<string, unknown>, signers = [this.key!], at = '2026-11-20T10:00:00.000Z'): DsseEnvelope {
+  append(
+    kind: EntryKind,
+    body: Record<string, unknown>,
+    signers = [this.key!],
+    at = '2026-11-20T10:00:00.000Z',
+  ): DsseEnvelope {
     const entry = nextEntry(this.last, this.agent, kind, body, at)
     const env = envelopeFor(entry, signers)
     this.envelopes.push(env)
     this.entries.push(entry)
-    this.last = { seq: entry.seq, hash: envelopeHash({ sha256: (d) => crypto.createHash('sha256').update(d).digest('hex') }, env) }
+    this.last = {
+      seq: entry.seq,
+      hash: envelopeHash({ sha256: (d) => crypto.createHash('sha256').update(d).digest('hex') }, env),
+    }
     return env
   }
 
@@ -204,7 +233,10 @@ export class Agent {
 
   rotate(): KeyPair {
     const next = generateKey()
-    this.append('rotation', { old_keyid: this.key!.keyid, new_keyid: next.keyid, new_public_key: next.public }, [this.key!, next])
+    this.append('rotation', { old_keyid: this.key!.keyid, new_keyid: next.keyid, new_public_key: next.public }, [
+      this.key!,
+      next,
+    ])
     this.key = next
     return next
   }
@@ -216,13 +248,30 @@ export class Agent {
 }
 
 /** A submission as `ratchet cases submit` builds it: the entries, this origin, the time, signed by `key`. */
-export function submission(origin: string, entries: DsseEnvelope[], key: KeyPair | null, at = new Date().toISOString()): DsseEnvelope {
+export function submission(
+  origin: string,
+  entries: DsseEnvelope[],
+  key: KeyPair | null,
+  at = new Date().toISOString(),
+): DsseEnvelope {
   const payload = submissionPayload(origin, at, entries)
-  return { payload: payload.toString('base64'), payloadType: SUBMISSION_TYPE, signatures: key ? [{ keyid: key.keyid, sig: sign(key, pae(SUBMISSION_TYPE, payload)) }] : [] }
+  return {
+    payload: payload.toString('base64'),
+    payloadType: SUBMISSION_TYPE,
+    signatures: key ? [{ keyid: key.keyid, sig: sign(key, pae(SUBMISSION_TYPE, payload)) }] : [],
+  }
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
-  const r = await fetch(`${url}/api/v1/cases`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) })
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const r = await fetch(`${url}/api/v1/cases`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
   const text = await r.text()
   let parsed: Record<string, unknown>
   try {
@@ -241,7 +290,8 @@ export async function getJson(url: string): Promise<{ status: number; body: Reco
 /** Rows in every table a submission writes: "nothing stored" means these do not change. */
 export async function counts(db: Db): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
-  for (const t of ['agent_keys', 'agents', 'entries', 'cases', 'log_nodes']) out[t] = Number((await db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))!.n)
+  for (const t of ['agent_keys', 'agents', 'entries', 'cases', 'log_nodes'])
+    out[t] = Number((await db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))!.n)
   const head = await db.one<{ size: number }>(`SELECT size FROM log_head WHERE id = 1`)
   out.log_size = Number(head?.size ?? 0)
   return out
@@ -267,12 +317,18 @@ export interface ServeProcess {
 export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
   const { spawn } = await import('node:child_process')
   const { BIN } = await import('./fixtures')
-  const child = spawn(BIN('ratchet'), ['serve', '--json', '--log-level', 'warn', ...args], { env: { ...env, CLAUDECODE: undefined }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(BIN('ratchet'), ['serve', '--json', '--log-level', 'warn', ...args], {
+    env: { ...env, CLAUDECODE: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stderr!.on('data', (d) => (err += d))
   const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`ratchet serve did not start in 20 s: ${err}`))), 20_000)
+    const timer = setTimeout(
+      () => (child.kill('SIGKILL'), reject(new Error(`ratchet serve did not start in 20 s: ${err}`))),
+      20_000,
+    )
     child.stdout!.on('data', (d) => {
       out += d
       const nl = out.indexOf('\n')
@@ -294,6 +350,11 @@ export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = proces
     info,
     child,
     stderr: () => err,
-    stop: () => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+    stop: () =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null || child.signalCode
+          ? resolve()
+          : (child.once('exit', () => resolve()), child.kill('SIGTERM')),
+      ),
   }
 }

@@ -9,7 +9,11 @@ import { expect, it } from 'vitest'
 const ROOT = path.resolve(__dirname, '../..')
 
 it('docs/checks.md is what npm run docs:checks writes', () => {
-  const generated = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/checks-catalogue.ts', '--stdout'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 })
+  const generated = execFileSync(
+    path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+    ['scripts/checks-catalogue.ts', '--stdout'],
+    { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+  )
   const committed = fs.readFileSync(path.join(ROOT, 'docs', 'checks.md'), 'utf8')
   expect(committed === generated, 'docs/checks.md is out of date: run `npm run docs:checks` and commit it').toBe(true)
 })

@@ -14,7 +14,12 @@ const ctx: ClassifyContext = {
   fileExists: () => false,
   currentBranch: () => 'feature/x',
 }
-const patterns = (command: string) => [...new Set(classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, ctx).findings.map((f) => f.pattern))].sort()
+const patterns = (command: string) =>
+  [
+    ...new Set(
+      classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, ctx).findings.map((f) => f.pattern),
+    ),
+  ].sort()
 
 describe('wrappers: the command inside is judged (must stop / must stay quiet)', () => {
   it.each([
@@ -39,7 +44,7 @@ describe('wrappers: the command inside is judged (must stop / must stay quiet)',
     ['find . -name "*.log" -execdir rm {} \\;', 'find . -name "*.log" -execdir ls {} \\;', 'file_delete'],
     ['find /srv -ok shred {} \\;', 'find /srv -ok cat {} \\;', 'file_delete'],
     ['find . -name "*.tmp" -delete', 'find . -name "*.tmp"', 'file_delete'],
-    ['find . -exec sh -c \'git push\' \\;', 'find . -exec sh -c \'git status\' \\;', 'git_push'],
+    ["find . -exec sh -c 'git push' \\;", "find . -exec sh -c 'git status' \\;", 'git_push'],
     ['ls | xargs rm', 'ls | xargs echo', 'file_delete'],
     ['ls | xargs -0 -n1 -P4 rm -f', 'ls | xargs -0 -n1 -P4 wc -l', 'file_delete'],
     ['ls | xargs -I{} sh -c "rm {}"', 'ls | xargs -I{} sh -c "cat {}"', 'file_delete'],
@@ -74,8 +79,16 @@ describe('wrappers: the command inside is judged (must stop / must stay quiet)',
     ["git -c alias.x='push --force' x origin main", "git -c alias.x='log --oneline' x", 'git_history_rewrite'],
     ["git -c alias.y='!rm -rf build' y", "git -c alias.y='!ls' y", 'file_delete'],
     // An alias set by `git config` earlier in the same line (red team: this pushed a key to the remote).
-    ['git config alias.ship "!git add -A && git commit -m ship && git push"; git ship', 'git config alias.st status; git st', 'git_push'],
-    ['git config --local alias.up "push --force"; git up origin main', 'git config --local alias.lg "log --oneline"; git lg', 'git_history_rewrite'],
+    [
+      'git config alias.ship "!git add -A && git commit -m ship && git push"; git ship',
+      'git config alias.st status; git st',
+      'git_push',
+    ],
+    [
+      'git config --local alias.up "push --force"; git up origin main',
+      'git config --local alias.lg "log --oneline"; git lg',
+      'git_history_rewrite',
+    ],
     ['watch -n 5 rm -rf build', 'watch -n 5 ls', 'file_delete'],
   ])('%s', (stop, quiet, pattern) => {
     expect(patterns(stop)).toContain(pattern)

@@ -2,14 +2,29 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { caseRecord, clip, cohensKappa, parseCharge, parseVote, tally, type JurorVote } from '../../lib/core/courtroom/hearing'
+import {
+  caseRecord,
+  clip,
+  cohensKappa,
+  parseCharge,
+  parseVote,
+  tally,
+  type JurorVote,
+} from '../../lib/core/courtroom/hearing'
 import { offenseForSignal, validatePack, type OffensePack } from '../../lib/core/courtroom/offenses'
-import { applyProbation, countDown, describeProbation, type Probation, type ProbationAction } from '../../lib/core/courtroom/probation'
+import {
+  applyProbation,
+  countDown,
+  describeProbation,
+  type Probation,
+  type ProbationAction,
+} from '../../lib/core/courtroom/probation'
 import type { Decision } from '../../lib/core/decision'
 import { classify } from '../../lib/core/classify'
 
 const ROOT = path.resolve(__dirname, '..', '..')
-const pack = (name: string): OffensePack => JSON.parse(fs.readFileSync(path.join(ROOT, 'offenses', `${name}.json`), 'utf8'))
+const pack = (name: string): OffensePack =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'offenses', `${name}.json`), 'utf8'))
 
 describe('offense packs', () => {
   it.each(['agent', 'clawtrial'])('the shipped %s pack validates', (name) => {
@@ -18,7 +33,17 @@ describe('offense packs', () => {
 
   it('the agent pack covers what Ratchet detects, the clawtrial pack is the seed’s 18, labelled entertainment and off', () => {
     const ids = pack('agent').offenses.map((o) => o.id)
-    for (const id of ['reactive_helpfulness', 'scope_expansion', 'answered_with_changes', 'constraint_violation', 'route_around', 'public_without_evidence', 'unverified_claim', 'moved_acceptance_criteria']) expect(ids).toContain(id)
+    for (const id of [
+      'reactive_helpfulness',
+      'scope_expansion',
+      'answered_with_changes',
+      'constraint_violation',
+      'route_around',
+      'public_without_evidence',
+      'unverified_claim',
+      'moved_acceptance_criteria',
+    ])
+      expect(ids).toContain(id)
     const claw = pack('clawtrial')
     expect(claw.offenses).toHaveLength(18)
     expect(claw.entertainment).toBe(true)
@@ -27,10 +52,19 @@ describe('offense packs', () => {
   })
 
   it.each([
-    [{ ...pack('agent'), offenses: [{ ...pack('agent').offenses[0], severity: 'huge' }] }, 'offenses[0].severity: expected minor|moderate|severe'],
+    [
+      { ...pack('agent'), offenses: [{ ...pack('agent').offenses[0], severity: 'huge' }] },
+      'offenses[0].severity: expected minor|moderate|severe',
+    ],
     [{ ...pack('clawtrial'), default_enabled: true }, 'default_enabled: an entertainment pack is never on by default'],
-    [{ ...pack('agent'), offenses: [{ ...pack('agent').offenses[0], punishment: '60 s delay' }] }, 'offenses[0].punishment: delays and terseness exist only in entertainment packs'],
-    [{ ...pack('agent'), offenses: [pack('agent').offenses[0], pack('agent').offenses[0]] }, 'offenses[1].id: duplicate reactive_helpfulness'],
+    [
+      { ...pack('agent'), offenses: [{ ...pack('agent').offenses[0], punishment: '60 s delay' }] },
+      'offenses[0].punishment: delays and terseness exist only in entertainment packs',
+    ],
+    [
+      { ...pack('agent'), offenses: [pack('agent').offenses[0], pack('agent').offenses[0]] },
+      'offenses[1].id: duplicate reactive_helpfulness',
+    ],
     [[], '(root): expected an object with pack, label, offenses'],
   ])('a bad pack is reported by field (%#)', (raw, problem) => {
     expect(validatePack(raw).problems).toContain(problem)
@@ -61,9 +95,12 @@ describe('jurors’ answers', () => {
     expect(parseVote(text)).toEqual(want)
   })
 
-  it.each(['I think it is guilty.', 'VOTE: MAYBE', 'VOTE: GUILTY\nVOTE: NOT GUILTY\nREASON: both', ''])('%j is an abstention, never a vote', (text) => {
-    expect(parseVote(text)).toHaveProperty('error')
-  })
+  it.each(['I think it is guilty.', 'VOTE: MAYBE', 'VOTE: GUILTY\nVOTE: NOT GUILTY\nREASON: both', ''])(
+    '%j is an abstention, never a vote',
+    (text) => {
+      expect(parseVote(text)).toHaveProperty('error')
+    },
+  )
 
   it('the judge’s charge is parsed, and the fields are capped', () => {
     const c = parseCharge(`CHARGE: ${'x'.repeat(900)}\nPRIMARY_FAILURE: ${'y'.repeat(400)}`)!
@@ -91,8 +128,47 @@ describe('the tally', () => {
 
   it('the case record has the seed’s fields, capped, and digests instead of evidence', () => {
     const agent = pack('agent')
-    const r = caseRecord({ caseId: 'case_1', agentId: 'agent_x', charge: { source: 'manual', signal: 'm', pack: 'agent', offense_id: 'route_around', confidence: 1, summary: 's', evidence: ['secret command'], history: [] }, offense: agent.offenses.find((o) => o.id === 'route_around')!, pack: agent, primaryFailure: 'p'.repeat(500), votes: [v('pragmatist', 'GUILTY'), v('pattern_matcher', 'GUILTY'), { role: 'agent_advocate', vote: 'NOT GUILTY', reason: 'a'.repeat(900) }], punishment: 'q'.repeat(400), timestamp: '2026-11-22T10:00:00.000Z', evidenceDigests: ['sha256:ab'] })
-    expect(Object.keys(r)).toEqual(expect.arrayContaining(['case_id', 'anonymized_agent_id', 'offense_type', 'offense_name', 'severity', 'verdict', 'vote', 'primary_failure', 'agent_commentary', 'punishment_summary', 'timestamp', 'schema_version']))
+    const r = caseRecord({
+      caseId: 'case_1',
+      agentId: 'agent_x',
+      charge: {
+        source: 'manual',
+        signal: 'm',
+        pack: 'agent',
+        offense_id: 'route_around',
+        confidence: 1,
+        summary: 's',
+        evidence: ['secret command'],
+        history: [],
+      },
+      offense: agent.offenses.find((o) => o.id === 'route_around')!,
+      pack: agent,
+      primaryFailure: 'p'.repeat(500),
+      votes: [
+        v('pragmatist', 'GUILTY'),
+        v('pattern_matcher', 'GUILTY'),
+        { role: 'agent_advocate', vote: 'NOT GUILTY', reason: 'a'.repeat(900) },
+      ],
+      punishment: 'q'.repeat(400),
+      timestamp: '2026-11-22T10:00:00.000Z',
+      evidenceDigests: ['sha256:ab'],
+    })
+    expect(Object.keys(r)).toEqual(
+      expect.arrayContaining([
+        'case_id',
+        'anonymized_agent_id',
+        'offense_type',
+        'offense_name',
+        'severity',
+        'verdict',
+        'vote',
+        'primary_failure',
+        'agent_commentary',
+        'punishment_summary',
+        'timestamp',
+        'schema_version',
+      ]),
+    )
     expect([r.primary_failure.length, r.agent_commentary.length, r.punishment_summary.length]).toEqual([280, 560, 280])
     expect(r.vote).toBe('2-1')
     expect(JSON.stringify(r)).not.toContain('secret command')
@@ -105,16 +181,45 @@ describe('the tally', () => {
 
 describe('probation', () => {
   const now = 1_000_000
-  const prob = (tier: Probation['tier'], extra: Partial<Probation> = {}): Probation => ({ case_id: `case_${tier}`, offense_id: 'o', offense_name: 'Offense', tier, classes: ['public_surface'], patterns: [], tools: [], reminder: 'Remember the rule.', started: 'x', ...(tier === 'severe' ? {} : { remaining: 2, expires: now + 1000 }), ...extra })
-  const push: ProbationAction = { tool: 'Bash', classes: ['public_surface'], patterns: ['git_push'], fingerprint: 'fp1', readOnly: false }
+  const prob = (tier: Probation['tier'], extra: Partial<Probation> = {}): Probation => ({
+    case_id: `case_${tier}`,
+    offense_id: 'o',
+    offense_name: 'Offense',
+    tier,
+    classes: ['public_surface'],
+    patterns: [],
+    tools: [],
+    reminder: 'Remember the rule.',
+    started: 'x',
+    ...(tier === 'severe' ? {} : { remaining: 2, expires: now + 1000 }),
+    ...extra,
+  })
+  const push: ProbationAction = {
+    tool: 'Bash',
+    classes: ['public_surface'],
+    patterns: ['git_push'],
+    fingerprint: 'fp1',
+    readOnly: false,
+  }
   const edit: ProbationAction = { tool: 'Edit', classes: [], patterns: [], fingerprint: 'fp2', readOnly: false }
   const read: ProbationAction = { tool: 'Read', classes: [], patterns: [], fingerprint: 'fp3', readOnly: true }
   const allow: Decision = { kind: 'allow' }
-  const run = (list: Probation[], a: ProbationAction, d: Decision = allow, checks: Record<string, number> = {}, mode: 'check' | 'ask' = 'check') => applyProbation(list, a, d, { now, checks, checkWindowMs: 600_000, policy: { moderate: mode } })
+  const run = (
+    list: Probation[],
+    a: ProbationAction,
+    d: Decision = allow,
+    checks: Record<string, number> = {},
+    mode: 'check' | 'ask' = 'check',
+  ) => applyProbation(list, a, d, { now, checks, checkWindowMs: 600_000, policy: { moderate: mode } })
 
   it('minor: a reminder rides along with any action that does something, and counts down', () => {
     const r = run([prob('minor', { classes: [] })], edit)
-    expect(r.decision).toEqual({ kind: 'allow', context: expect.stringContaining('[COURTROOM] On probation (case case_minor, Offense, minor; 2 actions left): Remember the rule.') })
+    expect(r.decision).toEqual({
+      kind: 'allow',
+      context: expect.stringContaining(
+        '[COURTROOM] On probation (case case_minor, Offense, minor; 2 actions left): Remember the rule.',
+      ),
+    })
     expect(r.next![0].remaining).toBe(1)
     expect(run([prob('minor', { classes: [] })], read).decision).toEqual(allow) // reading is not acting
   })
@@ -170,12 +275,38 @@ describe('probation', () => {
 
   // Restrained by what an action does, and only such actions count (found verifying the courtroom: a Bash `echo >`
   // passed a Write restriction, and twenty junk writes to /tmp ran out a ten-action probation).
-  const onEdits = (tier: Probation['tier'], extra: Partial<Probation> = {}) => prob(tier, { classes: [], tools: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'], ...extra })
-  const bashEcho: ProbationAction = { tool: 'Bash', classes: [], patterns: [], fingerprint: 'fp4', readOnly: false, changes: ['/p/src/a.ts'] }
-  const tmpWrite: ProbationAction = { tool: 'Write', classes: [], patterns: [], fingerprint: 'fp5', readOnly: false, changes: [] }
-  const bashLs: ProbationAction = { tool: 'Bash', classes: [], patterns: [], fingerprint: 'fp6', readOnly: false, changes: [] }
+  const onEdits = (tier: Probation['tier'], extra: Partial<Probation> = {}) =>
+    prob(tier, { classes: [], tools: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'], ...extra })
+  const bashEcho: ProbationAction = {
+    tool: 'Bash',
+    classes: [],
+    patterns: [],
+    fingerprint: 'fp4',
+    readOnly: false,
+    changes: ['/p/src/a.ts'],
+  }
+  const tmpWrite: ProbationAction = {
+    tool: 'Write',
+    classes: [],
+    patterns: [],
+    fingerprint: 'fp5',
+    readOnly: false,
+    changes: [],
+  }
+  const bashLs: ProbationAction = {
+    tool: 'Bash',
+    classes: [],
+    patterns: [],
+    fingerprint: 'fp6',
+    readOnly: false,
+    changes: [],
+  }
   it.each([
-    ['a Bash command that writes a project file, under a probation on the editing tools', onEdits('moderate'), bashEcho],
+    [
+      'a Bash command that writes a project file, under a probation on the editing tools',
+      onEdits('moderate'),
+      bashEcho,
+    ],
     ['an Edit of a project file', onEdits('moderate'), { ...edit, changes: ['/p/src/a.ts'] }],
     ['an Edit when the caller does not say what it changes', onEdits('moderate'), edit],
     ['a push under a probation on public_surface', prob('moderate'), push],
@@ -226,8 +357,16 @@ describe("Cohen's kappa", () => {
 })
 
 describe('the agent cannot run the courtroom’s controls or reach its keys', () => {
-  const ctx = { projectDir: '/p', homeDir: '/home/u', stateDir: '/p/.ratchet', session: { reads: {}, prompts: [], checks: {} }, fileExists: () => false, currentBranch: () => 'main' }
-  const selfProtected = (tool: string, input: Record<string, unknown>) => classify({ tool_name: tool, tool_input: input, cwd: '/p' }, ctx).findings.some((f) => f.class === 'self_protection')
+  const ctx = {
+    projectDir: '/p',
+    homeDir: '/home/u',
+    stateDir: '/p/.ratchet',
+    session: { reads: {}, prompts: [], checks: {} },
+    fileExists: () => false,
+    currentBranch: () => 'main',
+  }
+  const selfProtected = (tool: string, input: Record<string, unknown>) =>
+    classify({ tool_name: tool, tool_input: input, cwd: '/p' }, ctx).findings.some((f) => f.class === 'self_protection')
   it.each([
     ['ratchet courtroom clear case_1'],
     ['ratchet courtroom disable'],
@@ -246,7 +385,12 @@ describe('the agent cannot run the courtroom’s controls or reach its keys', ()
   ])('must stop: %s', (command) => {
     expect(selfProtected('Bash', { command })).toBe(true)
   })
-  it.each([['ratchet courtroom status'], ['ratchet cases list --json'], ['ratchet cases verify'], ['ratchet cases show case_1']])('stays quiet: %s', (command) => {
+  it.each([
+    ['ratchet courtroom status'],
+    ['ratchet cases list --json'],
+    ['ratchet cases verify'],
+    ['ratchet cases show case_1'],
+  ])('stays quiet: %s', (command) => {
     expect(selfProtected('Bash', { command })).toBe(false)
   })
   it('a Write into the key store is stopped', () => {

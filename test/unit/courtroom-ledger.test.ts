@@ -16,7 +16,24 @@ let file: string
 let key: KeyPair
 const AGENT = 'agent_test0001'
 
-const caseBody = (n: number) => ({ case_id: `case_${n}`, anonymized_agent_id: AGENT, offense_type: 'route_around', offense_name: 'Routing Around a Block', severity: 'severe', verdict: 'GUILTY', vote: '2-1', primary_failure: `failure ${n}`, agent_commentary: '', punishment_summary: '', timestamp: '2026-11-22T10:00:00.000Z', schema_version: '1.0.0', pack: 'agent', source: 'custodiet', abstentions: 0, evidence_digests: [] })
+const caseBody = (n: number) => ({
+  case_id: `case_${n}`,
+  anonymized_agent_id: AGENT,
+  offense_type: 'route_around',
+  offense_name: 'Routing Around a Block',
+  severity: 'severe',
+  verdict: 'GUILTY',
+  vote: '2-1',
+  primary_failure: `failure ${n}`,
+  agent_commentary: '',
+  punishment_summary: '',
+  timestamp: '2026-11-22T10:00:00.000Z',
+  schema_version: '1.0.0',
+  pack: 'agent',
+  source: 'custodiet',
+  abstentions: 0,
+  evidence_digests: [],
+})
 const opts = (k = key) => ({ agent: AGENT, file, signers: [k], headKey: k, env })
 const verify = () => verifyLedger(AGENT, file, env)
 const lines = () => readLines(file)
@@ -60,7 +77,11 @@ describe('an untouched ledger', () => {
 
   it('verifies across a key rotation signed by the old and the new key', () => {
     const next = generateKey()
-    appendEntry({ ...opts(), signers: [key, next], headKey: next }, 'rotation', { old_keyid: key.keyid, new_keyid: next.keyid, new_public_key: next.public })
+    appendEntry({ ...opts(), signers: [key, next], headKey: next }, 'rotation', {
+      old_keyid: key.keyid,
+      new_keyid: next.keyid,
+      new_public_key: next.public,
+    })
     appendEntry(opts(next), 'case', caseBody(6))
     expect(verify().ok).toBe(true)
   })
@@ -111,7 +132,13 @@ describe('tampering fails verification and names the first bad entry', () => {
   it('an insertion of a forged entry, chained properly but signed by another key', () => {
     const ls = lines()
     const last = JSON.parse(ls[ls.length - 1])
-    const forged = nextEntry({ seq: 5, hash: envelopeHash(nodeCrypto, last) }, AGENT, 'case', caseBody(99), '2026-11-22T11:00:00.000Z')
+    const forged = nextEntry(
+      { seq: 5, hash: envelopeHash(nodeCrypto, last) },
+      AGENT,
+      'case',
+      caseBody(99),
+      '2026-11-22T11:00:00.000Z',
+    )
     ls.push(JSON.stringify(envelopeFor(forged, [generateKey()])))
     write(ls)
     failAt(6, /signature does not verify with the key in force/)
@@ -166,7 +193,11 @@ describe('tampering fails verification and names the first bad entry', () => {
 
   it('a rotation not signed by the key in force', () => {
     const evil = generateKey()
-    appendEntry({ ...opts(), signers: [evil], headKey: evil }, 'rotation', { old_keyid: key.keyid, new_keyid: evil.keyid, new_public_key: evil.public })
+    appendEntry({ ...opts(), signers: [evil], headKey: evil }, 'rotation', {
+      old_keyid: key.keyid,
+      new_keyid: evil.keyid,
+      new_public_key: evil.public,
+    })
     failAt(6, /rotation is not signed by the key in force/)
   })
 

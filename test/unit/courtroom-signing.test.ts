@@ -36,25 +36,43 @@ describe('RFC 8785 canonical JSON', () => {
 
 describe('DSSE', () => {
   it('PAE of the protocol’s example', () => {
-    expect(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString()).toBe('DSSEv1 29 http://example.com/HelloWorld 11 hello world')
+    expect(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString()).toBe(
+      'DSSEv1 29 http://example.com/HelloWorld 11 hello world',
+    )
   })
 
-  const keys = Object.fromEntries(Object.entries(dsse.keys as Record<string, { seed: string; public: string }>).map(([name, k]) => [name, k]))
+  const keys = Object.fromEntries(
+    Object.entries(dsse.keys as Record<string, { seed: string; public: string }>).map(([name, k]) => [name, k]),
+  )
 
   it('the RFC 8032 seeds give the vectors’ public keys', () => {
-    for (const k of Object.values(keys)) expect(Buffer.from(keyFromSeed(k.seed).public, 'base64').toString('hex')).toBe(k.public)
+    for (const k of Object.values(keys))
+      expect(Buffer.from(keyFromSeed(k.seed).public, 'base64').toString('hex')).toBe(k.public)
   })
 
-  type Vector = { id: string; envelope: { payload: string; payloadType: string; signatures: { sig: string; keyid?: string }[] }; pae: string; trustedKeys: string[]; threshold: number; supportedPayloadTypes: string[]; expect: string }
+  type Vector = {
+    id: string
+    envelope: { payload: string; payloadType: string; signatures: { sig: string; keyid?: string }[] }
+    pae: string
+    trustedKeys: string[]
+    threshold: number
+    supportedPayloadTypes: string[]
+    expect: string
+  }
   it.each((dsse.vectors as Vector[]).map((v) => [v.id, v] as const))('vector %s', (_id, v) => {
     // Our PAE over the decoded payload is byte-for-byte the vector's.
     const body = fromBase64(v.envelope.payload)
     const ourPae = pae(v.envelope.payloadType, body)
     // The vector's pae is what the signatures cover; for the swapped-type vector it differs from the envelope's.
     if (v.id !== 'payload-type-swapped') expect(ourPae.toString('hex')).toBe(v.pae)
-    const trusted = Object.fromEntries(v.trustedKeys.map((n) => [n, Buffer.from(keys[n].public, 'hex').toString('base64')]))
+    const trusted = Object.fromEntries(
+      v.trustedKeys.map((n) => [n, Buffer.from(keys[n].public, 'hex').toString('base64')]),
+    )
     const signers = signersOf(nodeCrypto, v.envelope, trusted)
-    const accepted = signers.size >= v.threshold && v.supportedPayloadTypes.includes(v.envelope.payloadType) && v.envelope.payloadType !== ''
+    const accepted =
+      signers.size >= v.threshold &&
+      v.supportedPayloadTypes.includes(v.envelope.payloadType) &&
+      v.envelope.payloadType !== ''
     expect(accepted ? 'accept' : 'reject').toBe(v.expect)
   })
 

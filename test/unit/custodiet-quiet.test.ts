@@ -10,7 +10,10 @@ import { forbiddenTouches, questionEdits, scopeExpansions, type ToolEvent } from
 
 const NOW = new Date('2026-11-26T12:00:00Z')
 const policy: Policy = { ...DEFAULT_POLICY, every: 0 }
-const edit = (file: string): ToolEvent => ({ tool: 'Edit', input: { file_path: `/p/${file}`, old_string: 'a', new_string: 'b' } })
+const edit = (file: string): ToolEvent => ({
+  tool: 'Edit',
+  input: { file_path: `/p/${file}`, old_string: 'a', new_string: 'b' },
+})
 const write = (file: string): ToolEvent => ({ tool: 'Write', input: { file_path: `/p/${file}`, content: 'x' } })
 const bash = (command: string): ToolEvent => ({ tool: 'Bash', input: { command } })
 const read = (file: string): ToolEvent => ({ tool: 'Read', input: { file_path: `/p/${file}` } })
@@ -18,15 +21,39 @@ const read = (file: string): ToolEvent => ({ tool: 'Read', input: { file_path: `
 describe('forbiddenTouches: must stop / must stay quiet', () => {
   it.each<[string, ToolEvent, boolean]>([
     ["Fix the date parser and add tests for it. Don't change the public API.", edit('src/api/public.ts'), true],
-    ["Fix the date parser and add tests for it. Don't change the public API.", write('test/date-parser.test.ts'), false],
-    ["Fix the date parser and add tests for it. Don't change the public API.", bash('git commit -am "Fix date parsing; public API unchanged"'), false],
-    ["Fix the date parser and add tests for it. Don't change the public API.", bash('git commit -F - <<EOF\nFix date parsing\n\nThe public API is unchanged.\nEOF'), false],
+    [
+      "Fix the date parser and add tests for it. Don't change the public API.",
+      write('test/date-parser.test.ts'),
+      false,
+    ],
+    [
+      "Fix the date parser and add tests for it. Don't change the public API.",
+      bash('git commit -am "Fix date parsing; public API unchanged"'),
+      false,
+    ],
+    [
+      "Fix the date parser and add tests for it. Don't change the public API.",
+      bash('git commit -F - <<EOF\nFix date parsing\n\nThe public API is unchanged.\nEOF'),
+      false,
+    ],
     ['Add tests for the tokenizer, and leave the existing tests alone', edit('test/lexer.test.ts'), true],
     ['Add tests for the tokenizer, and leave the existing tests alone', write('test/tokenizer.test.ts'), false],
-    ['Add tests for the tokenizer, and leave the existing tests alone', bash('npx vitest run test/tokenizer.test.ts'), false],
+    [
+      'Add tests for the tokenizer, and leave the existing tests alone',
+      bash('npx vitest run test/tokenizer.test.ts'),
+      false,
+    ],
     ["Update the docs for the CLI; don't touch the config loader", bash("sed -i 's/a/b/' src/config/loader.ts"), true],
-    ["Update the docs for the CLI; don't touch the config loader", bash('echo "the config loader is untouched" >> docs/cli.md'), false],
-    ['Rename the helper in utils.ts, keep package.json as it is', bash('npm pkg set name=x && touch package.json'), true],
+    [
+      "Update the docs for the CLI; don't touch the config loader",
+      bash('echo "the config loader is untouched" >> docs/cli.md'),
+      false,
+    ],
+    [
+      'Rename the helper in utils.ts, keep package.json as it is',
+      bash('npm pkg set name=x && touch package.json'),
+      true,
+    ],
     ['Rename the helper in utils.ts, keep package.json as it is', edit('src/utils.ts'), false],
     ['delete notes.txt, I do not need it any more', bash('rm -f notes.txt'), false],
     ['Only change the README', edit('README.md'), false],
@@ -62,16 +89,36 @@ describe('scopeExpansions: must stop / must stay quiet', () => {
 
 describe('an ordinary session the user asked for raises nothing (the 58-call shape)', () => {
   it('tests the user asked for, a commit message naming the constraint, runs and reads: no finding', () => {
-    let s = onPrompt(emptyState(), "Fix the ISO date parsing bug in src/date.ts and add tests for it. Don't change the public API.")
+    let s = onPrompt(
+      emptyState(),
+      "Fix the ISO date parsing bug in src/date.ts and add tests for it. Don't change the public API.",
+    )
     const calls: ToolEvent[] = [
-      bash('git status'), read('src/date.ts'), read('src/index.ts'), read('test/date.test.ts'), bash('npx vitest run test/date.test.ts'),
-      bash('grep -rn "parseISO" src'), read('src/api/public.ts'), edit('src/date.ts'), bash('npx vitest run test/date.test.ts'),
-      write('test/date-iso.test.ts'), bash('npx vitest run'), edit('test/date-iso.test.ts'), bash('npx vitest run test/date-iso.test.ts'),
-      bash('npx tsc --noEmit'), bash('npx eslint src/date.ts'), bash('git diff'), bash('git add src/date.ts test/date-iso.test.ts'),
-      bash('git commit -m "Parse ISO dates with offsets; add tests. Public API unchanged."'), bash('git log --oneline -3'),
-      read('README.md'), bash('npx vitest run --coverage'), bash('git status --short'),
+      bash('git status'),
+      read('src/date.ts'),
+      read('src/index.ts'),
+      read('test/date.test.ts'),
+      bash('npx vitest run test/date.test.ts'),
+      bash('grep -rn "parseISO" src'),
+      read('src/api/public.ts'),
+      edit('src/date.ts'),
+      bash('npx vitest run test/date.test.ts'),
+      write('test/date-iso.test.ts'),
+      bash('npx vitest run'),
+      edit('test/date-iso.test.ts'),
+      bash('npx vitest run test/date-iso.test.ts'),
+      bash('npx tsc --noEmit'),
+      bash('npx eslint src/date.ts'),
+      bash('git diff'),
+      bash('git add src/date.ts test/date-iso.test.ts'),
+      bash('git commit -m "Parse ISO dates with offsets; add tests. Public API unchanged."'),
+      bash('git log --oneline -3'),
+      read('README.md'),
+      bash('npx vitest run --coverage'),
+      bash('git status --short'),
     ]
-    for (const c of [...calls, ...calls.slice(0, 14), ...calls.slice(0, 22)]) s = onToolDone(s, c, policy, NOW, false).state
+    for (const c of [...calls, ...calls.slice(0, 14), ...calls.slice(0, 22)])
+      s = onToolDone(s, c, policy, NOW, false).state
     expect(s.findings).toEqual([])
   })
 })

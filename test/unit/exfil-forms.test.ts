@@ -19,15 +19,33 @@ let dir: string
 let env: NodeJS.ProcessEnv
 const cwd = process.cwd()
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' }
-const sh = (cmd: string) => execFileSync('bash', ['-c', cmd], { cwd: dir, env: { ...GIT_ENV, HOME: root }, stdio: 'pipe' })
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@x',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@x',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
+const sh = (cmd: string) =>
+  execFileSync('bash', ['-c', cmd], { cwd: dir, env: { ...GIT_ENV, HOME: root }, stdio: 'pipe' })
 
 beforeAll(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-exfil-unit-')))
   dir = path.join(root, 'proj')
   fs.mkdirSync(dir)
-  env = { ...process.env, HOME: root, CLAUDE_PROJECT_DIR: dir, RATCHET_DIR: '', CLAUDECODE: '', RATCHET_TELEGRAM_TOKEN: '', RATCHET_TELEGRAM_CHAT_ID: '' }
-  sh(`git init -q --bare -b main ../remote.git && git init -q -b main && printf '# Demo\\nA tpyo\\n' > README.md && git add -A && git commit -qm init && git remote add origin ../remote.git && git push -q -u origin main`)
+  env = {
+    ...process.env,
+    HOME: root,
+    CLAUDE_PROJECT_DIR: dir,
+    RATCHET_DIR: '',
+    CLAUDECODE: '',
+    RATCHET_TELEGRAM_TOKEN: '',
+    RATCHET_TELEGRAM_CHAT_ID: '',
+  }
+  sh(
+    `git init -q --bare -b main ../remote.git && git init -q -b main && printf '# Demo\\nA tpyo\\n' > README.md && git add -A && git commit -qm init && git remote add origin ../remote.git && git push -q -u origin main`,
+  )
   fs.writeFileSync(path.join(dir, '.env'), `AWS_ACCESS_KEY_ID=${FAKE.awsId}\nAWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}\n`)
   fs.writeFileSync(path.join(dir, 'build.log'), 'build ok in 12s\n')
   // The hook runs in the project: the evidence names files relative to it.
@@ -40,8 +58,19 @@ afterAll(() => {
 })
 
 /** The decision on a first call after the user's prompt, and on its identical retry. */
-async function decideTwice(tool: string, command: string, prompt: string): Promise<{ first: { kind: string; reason: string }; retry: { kind: string; reason: string } }> {
-  const payload = { session_id: 'x', transcript_path: path.join(dir, 't.jsonl'), cwd: dir, hook_event_name: 'PreToolUse' as const, tool_name: tool, tool_input: { command } }
+async function decideTwice(
+  tool: string,
+  command: string,
+  prompt: string,
+): Promise<{ first: { kind: string; reason: string }; retry: { kind: string; reason: string } }> {
+  const payload = {
+    session_id: 'x',
+    transcript_path: path.join(dir, 't.jsonl'),
+    cwd: dir,
+    hook_event_name: 'PreToolUse' as const,
+    tool_name: tool,
+    tool_input: { command },
+  }
   const base = gatherFacts(payload, resolvePaths(env, dir), env)
   const evidence = await evidenceForCall(payload, dir, root, { asked: { prompts: [prompt] } })
   const facts = { ...base, evidence, session: { ...base.session, prompts: [prompt] } }
@@ -49,7 +78,10 @@ async function decideTwice(tool: string, command: string, prompt: string): Promi
     const d = decidePreToolUse(payload, f).decision
     return { kind: d.kind, reason: 'reason' in d ? String(d.reason) : d.kind === 'allow' ? (d.context ?? '') : '' }
   }
-  return { first: out(facts), retry: out({ ...facts, session: { ...facts.session, checks: { [facts.fingerprint]: facts.now } } }) }
+  return {
+    first: out(facts),
+    retry: out({ ...facts, session: { ...facts.session, checks: { [facts.fingerprint]: facts.now } } }),
+  }
 }
 
 describe('secrets leaving without an upload flag: held on the first call and on the identical retry', () => {

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest'
 import { manyGuardrails } from '../../bench/run'
 import { readCorpus } from '../../bench/classifier-corpus'
 import { READ_ONLY_TOOLS, decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
-import { FAST_TOOLS, fastPaths, plainProjectPath, plainSession, readOnlyCall, withReads, type FastContext } from '../../hooks/preflight-check/fast'
+import {
+  FAST_TOOLS,
+  fastPaths,
+  plainProjectPath,
+  plainSession,
+  readOnlyCall,
+  withReads,
+  type FastContext,
+} from '../../hooks/preflight-check/fast'
 import { withBuiltins } from '../../lib/core/builtins'
 import { planEvidence } from '../../lib/core/evidence'
 import { fingerprint } from '../../lib/core/fingerprint'
@@ -72,7 +80,10 @@ const ORDINARY: Call[] = [
   { tool_name: 'Grep', tool_input: { pattern: 'verbose', path: PROJECT } },
   { tool_name: 'Grep', tool_input: { pattern: 'verbose', path: `${PROJECT}/src`, output_mode: 'content', '-n': true } },
   { tool_name: 'LS', tool_input: { path: `${PROJECT}/src` } },
-  { tool_name: 'TodoWrite', tool_input: { todos: [{ content: 'Add a flag', status: 'pending', activeForm: 'Adding a flag' }] } },
+  {
+    tool_name: 'TodoWrite',
+    tool_input: { todos: [{ content: 'Add a flag', status: 'pending', activeForm: 'Adding a flag' }] },
+  },
 ]
 
 /** Calls that look like reads but are not plainly ordinary: the full engine must see every one. */
@@ -116,7 +127,7 @@ const ATTACKS: Call[] = [
   bash('ls *'),
   bash('ls {a,b}'),
   bash('cat "README.md"x'),
-  bash("cat 'a'\"b\""),
+  bash('cat \'a\'"b"'),
   bash('echo $TOKEN'),
   bash('FOO=1 ls'),
   bash('env'),
@@ -187,14 +198,34 @@ function tableStrings(): string[] {
 }
 
 function corpusCalls(): Call[] {
-  return readCorpus().map((l) => (l.cmd !== undefined ? bash(l.cmd) : { tool_name: l.tool!, tool_input: l.input ?? {} }))
+  return readCorpus().map((l) =>
+    l.cmd !== undefined ? bash(l.cmd) : { tool_name: l.tool!, tool_input: l.input ?? {} },
+  )
 }
 
 // 1,000 rules plus a few of the user's own, none of which match an ordinary read.
 const USER_RULES: Guardrail[] = [
-  { id: 'U-1', pattern: 'custom_deploy', rule: 'Deploys go through CI.', severity: 'hard', match: { tools: ['Bash'], command: ['./deploy.sh*', 'make deploy*'] } },
-  { id: 'U-2', pattern: 'custom_secrets', rule: 'Secrets stay put.', severity: 'soft', match: { paths: ['**/secrets/**'] } },
-  { id: 'U-3', pattern: 'custom_web', rule: 'Only docs sites.', severity: 'soft', match: { tools: ['Web*'], urls: ['*'] } },
+  {
+    id: 'U-1',
+    pattern: 'custom_deploy',
+    rule: 'Deploys go through CI.',
+    severity: 'hard',
+    match: { tools: ['Bash'], command: ['./deploy.sh*', 'make deploy*'] },
+  },
+  {
+    id: 'U-2',
+    pattern: 'custom_secrets',
+    rule: 'Secrets stay put.',
+    severity: 'soft',
+    match: { paths: ['**/secrets/**'] },
+  },
+  {
+    id: 'U-3',
+    pattern: 'custom_web',
+    rule: 'Only docs sites.',
+    severity: 'soft',
+    match: { tools: ['Web*'], urls: ['*'] },
+  },
 ]
 const RULES = withBuiltins([...manyGuardrails(), ...USER_RULES]).rules
 const COMPILED = compileRules(RULES)
@@ -237,19 +268,38 @@ function expectSameAsFull(c: Call) {
   expect(full.result.action.urls, what).toEqual([])
   expect(full.result.action.commands, what).toEqual(fc.commands)
   expect(full.effects, what).toEqual(fc.reads.length ? [{ kind: 'session', reads: fc.reads }] : [])
-  expect(full.record, what).toEqual({ time: new Date(NOW).toISOString(), hook: 'preflight-check', event: 'PreToolUse', session: 's', tool: c.tool_name, action: maskSecrets(fc.summary), classes: [], patterns: [], guardrails: [], decision: 'allow', fingerprint: fingerprint(c.tool_name, c.tool_input, PROJECT) })
-  if (c.tool_name === 'Bash') expect(planEvidence(String(c.tool_input.command), PROJECT, HOME).targets, what).toEqual([])
+  expect(full.record, what).toEqual({
+    time: new Date(NOW).toISOString(),
+    hook: 'preflight-check',
+    event: 'PreToolUse',
+    session: 's',
+    tool: c.tool_name,
+    action: maskSecrets(fc.summary),
+    classes: [],
+    patterns: [],
+    guardrails: [],
+    decision: 'allow',
+    fingerprint: fingerprint(c.tool_name, c.tool_input, PROJECT),
+  })
+  if (c.tool_name === 'Bash')
+    expect(planEvidence(String(c.tool_input.command), PROJECT, HOME).targets, what).toEqual([])
 }
 
 describe('the fast path settles only what the full engine allows silently, with the same effects', () => {
-  it.each(ORDINARY.map((c) => [`${c.tool_name} ${JSON.stringify(c.tool_input)}`, c] as const))('settles %s, as the full engine would', (_n, c) => {
-    expect(settles(c)).not.toBeNull()
-    expectSameAsFull(c)
-  })
+  it.each(ORDINARY.map((c) => [`${c.tool_name} ${JSON.stringify(c.tool_input)}`, c] as const))(
+    'settles %s, as the full engine would',
+    (_n, c) => {
+      expect(settles(c)).not.toBeNull()
+      expectSameAsFull(c)
+    },
+  )
 
-  it.each(ATTACKS.map((c) => [`${c.tool_name} ${JSON.stringify(c.tool_input)}`, c] as const))('leaves %s to the full engine', (_n, c) => {
-    expect(settles(c)).toBeNull()
-  })
+  it.each(ATTACKS.map((c) => [`${c.tool_name} ${JSON.stringify(c.tool_input)}`, c] as const))(
+    'leaves %s to the full engine',
+    (_n, c) => {
+      expect(settles(c)).toBeNull()
+    },
+  )
 
   it('the classifier corpus, the action tables and the everyday session: every call it would settle is a silent allow of the full engine', () => {
     const calls = [...corpusCalls(), ...tableStrings().map(bash), ...ORDINARY, ...ATTACKS]
@@ -265,13 +315,49 @@ describe('the fast path settles only what the full engine allows silently, with 
   })
 
   it('a user rule that could match sends the call to the full engine (the inverted index)', () => {
-    const cat: Guardrail = { id: 'U-CAT', pattern: 'custom_cat', rule: 'No cat.', severity: 'soft', match: { tools: ['Bash'], command: ['cat *'] } }
-    const anyRead: Guardrail = { id: 'U-READ', pattern: 'custom_read', rule: 'Reads are logged.', severity: 'soft', match: { tools: ['Read'] } }
-    const wildTool: Guardrail = { id: 'U-WILD', pattern: 'custom_wild', rule: 'All tools.', severity: 'soft', match: { tools: ['*'] } }
-    const globFirst: Guardrail = { id: 'U-GLOB', pattern: 'custom_glob', rule: 'Anything --force.', severity: 'soft', match: { command: ['* --stat*'] } }
+    const cat: Guardrail = {
+      id: 'U-CAT',
+      pattern: 'custom_cat',
+      rule: 'No cat.',
+      severity: 'soft',
+      match: { tools: ['Bash'], command: ['cat *'] },
+    }
+    const anyRead: Guardrail = {
+      id: 'U-READ',
+      pattern: 'custom_read',
+      rule: 'Reads are logged.',
+      severity: 'soft',
+      match: { tools: ['Read'] },
+    }
+    const wildTool: Guardrail = {
+      id: 'U-WILD',
+      pattern: 'custom_wild',
+      rule: 'All tools.',
+      severity: 'soft',
+      match: { tools: ['*'] },
+    }
+    const globFirst: Guardrail = {
+      id: 'U-GLOB',
+      pattern: 'custom_glob',
+      rule: 'Anything --force.',
+      severity: 'soft',
+      match: { command: ['* --stat*'] },
+    }
     const tuned: Guardrail = { id: 'RG-SCOPE', decision: 'warn', match: { tools: ['Grep'] } } as Guardrail
-    const readPath: Guardrail = { id: 'U-RPATH', pattern: 'custom_rpath', rule: 'Not the secrets folder.', severity: 'soft', match: { tools: ['Read'], paths: ['secrets/**'] } }
-    const anyPathRead: Guardrail = { id: 'U-MD', pattern: 'custom_md', rule: 'Docs are read on the site.', severity: 'soft', match: { paths: ['**/*.md'] } }
+    const readPath: Guardrail = {
+      id: 'U-RPATH',
+      pattern: 'custom_rpath',
+      rule: 'Not the secrets folder.',
+      severity: 'soft',
+      match: { tools: ['Read'], paths: ['secrets/**'] },
+    }
+    const anyPathRead: Guardrail = {
+      id: 'U-MD',
+      pattern: 'custom_md',
+      rule: 'Docs are read on the site.',
+      severity: 'soft',
+      match: { paths: ['**/*.md'] },
+    }
     const idx = (r: Guardrail) => fastIndexOf(withBuiltins([r]).rules, 0, 'k', 'h')
     expect(mayMatch(idx(cat), 'Bash', ['cat README.md'])).toBe(true)
     expect(mayMatch(idx(cat), 'Bash', ['ls -la'])).toBe(false)
@@ -292,9 +378,22 @@ describe('the fast path settles only what the full engine allows silently, with 
     expect(mayMatch(idx(anyPathRead), 'Bash', ['ls -la'], [])).toBe(false)
     expect(mayMatch(idx(readPath), 'Grep', [], [`${PROJECT}/secrets`])).toBe(false)
     // …and the full engine agrees for each: the rule fires exactly when mayMatch said it could.
-    for (const [r, c] of [[cat, bash('cat README.md')], [anyRead, read(`${PROJECT}/README.md`)], [wildTool, { tool_name: 'Glob', tool_input: { pattern: '*.ts' } }], [globFirst, bash('git diff --stat main')], [readPath, read(`${PROJECT}/secrets/a.txt`)], [anyPathRead, read(`${PROJECT}/docs/x.md`)]] as const) {
-      const out = decidePreToolUse({ ...c, session_id: 's', cwd: PROJECT }, { ...facts(c), rules: compileRules(withBuiltins([r]).rules) })
-      expect(out.result.fired.map((f) => f.id), r.id).toEqual([r.id])
+    for (const [r, c] of [
+      [cat, bash('cat README.md')],
+      [anyRead, read(`${PROJECT}/README.md`)],
+      [wildTool, { tool_name: 'Glob', tool_input: { pattern: '*.ts' } }],
+      [globFirst, bash('git diff --stat main')],
+      [readPath, read(`${PROJECT}/secrets/a.txt`)],
+      [anyPathRead, read(`${PROJECT}/docs/x.md`)],
+    ] as const) {
+      const out = decidePreToolUse(
+        { ...c, session_id: 's', cwd: PROJECT },
+        { ...facts(c), rules: compileRules(withBuiltins([r]).rules) },
+      )
+      expect(
+        out.result.fired.map((f) => f.id),
+        r.id,
+      ).toEqual([r.id])
     }
   })
 })
@@ -303,22 +402,86 @@ describe("the full engine's inverted index by program word", () => {
   it('fires exactly the rules, in the same order, as testing every rule of the tool', () => {
     const rules: Guardrail[] = [
       ...manyGuardrails(300),
-      { id: 'W-1', pattern: 'w1', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['git push*', 'make deploy'] } },
+      {
+        id: 'W-1',
+        pattern: 'w1',
+        rule: 'r',
+        severity: 'soft',
+        match: { tools: ['Bash'], command: ['git push*', 'make deploy'] },
+      },
       { id: 'W-2', pattern: 'w2', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['* --force*'] } },
       { id: 'W-3', pattern: 'w3', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['git*'] } },
       { id: 'W-4', pattern: 'w4', rule: 'r', severity: 'soft', match: { tools: ['Bash'], paths: ['**/build/**'] } },
-      { id: 'W-5', pattern: 'w5', rule: 'r', severity: 'soft', match: { tools: ['Bash', 'Write'], command: ['rm -rf *'] } },
-      { id: 'W-6', pattern: 'w6', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['  make deploy  '] } },
-      { id: 'W-7', pattern: 'w7', rule: 'r', severity: 'soft', match: { tools: ['Bash'], command: ['deploy-tool-4 *', 'python*'] } },
+      {
+        id: 'W-5',
+        pattern: 'w5',
+        rule: 'r',
+        severity: 'soft',
+        match: { tools: ['Bash', 'Write'], command: ['rm -rf *'] },
+      },
+      {
+        id: 'W-6',
+        pattern: 'w6',
+        rule: 'r',
+        severity: 'soft',
+        match: { tools: ['Bash'], command: ['  make deploy  '] },
+      },
+      {
+        id: 'W-7',
+        pattern: 'w7',
+        rule: 'r',
+        severity: 'soft',
+        match: { tools: ['Bash'], command: ['deploy-tool-4 *', 'python*'] },
+      },
     ]
     const inverted = compileRules(withBuiltins(rules).rules)
     const flat = { ...inverted, byProgram: new Map() }
-    const commands = ['git push origin main', 'make deploy', 'rm -rf build', 'deploy-tool-4 now', 'deploy-tool-7 x && git push --force', 'python3 -c "print(1)"', 'ls -la', 'release-5 go', 'gitx', 'sudo make deploy']
+    const commands = [
+      'git push origin main',
+      'make deploy',
+      'rm -rf build',
+      'deploy-tool-4 now',
+      'deploy-tool-7 x && git push --force',
+      'python3 -c "print(1)"',
+      'ls -la',
+      'release-5 go',
+      'gitx',
+      'sudo make deploy',
+    ]
     for (const command of commands) {
-      const action = classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, { projectDir: PROJECT, homeDir: HOME, stateDir: CTX.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => true, currentBranch: () => 'main' })
-      expect(matchRules(inverted, action, PROJECT).map((f) => f.id), command).toEqual(matchRules(flat, action, PROJECT).map((f) => f.id))
+      const action = classify(
+        { tool_name: 'Bash', tool_input: { command }, cwd: PROJECT },
+        {
+          projectDir: PROJECT,
+          homeDir: HOME,
+          stateDir: CTX.stateDir,
+          session: { reads: {}, prompts: [] },
+          fileExists: () => true,
+          currentBranch: () => 'main',
+        },
+      )
+      expect(
+        matchRules(inverted, action, PROJECT).map((f) => f.id),
+        command,
+      ).toEqual(matchRules(flat, action, PROJECT).map((f) => f.id))
     }
-    expect(matchRules(inverted, classify({ tool_name: 'Bash', tool_input: { command: 'make deploy' }, cwd: PROJECT }, { projectDir: PROJECT, homeDir: HOME, stateDir: CTX.stateDir, session: { reads: {}, prompts: [] }, fileExists: () => true, currentBranch: () => 'main' }), PROJECT).map((f) => f.id)).toEqual(['W-1', 'W-6'])
+    expect(
+      matchRules(
+        inverted,
+        classify(
+          { tool_name: 'Bash', tool_input: { command: 'make deploy' }, cwd: PROJECT },
+          {
+            projectDir: PROJECT,
+            homeDir: HOME,
+            stateDir: CTX.stateDir,
+            session: { reads: {}, prompts: [] },
+            fileExists: () => true,
+            currentBranch: () => 'main',
+          },
+        ),
+        PROJECT,
+      ).map((f) => f.id),
+    ).toEqual(['W-1', 'W-6'])
   })
 })
 
@@ -327,7 +490,14 @@ describe('the fast path agrees with the modules it mirrors', () => {
     const env = { CLAUDE_PROJECT_DIR: '/w/p', RATCHET_DIR: '/w/p/.state' }
     const full = resolvePaths(env, '/elsewhere')
     const fast = fastPaths(env, '/elsewhere', 'a/b c')
-    expect(fast).toMatchObject({ projectDir: full.projectDir, stateDir: full.stateDir, guardrails: full.guardrails, pending: full.pending, activity: full.activity, config: full.config })
+    expect(fast).toMatchObject({
+      projectDir: full.projectDir,
+      stateDir: full.stateDir,
+      guardrails: full.guardrails,
+      pending: full.pending,
+      activity: full.activity,
+      config: full.config,
+    })
     expect(fast.session).toBe(sessionFile(full, 'a/b c'))
     expect(fast.hold).toBe(holdFile(full, 'a/b c'))
     expect(fast.custodietRecord).toBe(fileOf(full, 'custodietState', 'a/b c'))
@@ -341,10 +511,27 @@ describe('the fast path agrees with the modules it mirrors', () => {
   })
 
   it('accepts a session file only in the exact shape the schema writes, and records reads as apply.ts does', () => {
-    const s = { reads: { '/p/a': 1 }, prompts: ['x'], checks: {}, blocked: [{ at: 1, fingerprint: 'f', patterns: [], paths: [], summary: 's' }], compactions: 1, updated: 2, created: { '/p/c': 3 } }
+    const s = {
+      reads: { '/p/a': 1 },
+      prompts: ['x'],
+      checks: {},
+      blocked: [{ at: 1, fingerprint: 'f', patterns: [], paths: [], summary: 's' }],
+      compactions: 1,
+      updated: 2,
+      created: { '/p/c': 3 },
+    }
     expect(plainSession(s)).toBe(s)
     expect(plainSession(undefined)).toEqual({ reads: {}, prompts: [], checks: {} })
-    for (const bad of [null, [], { ...s, extra: 1 }, { ...s, reads: [] }, { ...s, prompts: [1] }, { ...s, blocked: [{ at: 1 }] }, { ...s, updated: '2' }, { prompts: [], checks: {} }])
+    for (const bad of [
+      null,
+      [],
+      { ...s, extra: 1 },
+      { ...s, reads: [] },
+      { ...s, prompts: [1] },
+      { ...s, blocked: [{ at: 1 }] },
+      { ...s, updated: '2' },
+      { prompts: [], checks: {} },
+    ])
       expect(plainSession(bad), JSON.stringify(bad)).toBeNull()
     expect(withReads(plainSession(s)!, ['/p/b'], 9)).toEqual({ ...s, reads: { '/p/a': 1, '/p/b': 9 }, updated: 9 })
   })

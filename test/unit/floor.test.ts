@@ -1,7 +1,19 @@
 // The floor's pure core (lib/core/floor.ts) and its path helpers: what init merges into settings, what uninstall
 // takes out, when the merged settings of every scope no longer hold the floor, and which changes wait for a human.
 import { describe, expect, it } from 'vitest'
-import { SANDBOX_SWITCHES, denyRules, floorChanges, floorFragment, floorProblems, guardedPaths, splitFragment, withFloor, withoutFloor, type FloorInputs, type ScopeSettings } from '../../lib/core/floor'
+import {
+  SANDBOX_SWITCHES,
+  denyRules,
+  floorChanges,
+  floorFragment,
+  floorProblems,
+  guardedPaths,
+  splitFragment,
+  withFloor,
+  withoutFloor,
+  type FloorInputs,
+  type ScopeSettings,
+} from '../../lib/core/floor'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,13 +34,33 @@ const INPUTS: FloorInputs = {
 }
 const SANDBOX = floorFragment(INPUTS, 'sandbox')
 const BEST = floorFragment(INPUTS, 'best-effort')
-const scope = (scope: ScopeSettings['scope'], settings: Record<string, unknown>): ScopeSettings => ({ scope, file: `/x/${scope}.json`, settings })
+const scope = (scope: ScopeSettings['scope'], settings: Record<string, unknown>): ScopeSettings => ({
+  scope,
+  file: `/x/${scope}.json`,
+  settings,
+})
 const asInit = (mode = SANDBOX) => scope('project', withFloor({}, mode))
 
 describe('what the floor guards', () => {
   it('the state folder, every settings file, the package and its launchers, and the config folder read-denied', () => {
     const rules = denyRules(INPUTS)
-    for (const r of ['Edit(./.ratchet/**)', 'Edit(./.claude/settings.json)', 'Edit(./.claude/settings.local.json)', 'Edit(~/.claude/settings.json)', 'Edit(./.claude/agents/**)', 'Edit(./.mcp.json)', 'Edit(./node_modules/ratchet/**)', 'Edit(./node_modules/.bin/preflight-check)', 'Edit(./.git/hooks/**)', 'Edit(~/.bashrc)', 'Edit(./.npmrc)', 'Edit(~/.gitconfig)', 'Edit(~/.config/ratchet/**)', 'Read(~/.config/ratchet/**)', 'Read(//dev/shm/ratchet-warm-*/**)'])
+    for (const r of [
+      'Edit(./.ratchet/**)',
+      'Edit(./.claude/settings.json)',
+      'Edit(./.claude/settings.local.json)',
+      'Edit(~/.claude/settings.json)',
+      'Edit(./.claude/agents/**)',
+      'Edit(./.mcp.json)',
+      'Edit(./node_modules/ratchet/**)',
+      'Edit(./node_modules/.bin/preflight-check)',
+      'Edit(./.git/hooks/**)',
+      'Edit(~/.bashrc)',
+      'Edit(./.npmrc)',
+      'Edit(~/.gitconfig)',
+      'Edit(~/.config/ratchet/**)',
+      'Read(~/.config/ratchet/**)',
+      'Read(//dev/shm/ratchet-warm-*/**)',
+    ])
       expect(rules, r).toContain(r)
     // The spool is only hidden: hooks write it; and nothing the agent works on is guarded.
     expect(rules).not.toContain('Edit(//dev/shm/ratchet-warm-*/**)')
@@ -55,7 +87,8 @@ describe('a git remote that is a local folder', () => {
   // authority when the user pushes there later: a red-team agent planted `hooks/post-receive` in a bare remote and
   // the user's own `git push` ran it, outside the sandbox.
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-floor-remote-')))
-  const git = (args: string[], cwd = root) => execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+  const git = (args: string[], cwd = root) =>
+    execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
   git(['init', '-q', '--bare', 'remote.git'])
   git(['init', '-q', 'work'])
   git(['init', '-q', 'project'])
@@ -72,7 +105,10 @@ describe('a git remote that is a local folder', () => {
   })
 
   it('must stay quiet: the rest of the remote stays writable (objects, refs: a push), and a project without one adds nothing', () => {
-    expect(floorFragment({ ...INPUTS, writable: reach.writable }, 'sandbox').writable).toEqual([`/${root}/remote.git`, `/${root}/work`])
+    expect(floorFragment({ ...INPUTS, writable: reach.writable }, 'sandbox').writable).toEqual([
+      `/${root}/remote.git`,
+      `/${root}/work`,
+    ])
     for (const r of rules) expect(r).not.toMatch(/\/(objects|refs)/)
     expect(denyRules({ ...INPUTS, remoteGitDirs: [] })).toEqual(denyRules(INPUTS))
   })
@@ -80,8 +116,16 @@ describe('a git remote that is a local folder', () => {
 
 describe('withFloor / withoutFloor', () => {
   /** The parts of the merged settings these tests read back. */
-  type Merged = { model: string; permissions: { allow: string[]; deny: string[] }; sandbox: { network: { allowedDomains: string[] }; filesystem: { allowWrite: string[] } } }
-  const mine = { model: 'opus', permissions: { deny: ['Read(./secrets/**)'], allow: ['Bash(npm test)'] }, sandbox: { network: { allowedDomains: ['api.example.com'] }, excludedCommands: [] } }
+  type Merged = {
+    model: string
+    permissions: { allow: string[]; deny: string[] }
+    sandbox: { network: { allowedDomains: string[] }; filesystem: { allowWrite: string[] } }
+  }
+  const mine = {
+    model: 'opus',
+    permissions: { deny: ['Read(./secrets/**)'], allow: ['Bash(npm test)'] },
+    sandbox: { network: { allowedDomains: ['api.example.com'] }, excludedCommands: [] },
+  }
 
   it('merges the floor and keeps every key and entry of the user', () => {
     const s = withFloor(mine, SANDBOX) as Merged
@@ -106,25 +150,55 @@ describe('withFloor / withoutFloor', () => {
   })
 
   it('turns the sandbox on over a file that had it off', () => {
-    expect((withFloor({ sandbox: { enabled: false, allowUnsandboxedCommands: true } }, SANDBOX) as Merged).sandbox).toMatchObject(SANDBOX_SWITCHES)
+    expect(
+      (withFloor({ sandbox: { enabled: false, allowUnsandboxedCommands: true } }, SANDBOX) as Merged).sandbox,
+    ).toMatchObject(SANDBOX_SWITCHES)
   })
 
   it('uninstall takes out what it added and restores the switches as they were', () => {
     const before = { sandbox: { enabled: false }, permissions: { deny: ['Read(./secrets/**)'] } }
     const after = withFloor(before, SANDBOX)
-    expect(withoutFloor(after, SANDBOX, { enabled: false, failIfUnavailable: null, allowUnsandboxedCommands: null })).toEqual(before)
-    expect(withoutFloor(withFloor({}, SANDBOX), SANDBOX, { enabled: null, failIfUnavailable: null, allowUnsandboxedCommands: null })).toEqual({})
+    expect(
+      withoutFloor(after, SANDBOX, { enabled: false, failIfUnavailable: null, allowUnsandboxedCommands: null }),
+    ).toEqual(before)
+    expect(
+      withoutFloor(withFloor({}, SANDBOX), SANDBOX, {
+        enabled: null,
+        failIfUnavailable: null,
+        allowUnsandboxedCommands: null,
+      }),
+    ).toEqual({})
   })
 })
 
 describe('floorProblems: when the merged settings no longer hold the floor', () => {
   const stop: [string, ScopeSettings[], RegExp][] = [
-    ['disableAllHooks in the personal project settings', [asInit(), scope('local', { disableAllHooks: true })], /disableAllHooks is true in \/x\/local\.json/],
-    ['the sandbox off in the personal settings, over the project', [asInit(), scope('local', { sandbox: { enabled: false } })], /sandbox\.enabled is false in \/x\/local\.json/],
+    [
+      'disableAllHooks in the personal project settings',
+      [asInit(), scope('local', { disableAllHooks: true })],
+      /disableAllHooks is true in \/x\/local\.json/,
+    ],
+    [
+      'the sandbox off in the personal settings, over the project',
+      [asInit(), scope('local', { sandbox: { enabled: false } })],
+      /sandbox\.enabled is false in \/x\/local\.json/,
+    ],
     ['no scope turns the sandbox on', [scope('project', withFloor({}, BEST))], /sandbox\.enabled is not set/],
-    ['commands allowed out of the sandbox in the user settings', [asInit(), scope('user', { sandbox: { allowUnsandboxedCommands: true } })], /allowUnsandboxedCommands is true in \/x\/user\.json/],
-    ['the sandbox not required (it would run without it)', [scope('project', { ...withFloor({}, SANDBOX), sandbox: { enabled: true } })], /failIfUnavailable is not true/],
-    ['a deny rule gone', [scope('project', { ...withFloor({}, SANDBOX), permissions: { deny: SANDBOX.deny.slice(1) } })], /1 of Ratchet's permission deny rules are missing \(Edit\(\.\/\.ratchet\/\*\*\)\)/],
+    [
+      'commands allowed out of the sandbox in the user settings',
+      [asInit(), scope('user', { sandbox: { allowUnsandboxedCommands: true } })],
+      /allowUnsandboxedCommands is true in \/x\/user\.json/,
+    ],
+    [
+      'the sandbox not required (it would run without it)',
+      [scope('project', { ...withFloor({}, SANDBOX), sandbox: { enabled: true } })],
+      /failIfUnavailable is not true/,
+    ],
+    [
+      'a deny rule gone',
+      [scope('project', { ...withFloor({}, SANDBOX), permissions: { deny: SANDBOX.deny.slice(1) } })],
+      /1 of Ratchet's permission deny rules are missing \(Edit\(\.\/\.ratchet\/\*\*\)\)/,
+    ],
   ]
   it.each(stop)('must stop: %s', (_, scopes, msg) => {
     const blocking = floorProblems(scopes, SANDBOX).filter((p) => p.block)
@@ -133,8 +207,25 @@ describe('floorProblems: when the merged settings no longer hold the floor', () 
 
   const quiet: [string, ScopeSettings[], 'sandbox' | 'best-effort'][] = [
     ['the floor as init writes it', [asInit()], 'sandbox'],
-    ['deny rules split between the project and the personal file (they merge)', [scope('project', withFloor({}, splitFragment(SANDBOX, INPUTS).portable)), scope('local', withFloor({}, splitFragment(SANDBOX, INPUTS).machine))], 'sandbox'],
-    ["the user's own rules, hosts and a sandbox flag turned down in another scope that a false there holds", [asInit(), scope('user', { permissions: { deny: ['Read(./x)'] }, sandbox: { network: { allowedDomains: ['a.b'] }, allowUnsandboxedCommands: false } })], 'sandbox'],
+    [
+      'deny rules split between the project and the personal file (they merge)',
+      [
+        scope('project', withFloor({}, splitFragment(SANDBOX, INPUTS).portable)),
+        scope('local', withFloor({}, splitFragment(SANDBOX, INPUTS).machine)),
+      ],
+      'sandbox',
+    ],
+    [
+      "the user's own rules, hosts and a sandbox flag turned down in another scope that a false there holds",
+      [
+        asInit(),
+        scope('user', {
+          permissions: { deny: ['Read(./x)'] },
+          sandbox: { network: { allowedDomains: ['a.b'] }, allowUnsandboxedCommands: false },
+        }),
+      ],
+      'sandbox',
+    ],
     ['best-effort mode without any sandbox key', [asInit(BEST)], 'best-effort'],
     ['disableAllHooks: false', [asInit(), scope('local', { disableAllHooks: false })], 'sandbox'],
   ]
@@ -149,7 +240,13 @@ describe('floorProblems: when the merged settings no longer hold the floor', () 
 })
 
 describe('floorChanges: what waits for a human', () => {
-  const base = { mode: 'sandbox', install: '0.1.0 aaaa', 'hook PreToolUse(*) preflight-check': 'x onFailure=block [project]', 'rule GR-001': 'deny', 'rule GR-002': 'check' }
+  const base = {
+    mode: 'sandbox',
+    install: '0.1.0 aaaa',
+    'hook PreToolUse(*) preflight-check': 'x onFailure=block [project]',
+    'rule GR-001': 'deny',
+    'rule GR-002': 'check',
+  }
   const changed: [string, Record<string, string>][] = [
     ['a rule removed', { ...base, 'rule GR-001': undefined as unknown as string }],
     ['a rule made weaker', { ...base, 'rule GR-001': 'check' }],
@@ -196,8 +293,14 @@ describe('paths as the floor writes them', () => {
 describe('the install as the floor guards it', () => {
   it('a source checkout of Ratchet is guarded in what the hooks run (bin/, dist/), not whole: it is also a project', () => {
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-floor-inputs-')))
-    const inputs = floorInputs(resolvePaths({ CLAUDE_PROJECT_DIR: project, HOME: '/home/u' }, project), { HOME: '/home/u', PATH: '' })
-    expect(inputs.packages).toEqual([rulePath(path.join(ROOT, 'bin'), project, '/home/u'), rulePath(path.join(ROOT, 'dist'), project, '/home/u')])
+    const inputs = floorInputs(resolvePaths({ CLAUDE_PROJECT_DIR: project, HOME: '/home/u' }, project), {
+      HOME: '/home/u',
+      PATH: '',
+    })
+    expect(inputs.packages).toEqual([
+      rulePath(path.join(ROOT, 'bin'), project, '/home/u'),
+      rulePath(path.join(ROOT, 'dist'), project, '/home/u'),
+    ])
     expect(inputs.binDirs).toEqual([])
     fs.rmSync(project, { recursive: true, force: true })
   })

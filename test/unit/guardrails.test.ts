@@ -6,16 +6,53 @@ import { classify, type ClassifyContext } from '../../lib/core/classify'
 
 // The seed's guardrails.json, verbatim (../shared/seeds/000…: "The Missing Link").
 const SEED = [
-  { id: 'GR-001', source: 'INC-005, INC-007', pattern: 'inline_execution_of_spawnable_task', trigger: "about to execute a task that doesn't require Aaron's live input", rule: 'Spawn a sub-agent. No exceptions. No size threshold.', severity: 'hard', added: '2026-02-28', last_fired: null, fire_count: 0 },
-  { id: 'GR-002', source: 'INC-003', pattern: 'commit_to_public_repo', trigger: 'git add/commit/push in ratchet/ directory', rule: 'Verify no private-pattern files in staging. Check pre-commit hook ran.', severity: 'hard', added: '2026-02-28' },
-  { id: 'GR-003', source: 'INC-001', pattern: 'timezone_dependent_action', trigger: 'creating cron jobs or time-based automation', rule: 'Verify current timezone from context.json. Do not assume.', severity: 'soft', added: '2026-02-26' },
+  {
+    id: 'GR-001',
+    source: 'INC-005, INC-007',
+    pattern: 'inline_execution_of_spawnable_task',
+    trigger: "about to execute a task that doesn't require Aaron's live input",
+    rule: 'Spawn a sub-agent. No exceptions. No size threshold.',
+    severity: 'hard',
+    added: '2026-02-28',
+    last_fired: null,
+    fire_count: 0,
+  },
+  {
+    id: 'GR-002',
+    source: 'INC-003',
+    pattern: 'commit_to_public_repo',
+    trigger: 'git add/commit/push in ratchet/ directory',
+    rule: 'Verify no private-pattern files in staging. Check pre-commit hook ran.',
+    severity: 'hard',
+    added: '2026-02-28',
+  },
+  {
+    id: 'GR-003',
+    source: 'INC-001',
+    pattern: 'timezone_dependent_action',
+    trigger: 'creating cron jobs or time-based automation',
+    rule: 'Verify current timezone from context.json. Do not assume.',
+    severity: 'soft',
+    added: '2026-02-26',
+  },
 ]
 
 const PROJECT = '/p'
-const ctx: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/u', stateDir: '/p/.ratchet', session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'feature' }
+const ctx: ClassifyContext = {
+  projectDir: PROJECT,
+  homeDir: '/home/u',
+  stateDir: '/p/.ratchet',
+  session: { reads: {}, prompts: [] },
+  fileExists: () => false,
+  currentBranch: () => 'feature',
+}
 const fire = (rules: unknown[], tool: string, input: Record<string, unknown>) => {
   const v = validateGuardrails(rules)
-  return matchRules(compileRules(v.rules), classify({ tool_name: tool, tool_input: input, cwd: PROJECT }, ctx), PROJECT).map((f) => f.id)
+  return matchRules(
+    compileRules(v.rules),
+    classify({ tool_name: tool, tool_input: input, cwd: PROJECT }, ctx),
+    PROJECT,
+  ).map((f) => f.id)
 }
 
 describe('guardrails.json format', () => {
@@ -63,7 +100,9 @@ describe('matching', () => {
     expect(fire(SEED, 'Bash', { command: 'crontab jobs.txt' })).toEqual(['GR-003'])
     expect(fire(SEED, 'Bash', { command: 'ls' })).toEqual([])
   })
-  const custom = (match: Record<string, string[]>, pattern = 'custom') => [{ id: 'C', pattern, rule: 'r', severity: 'soft', match }]
+  const custom = (match: Record<string, string[]>, pattern = 'custom') => [
+    { id: 'C', pattern, rule: 'r', severity: 'soft', match },
+  ]
   it.each([
     [{ command: ['git push*'] }, 'Bash', { command: 'sudo git push origin main' }, true],
     [{ command: ['git push*'] }, 'Bash', { command: 'echo "git push"' }, false],
@@ -76,7 +115,12 @@ describe('matching', () => {
     [{ paths: ['src/**'] }, 'Edit', { file_path: '/p/lib/a.ts', old_string: 'a', new_string: 'b' }, false],
     [{ paths: ['/etc/**'] }, 'Bash', { command: 'sudo tee /etc/hosts' }, true],
     [{ paths: ['*.lock'] }, 'Bash', { command: 'rm package.lock' }, true],
-    [{ urls: ['https://api.stripe.com/*'] }, 'WebFetch', { url: 'https://API.stripe.com/v1/charges', prompt: 'x' }, true],
+    [
+      { urls: ['https://api.stripe.com/*'] },
+      'WebFetch',
+      { url: 'https://API.stripe.com/v1/charges', prompt: 'x' },
+      true,
+    ],
     [{ urls: ['https://api.stripe.com/*'] }, 'Bash', { command: 'curl https://api.stripe.com/v1/x' }, true],
     [{ tools: ['Bash'], command: ['npm *'] }, 'Bash', { command: 'npm publish' }, true],
     [{ tools: ['Write'], command: ['npm *'] }, 'Bash', { command: 'npm publish' }, false],
@@ -94,7 +138,11 @@ describe('matching', () => {
     expect(fire(rules, 'Bash', { command: 'docker push x' })).toEqual(['P'])
   })
   it('disabled rules never fire', () => {
-    expect(fire([{ id: 'P', pattern: 'git_push', rule: 'r', severity: 'soft', enabled: false }], 'Bash', { command: 'git push' })).toEqual([])
+    expect(
+      fire([{ id: 'P', pattern: 'git_push', rule: 'r', severity: 'soft', enabled: false }], 'Bash', {
+        command: 'git push',
+      }),
+    ).toEqual([])
   })
   it.each([
     ['git push*', false, 'git push'],
@@ -134,9 +182,13 @@ describe('matching', () => {
   ]
   it.each(PATH_CASES)('a path rule on %s fires on %s exactly when minimatch matches', async (glob, rel) => {
     const { Minimatch } = await import('minimatch')
-    const want = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(rel.startsWith('/') ? rel : rel)
+    const want = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(
+      rel.startsWith('/') ? rel : rel,
+    )
     const file = rel.startsWith('/') ? rel : `${PROJECT}/${rel}`
-    const rules = [{ id: 'W', pattern: 'custom_paths', rule: 'r', severity: 'soft', match: { tools: ['Write'], paths: [glob] } }]
+    const rules = [
+      { id: 'W', pattern: 'custom_paths', rule: 'r', severity: 'soft', match: { tools: ['Write'], paths: [glob] } },
+    ]
     // Relative globs are tried on the project-relative path and the absolute one (pathHit).
     const abs = new Minimatch(glob, { dot: true, matchBase: !glob.includes('/') }).match(file)
     // A negated glob is one test on the project-relative path (`!src/**` must not match every absolute path).
@@ -153,13 +205,31 @@ import { isPublicRemote } from '../../hooks/preflight-check/gather'
 import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
 
 const active = (rules: unknown[]) => withBuiltins(validateGuardrails(rules).rules)
-const verdictWith = (rules: unknown[], tool: string, input: Record<string, unknown>, over: Partial<PreflightFacts> = {}) =>
+const verdictWith = (
+  rules: unknown[],
+  tool: string,
+  input: Record<string, unknown>,
+  over: Partial<PreflightFacts> = {},
+) =>
   decidePreToolUse(
     { session_id: 's', tool_name: tool, tool_input: input, cwd: PROJECT },
     {
-      now: 1_800_000_000_000, fingerprint: 'fp', projectDir: PROJECT, homeDir: '/home/u', stateDir: '/p/.ratchet', rules: compileRules(active(rules).rules), problems: [], fallback: false,
-      session: { reads: {}, prompts: [], checks: {} }, queue: { undelivered: [] }, hold: null, config: { checkWindowMs: 600_000, defer: false, telegram: false },
-      fileExists: (p) => p === '/p/notes.md', currentBranch: () => 'feature', publicRemote: () => false, ...over,
+      now: 1_800_000_000_000,
+      fingerprint: 'fp',
+      projectDir: PROJECT,
+      homeDir: '/home/u',
+      stateDir: '/p/.ratchet',
+      rules: compileRules(active(rules).rules),
+      problems: [],
+      fallback: false,
+      session: { reads: {}, prompts: [], checks: {} },
+      queue: { undelivered: [] },
+      hold: null,
+      config: { checkWindowMs: 600_000, defer: false, telegram: false },
+      fileExists: (p) => p === '/p/notes.md',
+      currentBranch: () => 'feature',
+      publicRemote: () => false,
+      ...over,
     },
   )
 
@@ -167,7 +237,15 @@ describe('built-ins are always on', () => {
   it('the packaged guardrails.json lists exactly the built-ins', () => {
     const packaged = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'guardrails.json'), 'utf8'))
     expect(packaged).toEqual(BUILTIN_RULES.map((r) => ({ ...r })))
-    expect(BUILTIN_RULES.map((r) => r.id)).toEqual(['RG-PUBLIC', 'RG-IRREVERSIBLE', 'RG-STALE', 'RG-SCOPE', 'RG-CATASTROPHIC', 'RG-SELF', 'RG-FIRST-USE'])
+    expect(BUILTIN_RULES.map((r) => r.id)).toEqual([
+      'RG-PUBLIC',
+      'RG-IRREVERSIBLE',
+      'RG-STALE',
+      'RG-SCOPE',
+      'RG-CATASTROPHIC',
+      'RG-SELF',
+      'RG-FIRST-USE',
+    ])
   })
 
   // With the seed's three rules as the project's whole file, every built-in protection still holds.
@@ -184,19 +262,37 @@ describe('built-ins are always on', () => {
     expect(out.result.fired.map((f) => f.id)).toContain(id)
   })
 
-  it("seed file: GR-002 binds to its meaning — a push, or a commit where the remote is public; not every local commit", () => {
+  it('seed file: GR-002 binds to its meaning — a push, or a commit where the remote is public; not every local commit', () => {
     expect(verdictWith(SEED, 'Bash', { command: 'git add -A' }).verdict).toBe('allow')
     expect(verdictWith(SEED, 'Bash', { command: 'git commit -m "fix typo"' }).verdict).toBe('allow')
-    expect(verdictWith(SEED, 'Bash', { command: 'git commit -m "fix typo"' }, { publicRemote: () => true }).result.fired.map((f) => f.id)).toContain('GR-002')
-    expect(verdictWith(SEED, 'Bash', { command: 'git push origin feature' }).result.fired.map((f) => f.id)).toEqual(expect.arrayContaining(['GR-002', 'RG-PUBLIC']))
+    expect(
+      verdictWith(SEED, 'Bash', { command: 'git commit -m "fix typo"' }, { publicRemote: () => true }).result.fired.map(
+        (f) => f.id,
+      ),
+    ).toContain('GR-002')
+    expect(verdictWith(SEED, 'Bash', { command: 'git push origin feature' }).result.fired.map((f) => f.id)).toEqual(
+      expect.arrayContaining(['GR-002', 'RG-PUBLIC']),
+    )
   })
 
   it('a built-in is tuned or turned off only by naming its id', () => {
-    const tuned = active([{ id: 'RG-IRREVERSIBLE', decision: 'warn' }, { id: 'RG-SCOPE', enabled: false }])
+    const tuned = active([
+      { id: 'RG-IRREVERSIBLE', decision: 'warn' },
+      { id: 'RG-SCOPE', enabled: false },
+    ])
     expect(tuned.problems).toEqual([])
-    expect(tuned.rules.find((r) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({ decision: 'warn', origin: 'built-in', tuned: ['decision'], rule: expect.stringContaining('Irreversible') })
-    expect(verdictWith([{ id: 'RG-IRREVERSIBLE', decision: 'warn' }], 'Bash', { command: 'rm -rf src' }).verdict).toBe('warn')
-    expect(verdictWith([{ id: 'RG-SCOPE', enabled: false }], 'Write', { file_path: '/etc/hosts', content: '' }).result.fired).toEqual([])
+    expect(tuned.rules.find((r) => r.id === 'RG-IRREVERSIBLE')).toMatchObject({
+      decision: 'warn',
+      origin: 'built-in',
+      tuned: ['decision'],
+      rule: expect.stringContaining('Irreversible'),
+    })
+    expect(verdictWith([{ id: 'RG-IRREVERSIBLE', decision: 'warn' }], 'Bash', { command: 'rm -rf src' }).verdict).toBe(
+      'warn',
+    )
+    expect(
+      verdictWith([{ id: 'RG-SCOPE', enabled: false }], 'Write', { file_path: '/etc/hosts', content: '' }).result.fired,
+    ).toEqual([])
     // A copy of the packaged file (what `ratchet init` writes) changes nothing.
     expect(active(BUILTIN_RULES as unknown[]).rules.every((r) => !r.tuned)).toBe(true)
   })
@@ -206,7 +302,10 @@ describe('built-ins are always on', () => {
     [{ id: 'RG-SELF', decision: 'warn' }, 'RG-SELF: RG-SELF can only be deny'],
     [{ id: 'RG-CATASTROPHIC', enabled: false }, 'RG-CATASTROPHIC: RG-CATASTROPHIC cannot be turned off'],
     [{ id: 'RG-CATASTROPHIC', decision: 'check' }, 'RG-CATASTROPHIC: RG-CATASTROPHIC can only be ask or pause or deny'],
-    [{ id: 'RG-PUBLIC', pattern: 'git_push', rule: 'x', severity: 'soft' }, 'RG-PUBLIC: RG-PUBLIC is built in and always protects "public_surface"; give your rule another id'],
+    [
+      { id: 'RG-PUBLIC', pattern: 'git_push', rule: 'x', severity: 'soft' },
+      'RG-PUBLIC: RG-PUBLIC is built in and always protects "public_surface"; give your rule another id',
+    ],
     [{ id: 'RG-NOPE', enabled: false }, expect.stringMatching(/^RG-NOPE: no built-in has this id/)],
   ])('a tuning that cannot apply is reported and the built-in stays: %j', (entry, problem) => {
     const r = active([entry])
@@ -217,7 +316,9 @@ describe('built-ins are always on', () => {
   })
 
   it('RG-CATASTROPHIC may go to a human instead of a hard deny', () => {
-    expect(verdictWith([{ id: 'RG-CATASTROPHIC', decision: 'ask' }], 'Bash', { command: 'dropdb prod' }).decision.kind).toBe('ask')
+    expect(
+      verdictWith([{ id: 'RG-CATASTROPHIC', decision: 'ask' }], 'Bash', { command: 'dropdb prod' }).decision.kind,
+    ).toBe('ask')
   })
 
   it.each([
@@ -238,11 +339,30 @@ describe('built-ins are always on', () => {
 // ---- a path rule on Read fires on the file read --------------------------------------------------
 describe('path rules on reads', () => {
   const rules = [
-    { id: 'R1', pattern: 'custom_r1', rule: 'Do not read the secrets folder.', severity: 'hard', match: { tools: ['Read', 'NotebookRead'], paths: ['secrets/**'] } },
-    { id: 'R2', pattern: 'custom_r2', rule: 'Private notes stay private.', severity: 'soft', match: { paths: ['private/*.txt'] } },
-    { id: 'R3', pattern: 'custom_r3', rule: 'Build output is not deleted by hand.', severity: 'soft', match: { tools: ['Bash'], paths: ['build/**'] } },
+    {
+      id: 'R1',
+      pattern: 'custom_r1',
+      rule: 'Do not read the secrets folder.',
+      severity: 'hard',
+      match: { tools: ['Read', 'NotebookRead'], paths: ['secrets/**'] },
+    },
+    {
+      id: 'R2',
+      pattern: 'custom_r2',
+      rule: 'Private notes stay private.',
+      severity: 'soft',
+      match: { paths: ['private/*.txt'] },
+    },
+    {
+      id: 'R3',
+      pattern: 'custom_r3',
+      rule: 'Build output is not deleted by hand.',
+      severity: 'soft',
+      match: { tools: ['Bash'], paths: ['build/**'] },
+    },
   ]
-  const fired = (tool: string, input: Record<string, unknown>) => verdictWith(rules, tool, input).result.fired.map((f) => f.id)
+  const fired = (tool: string, input: Record<string, unknown>) =>
+    verdictWith(rules, tool, input).result.fired.map((f) => f.id)
   it.each([
     ['Read', { file_path: `${PROJECT}/secrets/a.txt` }, ['R1']],
     ['Read', { file_path: 'secrets/deep/b.json' }, ['R1']],
@@ -278,11 +398,32 @@ describe('path rules on reads', () => {
 // ---- a command glob typed with the program's path --------------------------------------------------
 describe('command globs name the program as typed', () => {
   const rules = [
-    { id: 'D1', pattern: 'custom_d1', rule: 'Deploys go through CI.', severity: 'hard', match: { tools: ['Bash'], command: ['./deploy.sh*'] } },
-    { id: 'D2', pattern: 'custom_d2', rule: 'Releases are tagged by CI.', severity: 'soft', match: { tools: ['Bash'], command: ['scripts/release.sh *'] } },
-    { id: 'D3', pattern: 'custom_d3', rule: 'No pushes of feature branches.', severity: 'soft', match: { tools: ['Bash'], command: ['git push origin feature/*'] } },
+    {
+      id: 'D1',
+      pattern: 'custom_d1',
+      rule: 'Deploys go through CI.',
+      severity: 'hard',
+      match: { tools: ['Bash'], command: ['./deploy.sh*'] },
+    },
+    {
+      id: 'D2',
+      pattern: 'custom_d2',
+      rule: 'Releases are tagged by CI.',
+      severity: 'soft',
+      match: { tools: ['Bash'], command: ['scripts/release.sh *'] },
+    },
+    {
+      id: 'D3',
+      pattern: 'custom_d3',
+      rule: 'No pushes of feature branches.',
+      severity: 'soft',
+      match: { tools: ['Bash'], command: ['git push origin feature/*'] },
+    },
   ]
-  const fired = (command: string) => verdictWith(rules, 'Bash', { command }).result.fired.map((f) => f.id).filter((id) => id.startsWith('D'))
+  const fired = (command: string) =>
+    verdictWith(rules, 'Bash', { command })
+      .result.fired.map((f) => f.id)
+      .filter((id) => id.startsWith('D'))
   it.each([
     ['./deploy.sh prod', ['D1']],
     ['deploy.sh prod', ['D1']],
@@ -293,17 +434,38 @@ describe('command globs name the program as typed', () => {
   ])('must stop: %s', (command, want) => {
     expect(fired(command)).toEqual(want)
   })
-  it.each(['./build.sh prod', 'cat deploy.sh', 'git push origin main', 'release 1.2.0', 'echo ./deploy.sh'])('must stay quiet: %s', (command) => {
-    expect(fired(command)).toEqual([])
-  })
+  it.each(['./build.sh prod', 'cat deploy.sh', 'git push origin main', 'release 1.2.0', 'echo ./deploy.sh'])(
+    'must stay quiet: %s',
+    (command) => {
+      expect(fired(command)).toEqual([])
+    },
+  )
 })
 
 // ---- a rule on a pattern hears of every such call, undoable ones too --------------------------------
 describe('a rule naming file_delete fires on deletes git can undo', () => {
   const clean = { fileState: () => 'tracked-clean' as const, fileExists: () => true }
-  const data = { id: 'U-DATA', pattern: 'file_delete', rule: 'Data files are never deleted by the agent.', severity: 'hard', match: { paths: ['data/**'] } }
-  const everyDelete = { id: 'U-ALL', pattern: 'file_delete', rule: 'Say when you delete.', severity: 'soft', decision: 'warn' }
-  const byClass = { id: 'U-IRR', pattern: 'irreversible', rule: 'Unrecoverable things wait.', severity: 'soft', decision: 'pause' }
+  const data = {
+    id: 'U-DATA',
+    pattern: 'file_delete',
+    rule: 'Data files are never deleted by the agent.',
+    severity: 'hard',
+    match: { paths: ['data/**'] },
+  }
+  const everyDelete = {
+    id: 'U-ALL',
+    pattern: 'file_delete',
+    rule: 'Say when you delete.',
+    severity: 'soft',
+    decision: 'warn',
+  }
+  const byClass = {
+    id: 'U-IRR',
+    pattern: 'irreversible',
+    rule: 'Unrecoverable things wait.',
+    severity: 'soft',
+    decision: 'pause',
+  }
   const run = (rules: unknown[], command: string) => verdictWith(rules, 'Bash', { command }, clean)
   it.each([
     [[data], 'rm data/a.csv', ['U-DATA'], 'deny'],
@@ -328,17 +490,42 @@ describe('a rule naming file_delete fires on deletes git can undo', () => {
 })
 
 describe('git rm is a delete', () => {
-  const data = { id: 'U-DATA', pattern: 'file_delete', rule: 'Data files are never deleted by the agent.', severity: 'hard', match: { paths: ['data/**'] } }
-  const fired = (command: string, state: 'tracked-clean' | 'tracked-modified' = 'tracked-clean', rules: unknown[] = [data]) =>
-    verdictWith(rules, 'Bash', { command }, { fileState: () => state, fileExists: () => true }).result.fired.map((f) => f.id)
-  it.each(['git rm data/a.csv', 'git rm -r -q data', 'git -C . rm data/a.csv', 'git rm -rf data'])('must stop: %s', (command) => {
-    expect(fired(command)).toContain('U-DATA')
-  })
-  it.each(['git rm --cached data/a.csv', 'git rm -n data/a.csv', 'git rm src/old.js', 'git mv data/a.csv data/b.csv'])('must stay quiet: %s', (command) => {
-    expect(fired(command)).toEqual([])
-  })
+  const data = {
+    id: 'U-DATA',
+    pattern: 'file_delete',
+    rule: 'Data files are never deleted by the agent.',
+    severity: 'hard',
+    match: { paths: ['data/**'] },
+  }
+  const fired = (
+    command: string,
+    state: 'tracked-clean' | 'tracked-modified' = 'tracked-clean',
+    rules: unknown[] = [data],
+  ) =>
+    verdictWith(rules, 'Bash', { command }, { fileState: () => state, fileExists: () => true }).result.fired.map(
+      (f) => f.id,
+    )
+  it.each(['git rm data/a.csv', 'git rm -r -q data', 'git -C . rm data/a.csv', 'git rm -rf data'])(
+    'must stop: %s',
+    (command) => {
+      expect(fired(command)).toContain('U-DATA')
+    },
+  )
+  it.each(['git rm --cached data/a.csv', 'git rm -n data/a.csv', 'git rm src/old.js', 'git mv data/a.csv data/b.csv'])(
+    'must stay quiet: %s',
+    (command) => {
+      expect(fired(command)).toEqual([])
+    },
+  )
   it('the built-ins stay quiet on what git holds, and weigh a forced delete of changes', () => {
     expect(fired('git rm data/a.csv', 'tracked-clean', [])).toEqual([])
-    expect(verdictWith([], 'Bash', { command: 'git rm -f data/a.csv' }, { fileState: () => 'tracked-modified' as const, fileExists: () => true }).result.action.findings.map((f) => f.pattern)).toContain('file_delete')
+    expect(
+      verdictWith(
+        [],
+        'Bash',
+        { command: 'git rm -f data/a.csv' },
+        { fileState: () => 'tracked-modified' as const, fileExists: () => true },
+      ).result.action.findings.map((f) => f.pattern),
+    ).toContain('file_delete')
   })
 })

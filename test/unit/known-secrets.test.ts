@@ -3,13 +3,28 @@
 // code and data never raise it. Stored entries are keyed hashes, never the value or a piece of it.
 import crypto from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { FRAGMENT, WINDOW, eachChosen, entriesOf, normalize, recognizer, redactKnown, variantsOf, type FragmentKeys } from '../../lib/core/known-secrets'
+import {
+  FRAGMENT,
+  WINDOW,
+  eachChosen,
+  entriesOf,
+  normalize,
+  recognizer,
+  redactKnown,
+  variantsOf,
+  type FragmentKeys,
+} from '../../lib/core/known-secrets'
 import { ContentScan, secretValuesIn } from '../../lib/core/evidence'
 import { FAKE } from '../support/fake-secrets'
 
 const key = crypto.randomBytes(32).toString('hex')
 const keys: FragmentKeys = {
-  hash: (g) => crypto.createHash('sha256').update(key + g).digest('base64').slice(0, 11),
+  hash: (g) =>
+    crypto
+      .createHash('sha256')
+      .update(key + g)
+      .digest('base64')
+      .slice(0, 11),
   quick: (h) => {
     let x = (h ^ 0x5bd1e995) | 0
     x = Math.imul(x ^ (x >>> 16), 0x45d9f3b)
@@ -38,18 +53,43 @@ const b32 = (buf: Buffer) => {
 describe('a known value is recognised however it leaves', () => {
   it.each([
     ['as it is, in code', `const k = "${SECRET}"`],
-    ['split into string literals joined at run time', `const k = "${SECRET.slice(0, 13)}" + "${SECRET.slice(13, 27)}" + '${SECRET.slice(27)}'`],
-    ['as array items joined', `KEY = ''.join(['${SECRET.slice(0, 9)}', '${SECRET.slice(9, 20)}', '${SECRET.slice(20)}'])`],
+    [
+      'split into string literals joined at run time',
+      `const k = "${SECRET.slice(0, 13)}" + "${SECRET.slice(13, 27)}" + '${SECRET.slice(27)}'`,
+    ],
+    [
+      'as array items joined',
+      `KEY = ''.join(['${SECRET.slice(0, 9)}', '${SECRET.slice(9, 20)}', '${SECRET.slice(20)}'])`,
+    ],
     ['one piece per line', SECRET.match(/.{1,7}/g)!.join('\n')],
     ['upper-cased', SECRET.toUpperCase()],
     ['reversed (rev .env)', rev(ENV)],
-    ['hex of the file (xxd -p)', Buffer.from(ENV).toString('hex').match(/.{1,60}/g)!.join('\n')],
+    [
+      'hex of the file (xxd -p)',
+      Buffer.from(ENV)
+        .toString('hex')
+        .match(/.{1,60}/g)!
+        .join('\n'),
+    ],
     ['HEX, upper-case', Buffer.from(ENV).toString('hex').toUpperCase()],
-    ['xxd with offsets and an ascii column', Buffer.from(ENV).toString('hex').match(/.{1,32}/g)!.map((l, i) => `${(i * 16).toString(16).padStart(8, '0')}: ${l.match(/.{1,4}/g)!.join(' ')}  ................`).join('\n')],
+    [
+      'xxd with offsets and an ascii column',
+      Buffer.from(ENV)
+        .toString('hex')
+        .match(/.{1,32}/g)!
+        .map((l, i) => `${(i * 16).toString(16).padStart(8, '0')}: ${l.match(/.{1,4}/g)!.join(' ')}  ................`)
+        .join('\n'),
+    ],
     ['base64 of the file', Buffer.from(ENV).toString('base64')],
     ['base64, one byte in', Buffer.from('#' + ENV).toString('base64')],
     ['base64, two bytes in', Buffer.from('##' + ENV).toString('base64')],
-    ['base64 wrapped at 76 columns', Buffer.from('x=1\n' + ENV).toString('base64').match(/.{1,76}/g)!.join('\n')],
+    [
+      'base64 wrapped at 76 columns',
+      Buffer.from('x=1\n' + ENV)
+        .toString('base64')
+        .match(/.{1,76}/g)!
+        .join('\n'),
+    ],
     ['base64url', Buffer.from('##' + ENV).toString('base64url')],
     ['base32 of the file', b32(Buffer.from(ENV))],
     ['base32, three bytes in', b32(Buffer.from('abc' + ENV))],
@@ -85,7 +125,11 @@ describe('nothing else raises it', () => {
 
   it('1 MB of random base64 against 30 known values: no hit', () => {
     const many = Array.from({ length: 30 }, () => crypto.randomBytes(30).toString('base64'))
-    const r = recognizer(many.flatMap((v) => entriesOf(v, keys)), keys, 30)
+    const r = recognizer(
+      many.flatMap((v) => entriesOf(v, keys)),
+      keys,
+      30,
+    )
     expect(r.count(crypto.randomBytes(786_432).toString('base64'))).toBe(0)
   })
 })
@@ -95,9 +139,18 @@ describe('what is kept', () => {
     const entries = entriesOf(SECRET, keys)
     expect(entries.length).toBeGreaterThan(20)
     const stored = entries.join('\n')
-    for (const v of variantsOf(SECRET)) for (let i = 0; i + 6 <= v.text.length; i += 3) expect(stored.toLowerCase()).not.toContain(v.text.slice(i, i + 6))
+    for (const v of variantsOf(SECRET))
+      for (let i = 0; i + 6 <= v.text.length; i += 3) expect(stored.toLowerCase()).not.toContain(v.text.slice(i, i + 6))
     // Another key gives other entries: without the key they cannot be tested against a guess.
-    const other: FragmentKeys = { ...keys, hash: (g) => crypto.createHash('sha256').update('other' + g).digest('base64').slice(0, 11) }
+    const other: FragmentKeys = {
+      ...keys,
+      hash: (g) =>
+        crypto
+          .createHash('sha256')
+          .update('other' + g)
+          .digest('base64')
+          .slice(0, 11),
+    }
     expect(entriesOf(SECRET, other).filter((e) => entries.includes(e))).toEqual([])
   })
 
@@ -109,7 +162,8 @@ describe('what is kept', () => {
     const s = normalize(crypto.randomBytes(2000).toString('base64'))
     const chosen: number[] = []
     eachChosen(s, (start) => void chosen.push(start))
-    for (let i = 0; i + WINDOW <= s.length - FRAGMENT + 1; i++) expect(chosen.some((c) => c >= i && c < i + WINDOW)).toBe(true)
+    for (let i = 0; i + WINDOW <= s.length - FRAGMENT + 1; i++)
+      expect(chosen.some((c) => c >= i && c < i + WINDOW)).toBe(true)
     let n = 0
     eachChosen('a'.repeat(800), () => void n++)
     expect(n).toBeLessThanOrEqual(Math.ceil(800 / WINDOW) + 1)
@@ -122,7 +176,11 @@ describe('values worth tracking (secretValuesIn)', () => {
     ['well-known shapes', `x=${FAKE.github}\n${FAKE.stripe}`, [FAKE.github, FAKE.stripe]],
     ['a password in a URL', 'DATABASE_URL=postgres://app:Zq8v3LmP2xR9@db.internal/app', ['Zq8v3LmP2xR9']],
     ['a .netrc password', 'machine api.example.com login me password Zq8v3LmP2xR9wT', ['Zq8v3LmP2xR9wT']],
-    ['values meant to be public are not secrets', 'NEXT_PUBLIC_API_KEY=pk_abc123XYZ789def\nSTRIPE_PUBLISHABLE_KEY=pk_live_51HqPb2LkQ9wErT7yU', []],
+    [
+      'values meant to be public are not secrets',
+      'NEXT_PUBLIC_API_KEY=pk_abc123XYZ789def\nSTRIPE_PUBLISHABLE_KEY=pk_live_51HqPb2LkQ9wErT7yU',
+      [],
+    ],
     ['placeholders are not secrets', 'API_KEY=your-api-key-here\nTOKEN=changeme\nPASSWORD=${DB_PASSWORD}', []],
     ['settings are not secrets', 'NODE_ENV=production\nPORT=3000\nAPI_URL=https://api.example.com/v2', []],
   ])('%s', (_n, text, values) => {
@@ -130,7 +188,11 @@ describe('values worth tracking (secretValuesIn)', () => {
   })
 
   it('the body of a PEM private key', () => {
-    const pem = `-----BEGIN ${'RSA PRIVATE KEY'}-----\n${crypto.randomBytes(90).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${'RSA PRIVATE KEY'}-----\n`
+    const pem = `-----BEGIN ${'RSA PRIVATE KEY'}-----\n${crypto
+      .randomBytes(90)
+      .toString('base64')
+      .match(/.{1,64}/g)!
+      .join('\n')}\n-----END ${'RSA PRIVATE KEY'}-----\n`
     const [body] = secretValuesIn(pem)
     expect(body).toMatch(/^[A-Za-z0-9+/=]{100,}$/)
   })
@@ -164,9 +226,15 @@ describe('encoded twice, or stored as UTF-16, what leaves is decoded once before
     expect(scan(Buffer.from(`token: ${FAKE.github}\n`).toString('base64')).secrets).toContain('a GitHub token')
   })
   it('text stored as UTF-16 in a binary file', () => {
-    expect(scan(Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(ENV, 'utf16le')]).toString('latin1'), true).known).toBeGreaterThan(0)
+    expect(
+      scan(Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(ENV, 'utf16le')]).toString('latin1'), true).known,
+    ).toBeGreaterThan(0)
   })
   it('base64 and hex of ordinary data decode to nothing known', () => {
-    expect(scan(`${crypto.randomBytes(3000).toString('base64')}\n${crypto.randomBytes(3000).toString('hex')}\n${Buffer.from('hello world, nothing to see here at all').toString('base64')}`)).toEqual({ secrets: [], known: 0 })
+    expect(
+      scan(
+        `${crypto.randomBytes(3000).toString('base64')}\n${crypto.randomBytes(3000).toString('hex')}\n${Buffer.from('hello world, nothing to see here at all').toString('base64')}`,
+      ),
+    ).toEqual({ secrets: [], known: 0 })
   })
 })

@@ -26,7 +26,12 @@ function walk(dir: string): string[] {
 // Comments can name modules; strip them before looking for imports (strings stay intact).
 const stripComments = (s: string) => s.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1')
 
-const IMPORT_RES = [/\b(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g]
+const IMPORT_RES = [
+  /\b(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]/g,
+  /\bimport\s*['"]([^'"]+)['"]/g,
+  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
+]
 
 function importsOf(file: string): string[] {
   const text = stripComments(fs.readFileSync(path.join(ROOT, file), 'utf8'))
@@ -62,11 +67,18 @@ function violations(): string[] {
       if (file.startsWith('lib/core/')) {
         if (dep.startsWith('node:') || ['fs', 'os', 'child_process', 'crypto'].includes(dep)) {
           if (!PURE_NODE.has(dep)) bad.push(`${edge}: lib/core is pure (no fs, os, processes); pass the data in`)
-        } else if (/^(lib|hooks)\//.test(dep) && !dep.startsWith('lib/core/') && dep !== MANIFEST) bad.push(`${edge}: lib/core imports only lib/core (and the manifest, pure data)`)
+        } else if (/^(lib|hooks)\//.test(dep) && !dep.startsWith('lib/core/') && dep !== MANIFEST)
+          bad.push(`${edge}: lib/core imports only lib/core (and the manifest, pure data)`)
       }
-      if (file.startsWith('lib/io/') && /^(hooks|lib\/cli)\//.test(dep)) bad.push(`${edge}: lib/io never imports hooks/ or lib/cli`)
+      if (file.startsWith('lib/io/') && /^(hooks|lib\/cli)\//.test(dep))
+        bad.push(`${edge}: lib/io never imports hooks/ or lib/cli`)
       // The resident decision service (lib/runtime/service.ts) is the one place that runs hooks' shells in-process.
-      if (isShell(dep) && file !== 'lib/runtime/service.ts' && (!file.startsWith('hooks/') || hookOf(file) !== hookOf(dep))) bad.push(`${edge}: a hook's shell is imported only by its own hook`)
+      if (
+        isShell(dep) &&
+        file !== 'lib/runtime/service.ts' &&
+        (!file.startsWith('hooks/') || hookOf(file) !== hookOf(dep))
+      )
+        bad.push(`${edge}: a hook's shell is imported only by its own hook`)
     }
     if (file.startsWith('lib/core/')) {
       const text = stripComments(fs.readFileSync(path.join(ROOT, file), 'utf8'))
@@ -132,7 +144,18 @@ describe('layering', () => {
   })
 
   it('ships no stray executables: bin/ holds exactly the launchers package.json declares', () => {
-    const declared = [...new Set(Object.values(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).bin as Record<string, string>))].sort()
-    expect(fs.readdirSync(path.join(ROOT, 'bin')).map((f) => `bin/${f}`).sort()).toEqual(declared)
+    const declared = [
+      ...new Set(
+        Object.values(
+          JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).bin as Record<string, string>,
+        ),
+      ),
+    ].sort()
+    expect(
+      fs
+        .readdirSync(path.join(ROOT, 'bin'))
+        .map((f) => `bin/${f}`)
+        .sort(),
+    ).toEqual(declared)
   })
 })

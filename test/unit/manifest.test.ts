@@ -16,7 +16,9 @@ describe('the manifest of executables', () => {
     expect(fs.readdirSync(path.join(ROOT, 'bin')).sort()).toEqual([...BIN_NAMES].sort())
     for (const e of all.filter((x) => x.bin)) {
       const file = path.join(ROOT, 'bin', e.name)
-      expect(fs.readFileSync(file, 'utf8'), `bin/${e.name} differs from the manifest: run npm run build`).toBe(launcherSource(e))
+      expect(fs.readFileSync(file, 'utf8'), `bin/${e.name} differs from the manifest: run npm run build`).toBe(
+        launcherSource(e),
+      )
       expect(fs.statSync(file).mode & 0o111, `bin/${e.name} is not executable`).not.toBe(0)
     }
   })
@@ -38,8 +40,12 @@ describe('the manifest of executables', () => {
       for (const r of e.registrations) {
         // At least 3 s of slack, and the budget at most 60 % of the timeout: start-up, a slow disk and
         // writing the decision all happen outside the budget but inside the timeout.
-        expect(e.budgetMs!, `${e.name} on ${r.event}`).toBeLessThanOrEqual(Math.min(r.timeout * 1000 - 3000, r.timeout * 600))
-        expect(Number.isInteger(r.timeout) && r.timeout >= 1 && r.timeout <= 60, 'timeouts are whole seconds').toBe(true)
+        expect(e.budgetMs!, `${e.name} on ${r.event}`).toBeLessThanOrEqual(
+          Math.min(r.timeout * 1000 - 3000, r.timeout * 600),
+        )
+        expect(Number.isInteger(r.timeout) && r.timeout >= 1 && r.timeout <= 60, 'timeouts are whole seconds').toBe(
+          true,
+        )
       }
     }
   })
@@ -53,19 +59,24 @@ describe('the manifest of executables', () => {
     }
     // Claude Code ignores onFailure on async hooks and where nothing can be blocked; on UserPromptSubmit a
     // blocking failure erases the user's prompt. A manifest entry that asks for it there is a mistake.
-    for (const e of hooks) for (const r of e.registrations) if (r.onFailure) expect(!r.async && ['PreToolUse', 'PermissionRequest'].includes(r.event), `${e.name} ${r.event}`).toBe(true)
+    for (const e of hooks)
+      for (const r of e.registrations)
+        if (r.onFailure)
+          expect(!r.async && ['PreToolUse', 'PermissionRequest'].includes(r.event), `${e.name} ${r.event}`).toBe(true)
   })
 
   it('the registrations ratchet init writes are exactly the manifest', () => {
     expect(REGISTRATIONS).toEqual(hooks.flatMap((e) => e.registrations.map((r) => ({ ...r, hook: e.name }))))
   })
 
-  it("each hook shell takes its name, events, budget and malformed-input policy from the manifest", () => {
+  it('each hook shell takes its name, events, budget and malformed-input policy from the manifest', () => {
     for (const e of hooks) {
       const src = fs.readFileSync(path.join(ROOT, e.entry), 'utf8')
       expect(src, e.entry).toContain(`...hookSpec('${e.name}')`)
       expect(src, `${e.entry} sets its own budget`).not.toMatch(/budgetMs:\s*\d/)
-      expect(hookSpec(e.name as 'preflight-check').events.sort()).toEqual([...new Set(e.registrations.map((r) => r.event))].sort())
+      expect(hookSpec(e.name as 'preflight-check').events.sort()).toEqual(
+        [...new Set(e.registrations.map((r) => r.event))].sort(),
+      )
     }
   })
 
@@ -75,7 +86,11 @@ describe('the manifest of executables', () => {
   })
 
   it('a registered command is recognised as ours, and names its executable', () => {
-    for (const exe of ['"$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check', '"/usr/local/bin/custodiet"', '"/home/u/src/ratchet/bin/session-start"']) {
+    for (const exe of [
+      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/preflight-check',
+      '"/usr/local/bin/custodiet"',
+      '"/home/u/src/ratchet/bin/session-start"',
+    ]) {
       const command = guardedCommand(path.basename(exe.replace(/"/g, '')), exe)
       expect(isRatchetHandler({ type: 'command', command })).toBe(true)
       expect(commandExecutable(command)).toBe(exe.replace(/"/g, ''))
@@ -84,7 +99,12 @@ describe('the manifest of executables', () => {
     expect(isRatchetHandler({ type: 'command', command: '"/opt/ratchet/bin/preflight-check"' })).toBe(true)
     expect(commandExecutable('"/opt/ratchet/bin/preflight-check"')).toBe('/opt/ratchet/bin/preflight-check')
     // Not ours.
-    for (const command of ['my-linter', '/usr/bin/preflight-checker', 'echo bin/ratchetx', 'node ./scripts/session-start.js'])
+    for (const command of [
+      'my-linter',
+      '/usr/bin/preflight-checker',
+      'echo bin/ratchetx',
+      'node ./scripts/session-start.js',
+    ])
       expect(isRatchetHandler({ type: 'command', command }), command).toBe(false)
   })
 })

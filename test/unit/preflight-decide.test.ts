@@ -7,11 +7,25 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 const DEFAULTS = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'guardrails.json'), 'utf8'))
-const ctx: ClassifyContext = { projectDir: '/p', homeDir: '/home/u', stateDir: '/p/.ratchet', session: { reads: {}, prompts: [] }, fileExists: (p) => p === '/p/old.txt', currentBranch: () => 'feature' }
+const ctx: ClassifyContext = {
+  projectDir: '/p',
+  homeDir: '/home/u',
+  stateDir: '/p/.ratchet',
+  session: { reads: {}, prompts: [] },
+  fileExists: (p) => p === '/p/old.txt',
+  currentBranch: () => 'feature',
+}
 const NOW = 1_800_000_000_000
-const opts = (o: Partial<PreflightOptions> = {}): PreflightOptions => ({ checkWindowMs: 600_000, checks: {}, fingerprint: 'fp1', now: NOW, ...o })
+const opts = (o: Partial<PreflightOptions> = {}): PreflightOptions => ({
+  checkWindowMs: 600_000,
+  checks: {},
+  fingerprint: 'fp1',
+  now: NOW,
+  ...o,
+})
 const index = (rules: unknown[] = DEFAULTS) => compileRules(validateGuardrails(rules).rules)
-const run = (command: string, o?: Partial<PreflightOptions>, rules?: unknown[]) => decide({ tool_name: 'Bash', tool_input: { command }, cwd: '/p' }, ctx, index(rules), opts(o))
+const run = (command: string, o?: Partial<PreflightOptions>, rules?: unknown[]) =>
+  decide({ tool_name: 'Bash', tool_input: { command }, cwd: '/p' }, ctx, index(rules), opts(o))
 
 describe('preflight decisions with the default rules', () => {
   it('a clean action is allowed silently', () => {
@@ -25,7 +39,13 @@ describe('preflight decisions with the default rules', () => {
     expect(r.verdict).toBe('check')
     expect(r.decision.kind).toBe('deny')
     const note = (r.decision as { reason: string }).reason
-    expect(note.split('\n').map((l) => l.split(':')[0])).toEqual(['[PRE-FLIGHT] Action', 'Trigger', 'Check', 'Rule', 'Proceed'])
+    expect(note.split('\n').map((l) => l.split(':')[0])).toEqual([
+      '[PRE-FLIGHT] Action',
+      'Trigger',
+      'Check',
+      'Rule',
+      'Proceed',
+    ])
     expect(note).toContain('[PRE-FLIGHT] Action: git push origin feature')
     expect(note).toContain('Trigger: public surface (guardrail RG-PUBLIC)')
     expect(note).toContain('retry the identical call within 10 min')
@@ -54,7 +74,12 @@ describe('preflight decisions with the default rules', () => {
   })
 
   it("editing Ratchet's own rules is denied with a clear reason", () => {
-    const r = decide({ tool_name: 'Write', tool_input: { file_path: '/p/.ratchet/guardrails.json', content: '[]' } }, ctx, index(), opts())
+    const r = decide(
+      { tool_name: 'Write', tool_input: { file_path: '/p/.ratchet/guardrails.json', content: '[]' } },
+      ctx,
+      index(),
+      opts(),
+    )
     expect(r.builtin).toBe('self-protection')
     expect(r.decision.kind).toBe('deny')
     expect((r.decision as { reason: string }).reason).toMatch(/Ratchet's own rules.*never change them/)
@@ -63,7 +88,13 @@ describe('preflight decisions with the default rules', () => {
   it('the strongest decision wins; hard rules name their incident', () => {
     const rules = [
       { id: 'W', pattern: 'git_push', rule: 'warn', severity: 'soft', decision: 'warn' },
-      { id: 'GR-002', source: 'INC-003', pattern: 'commit_to_public_repo', rule: 'Verify no private files.', severity: 'hard' },
+      {
+        id: 'GR-002',
+        source: 'INC-003',
+        pattern: 'commit_to_public_repo',
+        rule: 'Verify no private files.',
+        severity: 'hard',
+      },
     ]
     const r = run('git push origin feature', {}, rules)
     expect(r.verdict).toBe('deny')
@@ -74,24 +105,45 @@ describe('preflight decisions with the default rules', () => {
   })
 
   it('warn allows with context for the model and a notice for the user', () => {
-    const r = run('git push origin feature', {}, [{ id: 'W', pattern: 'git_push', rule: 'be careful', severity: 'soft', decision: 'warn' }])
+    const r = run('git push origin feature', {}, [
+      { id: 'W', pattern: 'git_push', rule: 'be careful', severity: 'soft', decision: 'warn' },
+    ])
     expect(r.decision.kind).toBe('allow')
-    expect(r.decision).toMatchObject({ context: expect.stringContaining('[PRE-FLIGHT]'), notice: expect.stringContaining('Ratchet warned') })
+    expect(r.decision).toMatchObject({
+      context: expect.stringContaining('[PRE-FLIGHT]'),
+      notice: expect.stringContaining('Ratchet warned'),
+    })
   })
 
   it('ask goes to the user; pause holds like a deny until the queue exists', () => {
-    expect(run('git push', {}, [{ id: 'A', pattern: 'git_push', rule: 'r', severity: 'soft', decision: 'ask' }]).decision.kind).toBe('ask')
-    expect(run('git push', {}, [{ id: 'P', pattern: 'git_push', rule: 'r', severity: 'soft', decision: 'pause' }]).decision.kind).toBe('deny')
+    expect(
+      run('git push', {}, [{ id: 'A', pattern: 'git_push', rule: 'r', severity: 'soft', decision: 'ask' }]).decision
+        .kind,
+    ).toBe('ask')
+    expect(
+      run('git push', {}, [{ id: 'P', pattern: 'git_push', rule: 'r', severity: 'soft', decision: 'pause' }]).decision
+        .kind,
+    ).toBe('deny')
   })
 
   it('stale data: a Write over an unread file is checked', () => {
-    const r = decide({ tool_name: 'Write', tool_input: { file_path: '/p/old.txt', content: 'x' } }, ctx, index(), opts())
+    const r = decide(
+      { tool_name: 'Write', tool_input: { file_path: '/p/old.txt', content: 'x' } },
+      ctx,
+      index(),
+      opts(),
+    )
     expect(r.verdict).toBe('check')
     expect(r.fired.map((f) => f.id)).toEqual(['RG-STALE'])
   })
 
   it('a note with many rules shows five and counts the rest', () => {
-    const rules = Array.from({ length: 8 }, (_, i) => ({ id: `R${i}`, pattern: 'git_push', rule: `rule ${i}`, severity: 'soft' }))
+    const rules = Array.from({ length: 8 }, (_, i) => ({
+      id: `R${i}`,
+      pattern: 'git_push',
+      rule: `rule ${i}`,
+      severity: 'soft',
+    }))
     const note = (run('git push', {}, rules).decision as { reason: string }).reason
     expect(note.match(/^Rule: R\d/gm)).toHaveLength(5)
     expect(note).toContain('Rule: …and 3 more')

@@ -7,7 +7,12 @@ import { compileRules } from '../../lib/core/rule-match'
 import { fingerprint } from '../../lib/core/fingerprint'
 import type { Finding } from '../../lib/core/actions/types'
 
-const f = (pattern: string, cls: Finding['class'] = 'public_surface', catastrophic = false): Finding => ({ class: cls, pattern, detail: pattern, ...(catastrophic ? { catastrophic } : {}) })
+const f = (pattern: string, cls: Finding['class'] = 'public_surface', catastrophic = false): Finding => ({
+  class: cls,
+  pattern,
+  detail: pattern,
+  ...(catastrophic ? { catastrophic } : {}),
+})
 const PUSH = [f('git_push'), f('commit_to_public_repo')]
 
 describe('requestedBy', () => {
@@ -42,11 +47,24 @@ describe('requestedBy', () => {
 })
 
 const facts = (prompt: string, over: Partial<PreflightFacts> = {}): PreflightFacts => ({
-  now: 1_800_000_000_000, fingerprint: 'fp', projectDir: '/p', homeDir: '/home/u', stateDir: '/p/.ratchet', rules: compileRules(withBuiltins([]).rules), problems: [], fallback: false,
-  session: { reads: {}, prompts: ['earlier: never push', prompt], checks: {} }, queue: { undelivered: [] }, hold: null, config: { checkWindowMs: 600_000, defer: false, telegram: false },
-  fileExists: () => true, currentBranch: () => 'feature', ...over,
+  now: 1_800_000_000_000,
+  fingerprint: 'fp',
+  projectDir: '/p',
+  homeDir: '/home/u',
+  stateDir: '/p/.ratchet',
+  rules: compileRules(withBuiltins([]).rules),
+  problems: [],
+  fallback: false,
+  session: { reads: {}, prompts: ['earlier: never push', prompt], checks: {} },
+  queue: { undelivered: [] },
+  hold: null,
+  config: { checkWindowMs: 600_000, defer: false, telegram: false },
+  fileExists: () => true,
+  currentBranch: () => 'feature',
+  ...over,
 })
-const run = (command: string, prompt: string) => decidePreToolUse({ session_id: 's', tool_name: 'Bash', tool_input: { command }, cwd: '/p' }, facts(prompt))
+const run = (command: string, prompt: string) =>
+  decidePreToolUse({ session_id: 's', tool_name: 'Bash', tool_input: { command }, cwd: '/p' }, facts(prompt))
 
 describe('a request answers a generic check, nothing more', () => {
   it.each([
@@ -77,7 +95,11 @@ describe('the fingerprint keeps every byte that changes meaning', () => {
 })
 
 describe('the fingerprint: blanks the shell reads as one separator do not count', () => {
-  it.each([['git  push origin\tfeature', 'git push origin feature'], ['echo "a  b"  x', 'echo "a  b" x'], ["echo 'a\\'  b", "echo 'a\\' b"]])('%j ≡ %j', (a, b) => {
+  it.each([
+    ['git  push origin\tfeature', 'git push origin feature'],
+    ['echo "a  b"  x', 'echo "a  b" x'],
+    ["echo 'a\\'  b", "echo 'a\\' b"],
+  ])('%j ≡ %j', (a, b) => {
     expect(fingerprint('Bash', { command: a })).toBe(fingerprint('Bash', { command: b }))
   })
 })

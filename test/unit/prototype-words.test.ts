@@ -10,12 +10,51 @@ import { parsePayload } from '../../lib/core/payloads'
 
 const WORDS = Object.getOwnPropertyNames(Object.prototype)
 const SHAPES = (w: string) => [
-  `${w} x`, `${w}`, `git ${w}`, `git ${w} ${w}`, `npm ${w}`, `npm run ${w}`, `docker ${w} ${w}`, `kubectl ${w} x`, `x | ${w}`, `sudo ${w} -rf x`,
-  `aws ${w} ${w}`, `gh ${w} ${w}`, `make ${w}`, `python3 -c "${w}"`, `git config ${w}.x y`, `git -c alias.${w}=status ${w}`, `psql -c "${w}"`,
-  `${w}=1 ls`, `tmux ${w}`, `crontab ${w}`, `env ${w}`, `xargs ${w}`, `find . -${w}`, `rm -${w} x`, `curl -${w} x`, `tar -${w}`, `ssh ${w} ${w}`,
-  `systemctl ${w} ${w}`, `terraform ${w}`, `helm ${w} ${w}`, `ratchet ${w}`, `npx ${w}`, `pnpm ${w}`, `yarn ${w}`, `pip ${w}`, `cargo ${w}`,
+  `${w} x`,
+  `${w}`,
+  `git ${w}`,
+  `git ${w} ${w}`,
+  `npm ${w}`,
+  `npm run ${w}`,
+  `docker ${w} ${w}`,
+  `kubectl ${w} x`,
+  `x | ${w}`,
+  `sudo ${w} -rf x`,
+  `aws ${w} ${w}`,
+  `gh ${w} ${w}`,
+  `make ${w}`,
+  `python3 -c "${w}"`,
+  `git config ${w}.x y`,
+  `git -c alias.${w}=status ${w}`,
+  `psql -c "${w}"`,
+  `${w}=1 ls`,
+  `tmux ${w}`,
+  `crontab ${w}`,
+  `env ${w}`,
+  `xargs ${w}`,
+  `find . -${w}`,
+  `rm -${w} x`,
+  `curl -${w} x`,
+  `tar -${w}`,
+  `ssh ${w} ${w}`,
+  `systemctl ${w} ${w}`,
+  `terraform ${w}`,
+  `helm ${w} ${w}`,
+  `ratchet ${w}`,
+  `npx ${w}`,
+  `pnpm ${w}`,
+  `yarn ${w}`,
+  `pip ${w}`,
+  `cargo ${w}`,
 ]
-const ctx: ClassifyContext = { projectDir: '/home/dev/project', homeDir: '/home/dev', stateDir: '/home/dev/project/.ratchet', session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'feature' }
+const ctx: ClassifyContext = {
+  projectDir: '/home/dev/project',
+  homeDir: '/home/dev',
+  stateDir: '/home/dev/project/.ratchet',
+  session: { reads: {}, prompts: [] },
+  fileExists: () => false,
+  currentBranch: () => 'feature',
+}
 
 describe('words that are names on Object.prototype', () => {
   it.each(WORDS)('%s: every command shape classifies without throwing', (w) => {
@@ -29,7 +68,14 @@ describe('words that are names on Object.prototype', () => {
     }
     for (const tool of [w, `mcp__${w}__${w}`]) {
       try {
-        classify({ tool_name: tool, tool_input: { [w]: w, command: w, file_path: `/home/dev/project/${w}` }, cwd: ctx.projectDir }, ctx)
+        classify(
+          {
+            tool_name: tool,
+            tool_input: { [w]: w, command: w, file_path: `/home/dev/project/${w}` },
+            cwd: ctx.projectDir,
+          },
+          ctx,
+        )
       } catch (e) {
         thrown.push(`tool ${tool}: ${(e as Error).message}`)
       }
@@ -38,7 +84,10 @@ describe('words that are names on Object.prototype', () => {
   })
 
   it('a real effect next to one is still found', () => {
-    const r = classify({ tool_name: 'Bash', tool_input: { command: 'valueOf x; git push --force origin main' }, cwd: ctx.projectDir }, ctx)
+    const r = classify(
+      { tool_name: 'Bash', tool_input: { command: 'valueOf x; git push --force origin main' }, cwd: ctx.projectDir },
+      ctx,
+    )
     expect(r.findings.map((f) => f.pattern)).toContain('git_history_rewrite')
   })
 

@@ -16,10 +16,13 @@ describe('the reader table', () => {
     expect(twice).toEqual([])
   })
 
-  it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])('finds no peeler for %s, and reads it as a plain program', (word) => {
-    expect(PEELERS[word]).toBeUndefined()
-    expect(readCommandLine(`${word} rm -rf x`).invocations.map((i) => i.name)).toEqual([word])
-  })
+  it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
+    'finds no peeler for %s, and reads it as a plain program',
+    (word) => {
+      expect(PEELERS[word]).toBeUndefined()
+      expect(readCommandLine(`${word} rm -rf x`).invocations.map((i) => i.name)).toEqual([word])
+    },
+  )
 
   it.each([
     ['sudo env nice timeout 5 rm -rf x', 'rm', ['sudo', 'env', 'nice', 'timeout']],

@@ -40,7 +40,9 @@ const NOT_YET = new Set<string>([])
 /** `only`: fuzz just the files whose path contains it (NOT_YET included), to check one file while fixing it. */
 function regexLiterals(only?: string): Found[] {
   const out: Found[] = []
-  for (const file of sourceFiles(ROOT).filter((f) => (only ? path.relative(ROOT, f).includes(only) : !NOT_YET.has(path.relative(ROOT, f))))) {
+  for (const file of sourceFiles(ROOT).filter((f) =>
+    only ? path.relative(ROOT, f).includes(only) : !NOT_YET.has(path.relative(ROOT, f)),
+  )) {
     const text = fs.readFileSync(file, 'utf8')
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)
     const visit = (n: ts.Node) => {
@@ -48,7 +50,16 @@ function regexLiterals(only?: string): Found[] {
         const lit = (n as ts.RegularExpressionLiteral).text
         const end = lit.lastIndexOf('/')
         const line = sf.getLineAndCharacterOfPosition(n.getStart()).line + 1
-        out.push({ where: `${path.relative(ROOT, file)}:${line} ${lit.length > 70 ? lit.slice(0, 69) + '…' : lit}`, re: new RegExp(lit.slice(1, end), lit.slice(end + 1).replace('g', '').replace('y', '')) })
+        out.push({
+          where: `${path.relative(ROOT, file)}:${line} ${lit.length > 70 ? lit.slice(0, 69) + '…' : lit}`,
+          re: new RegExp(
+            lit.slice(1, end),
+            lit
+              .slice(end + 1)
+              .replace('g', '')
+              .replace('y', ''),
+          ),
+        })
       }
       ts.forEachChild(n, visit)
     }
@@ -57,7 +68,37 @@ function regexLiterals(only?: string): Found[] {
   return out
 }
 
-const CANDIDATES = ['a', ' ', '1', '/', '.', '-', '"', "'", '\\', '\n', '$', '(', ')', '=', ':', '_', 'A', '@', '`', '{', '}', '|', ';', '<', '>', '#', '*', '\t', 'é']
+const CANDIDATES = [
+  'a',
+  ' ',
+  '1',
+  '/',
+  '.',
+  '-',
+  '"',
+  "'",
+  '\\',
+  '\n',
+  '$',
+  '(',
+  ')',
+  '=',
+  ':',
+  '_',
+  'A',
+  '@',
+  '`',
+  '{',
+  '}',
+  '|',
+  ';',
+  '<',
+  '>',
+  '#',
+  '*',
+  '\t',
+  'é',
+]
 
 /** One or two characters that match a character class or escape, found by trying candidates. */
 function representatives(piece: string, flags: string): string[] {
@@ -99,7 +140,14 @@ function atoms(source: string, flags: string): string[][] {
       continue
     }
     if (c === '(') {
-      i += source[i + 1] === '?' ? (source[i + 2] === '<' && source[i + 3] !== '=' && source[i + 3] !== '!' ? source.indexOf('>', i) + 1 : source[i + 2] === '<' ? 4 : 3) : 1
+      i +=
+        source[i + 1] === '?'
+          ? source[i + 2] === '<' && source[i + 3] !== '=' && source[i + 3] !== '!'
+            ? source.indexOf('>', i) + 1
+            : source[i + 2] === '<'
+              ? 4
+              : 3
+          : 1
       continue
     }
     if (c === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i))) {
@@ -127,17 +175,30 @@ function adversarial(re: RegExp): { name: string; make: (n: number) => string }[
     out.push({ name, make })
   }
   for (let start = 0; start < list.length; start++) {
-    const prefix = list.slice(0, start).map((a) => a[0]).join('')
+    const prefix = list
+      .slice(0, start)
+      .map((a) => a[0])
+      .join('')
     for (let len = 1; len <= 2 && start + len <= list.length; len++) {
       const window = list.slice(start, start + len)
       // Each representative choice for the first atom (two for a single atom); the rest take their first.
       for (const first of len === 1 ? window[0] : window[0].slice(0, 1)) {
-        const frag = first + window.slice(1).map((a) => a[0]).join('')
-        for (const tail of ['\u0001', '\n']) add(`${JSON.stringify(prefix.slice(-12))}+(${JSON.stringify(frag)})×n+${JSON.stringify(tail)}`, (n) => prefix + frag.repeat(n) + tail)
+        const frag =
+          first +
+          window
+            .slice(1)
+            .map((a) => a[0])
+            .join('')
+        for (const tail of ['\u0001', '\n'])
+          add(
+            `${JSON.stringify(prefix.slice(-12))}+(${JSON.stringify(frag)})×n+${JSON.stringify(tail)}`,
+            (n) => prefix + frag.repeat(n) + tail,
+          )
       }
     }
   }
-  for (const filler of [' ', 'a', '\\', '"', "'", '$(', '\n', '-', '/', '\t ']) add(`(${JSON.stringify(filler)})×n`, (n) => filler.repeat(n) + '\u0001')
+  for (const filler of [' ', 'a', '\\', '"', "'", '$(', '\n', '-', '/', '\t '])
+    add(`(${JSON.stringify(filler)})×n`, (n) => filler.repeat(n) + '\u0001')
   return out
 }
 
@@ -212,7 +273,6 @@ const COMMANDS: [string, string][] = [
   ['over the size limit', fill('rm x; ', 300 * 1024)],
 ]
 
-
 const TOOLS: [string, Record<string, unknown>][] = [
   ['Write', { file_path: `${PROJECT}/.github/workflows/x.yml`, content: fill('cron: schedule: ') }],
   ['Write', { file_path: fill('a/', 50_000), content: 'x' }],
@@ -267,8 +327,15 @@ function runRegexes(only?: string): void {
 function runCommands(): void {
   for (const [name, command] of COMMANDS) {
     emit({ case: `Bash: ${name}` })
-    emit({ case: `Bash: ${name}`, ms: timed(() => classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, ctx)) })
-    for (const [fname, f] of [['maskSecrets', maskSecrets], ['parseShell', parseShell], ['readCommandLine', readCommandLine]] as const) {
+    emit({
+      case: `Bash: ${name}`,
+      ms: timed(() => classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, ctx)),
+    })
+    for (const [fname, f] of [
+      ['maskSecrets', maskSecrets],
+      ['parseShell', parseShell],
+      ['readCommandLine', readCommandLine],
+    ] as const) {
       emit({ case: `${fname}: ${name}` })
       emit({ case: `${fname}: ${name}`, ms: timed(() => f(command)) })
     }

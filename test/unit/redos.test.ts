@@ -29,7 +29,10 @@ interface Line {
 // which fails the whole run although every test passed.
 function run(suite: string, timeoutMs: number): Promise<{ lines: Line[]; hung?: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FUZZ, suite], { cwd: path.join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', FUZZ, suite], {
+      cwd: path.join(__dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     let timedOut = false
@@ -41,10 +44,15 @@ function run(suite: string, timeoutMs: number): Promise<{ lines: Line[]; hung?: 
     }, timeoutMs)
     child.on('close', (status, signal) => {
       clearTimeout(timer)
-      const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Line)
       if (status === 0) return resolve({ lines })
       const last = [...lines].reverse().find((l) => l.case)
-      const why = timedOut ? `timed out after ${timeoutMs} ms (signal ${signal})` : `exit ${status}, signal ${signal}: ${stderr.slice(-500)}`
+      const why = timedOut
+        ? `timed out after ${timeoutMs} ms (signal ${signal})`
+        : `exit ${status}, signal ${signal}: ${stderr.slice(-500)}`
       resolve({ lines, hung: `${why} — on ${last?.case ?? '(start)'}` })
     })
   })
@@ -62,14 +70,18 @@ describe('bounded work on untrusted input', () => {
     const { lines, hung } = await run('commands', 120_000)
     expect(hung).toBeUndefined()
     // 100 KB through the whole classifier: generous, a hang takes seconds.
-    expect(lines.filter((l) => l.ms !== undefined && l.ms > BOUND_MS * 5).map((l) => `${l.case}: ${l.ms!.toFixed(0)} ms`)).toEqual([])
+    expect(
+      lines.filter((l) => l.ms !== undefined && l.ms > BOUND_MS * 5).map((l) => `${l.case}: ${l.ms!.toFixed(0)} ms`),
+    ).toEqual([])
     expect(lines.filter((l) => l.ms !== undefined).length).toBeGreaterThan(100)
   }, 150_000)
 
   it('classify() stays fast on 100 KB fields of Write, Edit, WebFetch and MCP calls', async () => {
     const { lines, hung } = await run('tools', 60_000)
     expect(hung).toBeUndefined()
-    expect(lines.filter((l) => l.ms !== undefined && l.ms > BOUND_MS * 5).map((l) => `${l.case}: ${l.ms!.toFixed(0)} ms`)).toEqual([])
+    expect(
+      lines.filter((l) => l.ms !== undefined && l.ms > BOUND_MS * 5).map((l) => `${l.case}: ${l.ms!.toFixed(0)} ms`),
+    ).toEqual([])
   }, 90_000)
 
   it('an oversized command is flagged as unreadable, not scanned', () => {
@@ -79,7 +91,9 @@ describe('bounded work on untrusted input', () => {
   })
 
   it('nesting past the limit is flagged as unreadable', () => {
-    expect(readCommandLine('echo ' + '$(echo '.repeat(9) + 'rm x' + ')'.repeat(9)).unreadable.join(' ')).toMatch(/nested more than 8/)
+    expect(readCommandLine('echo ' + '$(echo '.repeat(9) + 'rm x' + ')'.repeat(9)).unreadable.join(' ')).toMatch(
+      /nested more than 8/,
+    )
     expect(readCommandLine('echo ' + '$(echo '.repeat(7) + 'rm x' + ')'.repeat(7)).unreadable).toEqual([])
     let code = 'rm x'
     for (let i = 0; i < 7; i++) code = `bash -c ${JSON.stringify(code)}`

@@ -6,11 +6,49 @@ import { renderHttp } from '../../lib/runtime/render'
 describe('renderHttp', () => {
   it.each([
     ['a clean allow is an empty object', 'PreToolUse', { exitCode: 0 as const, stdout: '', stderr: '' }, {}],
-    ['a JSON deny passes through', 'PreToolUse', { exitCode: 0 as const, stdout: '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}\n', stderr: '' }, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } }],
-    ['exit 2 on PreToolUse is a deny with the line as its reason', 'PreToolUse', { exitCode: 2 as const, stdout: '', stderr: 'ratchet preflight-check: bad payload; blocked to be safe\n' }, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'ratchet preflight-check: bad payload; blocked to be safe' } }],
-    ['exit 2 elsewhere is a block', 'PreCompact', { exitCode: 2 as const, stdout: '', stderr: 'held\n' }, { decision: 'block', reason: 'held' }],
-    ['a notice on stderr reaches the user', 'PostToolUse', { exitCode: 0 as const, stdout: '', stderr: 'ratchet custodiet: note\n' }, { systemMessage: 'ratchet custodiet: note' }],
-    ['a notice never replaces the hook\'s own message', 'PostToolUse', { exitCode: 0 as const, stdout: '{"systemMessage":"mine"}', stderr: 'other\n' }, { systemMessage: 'mine' }],
+    [
+      'a JSON deny passes through',
+      'PreToolUse',
+      {
+        exitCode: 0 as const,
+        stdout:
+          '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}\n',
+        stderr: '',
+      },
+      {
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' },
+      },
+    ],
+    [
+      'exit 2 on PreToolUse is a deny with the line as its reason',
+      'PreToolUse',
+      { exitCode: 2 as const, stdout: '', stderr: 'ratchet preflight-check: bad payload; blocked to be safe\n' },
+      {
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'deny',
+          permissionDecisionReason: 'ratchet preflight-check: bad payload; blocked to be safe',
+        },
+      },
+    ],
+    [
+      'exit 2 elsewhere is a block',
+      'PreCompact',
+      { exitCode: 2 as const, stdout: '', stderr: 'held\n' },
+      { decision: 'block', reason: 'held' },
+    ],
+    [
+      'a notice on stderr reaches the user',
+      'PostToolUse',
+      { exitCode: 0 as const, stdout: '', stderr: 'ratchet custodiet: note\n' },
+      { systemMessage: 'ratchet custodiet: note' },
+    ],
+    [
+      "a notice never replaces the hook's own message",
+      'PostToolUse',
+      { exitCode: 0 as const, stdout: '{"systemMessage":"mine"}', stderr: 'other\n' },
+      { systemMessage: 'mine' },
+    ],
   ])('%s', (_what, event, rendered, expected) => {
     expect(JSON.parse(renderHttp(event, rendered))).toEqual(expected)
   })

@@ -11,22 +11,43 @@ import { manyGuardrails } from '../../bench/run'
 import { readCorpus } from '../../bench/classifier-corpus'
 import { withBuiltins } from '../../lib/core/builtins'
 import { classify, type ClassifyContext } from '../../lib/core/classify'
-import { bucketedIndexHead, bucketedIndexText, bucketedRuleIndex, bucketedRules, indexSource, indexSourceOfText, restampedIndexText } from '../../lib/core/bucketed-index'
+import {
+  bucketedIndexHead,
+  bucketedIndexText,
+  bucketedRuleIndex,
+  bucketedRules,
+  indexSource,
+  indexSourceOfText,
+  restampedIndexText,
+} from '../../lib/core/bucketed-index'
 import { compileRules, matchRules } from '../../lib/core/rule-match'
 import type { Guardrail } from '../../lib/core/guardrails'
 import { loadGuardrails, ruleIndexOf } from '../../lib/io/guardrails'
 import { resolvePaths } from '../../lib/io/paths'
 
 const PROJECT = '/home/dev/project'
-const CTX: ClassifyContext = { projectDir: PROJECT, homeDir: '/home/dev', stateDir: `${PROJECT}/.ratchet`, session: { reads: {}, prompts: [] }, fileExists: () => false, currentBranch: () => 'main' }
+const CTX: ClassifyContext = {
+  projectDir: PROJECT,
+  homeDir: '/home/dev',
+  stateDir: `${PROJECT}/.ratchet`,
+  session: { reads: {}, prompts: [] },
+  fileExists: () => false,
+  currentBranch: () => 'main',
+}
 
-const rule = (id: string, extra: Partial<Guardrail>): Guardrail => ({ id, pattern: `custom_${id}`, rule: `Rule ${id}.`, severity: 'soft', ...extra }) as Guardrail
+const rule = (id: string, extra: Partial<Guardrail>): Guardrail =>
+  ({ id, pattern: `custom_${id}`, rule: `Rule ${id}.`, severity: 'soft', ...extra }) as Guardrail
 
 /** Rules that stress the placement: every shape compileRules files differently. */
 const AWKWARD: Guardrail[] = [
   { id: 'RG-IRREVERSIBLE', decision: 'warn' } as Guardrail,
   // Extra members a human may write, spelled like the header's own directory (which is searched, not parsed).
-  { id: 'RG-SCOPE', enabled: false, dir: { 'k\u0000git_push': [0, 1] }, note: ',"dir":{"a":[0,1]}' } as unknown as Guardrail,
+  {
+    id: 'RG-SCOPE',
+    enabled: false,
+    dir: { 'k\u0000git_push': [0, 1] },
+    note: ',"dir":{"a":[0,1]}',
+  } as unknown as Guardrail,
   { id: 'RG-CATASTROPHIC', decision: 'warn' } as Guardrail, // a tuning that cannot apply: a problem, the built-in stands
   rule('A1', { pattern: 'git_push', severity: 'hard' }),
   rule('A2', { pattern: 'file_delete', match: { paths: ['build/**'] } }),
@@ -43,7 +64,10 @@ const AWKWARD: Guardrail[] = [
   rule('A13', { pattern: 'irreversible', decision: 'pause' }),
   rule('A14', { match: { tools: ['WebFetch'], urls: ['*example.com*'] } }),
   rule('A15', { match: { tools: ['Bash'], command: ['ls -la', 'cat *'] } }),
-  rule('A16', { rule: 'Ne déployez pas 🚀 sans revue.', match: { tools: ['Bash'], command: ['déploie *', 'ünïcode-*'] } }),
+  rule('A16', {
+    rule: 'Ne déployez pas 🚀 sans revue.',
+    match: { tools: ['Bash'], command: ['déploie *', 'ünïcode-*'] },
+  }),
   rule('A17', { match: { tools: ['Bash'], command: [',"dir":{ *', 'ai *', 'i *', '"i":[ *'] } }),
   // Path rules, filed by a folder or file name each glob needs (or by tool alone when one needs none).
   rule('A18', { match: { tools: ['Write', 'Edit'], paths: ['config/service-*/**', 'secret.env'] } }),
@@ -56,12 +80,53 @@ const AWKWARD: Guardrail[] = [
 ]
 
 const CALLS: { tool_name: string; tool_input: Record<string, unknown> }[] = [
-  ...readCorpus().map((l) => (l.cmd !== undefined ? { tool_name: 'Bash', tool_input: { command: l.cmd } } : { tool_name: l.tool!, tool_input: l.input ?? {} })),
-  ...['ls -la', 'cat README.md', 'rm -rf build', 'npm publish', 'git push origin main', 'curl https://x', 'constructor', 'toString', 'say"hi" there', 'two\nlines x', 'deploy-tool-4 now', 'release-7x', 'release-70 x', 'release-7', 'ls docs/a.md', 'déploie prod', 'ünïcode-x y', ',"dir":{ x', 'i x', 'ai x', '"i":[ x'].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
+  ...readCorpus().map((l) =>
+    l.cmd !== undefined
+      ? { tool_name: 'Bash', tool_input: { command: l.cmd } }
+      : { tool_name: l.tool!, tool_input: l.input ?? {} },
+  ),
+  ...[
+    'ls -la',
+    'cat README.md',
+    'rm -rf build',
+    'npm publish',
+    'git push origin main',
+    'curl https://x',
+    'constructor',
+    'toString',
+    'say"hi" there',
+    'two\nlines x',
+    'deploy-tool-4 now',
+    'release-7x',
+    'release-70 x',
+    'release-7',
+    'ls docs/a.md',
+    'déploie prod',
+    'ünïcode-x y',
+    ',"dir":{ x',
+    'i x',
+    'ai x',
+    '"i":[ x',
+  ].map((command) => ({ tool_name: 'Bash', tool_input: { command } })),
   { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/config/service-2/a.yml`, content: 'x' } },
   { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/docs/secret-5.env`, old_string: 'a', new_string: 'b' } },
   { tool_name: 'WebFetch', tool_input: { url: 'https://www.example.com/a', prompt: 'read' } },
-  ...['config/service-1/a.yml', 'config/x.yml', 'secret.env', 'a/secret.env', 'docs/api', 'docs/other', 'src/deep/x.ts', 'src/x.ts', 'lib/y.ts', 'notes.md', 'a.b', 'a/__proto__/b', 'constructor', 'x/constructor'].flatMap((rel) => [
+  ...[
+    'config/service-1/a.yml',
+    'config/x.yml',
+    'secret.env',
+    'a/secret.env',
+    'docs/api',
+    'docs/other',
+    'src/deep/x.ts',
+    'src/x.ts',
+    'lib/y.ts',
+    'notes.md',
+    'a.b',
+    'a/__proto__/b',
+    'constructor',
+    'x/constructor',
+  ].flatMap((rel) => [
     { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/${rel}`, content: 'x' } },
     { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/${rel}`, old_string: 'a', new_string: 'b' } },
   ]),
@@ -82,7 +147,12 @@ function both(list: Guardrail[]) {
 }
 
 const fired = (index: ReturnType<typeof compileRules>, call: (typeof CALLS)[number]) =>
-  matchRules(index, classify({ ...call, cwd: PROJECT }, CTX), PROJECT).map((f) => ({ id: f.id, decision: f.decision, because: f.because, rule: f.rule }))
+  matchRules(index, classify({ ...call, cwd: PROJECT }, CTX), PROJECT).map((f) => ({
+    id: f.id,
+    decision: f.decision,
+    because: f.because,
+    rule: f.rule,
+  }))
 
 describe('the bucketed rule index fires exactly what compiling every rule fires', () => {
   it.each([
@@ -105,10 +175,18 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
     const { lazy } = both(manyGuardrails())
     matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'npm test' }, cwd: PROJECT }, CTX), PROJECT)
     expect(lazy.seen.size).toBe(0)
-    matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'deploy-tool-4 now' }, cwd: PROJECT }, CTX), PROJECT)
+    matchRules(
+      lazy,
+      classify({ tool_name: 'Bash', tool_input: { command: 'deploy-tool-4 now' }, cwd: PROJECT }, CTX),
+      PROJECT,
+    )
     expect([...lazy.seen.keys()]).toEqual(['GR-0005'])
     // A word start (`release-7*`) is found under its start: only the rules whose starts the word has.
-    matchRules(lazy, classify({ tool_name: 'Bash', tool_input: { command: 'release-70 x' }, cwd: PROJECT }, CTX), PROJECT)
+    matchRules(
+      lazy,
+      classify({ tool_name: 'Bash', tool_input: { command: 'release-70 x' }, cwd: PROJECT }, CTX),
+      PROJECT,
+    )
     expect([...lazy.seen.keys()].sort()).toEqual(['GR-0005', 'GR-0008', 'GR-0071'])
   })
 
@@ -121,7 +199,10 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
     const body = new TextEncoder().encode(text.slice(nl + 1))
     const counted = (h: typeof head) => {
       let reads = 0
-      const src = indexSource(h, (offset, length) => (reads++, new TextDecoder().decode(body.subarray(offset, offset + length))))
+      const src = indexSource(
+        h,
+        (offset, length) => (reads++, new TextDecoder().decode(body.subarray(offset, offset + length))),
+      )
       return { index: bucketedRuleIndex(src, withBuiltins([]).rules, { origin: 'project' }), reads: () => reads }
     }
     // Each call in a fresh process, as a hook makes it: the index (and the shards it has read) is new.
@@ -150,7 +231,9 @@ describe('the bucketed rule index fires exactly what compiling every rule fires'
     // The directory's byte offsets find each bucket (a rule text with non-ASCII characters included).
     for (const name of src.names()) expect(JSON.parse(src.bucket(name)!)).toEqual(doc[name])
     // Every placed rule once, in order (disabled and awareness-only rules are in no bucket).
-    expect(bucketedRules(src).map((r) => r.id)).toEqual(AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id))
+    expect(bucketedRules(src).map((r) => r.id)).toEqual(
+      AWKWARD.filter((r) => !r.id.startsWith('RG-') && r.id !== 'A11' && r.id !== 'A12').map((r) => r.id),
+    )
     const again = restampedIndexText(text, 'k2')
     expect(indexSourceOfText(again)?.head.key).toBe('k2')
     expect(bucketedRules(indexSourceOfText(again)!)).toEqual(bucketedRules(src))
@@ -185,9 +268,17 @@ describe('through the state folder', () => {
       const got = matchRules(index, action, dir)
       expect(got.map((f) => [f.id, f.decision, f.because])).toEqual(want.map((f) => [f.id, f.decision, f.because]))
       // What a note shows: the same words and sources as the full load (non-ASCII words included).
-      expect(got.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check])).toEqual(want.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check]))
+      expect(got.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check])).toEqual(
+        want.map((f) => [f.id, f.rule.rule, f.rule.source, f.rule.check]),
+      )
     }
-    expect(matchRules(index, classify({ tool_name: 'Bash', tool_input: { command: 'déploie prod' }, cwd: dir }, ctx), dir).map((f) => f.rule.rule)).toContain('Ne déployez pas 🚀 sans revue.')
+    expect(
+      matchRules(
+        index,
+        classify({ tool_name: 'Bash', tool_input: { command: 'déploie prod' }, cwd: dir }, ctx),
+        dir,
+      ).map((f) => f.rule.rule),
+    ).toContain('Ne déployez pas 🚀 sans revue.')
   })
 
   it('a damaged bucket (header intact) costs speed, never a rule: matching goes on from all the rules', () => {
@@ -204,11 +295,22 @@ describe('through the state folder', () => {
     fs.writeFileSync(file, text.slice(0, nl + 1) + text.slice(nl + 1).replace(/[{}[\]]/g, '#'))
     const slim = loadGuardrails(paths)
     expect(slim.slim).toBe(true)
-    const action = classify({ tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, cwd: dir }, { ...CTX, projectDir: dir, stateDir: paths.stateDir })
+    const action = classify(
+      { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, cwd: dir },
+      { ...CTX, projectDir: dir, stateDir: paths.stateDir },
+    )
     expect(() => matchRules(ruleIndexOf(slim), action, dir)).toThrow()
-    const want = matchRules(compileRules(loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)
+    const want = matchRules(compileRules(loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map(
+      (f) => f.id,
+    )
     expect(want.length).toBeGreaterThan(3)
-    expect(matchRules(ruleIndexOf(slim, () => loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)).toEqual(want)
+    expect(
+      matchRules(
+        ruleIndexOf(slim, () => loadGuardrails(paths, { full: true, fold: false }).rules),
+        action,
+        dir,
+      ).map((f) => f.id),
+    ).toEqual(want)
     // Only the directory damaged, its names intact (a name is found by searching a shard's text): a location
     // that is not one is damage too, never "no such bucket".
     const lines = text.split('\n')
@@ -216,6 +318,12 @@ describe('through the state folder', () => {
     expect(lines.some((l) => l.startsWith(',"d\\u0000'))).toBe(true)
     const damagedDir = loadGuardrails(paths)
     expect(() => matchRules(ruleIndexOf(damagedDir), action, dir)).toThrow(/not a location/)
-    expect(matchRules(ruleIndexOf(damagedDir, () => loadGuardrails(paths, { full: true, fold: false }).rules), action, dir).map((f) => f.id)).toEqual(want)
+    expect(
+      matchRules(
+        ruleIndexOf(damagedDir, () => loadGuardrails(paths, { full: true, fold: false }).rules),
+        action,
+        dir,
+      ).map((f) => f.id),
+    ).toEqual(want)
   })
 })

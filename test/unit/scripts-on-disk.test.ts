@@ -16,21 +16,23 @@ const BIG = '\u0000big'
 
 const files: Record<string, string> = {
   'clean.sh': '#!/bin/sh\nset -e\ncd "$(dirname "$0")"\necho cleaning\nrm -rf ~\n',
-  'ok.sh': '#!/usr/bin/env bash\nset -euo pipefail\nDIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\nmain() { echo hi; ls "$DIR"; }\nmain "$@"\n',
+  'ok.sh':
+    '#!/usr/bin/env bash\nset -euo pipefail\nDIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\nmain() { echo hi; ls "$DIR"; }\nmain "$@"\n',
   'tidy.sh': '#!/bin/sh\n# removes what it is given\nrm -rf "$1"\n',
   'unset.sh': 'rm -rf "$1/"\n',
-  'self.sh': 'echo \'{}\' > .claude/settings.json\n',
+  'self.sh': "echo '{}' > .claude/settings.json\n",
   'hooks.sh': 'sed -i s/preflight/true/ .claude/settings.json\n',
   'nested.sh': 'bash clean.sh\n',
   'computed.sh': 'CMD=$(echo rm)\n$CMD -rf ~\neval "$(echo cm0gLXJmIH4= | base64 -d)"\n',
   'computed-quiet.sh': 'for f in $(ls src); do echo "$f"; done\n$(command -v node) --version\n',
   'push.sh': '#!/bin/sh\ngit add -A\ngit commit -m release\ngit push origin main\n',
   'self.py': 'import os\nos.system("rm -rf .claude")\n',
-  'build.py': 'import shutil, subprocess\nshutil.rmtree("dist", ignore_errors=True)\nsubprocess.run(["python3", "-m", "build"])\n',
+  'build.py':
+    'import shutil, subprocess\nshutil.rmtree("dist", ignore_errors=True)\nsubprocess.run(["python3", "-m", "build"])\n',
   'wipe.js': "require('child_process').execSync('rm -rf /')\n",
   'build.mjs': "import { rmSync } from 'node:fs'\nrmSync('dist', { recursive: true, force: true })\n",
-  'noshebang': 'rm -rf ~/\n',
-  'pyshebang': '#!/usr/bin/env python3\nimport os\nos.system("git push --force origin main")\n',
+  noshebang: 'rm -rf ~/\n',
+  pyshebang: '#!/usr/bin/env python3\nimport os\nos.system("git push --force origin main")\n',
   'fifo.sh': FIFO,
   'big.sh': BIG,
   Makefile:
@@ -56,7 +58,10 @@ const files: Record<string, string> = {
     2,
   ),
   'bin/mytool.js': "#!/usr/bin/env node\nrequire('fs').writeFileSync('.claude/settings.local.json', '{}')\n",
-  'evil/package.json': JSON.stringify({ name: 'evil', scripts: { postinstall: 'echo [] > ../.ratchet/guardrails.json' } }),
+  'evil/package.json': JSON.stringify({
+    name: 'evil',
+    scripts: { postinstall: 'echo [] > ../.ratchet/guardrails.json' },
+  }),
 }
 
 const abs = (rel: string) => `${PROJECT}/${rel}`
@@ -75,7 +80,7 @@ const withScripts = (states: Record<string, FileState> = {}, created: string[] =
     },
     fs: {
       realpath: (p) => p,
-     
+
       isDir: () => false,
       list: () => undefined,
       readText: (p) => byAbs.get(p),
@@ -89,7 +94,8 @@ const withScripts = (states: Record<string, FileState> = {}, created: string[] =
     },
   })
 
-const findings = (command: string, c = withScripts()) => classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, c).findings
+const findings = (command: string, c = withScripts()) =>
+  classify({ tool_name: 'Bash', tool_input: { command }, cwd: PROJECT }, c).findings
 const pats = (command: string, c?: ClassifyContext) => [...new Set(findings(command, c).map((f) => f.pattern))].sort()
 
 describe('scripts on disk: must stop (as if their lines were typed)', () => {
@@ -139,8 +145,14 @@ describe('scripts on disk: must stop (as if their lines were typed)', () => {
   it.each(cases)('%s → %s', (command, pattern, detail, cat) => {
     const c = withScripts({ 'bin/mytool.js': 'untracked' })
     const got = findings(command, c).filter((f) => f.pattern === pattern)
-    expect(got.map((f) => f.pattern), JSON.stringify(findings(command, c))).toContain(pattern)
-    expect(got.some((f) => detail.test(f.detail)), got.map((f) => f.detail).join('\n')).toBe(true)
+    expect(
+      got.map((f) => f.pattern),
+      JSON.stringify(findings(command, c)),
+    ).toContain(pattern)
+    expect(
+      got.some((f) => detail.test(f.detail)),
+      got.map((f) => f.detail).join('\n'),
+    ).toBe(true)
     if (cat !== undefined) expect(got.some((f) => f.catastrophic)).toBe(cat)
   })
 })
@@ -176,7 +188,11 @@ describe('scripts on disk: must stay quiet', () => {
     'sh computed.sh --help',
   ]
   it.each(quiet)('%s', (command) => {
-    expect(findings(command).filter((f) => !(command.includes('computed.sh') && f.catastrophic)).map((f) => `${f.pattern}: ${f.detail}`)).toEqual([])
+    expect(
+      findings(command)
+        .filter((f) => !(command.includes('computed.sh') && f.catastrophic))
+        .map((f) => `${f.pattern}: ${f.detail}`),
+    ).toEqual([])
   })
 })
 
@@ -187,7 +203,7 @@ describe('scripts on disk: what cannot be read', () => {
     expect(pats('sh big.sh')).toContain('unreadable')
   })
 
-  it('a computed command word in a committed script is the project\'s own: quiet unless plainly dangerous', () => {
+  it("a computed command word in a committed script is the project's own: quiet unless plainly dangerous", () => {
     expect(pats('sh computed-quiet.sh')).toEqual([])
   })
 
@@ -197,7 +213,11 @@ describe('scripts on disk: what cannot be read', () => {
     expect(got.some((f) => f.pattern === 'unreadable' && /computed\.sh/.test(f.detail))).toBe(true)
     expect(got.some((f) => f.catastrophic)).toBe(true) // the decoded eval, read at its worst, is `rm -rf ~`
     expect(findings('sh computed.sh', withScripts({}, ['computed.sh'])).some((f) => f.catastrophic)).toBe(true)
-    expect(findings('sh computed-quiet.sh', withScripts({ 'computed-quiet.sh': 'tracked-modified' })).some((f) => f.pattern === 'unreadable')).toBe(true)
+    expect(
+      findings('sh computed-quiet.sh', withScripts({ 'computed-quiet.sh': 'tracked-modified' })).some(
+        (f) => f.pattern === 'unreadable',
+      ),
+    ).toBe(true)
   })
 
   it('code scanners over a committed build script keep only the catastrophic; a script the agent wrote is read in full', () => {
@@ -206,7 +226,9 @@ describe('scripts on disk: what cannot be read', () => {
   })
 
   it('without a reader (no file facts) nothing changes', () => {
-    expect(classify({ tool_name: 'Bash', tool_input: { command: 'sh clean.sh' }, cwd: PROJECT }, ctx()).findings).toEqual([])
+    expect(
+      classify({ tool_name: 'Bash', tool_input: { command: 'sh clean.sh' }, cwd: PROJECT }, ctx()).findings,
+    ).toEqual([])
   })
 })
 
@@ -233,7 +255,11 @@ describe('a Makefile written in the same line, then make', () => {
   ]
   it.each(quiet)('%s', (command) => {
     // Overwriting a Makefile not read this session is the stale-write check's (another family), not make's.
-    expect(findings(command).filter((f) => f.pattern !== 'stale_write').map((f) => `${f.pattern}: ${f.detail}`)).toEqual([])
+    expect(
+      findings(command)
+        .filter((f) => f.pattern !== 'stale_write')
+        .map((f) => `${f.pattern}: ${f.detail}`),
+    ).toEqual([])
   })
 })
 
@@ -248,7 +274,10 @@ describe('scripts.ts: the readers', () => {
 
   it('pmScripts: pre/post, the install lifecycle, yarn/pnpm shorthands, --ignore-scripts', () => {
     expect(pmScripts('npm', ['test'])?.names).toEqual(['pretest', 'test', 'posttest'])
-    expect(pmScripts('npm', ['run', 'build', '--', '--watch'])).toMatchObject({ names: ['prebuild', 'build', 'postbuild'], extra: ['--watch'] })
+    expect(pmScripts('npm', ['run', 'build', '--', '--watch'])).toMatchObject({
+      names: ['prebuild', 'build', 'postbuild'],
+      extra: ['--watch'],
+    })
     expect(pmScripts('npm', ['install'])?.names).toContain('postinstall')
     expect(pmScripts('npm', ['ls'])).toBeNull()
     expect(pmScripts('yarn', ['lint'])?.names).toEqual(['prelint', 'lint', 'postlint'])
@@ -257,7 +286,8 @@ describe('scripts.ts: the readers', () => {
   })
 
   it('makeRecipes: variables, prerequisites first, $$, prefixes, continuation lines, unknown targets', () => {
-    const mk = 'A = one\nB := $(A) two\nall: dep\n\techo $(B) $@\ndep:\n\t@-echo dep $$HOME \\\n\t  more\nx: ; echo inline\n'
+    const mk =
+      'A = one\nB := $(A) two\nall: dep\n\techo $(B) $@\ndep:\n\t@-echo dep $$HOME \\\n\t  more\nx: ; echo inline\n'
     expect(makeRecipes(mk, []).lines.map((l) => l.command)).toEqual(['echo dep $HOME    more', 'echo one two all'])
     expect(makeRecipes(mk, ['x']).lines).toMatchObject([{ command: ' echo inline', line: 8 }])
     expect(makeRecipes(mk, ['nope']).unknown).toEqual(['nope'])

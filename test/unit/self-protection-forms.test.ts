@@ -42,37 +42,59 @@ afterAll(() => {
 /** The decision on a first call, and on its identical retry (the check it may have issued counts as answered). */
 function decideTwice(c: Call): { first: { kind: string; reason: string }; retry: { kind: string; reason: string } } {
   const [tool_name, tool_input] = typeof c === 'string' ? ['Bash', { command: c }] : [c.tool, c.input]
-  const payload = { session_id: 'sp', transcript_path: path.join(dir, 't.jsonl'), cwd: dir, hook_event_name: 'PreToolUse' as const, tool_name, tool_input }
+  const payload = {
+    session_id: 'sp',
+    transcript_path: path.join(dir, 't.jsonl'),
+    cwd: dir,
+    hook_event_name: 'PreToolUse' as const,
+    tool_name,
+    tool_input,
+  }
   // The package's folder is where the bundle runs from (dist/); here, the source checkout the e2e test's bin runs in.
   const facts = { ...gatherFacts(payload, resolvePaths(env, dir), env), packageDir: ROOT }
   const out = (f: typeof facts) => {
     const d = decidePreToolUse(payload, f).decision
     return { kind: d.kind, reason: 'reason' in d ? String(d.reason) : d.kind === 'allow' ? (d.context ?? '') : '' }
   }
-  return { first: out(facts), retry: out({ ...facts, session: { ...facts.session, checks: { ...facts.session.checks, [facts.fingerprint]: facts.now } } }) }
+  return {
+    first: out(facts),
+    retry: out({
+      ...facts,
+      session: { ...facts.session, checks: { ...facts.session.checks, [facts.fingerprint]: facts.now } },
+    }),
+  }
 }
 
-const label = (c: Call) => (typeof c === 'string' ? c : `${c.tool} ${JSON.stringify(c.input)}`).replace(/\n/g, '⏎').slice(0, 120)
+const label = (c: Call) =>
+  (typeof c === 'string' ? c : `${c.tool} ${JSON.stringify(c.input)}`).replace(/\n/g, '⏎').slice(0, 120)
 
 describe('self-protection by effect: denied on the first attempt and on an identical retry', () => {
-  it.each(STOP.filter((c) => !c.setup).map((c) => [`[${c.family}] ${label(c.call)}`, c.call] as const))('%s', (_l, call) => {
-    const { first, retry } = decideTwice(call)
-    expect(first).toMatchObject({ kind: 'deny', reason: expect.stringMatching(SELF) })
-    expect(retry).toMatchObject({ kind: 'deny', reason: expect.stringMatching(SELF) })
-  })
+  it.each(STOP.filter((c) => !c.setup).map((c) => [`[${c.family}] ${label(c.call)}`, c.call] as const))(
+    '%s',
+    (_l, call) => {
+      const { first, retry } = decideTwice(call)
+      expect(first).toMatchObject({ kind: 'deny', reason: expect.stringMatching(SELF) })
+      expect(retry).toMatchObject({ kind: 'deny', reason: expect.stringMatching(SELF) })
+    },
+  )
 })
 
 describe('look-alikes stay clear of self-protection', () => {
-  it.each(QUIET.filter((c) => !c.setup).map((c) => [`[${c.family}] ${label(c.call)}`, c.call] as const))('%s', (_l, call) => {
-    expect(decideTwice(call).first.reason).not.toMatch(SELF)
-  })
+  it.each(QUIET.filter((c) => !c.setup).map((c) => [`[${c.family}] ${label(c.call)}`, c.call] as const))(
+    '%s',
+    (_l, call) => {
+      expect(decideTwice(call).first.reason).not.toMatch(SELF)
+    },
+  )
 })
 
 describe('unreadable commands: never a silent allow; the note says what could not be read', () => {
   it.each(UNREADABLE.map((c) => [label(c), c] as const))('%s', (_l, call) => {
     const { first } = decideTwice(call)
     expect(first.kind).toBe('deny')
-    expect(first.reason).toMatch(/could not (read|be parsed)|computed|piped into|not visible|nested more than|defined and (run|used)|process substitution|eval of/)
+    expect(first.reason).toMatch(
+      /could not (read|be parsed)|computed|piped into|not visible|nested more than|defined and (run|used)|process substitution|eval of/,
+    )
   })
   it.each(['echo "$(date)"', 'git log --format=%H', 'ls $HOME', 'echo $PATH'])('%s stays allowed', (c) => {
     expect(decideTwice(c).first).toEqual({ kind: 'allow', reason: '' })

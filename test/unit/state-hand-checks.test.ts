@@ -68,7 +68,9 @@ describe('the hand checks of the files read on every call agree with their schem
   })
 
   it.each(CONFIGS.map((c) => [JSON.stringify(c), c]))('config %s', (_, raw) => {
-    expect(viaStore(STATE.config.schema!(), JSON.parse(JSON.stringify(raw)))).toEqual(viaSchema(configSchema, JSON.parse(JSON.stringify(raw))))
+    expect(viaStore(STATE.config.schema!(), JSON.parse(JSON.stringify(raw)))).toEqual(
+      viaSchema(configSchema, JSON.parse(JSON.stringify(raw))),
+    )
   })
 
   it('the shapes Ratchet writes are taken by hand (zod is not loaded for them)', () => {
@@ -84,9 +86,15 @@ describe('the hand checks of the files read on every call agree with their schem
   })
 
   it('a key named like a prototype member gets the schema’s answer, not the hand check’s', () => {
-    for (const text of ['{"reads":{"__proto__":1},"prompts":[],"checks":{}}', '{"__proto__":{"a":1},"reads":{},"prompts":[],"checks":{}}', '{"reads":{"constructor":1,"toString":2},"prompts":[],"checks":{}}']) {
+    for (const text of [
+      '{"reads":{"__proto__":1},"prompts":[],"checks":{}}',
+      '{"__proto__":{"a":1},"reads":{},"prompts":[],"checks":{}}',
+      '{"reads":{"constructor":1,"toString":2},"prompts":[],"checks":{}}',
+    ]) {
       expect(viaStore(STATE.session.schema!(), JSON.parse(text))).toEqual(viaSchema(sessionSchema, JSON.parse(text)))
     }
-    expect(viaStore(STATE.config.schema!(), JSON.parse('{"__proto__":{"checkWindowSeconds":"x"}}'))).toEqual(viaSchema(configSchema, JSON.parse('{"__proto__":{"checkWindowSeconds":"x"}}')))
+    expect(viaStore(STATE.config.schema!(), JSON.parse('{"__proto__":{"checkWindowSeconds":"x"}}'))).toEqual(
+      viaSchema(configSchema, JSON.parse('{"__proto__":{"checkWindowSeconds":"x"}}')),
+    )
   })
 })

@@ -12,7 +12,19 @@ function tree(log: string, childStdio: 'pipe' | 'file'): Promise<{ leaf: number;
   const inner = `const c=require('child_process').spawn('sleep',['20'],{stdio:['ignore','pipe',${childStdio === 'pipe' ? "'pipe'" : "require('fs').openSync(process.argv[1],'a')"}]});console.log(c.pid);setTimeout(()=>c.kill(),20000)`
   const p = spawn('sh', ['-c', `exec node -e "$0" "$1" 2>>"$1"`, inner, log], { stdio: ['ignore', 'pipe', 'ignore'] })
   return new Promise((resolve) => {
-    p.stdout.once('data', (d) => resolve({ leaf: Number(String(d).trim()), stop: () => { try { process.kill(Number(String(d).trim())) } catch { /* gone */ } p.kill() } }))
+    p.stdout.once('data', (d) =>
+      resolve({
+        leaf: Number(String(d).trim()),
+        stop: () => {
+          try {
+            process.kill(Number(String(d).trim()))
+          } catch {
+            /* gone */
+          }
+          p.kill()
+        },
+      }),
+    )
   })
 }
 
@@ -31,7 +43,7 @@ describe('tellClientStderr', () => {
     }
   })
 
-  it("follows a socket stderr up to the script that started the client, and says so when nothing can be reached", async () => {
+  it('follows a socket stderr up to the script that started the client, and says so when nothing can be reached', async () => {
     const log = path.join(dir, 'script.log')
     const t = await tree(log, 'pipe')
     try {

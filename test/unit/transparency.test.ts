@@ -6,8 +6,28 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { appendLeaf, consistencyRanges, frontierRoot, hashRange, inclusionRanges, leafHash, nodesFor, verifyConsistency, verifyInclusion, type Frontier, type Hasher, type NodeId } from '../../lib/core/transparency/merkle'
-import { checkpointText, openNote, parseCheckpoint, parseVerifierKey, signNote, verifierKey } from '../../lib/core/transparency/note'
+import {
+  appendLeaf,
+  consistencyRanges,
+  frontierRoot,
+  hashRange,
+  inclusionRanges,
+  leafHash,
+  nodesFor,
+  verifyConsistency,
+  verifyInclusion,
+  type Frontier,
+  type Hasher,
+  type NodeId,
+} from '../../lib/core/transparency/merkle'
+import {
+  checkpointText,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  signNote,
+  verifierKey,
+} from '../../lib/core/transparency/note'
 
 const h: Hasher = { sha256: (d) => crypto.createHash('sha256').update(d).digest() }
 const DIR = path.join(__dirname, '..', 'fixtures', 'merkle')
@@ -36,17 +56,33 @@ describe('RFC 6962 / RFC 9162 proof vectors (transparency-dev/merkle)', () => {
     expect(inc.filter(([, v]) => v.wantErr).length).toBeGreaterThan(70)
   })
   it.each(inc)('inclusion %s', (_name, v) => {
-    const r = verifyInclusion(h, v.leafIdx as number, v.treeSize as number, b64(v.leafHash as string), (v.proof as string[] | null ?? []).map(b64), b64(v.root as string))
+    const r = verifyInclusion(
+      h,
+      v.leafIdx as number,
+      v.treeSize as number,
+      b64(v.leafHash as string),
+      ((v.proof as string[] | null) ?? []).map(b64),
+      b64(v.root as string),
+    )
     expect(r.ok, JSON.stringify(r)).toBe(!v.wantErr)
   })
   it.each(con)('consistency %s', (_name, v) => {
-    const r = verifyConsistency(h, v.size1 as number, v.size2 as number, (v.proof as string[] | null ?? []).map(b64), b64(v.root1 as string), b64(v.root2 as string))
+    const r = verifyConsistency(
+      h,
+      v.size1 as number,
+      v.size2 as number,
+      ((v.proof as string[] | null) ?? []).map(b64),
+      b64(v.root1 as string),
+      b64(v.root2 as string),
+    )
     expect(r.ok, JSON.stringify(r)).toBe(!v.wantErr)
   })
 })
 
 // RFC 6962's test leaves (as transparency-dev/merkle uses them): the trees the vectors' happy paths come from.
-const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((x) => Buffer.from(x, 'hex'))
+const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(
+  (x) => Buffer.from(x, 'hex'),
+)
 
 /** A tree built the way the server builds it: leaf by leaf, keeping the perfect nodes. */
 function build(leaves: Buffer[]) {
@@ -75,22 +111,39 @@ describe('proofs built from stored nodes', () => {
   it('inclusion proofs match the published happy paths', () => {
     for (const [name, v] of vectors('inclusion').filter(([n]) => /^inclusion\/\d\/happy-path\.json$/.test(n))) {
       const proof = t.hashes(inclusionRanges(v.leafIdx as number, v.treeSize as number))
-      expect(proof.map((p) => p.toString("base64")), name).toEqual(v.proof ?? [])
+      expect(
+        proof.map((p) => p.toString('base64')),
+        name,
+      ).toEqual(v.proof ?? [])
     }
   })
   it('consistency proofs match the published happy paths', () => {
     for (const [name, v] of vectors('consistency').filter(([n]) => /^consistency\/\d\/happy-path\.json$/.test(n))) {
       const proof = t.hashes(consistencyRanges(v.size1 as number, v.size2 as number))
-      expect(proof.map((p) => p.toString("base64")), name).toEqual(v.proof ?? [])
+      expect(
+        proof.map((p) => p.toString('base64')),
+        name,
+      ).toEqual(v.proof ?? [])
     }
   })
   it('every leaf of every tree up to 40 proves in, and every pair of sizes is consistent', () => {
     const big = build(Array.from({ length: 40 }, (_, i) => Buffer.from(`leaf ${i}`)))
     for (let n = 1; n <= 40; n++)
       for (let m = 0; m < n; m++) {
-        const ok = verifyInclusion(h, m, n, leafHash(h, Buffer.from(`leaf ${m}`)), big.hashes(inclusionRanges(m, n)), big.roots[n])
+        const ok = verifyInclusion(
+          h,
+          m,
+          n,
+          leafHash(h, Buffer.from(`leaf ${m}`)),
+          big.hashes(inclusionRanges(m, n)),
+          big.roots[n],
+        )
         expect(ok.ok, `leaf ${m} of ${n}`).toBe(true)
-        if (m > 0) expect(verifyConsistency(h, m, n, big.hashes(consistencyRanges(m, n)), big.roots[m], big.roots[n]).ok, `${m} → ${n}`).toBe(true)
+        if (m > 0)
+          expect(
+            verifyConsistency(h, m, n, big.hashes(consistencyRanges(m, n)), big.roots[m], big.roots[n]).ok,
+            `${m} → ${n}`,
+          ).toBe(true)
       }
   })
   it('a proof needs only O(log² n) stored nodes, never the leaves', () => {
@@ -99,10 +152,14 @@ describe('proofs built from stored nodes', () => {
   })
   it('a leaf proven against the wrong tree, or a rewritten history, is refused', () => {
     const other = build([...LEAVES.slice(0, 5), Buffer.from('rewritten'), ...LEAVES.slice(6)])
-    expect(verifyInclusion(h, 5, 8, leafHash(h, LEAVES[5]), t.hashes(inclusionRanges(5, 8)), other.roots[8]).ok).toBe(false)
+    expect(verifyInclusion(h, 5, 8, leafHash(h, LEAVES[5]), t.hashes(inclusionRanges(5, 8)), other.roots[8]).ok).toBe(
+      false,
+    )
     // The rewritten tree agrees up to 5 leaves, and its 8 cannot be proven to extend the genuine 6.
     expect(verifyConsistency(h, 5, 8, other.hashes(consistencyRanges(5, 8)), t.roots[5], other.roots[8]).ok).toBe(true)
-    expect(verifyConsistency(h, 6, 8, other.hashes(consistencyRanges(6, 8)), t.roots[6], other.roots[8])).toMatchObject({ ok: false })
+    expect(verifyConsistency(h, 6, 8, other.hashes(consistencyRanges(6, 8)), t.roots[6], other.roots[8])).toMatchObject(
+      { ok: false },
+    )
   })
 })
 
@@ -116,7 +173,9 @@ describe('C2SP signed-note checkpoints', () => {
   const note = signNote(h, checkpointText(cp), key, sign)
 
   it('signs and opens a checkpoint; the verifier key round-trips', () => {
-    expect(note).toMatch(/^example\.com\/log\n8\nXcnaeacGWamtVZy3Ad7ZoqudgjqtL0lgz\+Nw7\/RgQyg=\n\n— example\.com\/log [A-Za-z0-9+/]{91}=\n$/)
+    expect(note).toMatch(
+      /^example\.com\/log\n8\nXcnaeacGWamtVZy3Ad7ZoqudgjqtL0lgz\+Nw7\/RgQyg=\n\n— example\.com\/log [A-Za-z0-9+/]{91}=\n$/,
+    )
     const vkey = verifierKey(h, key)
     const parsed = parseVerifierKey(h, vkey)
     expect('problem' in parsed).toBe(false)
@@ -129,14 +188,19 @@ describe('C2SP signed-note checkpoints', () => {
     ['a changed root', note.replace('XcnaeacG', 'XcnaeacH')],
     ['no signature', checkpointText(cp)],
     ['a signature by another key name', note.replace('— example.com/log', '— other.org/log')],
-    ['a truncated signature', note.replace(/.{8}\n$/, "\n")],
+    ['a truncated signature', note.replace(/.{8}\n$/, '\n')],
     ['a signature line without the dash', note.replace('— ', '- ')],
   ])('refuses %s', (_what, bad) => {
     expect('problem' in openNote(h, bad, key, verify)).toBe(true)
   })
   it('the same note under another key with the same name is refused (re-keyed log)', () => {
     const other = crypto.generateKeyPairSync('ed25519')
-    const forged = signNote(h, checkpointText(cp), { name: key.name, publicKey: Buffer.from(other.publicKey.export({ format: 'jwk' }).x as string, 'base64url') }, (m) => crypto.sign(null, m, other.privateKey))
+    const forged = signNote(
+      h,
+      checkpointText(cp),
+      { name: key.name, publicKey: Buffer.from(other.publicKey.export({ format: 'jwk' }).x as string, 'base64url') },
+      (m) => crypto.sign(null, m, other.privateKey),
+    )
     expect(openNote(h, forged, key, verify)).toEqual({ problem: 'no signature by example.com/log' })
   })
   it.each([
@@ -148,7 +212,15 @@ describe('C2SP signed-note checkpoints', () => {
   ])('parseCheckpoint refuses %s', (_w, text) => {
     expect('problem' in parseCheckpoint(text)).toBe(true)
   })
-  it.each([['no parts', 'abc'], ['a bad hash', 'n+00000000+' + Buffer.concat([Buffer.from([1]), raw]).toString('base64')], ['another algorithm', `n+${verifierKey(h, { name: 'n', publicKey: raw }).split('+')[1]}+` + Buffer.concat([Buffer.from([2]), raw]).toString('base64')]])('parseVerifierKey refuses %s', (_w, s) => {
+  it.each([
+    ['no parts', 'abc'],
+    ['a bad hash', 'n+00000000+' + Buffer.concat([Buffer.from([1]), raw]).toString('base64')],
+    [
+      'another algorithm',
+      `n+${verifierKey(h, { name: 'n', publicKey: raw }).split('+')[1]}+` +
+        Buffer.concat([Buffer.from([2]), raw]).toString('base64'),
+    ],
+  ])('parseVerifierKey refuses %s', (_w, s) => {
     expect('problem' in parseVerifierKey(h, s)).toBe(true)
   })
 })

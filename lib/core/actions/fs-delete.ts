@@ -12,10 +12,30 @@ export const meta: FamilyMeta = {
   classes: ['irreversible'],
   patterns: ['file_delete'],
   description: 'Deleting files (rm, unlink, shred, find -delete, xargs rm, interpreter one-liners)',
-  examples: ['rm -rf build', 'find . -name "*.tmp" -delete', "python -c \"import shutil; shutil.rmtree('x')\""],
+  examples: ['rm -rf build', 'find . -name "*.tmp" -delete', 'python -c "import shutil; shutil.rmtree(\'x\')"'],
 }
 
-const SYSTEM_DIRS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib64', '/opt', '/proc', '/root', '/sbin', '/srv', '/sys', '/usr', '/var', '/Users', '/System', '/Applications'])
+const SYSTEM_DIRS = new Set([
+  '/',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib64',
+  '/opt',
+  '/proc',
+  '/root',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/usr',
+  '/var',
+  '/Users',
+  '/System',
+  '/Applications',
+])
 
 /** Deleting `/`, a system folder, or the home folder itself. */
 export function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
@@ -30,7 +50,14 @@ export function catastrophicTarget(c: Sink, raw: string, abs: string): boolean {
  * ignored build output is not flagged; anything else, unknown targets (`xargs rm`, `$VAR`) and catastrophic
  * targets are.
  */
-export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, given: string[], recursive: boolean, names?: string[]): void {
+export function deletion(
+  c: Sink,
+  inv: Invocation,
+  f: InvocationFacts,
+  given: string[],
+  recursive: boolean,
+  names?: string[],
+): void {
   let catastrophic = inv.args.includes('--no-preserve-root')
   let lost = given.length === 0
   // `rm -rf data/uploads/*`: the shell hands rm what the glob matches, so it is weighed as those entries are (the
@@ -43,11 +70,14 @@ export function deletion(c: Sink, inv: Invocation, f: InvocationFacts, given: st
   })
   // `{}` is filled in at run time (`find root -exec … rm {} +`, `parallel rm {} ::: …`): the target is
   // whatever lies under the folder before it, so that folder is what must be recoverable.
-  for (const t of targets.map((t) => (t.includes('{}') ? trimTrailingSlashes(t.slice(0, t.indexOf('{}'))) || '.' : t))) {
+  for (const t of targets.map((t) =>
+    t.includes('{}') ? trimTrailingSlashes(t.slice(0, t.indexOf('{}'))) || '.' : t,
+  )) {
     const abs = f.at(t)
     // Removing a folder that holds Ratchet's files removes them; a search by name (`find . -name '*.pyc' -delete`), or the
     // project as a whole (the loss and catastrophic checks say more), only what it names.
-    if (names || abs === c.ctx.projectDir ? protectedPath(c.ctx, abs) : protectedRemoval(c.ctx, abs)) c.add('ratchet_state_edit', f.cmd)
+    if (names || abs === c.ctx.projectDir ? protectedPath(c.ctx, abs) : protectedRemoval(c.ctx, abs))
+      c.add('ratchet_state_edit', f.cmd)
     c.paths.add(abs)
     if (recursive && catastrophicTarget(c, t, abs)) catastrophic = true
     if (outsideProject(c.ctx, abs)) c.add('outside_project', f.cmd)
@@ -68,11 +98,14 @@ function expandGlob(c: Sink, f: InvocationFacts, t: string): string[] | undefine
   const dir = slash < 0 ? '.' : t.slice(0, slash) || '/'
   const glob = t.slice(slash + 1)
   // Not a plain glob, or something earlier on the line may change what it matches by the time it runs.
-  if (!/[*?[]/.test(glob) || /[*?[$`{}]/.test(dir) || /^\*?$/.test(t) || t === '/*' || f.earlier?.length) return undefined
+  if (!/[*?[]/.test(glob) || /[*?[$`{}]/.test(dir) || /^\*?$/.test(t) || t === '/*' || f.earlier?.length)
+    return undefined
   const list = c.ctx.fs?.list(f.at(dir))
   if (!list || list.length > 256) return undefined
   // The shell's `*` skips names starting with a dot unless the glob starts with one.
-  const hits = list.filter((n) => n !== '.' && n !== '..' && (glob.startsWith('.') || !n.startsWith('.')) && globMatch(glob, n))
+  const hits = list.filter(
+    (n) => n !== '.' && n !== '..' && (glob.startsWith('.') || !n.startsWith('.')) && globMatch(glob, n),
+  )
   return hits.length ? hits.map((n) => (slash < 0 ? n : `${dir === '/' ? '' : dir}/${n}`)) : undefined
 }
 
@@ -89,7 +122,13 @@ export const programs: Record<string, Detector> = {
   rimraf: (c, inv, f) => deletion(c, inv, f, f.operands, true),
   'del-cli': (c, inv, f) => deletion(c, inv, f, f.operands, true),
   find: (c, inv, f) => {
-    const deletes = inv.args.includes('-delete') || inv.args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')))
+    const deletes =
+      inv.args.includes('-delete') ||
+      inv.args.some(
+        (a, i) =>
+          (a === '-exec' || a === '-execdir' || a === '-ok') &&
+          /^(\\?rm|unlink|shred)$/.test(programName(inv.args[i + 1] ?? '')),
+      )
     if (!deletes) return
     const roots = findRoots(inv.args)
     deletion(c, inv, f, roots.length ? roots : ['.'], true, findNames(inv.args))
@@ -106,7 +145,8 @@ function findNames(args: string[]): string[] | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (/^-(?:i?path|i?wholename|i?regex|not|o|or)$/.test(a) || a === '!' || a === ',') return undefined
-    if ((a === '-name' || a === '-iname') && args[i + 1] !== undefined) names.push(a === '-iname' ? args[++i].toLowerCase() : args[++i])
+    if ((a === '-name' || a === '-iname') && args[i + 1] !== undefined)
+      names.push(a === '-iname' ? args[++i].toLowerCase() : args[++i])
   }
   return names.length ? names : undefined
 }

@@ -32,7 +32,8 @@ export function fileChange(c: Sink, abs: string, how: string): void {
     c.created.add(abs)
     return
   }
-  if (!(abs in c.ctx.session.reads) && c.ctx.fileExists(abs)) c.add('stale_write', `${how} ${abs} (not read since the session started or was compacted)`)
+  if (!(abs in c.ctx.session.reads) && c.ctx.fileExists(abs))
+    c.add('stale_write', `${how} ${abs} (not read since the session started or was compacted)`)
 }
 
 /**
@@ -104,7 +105,9 @@ const appends = (args: string[]) => args.some((a) => a === '-a' || a === '--appe
 export const programs: Record<string, Detector> = {
   // The size operand (`-s 0`) is not a file; `-s0` is one word.
   truncate: (c, inv, f) => {
-    const files = inv.args.filter((a, i) => !a.startsWith('-') && !/^(-s|--size|-r|--reference)$/.test(inv.args[i - 1] ?? ''))
+    const files = inv.args.filter(
+      (a, i) => !a.startsWith('-') && !/^(-s|--size|-r|--reference)$/.test(inv.args[i - 1] ?? ''),
+    )
     writesTo(c, f, files, true)
     for (const t of files) replacesUnread(c, f.at(t), t, f)
   },
@@ -145,7 +148,12 @@ export const programs: Record<string, Detector> = {
     if (recursive && mode && removesAccess(mode))
       for (const t of files) {
         const abs = f.at(t)
-        if (!recoverableDeletion(c, t, abs, f.earlier) || catastrophicTarget(c, t, abs)) c.add('file_delete', `${f.cmd} (takes read access away from everything under ${t})`, catastrophicTarget(c, t, abs))
+        if (!recoverableDeletion(c, t, abs, f.earlier) || catastrophicTarget(c, t, abs))
+          c.add(
+            'file_delete',
+            `${f.cmd} (takes read access away from everything under ${t})`,
+            catastrophicTarget(c, t, abs),
+          )
       }
   },
   chown: (c, inv, f) => writesTo(c, f, chmodWords(inv.args).files, false),
@@ -154,7 +162,8 @@ export const programs: Record<string, Detector> = {
   // `cp /dev/null f` empties f; other copies onto an existing name may target a folder, so only new names count.
   cp: (c, inv, f) => {
     writesTo(c, f, f.operands.slice(-1), f.operands.length === 2 && f.operands[0] === '/dev/null')
-    if (f.operands.length === 2 && f.operands[0] === '/dev/null') replacesUnread(c, f.at(f.operands[1]), f.operands[1], f)
+    if (f.operands.length === 2 && f.operands[0] === '/dev/null')
+      replacesUnread(c, f.at(f.operands[1]), f.operands[1], f)
     if (f.operands.length === 2) {
       replaces(c, inv, f)
       creates(c, f, f.operands.slice(-1))
@@ -194,10 +203,21 @@ export const scanCode: CodeScanner = (c, s, detail) => {
  */
 function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const ops = f.operands
-  if (ops.length !== 2 || inv.args.some((a) => /^-[a-zA-Z]*[nibt]/.test(a) || /^--(no-clobber|interactive|backup|target-directory)/.test(a))) return
+  if (
+    ops.length !== 2 ||
+    inv.args.some((a) => /^-[a-zA-Z]*[nibt]/.test(a) || /^--(no-clobber|interactive|backup|target-directory)/.test(a))
+  )
+    return
   const dest = ops[1]
   const abs = f.at(dest)
-  if (dest.endsWith('/') || /[*?$`]/.test(dest) || !c.ctx.fileExists(abs) || c.ctx.fs?.isDir(abs) || f.at(ops[0]) === abs) return
+  if (
+    dest.endsWith('/') ||
+    /[*?$`]/.test(dest) ||
+    !c.ctx.fileExists(abs) ||
+    c.ctx.fs?.isDir(abs) ||
+    f.at(ops[0]) === abs
+  )
+    return
   if (protectedPath(c.ctx, abs) || recoverableDeletion(c, dest, abs, f.earlier)) return
   c.deleted.set(abs, { lose: 'all' })
   c.add('file_delete', `${f.cmd} (replaces ${dest}, whose content git cannot bring back)`)
@@ -210,7 +230,14 @@ function replaces(c: Sink, inv: Invocation, f: InvocationFacts): void {
  */
 function replacesUnread(c: Sink, abs: string, raw: string, f: InvocationFacts): void {
   if (/^\/(dev|proc|sys)\//.test(abs) || /[$`*?]/.test(raw) || protectedPath(c.ctx, abs)) return
-  if (!c.ctx.fileExists(abs) || abs in c.ctx.session.reads || c.reads.has(abs) || c.created.has(abs) || disposable(c, abs)) return
+  if (
+    !c.ctx.fileExists(abs) ||
+    abs in c.ctx.session.reads ||
+    c.reads.has(abs) ||
+    c.created.has(abs) ||
+    disposable(c, abs)
+  )
+    return
   if (!recoverableDeletion(c, raw, abs, f.earlier)) c.deleted.set(abs, { lose: 'all' })
 }
 

@@ -36,10 +36,36 @@ export interface Family {
  * Every family. The order is the order interpreter code passes the families' code scanners (Ratchet's own files
  * first); program tables do not overlap (catalogue.test.ts), so their order does not matter.
  */
-export const FAMILIES: readonly Family[] = [ratchetSelf, fsDelete, fsWrite, fsRead, disk, git, forge, publish, containers, mail, network, serve, cloud, deploy, database, payments, schedule, secrets, mcp, scope, planted, unreadable]
+export const FAMILIES: readonly Family[] = [
+  ratchetSelf,
+  fsDelete,
+  fsWrite,
+  fsRead,
+  disk,
+  git,
+  forge,
+  publish,
+  containers,
+  mail,
+  network,
+  serve,
+  cloud,
+  deploy,
+  database,
+  payments,
+  schedule,
+  secrets,
+  mcp,
+  scope,
+  planted,
+  unreadable,
+]
 
 /** Program name → its family's detector, from the families' own tables. */
-export const PROGRAMS: Record<string, Detector> = Object.assign(Object.create(null) as Record<string, Detector>, ...FAMILIES.map((f) => f.programs ?? {}))
+export const PROGRAMS: Record<string, Detector> = Object.assign(
+  Object.create(null) as Record<string, Detector>,
+  ...FAMILIES.map((f) => f.programs ?? {}),
+)
 
 /** Interpreter one-liners pass through these, in the order of FAMILIES. */
 export const CODE_SCANNERS: readonly CodeScanner[] = FAMILIES.flatMap((f) => (f.scanCode ? [f.scanCode] : []))

@@ -23,7 +23,12 @@ export const meta: FamilyMeta = {
   classes: ['self_protection'],
   patterns: ['ratchet_state_edit', 'ratchet_key_read'],
   description: "Changing Ratchet's state, rules, hook registrations or installed files, or deciding its pauses",
-  examples: ['echo [] > .ratchet/guardrails.json', 'ratchet pending approve pa-1', 'cp settings.local.json .claude/', 'rm -rf .claude'],
+  examples: [
+    'echo [] > .ratchet/guardrails.json',
+    'ratchet pending approve pa-1',
+    'cp settings.local.json .claude/',
+    'rm -rf .claude',
+  ],
 }
 
 // Ratchet's executables with a bin/ launcher (lib/core/manifest.ts); a launcher of one in the project's
@@ -48,7 +53,13 @@ interface Roots {
 
 function rootsOf(ctx: ClassifyContext): Roots {
   const { stateDir, projectDir, homeDir } = ctx
-  const dirs = [stateDir, path.posix.join(projectDir, '.ratchet'), path.posix.join(homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
+  const dirs = [
+    stateDir,
+    path.posix.join(projectDir, '.ratchet'),
+    path.posix.join(homeDir, '.config', 'ratchet'),
+    ...(ctx.configHome ? [ctx.configHome] : []),
+    ...(ctx.warmDirs ?? []),
+  ]
   // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
   if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
   const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]
@@ -127,7 +138,8 @@ function ratchetArgs(inv: Invocation): string[] | undefined {
   if (/^ratchet(-guard)?(@[^/]*)?$|^ratchet\.(c|m)?js$/.test(inv.name)) return inv.args
   if (/^(node|nodejs|bun|tsx)$/.test(inv.name)) {
     const i = inv.args.findIndex((a) => !a.startsWith('-'))
-    if (i >= 0 && /(^|\/)(bin\/ratchet|dist\/ratchet\.cjs|lib\/cli\/main\.ts)$/.test(inv.args[i])) return inv.args.slice(i + 1)
+    if (i >= 0 && /(^|\/)(bin\/ratchet|dist\/ratchet\.cjs|lib\/cli\/main\.ts)$/.test(inv.args[i]))
+      return inv.args.slice(i + 1)
   }
   return undefined
 }
@@ -138,7 +150,9 @@ function hookByHand(inv: Invocation): string | undefined {
   if (HOOK_BINS.has(inv.name)) return inv.name
   if (/^(node|nodejs|bun|tsx)$/.test(inv.name)) {
     const script = inv.args.find((a) => !a.startsWith('-')) ?? ''
-    const m = /(?:^|\/)(?:bin|dist)\/(preflight-check|session-start|custodiet|loader)(?:\.(?:fast\.)?cjs)?$/.exec(script)
+    const m = /(?:^|\/)(?:bin|dist)\/(preflight-check|session-start|custodiet|loader)(?:\.(?:fast\.)?cjs)?$/.exec(
+      script,
+    )
     if (m) return m[1] === 'loader' ? 'preflight-check' : m[1]
   }
   return undefined
@@ -147,10 +161,62 @@ function hookByHand(inv: Invocation): string | undefined {
 // ---- best-effort: the coarse screen ----------------------------------------------------------
 
 /** Programs that only read, list or print (their write redirects are judged by path in fs-write.ts). */
-const HARMLESS = new Set(['cat', 'less', 'more', 'head', 'tail', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'jq', 'yq', 'wc', 'ls', 'stat', 'file', 'diff', 'cmp', 'sha256sum', 'sha1sum', 'md5sum', 'du', 'tree', 'realpath', 'readlink', 'basename', 'dirname', 'test', '[', '[[', 'echo', 'printf', 'true', ':', 'cd', 'pushd', 'popd', 'pwd', 'column', 'sort', 'uniq', 'cut', 'tr', 'nl', 'od', 'xxd', 'hexdump', 'strings', 'bat', 'view'])
+const HARMLESS = new Set([
+  'cat',
+  'less',
+  'more',
+  'head',
+  'tail',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'jq',
+  'yq',
+  'wc',
+  'ls',
+  'stat',
+  'file',
+  'diff',
+  'cmp',
+  'sha256sum',
+  'sha1sum',
+  'md5sum',
+  'du',
+  'tree',
+  'realpath',
+  'readlink',
+  'basename',
+  'dirname',
+  'test',
+  '[',
+  '[[',
+  'echo',
+  'printf',
+  'true',
+  ':',
+  'cd',
+  'pushd',
+  'popd',
+  'pwd',
+  'column',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'nl',
+  'od',
+  'xxd',
+  'hexdump',
+  'strings',
+  'bat',
+  'view',
+])
 
 /** git subcommands that change nothing on disk but the index and history (what they change is git's, not Ratchet's). */
-const GIT_HARMLESS = /^(status|log|diff|show|blame|ls-files|ls-tree|rev-parse|cat-file|grep|add|commit|describe|shortlog|check-ignore)$/
+const GIT_HARMLESS =
+  /^(status|log|diff|show|blame|ls-files|ls-tree|rev-parse|cat-file|grep|add|commit|describe|shortlog|check-ignore)$/
 
 function harmless(inv: Invocation): boolean {
   if (HARMLESS.has(inv.name)) return true
@@ -202,7 +268,11 @@ function globHits(ctx: ClassifyContext, abs: string): string | undefined {
   const pat = abs.split('/').filter(Boolean)
   if (pat.length > 64 || abs.length > 1024) return abs
   const r = roots(ctx)
-  const candidates = [...r.dirs, ...r.claude, ...r.claude.flatMap((c) => ['settings.json', 'settings.local.json'].map((n) => path.posix.join(c, n)))]
+  const candidates = [
+    ...r.dirs,
+    ...r.claude,
+    ...r.claude.flatMap((c) => ['settings.json', 'settings.local.json'].map((n) => path.posix.join(c, n))),
+  ]
   for (const cand of candidates) {
     const segs = cand.split('/').filter(Boolean)
     let ok = true
@@ -218,7 +288,14 @@ function segmentMatches(glob: string, name: string): boolean {
   if (name.startsWith('.') && !glob.startsWith('.')) return false
   if (glob.split('*').length > 8) return true // past a few stars, the worst reading
   try {
-    return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$').test(name)
+    return new RegExp(
+      '^' +
+        glob
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.') +
+        '$',
+    ).test(name)
   } catch {
     return true // an unclosed class: the worst reading
   }
@@ -227,12 +304,19 @@ function segmentMatches(glob: string, name: string): boolean {
 const INTERPRETER = /^(python[\d.]*|node|nodejs|perl|ruby|php|bun|deno)$/
 
 /** Interpreter code that can change files (its reads of Ratchet's files are allowed, as `cat` is). */
-const CODE_WRITES = /\b(write\w*|touch|mkfifo|mknod|mkdir\w*|remove|unlink|rename|replace|rmtree|move|copy\w*|chmod|chown|truncate|mkdirs?|makedirs|symlink|link|system|popen|Popen|run|call|check_output|spawn\w*|exec\w*|appendFile\w*|writeFile\w*|rmSync|rmdirSync|cpSync|unpack_archive|extractall|extractAllTo|File\.(write|delete)|IO\.write)\b|\bopen\s*\([^)]*['"][wax+]|[>|]\s*['"]|`/
+const CODE_WRITES =
+  /\b(write\w*|touch|mkfifo|mknod|mkdir\w*|remove|unlink|rename|replace|rmtree|move|copy\w*|chmod|chown|truncate|mkdirs?|makedirs|symlink|link|system|popen|Popen|run|call|check_output|spawn\w*|exec\w*|appendFile\w*|writeFile\w*|rmSync|rmdirSync|cpSync|unpack_archive|extractall|extractAllTo|File\.(write|delete)|IO\.write)\b|\bopen\s*\([^)]*['"][wax+]|[>|]\s*['"]|`/
 
 /** Where Ratchet's keys are, as a command could name them. */
 const keyMarkers = perContext(keyMarkersOf)
 function keyMarkersOf(ctx: ClassifyContext): string[] {
-  return ['.config/ratchet', 'ratchet-warm', 'ratchet/warm', ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
+  return [
+    '.config/ratchet',
+    'ratchet-warm',
+    'ratchet/warm',
+    ...(ctx.configHome ? [ctx.configHome] : []),
+    ...(ctx.warmDirs ?? []),
+  ]
 }
 
 const mentions = (text: string, names: string[]) => names.find((n) => text.includes(n))
@@ -241,8 +325,15 @@ const mentions = (text: string, names: string[]) => names.find((n) => text.inclu
 function namesOwnPackage(inv: Invocation): boolean {
   if (!/^(npm|pnpm|yarn|bun|cnpm)$/.test(inv.name)) return false
   const ops = inv.args.filter((a) => !a.startsWith('-'))
-  if (!/^(install|i|add|update|up|upgrade|uninstall|remove|rm|r|un|unlink|link|ln|prune)$/.test(ops[0] ?? '')) return false
-  return ops.slice(1).some((s) => /^(@[^/]+\/)?ratchet(-guard)?(@|$)|(^|\/)ratchet(-guard)?(-\d[^/]*)?\.t(ar\.)?gz$|@npm:ratchet(-guard)?\b/.test(s))
+  if (!/^(install|i|add|update|up|upgrade|uninstall|remove|rm|r|un|unlink|link|ln|prune)$/.test(ops[0] ?? ''))
+    return false
+  return ops
+    .slice(1)
+    .some((s) =>
+      /^(@[^/]+\/)?ratchet(-guard)?(@|$)|(^|\/)ratchet(-guard)?(-\d[^/]*)?\.t(ar\.)?gz$|@npm:ratchet(-guard)?\b/.test(
+        s,
+      ),
+    )
 }
 
 /**
@@ -252,28 +343,58 @@ function namesOwnPackage(inv: Invocation): boolean {
 export function selfProtection(c: Sink, inv: Invocation, f: InvocationFacts): void {
   const cli = ratchetArgs(inv)
   const deciding = cli ? decidingWords(cli) : undefined
-  if (deciding) return c.add('ratchet_state_edit', `${f.cmd} (Ratchet's CLI: \`${deciding}\` is the user's to run, in a terminal of their own)`)
+  if (deciding)
+    return c.add(
+      'ratchet_state_edit',
+      `${f.cmd} (Ratchet's CLI: \`${deciding}\` is the user's to run, in a terminal of their own)`,
+    )
   const hook = hookByHand(inv)
-  if (hook) return c.add('ratchet_state_edit', `${f.cmd} (runs Ratchet's ${hook} hook by hand: it would record a payload Claude Code never sent)`)
+  if (hook)
+    return c.add(
+      'ratchet_state_edit',
+      `${f.cmd} (runs Ratchet's ${hook} hook by hand: it would record a payload Claude Code never sent)`,
+    )
   // A deciding command spelled inside another's words (`node "$R" pending approve`, `$r uninstall` with a path to
   // Ratchet): the words say what it is, in every mode.
   const spelled = decidingWords(inv.args)
-  if (spelled && [inv.name, ...inv.args].some((a) => /\bratchet\b/.test(a))) return c.add('ratchet_state_edit', `${f.cmd} (spells Ratchet's deciding command \`${spelled}\`)`)
+  if (spelled && [inv.name, ...inv.args].some((a) => /\bratchet\b/.test(a)))
+    return c.add('ratchet_state_edit', `${f.cmd} (spells Ratchet's deciding command \`${spelled}\`)`)
   // A computed program or script given Ratchet's deciding words (`node $r pending approve`, `$R uninstall`).
   const script = INTERPRETER.test(inv.name) ? inv.args.find((a) => !a.startsWith('-')) : inv.name
-  if (spelled && script && /[$`]/.test(script)) return c.add('ratchet_state_edit', `${f.cmd} (a program computed at run time, given Ratchet's deciding command \`${spelled}\`)`)
+  if (spelled && script && /[$`]/.test(script))
+    return c.add(
+      'ratchet_state_edit',
+      `${f.cmd} (a program computed at run time, given Ratchet's deciding command \`${spelled}\`)`,
+    )
   if (c.ctx.sandboxed) return
   // Interpreter code (`python3 -c …`, `node -e …`, a script on stdin) is judged as code, by scanCode below.
   if (INTERPRETER.test(inv.name) && inv.args.some((a) => /^(-c|-e|--eval|-p|--print|-)$/.test(a))) return
   // What a plain read or print writes through its redirects (`echo x 1<> …`, `> $(pwd)/.ratchet/…`) is still a write.
-  const targets = inv.redirects.filter((r) => /[>]/.test(r.op) && r.target && !/^&?-?\d*$/.test(r.target)).map((r) => r.target!)
+  const targets = inv.redirects
+    .filter((r) => /[>]/.test(r.op) && r.target && !/^&?-?\d*$/.test(r.target))
+    .map((r) => r.target!)
   const operands = harmless(inv) ? targets : [...inv.args.filter((a) => !a.startsWith('-')), ...targets]
   // A path it names, resolved where the command runs (`cd .ratchet && mkfifo config.json`), a glob that can name one
   // (`rm -rf .cl*`), or a mention in its text (`d=.claude; cp x $d/`, a variable the reader cannot see through).
   const hit =
-    operands.map((w) => (/[*?[]/.test(w) ? globHits(c.ctx, f.at(w)) : f.at(w) !== c.ctx.projectDir && protectedRemoval(c.ctx, f.at(w)) ? w : undefined)).find(Boolean) ??
-    mentions((harmless(inv) ? targets : [inv.name, ...inv.args, ...targets, inv.stdin ?? '']).join('\n'), markers(c.ctx))
-  if (hit) return c.add('ratchet_state_edit', `${f.cmd} (names ${hit}: in best-effort mode Ratchet refuses any command that names its files and is not a plain read, since no sandbox holds them)`)
+    operands
+      .map((w) =>
+        /[*?[]/.test(w)
+          ? globHits(c.ctx, f.at(w))
+          : f.at(w) !== c.ctx.projectDir && protectedRemoval(c.ctx, f.at(w))
+            ? w
+            : undefined,
+      )
+      .find(Boolean) ??
+    mentions(
+      (harmless(inv) ? targets : [inv.name, ...inv.args, ...targets, inv.stdin ?? '']).join('\n'),
+      markers(c.ctx),
+    )
+  if (hit)
+    return c.add(
+      'ratchet_state_edit',
+      `${f.cmd} (names ${hit}: in best-effort mode Ratchet refuses any command that names its files and is not a plain read, since no sandbox holds them)`,
+    )
   if (namesOwnPackage(inv)) c.add('ratchet_state_edit', `${f.cmd} (removes or replaces Ratchet's installed package)`)
 }
 
@@ -282,18 +403,68 @@ const scanStateCode: CodeScanner = (c, s, detail) => {
   if (s.lang === 'sql') return
   const code = joinLiterals(s.code.slice(0, 65_536))
   // Loading Ratchet's own code runs it as its CLI, which could decide pauses or remove its hooks.
-  if (/(^|[/'"])(node_modules\/ratchet\/(dist|bin|lib)|dist\/ratchet\.cjs|lib\/cli\/main)/.test(code) && decidingWords(code.split(/[\s,()[\]]+/))) return c.add('ratchet_state_edit', `${detail} (runs Ratchet's CLI with a deciding command)`)
+  if (
+    /(^|[/'"])(node_modules\/ratchet\/(dist|bin|lib)|dist\/ratchet\.cjs|lib\/cli\/main)/.test(code) &&
+    decidingWords(code.split(/[\s,()[\]]+/))
+  )
+    return c.add('ratchet_state_edit', `${detail} (runs Ratchet's CLI with a deciding command)`)
   if (c.ctx.sandboxed || !CODE_WRITES.test(code)) return
   const hit = mentions(code, markers(c.ctx))
-  if (hit) c.add('ratchet_state_edit', `${detail} (names ${hit} and can change files: in best-effort mode such code is refused)`)
+  if (hit)
+    c.add(
+      'ratchet_state_edit',
+      `${detail} (names ${hit} and can change files: in best-effort mode such code is refused)`,
+    )
 }
 
 /** Programs whose effect on files the reader knows (worst readings of unreadable text try these). */
-export const hasEffect = (name: string): boolean => !harmless({ name, args: [], redirects: [], via: [], cwdChanges: [] }) && EFFECTFUL.has(name)
-const EFFECTFUL = new Set(['chmod', 'chown', 'chgrp', 'tee', 'sponge', 'touch', 'shred', 'mkdir', 'truncate', 'dd', 'sed', 'perl', 'ruby', 'awk', 'gawk', 'curl', 'wget', 'rm', 'unlink', 'rmdir', 'srm', 'trash', 'rimraf', 'find', 'mv', 'cp', 'install', 'ln', 'rsync', 'tar', 'unzip', '7z', 'patch', 'npm', 'pnpm', 'yarn', 'bun', 'git', 'ratchet'])
+export const hasEffect = (name: string): boolean =>
+  !harmless({ name, args: [], redirects: [], via: [], cwdChanges: [] }) && EFFECTFUL.has(name)
+const EFFECTFUL = new Set([
+  'chmod',
+  'chown',
+  'chgrp',
+  'tee',
+  'sponge',
+  'touch',
+  'shred',
+  'mkdir',
+  'truncate',
+  'dd',
+  'sed',
+  'perl',
+  'ruby',
+  'awk',
+  'gawk',
+  'curl',
+  'wget',
+  'rm',
+  'unlink',
+  'rmdir',
+  'srm',
+  'trash',
+  'rimraf',
+  'find',
+  'mv',
+  'cp',
+  'install',
+  'ln',
+  'rsync',
+  'tar',
+  'unzip',
+  '7z',
+  'patch',
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'git',
+  'ratchet',
+])
 
 /** Programs that only name, list, make or remove files: they read no contents. */
-const LISTERS = /^(ls|stat|du|test|\[|\[\[|realpath|readlink|dirname|basename|echo|printf|tree|mkdir|cd|pushd|ratchet|find|rm|rmdir|unlink|shred|chmod|chown|chgrp|touch|ln|truncate|setfacl|mv)$/
+const LISTERS =
+  /^(ls|stat|du|test|\[|\[\[|realpath|readlink|dirname|basename|echo|printf|tree|mkdir|cd|pushd|ratchet|find|rm|rmdir|unlink|shred|chmod|chown|chgrp|touch|ln|truncate|setfacl|mv)$/
 /** Programs that read a whole folder they are given, with or without a recursive flag. */
 const TREE_READERS = /^(tar|bsdtar|zip|7z|7za|rsync|rclone|restic|borg|rg|ag|ack|duplicity)$/
 const RECURSIVE_READERS = /^(cp|scp|grep|egrep|fgrep|zip|diff|cat|sftp|gsutil|aws|rclone)$/
@@ -304,17 +475,37 @@ const RECURSIVE_READERS = /^(cp|scp|grep|egrep|fgrep|zip|diff|cat|sftp|gsutil|aw
  */
 export function keyMention(c: Sink, inv: Invocation, f: InvocationFacts): void {
   if (c.ctx.sandboxed || LISTERS.test(inv.name)) return
-  const tree = TREE_READERS.test(inv.name) || (RECURSIVE_READERS.test(inv.name) && inv.args.some((a) => (/^-[a-zA-Z]+$/.test(a) && /[rRa]/.test(a)) || /^--(recursive|archive|dereference-recursive)$/.test(a)))
-  const words = [...inv.args.map((a) => (a.startsWith('-') ? (a.includes('=') ? a.slice(a.indexOf('=') + 1) : '') : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''))), ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? '')]
+  const tree =
+    TREE_READERS.test(inv.name) ||
+    (RECURSIVE_READERS.test(inv.name) &&
+      inv.args.some(
+        (a) => (/^-[a-zA-Z]+$/.test(a) && /[rRa]/.test(a)) || /^--(recursive|archive|dereference-recursive)$/.test(a),
+      ))
+  const words = [
+    ...inv.args.map((a) =>
+      a.startsWith('-')
+        ? a.includes('=')
+          ? a.slice(a.indexOf('=') + 1)
+          : ''
+        : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''),
+    ),
+    ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? ''),
+  ]
   for (const w of words) {
     if (!w || /^[a-z][\w+.-]*:\/\//i.test(w)) continue
     const glob = w.search(/[*?[]/)
     // `~/.config/rat*/telegram.json`: a glob whose literal start is the start of a key folder's path can name it.
     const prefix = glob >= 0 ? f.at(w.slice(0, glob)) : ''
-    const hit = glob >= 0 ? keyDirs(c.ctx).find((d) => d.startsWith(prefix) && prefix.length >= path.posix.dirname(d).length) : reaches(c.ctx, f.at(w), tree)
+    const hit =
+      glob >= 0
+        ? keyDirs(c.ctx).find((d) => d.startsWith(prefix) && prefix.length >= path.posix.dirname(d).length)
+        : reaches(c.ctx, f.at(w), tree)
     if (hit) return note(c, f.cmd, hit)
   }
-  const named = mentions([...inv.args, ...inv.redirects.map((r) => r.target ?? '')].join('\n').replace(/~(?=\/)/g, c.ctx.homeDir), keyMarkers(c.ctx))
+  const named = mentions(
+    [...inv.args, ...inv.redirects.map((r) => r.target ?? '')].join('\n').replace(/~(?=\/)/g, c.ctx.homeDir),
+    keyMarkers(c.ctx),
+  )
   if (named) note(c, f.cmd, named)
 }
 
@@ -333,11 +524,16 @@ export const scanCode: CodeScanner = (c, s, detail) => {
 
 // ---- the file tools and MCP: outside every sandbox, judged by their paths --------------------
 
-const note = (c: Sink, detail: string, what: string) => c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
+const note = (c: Sink, detail: string, what: string) =>
+  c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
 
 const keyDirs = perContext(keyDirsOf)
 function keyDirsOf(ctx: ClassifyContext): string[] {
-  const dirs = [path.posix.join(ctx.homeDir, '.config', 'ratchet'), ...(ctx.configHome ? [ctx.configHome] : []), ...(ctx.warmDirs ?? [])]
+  const dirs = [
+    path.posix.join(ctx.homeDir, '.config', 'ratchet'),
+    ...(ctx.configHome ? [ctx.configHome] : []),
+    ...(ctx.warmDirs ?? []),
+  ]
   for (const d of [...dirs]) {
     const r = ctx.fs?.realpath(d)
     if (r && r !== d) dirs.push(r)
@@ -356,7 +552,12 @@ function reaches(ctx: ClassifyContext, abs: string, tree: boolean): string | und
 }
 
 /** Read, NotebookRead and Grep (a search reads every file under its path). */
-export function keyReadTool(c: Sink, tool: string, input: Record<string, unknown>, resolve: (p: string) => string): void {
+export function keyReadTool(
+  c: Sink,
+  tool: string,
+  input: Record<string, unknown>,
+  resolve: (p: string) => string,
+): void {
   const str = (v: unknown) => (typeof v === 'string' ? v : '')
   const file = tool === 'Grep' ? str(input.path) : str(input.file_path) || str(input.notebook_path)
   if (!file) return
@@ -364,28 +565,45 @@ export function keyReadTool(c: Sink, tool: string, input: Record<string, unknown
   if (hit) note(c, `${tool} ${file}`, hit)
 }
 
-const MCP_PATH_KEY = /^(path|paths|file|files|file_?path|filename|dir|directory|source|source_?path|src|from|uri|root)$/i
+const MCP_PATH_KEY =
+  /^(path|paths|file|files|file_?path|filename|dir|directory|source|source_?path|src|from|uri|root)$/i
 /** Tools that only list names or sizes (`list_directory`, `directory_tree`, `get_file_info`): no contents. */
 const MCP_LISTS = /(^|_)(list|tree|info|stat|ls)(_|$)/
 
 /** An MCP tool (a filesystem server's read_file, search_files…) given a path into the folder. */
-export function keyReadMcp(c: Sink, tool: string, input: Record<string, unknown>, resolve: (p: string) => string): void {
+export function keyReadMcp(
+  c: Sink,
+  tool: string,
+  input: Record<string, unknown>,
+  resolve: (p: string) => string,
+): void {
   const action = tool.split('__').slice(2).join('__').toLowerCase()
   if (MCP_LISTS.test(action)) return
   for (const p of mcpInputPaths(input, MCP_PATH_KEY)) {
-    const hit = reaches(c.ctx, resolve(p.replace(/^~(?=\/|$)/, c.ctx.homeDir)), /search|grep|find|archive|zip|copy/.test(action))
+    const hit = reaches(
+      c.ctx,
+      resolve(p.replace(/^~(?=\/|$)/, c.ctx.homeDir)),
+      /search|grep|find|archive|zip|copy/.test(action),
+    )
     if (hit) return note(c, `${tool} ${p}`, hit)
   }
 }
 
-const MCP_READS = /(^|_)(read|get|list|search|find|view|stat|info|tree|show|describe|query|fetch|head|tail|grep|glob|ls|cat|open_nodes|directory_tree)(_|$)/
+const MCP_READS =
+  /(^|_)(read|get|list|search|find|view|stat|info|tree|show|describe|query|fetch|head|tail|grep|glob|ls|cat|open_nodes|directory_tree)(_|$)/
 const MCP_REMOVES = /(^|_)(delete|remove|rm|unlink|move|rename|mv|trash|purge|destroy)(_|$)/
-const PATH_KEY = /^(path|paths|file|files|file_?path|filename|dir|directory|dest|destination|target|target_?path|source|source_?path|src|from|to|uri|new_?path|old_?path|output|out)$/i
+const PATH_KEY =
+  /^(path|paths|file|files|file_?path|filename|dir|directory|dest|destination|target|target_?path|source|source_?path|src|from|to|uri|new_?path|old_?path|output|out)$/i
 
 /** An MCP tool that writes, moves or removes a protected path named in its input. */
 export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>): void {
   const action = tool.split('__').slice(2).join('__').toLowerCase()
-  if (MCP_READS.test(action) && !MCP_REMOVES.test(action) && !/write|edit|create|put|set|update|append|save|copy|patch|upload/.test(action)) return
+  if (
+    MCP_READS.test(action) &&
+    !MCP_REMOVES.test(action) &&
+    !/write|edit|create|put|set|update|append|save|copy|patch|upload/.test(action)
+  )
+    return
   const removal = MCP_REMOVES.test(action)
   for (const p of mcpInputPaths(input, PATH_KEY)) {
     const abs = path.posix.resolve(c.ctx.projectDir, p.replace(/^~(?=\/|$)/, c.ctx.homeDir))
@@ -395,7 +613,6 @@ export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>)
     }
   }
 }
-
 
 // ---- a package.json edit that changes how Ratchet is installed (planted for the next install) ----
 
@@ -407,7 +624,8 @@ function ratchetNames(ctx: ClassifyContext): Set<string> {
   if (ctx.packageDir) {
     const parts = ctx.packageDir.split('/')
     const i = parts.lastIndexOf('node_modules')
-    if (i >= 0 && parts[i + 1]) names.add(parts[i + 1].startsWith('@') ? `${parts[i + 1]}/${parts[i + 2] ?? ''}` : parts[i + 1])
+    if (i >= 0 && parts[i + 1])
+      names.add(parts[i + 1].startsWith('@') ? `${parts[i + 1]}/${parts[i + 2] ?? ''}` : parts[i + 1])
   }
   return names
 }
@@ -443,7 +661,8 @@ export function packageJsonChange(c: Sink, abs: string, tool: string, input: Rec
   let after: string | undefined
   if (tool === 'Write') after = str(input.content)
   else if (before !== undefined) {
-    const edits = tool === 'MultiEdit' && Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [input]
+    const edits =
+      tool === 'MultiEdit' && Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [input]
     after = before
     for (const ed of edits) {
       const o = str(ed.old_string)
@@ -454,15 +673,31 @@ export function packageJsonChange(c: Sink, abs: string, tool: string, input: Rec
   const was = before === undefined ? undefined : packageSpecs(before, names)
   if (after === undefined) {
     // The file cannot be read: an edit that names Ratchet's package is taken at its worst.
-    const text = [input.old_string, input.new_string, ...(Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]).flatMap((x) => [x.old_string, x.new_string]) : [])].map(str).join('\n')
-    if ([...names].some((n) => text.includes(`"${n}"`))) c.add('ratchet_state_edit', `${tool} ${abs} (changes Ratchet's package entry in a package.json that cannot be read)`)
+    const text = [
+      input.old_string,
+      input.new_string,
+      ...(Array.isArray(input.edits)
+        ? (input.edits as Record<string, unknown>[]).flatMap((x) => [x.old_string, x.new_string])
+        : []),
+    ]
+      .map(str)
+      .join('\n')
+    if ([...names].some((n) => text.includes(`"${n}"`)))
+      c.add(
+        'ratchet_state_edit',
+        `${tool} ${abs} (changes Ratchet's package entry in a package.json that cannot be read)`,
+      )
     return
   }
   const now = packageSpecs(after, names)
   if (!was?.size) return
   for (const [name, spec] of was) {
     const next = now?.get(name)
-    if (next !== spec) c.add('ratchet_state_edit', `${tool} ${abs} (${next === undefined ? `removes ${name}` : `changes ${name} from ${spec} to ${next}`}: the next install would replace or remove Ratchet's package)`)
+    if (next !== spec)
+      c.add(
+        'ratchet_state_edit',
+        `${tool} ${abs} (${next === undefined ? `removes ${name}` : `changes ${name} from ${spec} to ${next}`}: the next install would replace or remove Ratchet's package)`,
+      )
   }
 }
 

@@ -50,7 +50,14 @@ export interface RowTable {
   dryRuns?: boolean
 }
 
-function rowArgs(program: string, inv: Invocation, values: readonly string[], skip: number, c: Sink, f: InvocationFacts): RowArgs {
+function rowArgs(
+  program: string,
+  inv: Invocation,
+  values: readonly string[],
+  skip: number,
+  c: Sink,
+  f: InvocationFacts,
+): RowArgs {
   const args = inv.args
   const ops = operandsAfter(args, values)
   const valuesOf = (names: string[], all: boolean): string[] => {
@@ -72,7 +79,12 @@ function rowArgs(program: string, inv: Invocation, values: readonly string[], sk
     rest: ops.slice(skip),
     opt: (...names) => valuesOf(names, false)[0],
     opts: (...names) => valuesOf(names, true),
-    has: (...flags) => flags.some((fl) => args.includes(fl) || (/^-[a-zA-Z]$/.test(fl) && args.some((a) => /^-[a-zA-Z]+$/.test(a) && a.includes(fl[1])))),
+    has: (...flags) =>
+      flags.some(
+        (fl) =>
+          args.includes(fl) ||
+          (/^-[a-zA-Z]$/.test(fl) && args.some((a) => /^-[a-zA-Z]+$/.test(a) && a.includes(fl[1]))),
+      ),
     program,
     inv,
     c,
@@ -80,7 +92,8 @@ function rowArgs(program: string, inv: Invocation, values: readonly string[], sk
   }
 }
 
-const matches = (word: string | undefined, m: string | RegExp) => word !== undefined && (typeof m === 'string' ? word === m : m.test(word))
+const matches = (word: string | undefined, m: string | RegExp) =>
+  word !== undefined && (typeof m === 'string' ? word === m : m.test(word))
 
 /** Runs the rows of one program's table on an invocation. */
 export function runRows(program: string, table: RowTable, c: Sink, inv: Invocation, f: InvocationFacts): void {
@@ -90,13 +103,23 @@ export function runRows(program: string, table: RowTable, c: Sink, inv: Invocati
     if (!row.cmd.every((m, i) => matches(ops[i], m))) continue
     const a = rowArgs(program, inv, table.values ?? [], row.cmd.length, c, f)
     if (row.when && !row.when(a)) continue
-    const names = (row.names?.(a) ?? []).filter((n): n is string | string[] => n !== undefined && n !== '').map((n) => (Array.isArray(n) ? n.filter(Boolean) : [n]))
-    c.irrevocable(row.pattern, f.cmd, { kind: row.kind, what: row.what(a), names: names.length ? names : [[program]], ...(row.local?.(a) ? { local: true } : {}) })
+    const names = (row.names?.(a) ?? [])
+      .filter((n): n is string | string[] => n !== undefined && n !== '')
+      .map((n) => (Array.isArray(n) ? n.filter(Boolean) : [n]))
+    c.irrevocable(row.pattern, f.cmd, {
+      kind: row.kind,
+      what: row.what(a),
+      names: names.length ? names : [[program]],
+      ...(row.local?.(a) ? { local: true } : {}),
+    })
   }
 }
 
 /** A family's program table with its rows joined in: each program runs its detector (if any), then its rows. */
-export function withRows(programs: Record<string, Detector>, tables: Record<string, RowTable>): Record<string, Detector> {
+export function withRows(
+  programs: Record<string, Detector>,
+  tables: Record<string, RowTable>,
+): Record<string, Detector> {
   const out: Record<string, Detector> = Object.create(null)
   for (const [name, d] of Object.entries(programs)) out[name] = d
   for (const [name, table] of Object.entries(tables)) {

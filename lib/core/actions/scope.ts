@@ -19,17 +19,35 @@ import { isBuildOutput, oneLine, operandsAfter, outsideProject } from './util'
 export const meta: FamilyMeta = {
   id: 'scope',
   classes: ['scope_beyond_request'],
-  patterns: ['unrequested_web', 'unrequested_publish', 'outside_project', 'against_request', 'against_constraint', 'machine_change', 'sandbox_bypass'],
-  description: 'Changes the user’s words rule out (after a question or "don’t change any code", against "don’t touch X"), changes to the machine outside the project, web access or publishing the prompts did not mention; files outside the project; a command asking to leave the OS sandbox',
-  examples: ['npx jest -u after "tell me which tests fail, don’t change any code yet"', 'Edit db/migrations/1.sql after "don’t touch the migrations"', 'git config --global user.email x during a bug fix', 'WebSearch after "fix the failing test"'],
+  patterns: [
+    'unrequested_web',
+    'unrequested_publish',
+    'outside_project',
+    'against_request',
+    'against_constraint',
+    'machine_change',
+    'sandbox_bypass',
+  ],
+  description:
+    'Changes the user’s words rule out (after a question or "don’t change any code", against "don’t touch X"), changes to the machine outside the project, web access or publishing the prompts did not mention; files outside the project; a command asking to leave the OS sandbox',
+  examples: [
+    'npx jest -u after "tell me which tests fail, don’t change any code yet"',
+    'Edit db/migrations/1.sql after "don’t touch the migrations"',
+    'git config --global user.email x during a bug fix',
+    'WebSearch after "fix the failing test"',
+  ],
 }
 
 export function impliesWeb(prompt: string): boolean {
-  return /https?:\/\/|\b(web|internet|online|search|google|look\s?up|browse|fetch|download|url|website|docs?|documentation|latest|news)\b/i.test(prompt)
+  return /https?:\/\/|\b(web|internet|online|search|google|look\s?up|browse|fetch|download|url|website|docs?|documentation|latest|news)\b/i.test(
+    prompt,
+  )
 }
 
 export function impliesPublish(prompt: string): boolean {
-  return /\b(push|publish|deploy|release|ship|send|e-?mail|post|pr|pull request|upload|merge|tweet|announce|submit|share|sync)\b/i.test(prompt)
+  return /\b(push|publish|deploy|release|ship|send|e-?mail|post|pr|pull request|upload|merge|tweet|announce|submit|share|sync)\b/i.test(
+    prompt,
+  )
 }
 
 export function webAccess(c: Sink, detail: string): void {
@@ -58,34 +76,90 @@ export interface Change {
   machine?: { where: string; names: string[] }
 }
 
-type Mutator = (inv: Invocation, ops: string[], f: InvocationFacts) => (Omit<Change, 'targets'> & { targets?: string[] }) | undefined
+type Mutator = (
+  inv: Invocation,
+  ops: string[],
+  f: InvocationFacts,
+) => (Omit<Change, 'targets'> & { targets?: string[] }) | undefined
 
-const has = (args: string[], ...flags: string[]) => args.some((a) => flags.includes(a) || flags.some((f) => f.startsWith('--') && a.startsWith(f + '=')))
+const has = (args: string[], ...flags: string[]) =>
+  args.some((a) => flags.includes(a) || flags.some((f) => f.startsWith('--') && a.startsWith(f + '=')))
 const shortHas = (args: string[], letter: string) => args.some((a) => /^-[a-zA-Z]+$/.test(a) && a.includes(letter))
 const change = (what: string, ...actions: string[]) => ({ what, actions })
 
-const GIT_CHANGES: Record<string, string> = { add: 'commit', commit: 'commit', stash: 'discard', checkout: 'discard', switch: 'discard', restore: 'discard', reset: 'discard', clean: 'delete', merge: 'merge', rebase: 'rebase', 'cherry-pick': 'commit', revert: 'commit', apply: 'edit', am: 'commit', rm: 'delete', mv: 'edit', push: 'push', pull: 'merge', tag: 'tag', branch: 'branch', init: 'edit', 'filter-branch': 'rebase', 'filter-repo': 'rebase', notes: 'commit', 'update-ref': 'branch' }
+const GIT_CHANGES: Record<string, string> = {
+  add: 'commit',
+  commit: 'commit',
+  stash: 'discard',
+  checkout: 'discard',
+  switch: 'discard',
+  restore: 'discard',
+  reset: 'discard',
+  clean: 'delete',
+  merge: 'merge',
+  rebase: 'rebase',
+  'cherry-pick': 'commit',
+  revert: 'commit',
+  apply: 'edit',
+  am: 'commit',
+  rm: 'delete',
+  mv: 'edit',
+  push: 'push',
+  pull: 'merge',
+  tag: 'tag',
+  branch: 'branch',
+  init: 'edit',
+  'filter-branch': 'rebase',
+  'filter-repo': 'rebase',
+  notes: 'commit',
+  'update-ref': 'branch',
+}
 
 const git: Mutator = (inv, ops) => {
   const sub = ops[0] ?? ''
   const rest = inv.args.slice(inv.args.indexOf(sub) + 1)
   if (sub === 'config') {
     const global = has(rest, '--global', '--system')
-    const reads = has(rest, '--get', '--get-all', '--get-regexp', '--list', '-l', '--show-origin', '--show-scope') || ops.length < 3
+    const reads =
+      has(rest, '--get', '--get-all', '--get-regexp', '--list', '-l', '--show-origin', '--show-scope') || ops.length < 3
     if (reads) return undefined
     const key = ops[1] ?? ''
-    return global ? { ...change(`git config ${has(rest, '--system') ? '--system' : '--global'} ${key}`, 'configure'), machine: { where: has(rest, '--system') ? '/etc/gitconfig' : '~/.gitconfig', names: [key, key.split('.').pop() ?? key, 'global'] } } : change(`git config ${key} (this repository's settings)`, 'configure')
+    return global
+      ? {
+          ...change(`git config ${has(rest, '--system') ? '--system' : '--global'} ${key}`, 'configure'),
+          machine: {
+            where: has(rest, '--system') ? '/etc/gitconfig' : '~/.gitconfig',
+            names: [key, key.split('.').pop() ?? key, 'global'],
+          },
+        }
+      : change(`git config ${key} (this repository's settings)`, 'configure')
   }
   const action = GIT_CHANGES[sub]
   if (!action) return undefined
   // Listing forms change nothing: `git stash list|show`, `git tag` / `-l`, `git branch` / `-a` / `--list`.
   if (sub === 'stash' && /^(list|show)$/.test(ops[1] ?? '')) return undefined
-  if (sub === 'tag' && (ops.length < 2 || has(rest, '-l', '--list', '-n') || has(rest, '--contains', '--points-at', '--merged'))) return undefined
-  if (sub === 'branch' && (ops.length < 2 || has(rest, '-a', '-r', '-l', '--list', '-v', '-vv', '--show-current', '--contains', '--merged', '--no-merged'))) return undefined
-  if (sub === 'tag' || sub === 'branch' || sub === 'push') return change(`git ${[sub, ...ops.slice(1)].join(' ')}`.slice(0, 100), action)
-  if ((sub === 'checkout' || sub === 'switch') && shortHas(rest, 'b')) return change(`git ${sub} -b (a new branch)`, 'branch')
-  if (has(rest, '--dry-run', '-n') && (sub === 'add' || sub === 'clean' || sub === 'push' || sub === 'rm')) return undefined
-  return change(`git ${sub}${sub === 'commit' && has(rest, '--amend') ? ' --amend (rewrites the last commit)' : ''}`, action, ...(sub === 'commit' && has(rest, '--amend') ? ['rebase'] : []))
+  if (
+    sub === 'tag' &&
+    (ops.length < 2 || has(rest, '-l', '--list', '-n') || has(rest, '--contains', '--points-at', '--merged'))
+  )
+    return undefined
+  if (
+    sub === 'branch' &&
+    (ops.length < 2 ||
+      has(rest, '-a', '-r', '-l', '--list', '-v', '-vv', '--show-current', '--contains', '--merged', '--no-merged'))
+  )
+    return undefined
+  if (sub === 'tag' || sub === 'branch' || sub === 'push')
+    return change(`git ${[sub, ...ops.slice(1)].join(' ')}`.slice(0, 100), action)
+  if ((sub === 'checkout' || sub === 'switch') && shortHas(rest, 'b'))
+    return change(`git ${sub} -b (a new branch)`, 'branch')
+  if (has(rest, '--dry-run', '-n') && (sub === 'add' || sub === 'clean' || sub === 'push' || sub === 'rm'))
+    return undefined
+  return change(
+    `git ${sub}${sub === 'commit' && has(rest, '--amend') ? ' --amend (rewrites the last commit)' : ''}`,
+    action,
+    ...(sub === 'commit' && has(rest, '--amend') ? ['rebase'] : []),
+  )
 }
 
 /** npm/pnpm/yarn/bun: adding, removing or upgrading packages, global installs, config, package.json edits. */
@@ -96,11 +170,27 @@ const nodePm: Mutator = (inv, ops) => {
   if (sub === 'config' || sub === 'set') {
     const verb = sub === 'set' ? 'set' : rest[0]
     const key = sub === 'set' ? rest[0] : rest[1]
-    if (!/^(set|delete|edit|rm)$/.test(verb ?? '') || has(inv.args, '--location=project', '-L=project') || inv.args.join(' ').includes('--location project')) return undefined
-    return { ...change(`${inv.name} config ${verb} ${key ?? ''}`.trim(), 'configure'), machine: { where: inv.name === 'yarn' ? '~/.yarnrc' : '~/.npmrc', names: [key ?? 'config', (key ?? '').split(/[.:/]/).pop() ?? '', 'npmrc', 'registry'].filter(Boolean) } }
+    if (
+      !/^(set|delete|edit|rm)$/.test(verb ?? '') ||
+      has(inv.args, '--location=project', '-L=project') ||
+      inv.args.join(' ').includes('--location project')
+    )
+      return undefined
+    return {
+      ...change(`${inv.name} config ${verb} ${key ?? ''}`.trim(), 'configure'),
+      machine: {
+        where: inv.name === 'yarn' ? '~/.yarnrc' : '~/.npmrc',
+        names: [key ?? 'config', (key ?? '').split(/[.:/]/).pop() ?? '', 'npmrc', 'registry'].filter(Boolean),
+      },
+    }
   }
-  if (sub === 'pkg' && /^(set|delete|fix)$/.test(rest[0] ?? '')) return { ...change(`${inv.name} pkg ${rest[0]} (edits package.json)`, 'edit'), targets: ['package.json'] }
-  if (sub === 'version' && rest.length) return { ...change(`${inv.name} version ${rest[0]} (edits package.json, commits and tags)`, 'upgrade', 'commit', 'tag'), targets: ['package.json'] }
+  if (sub === 'pkg' && /^(set|delete|fix)$/.test(rest[0] ?? ''))
+    return { ...change(`${inv.name} pkg ${rest[0]} (edits package.json)`, 'edit'), targets: ['package.json'] }
+  if (sub === 'version' && rest.length)
+    return {
+      ...change(`${inv.name} version ${rest[0]} (edits package.json, commits and tags)`, 'upgrade', 'commit', 'tag'),
+      targets: ['package.json'],
+    }
   const adds = /^(install|i|add|isntall|in)$/.test(sub ?? '') || (sub === 'global' && rest[0] === 'add')
   const upgrades = /^(update|upgrade|up|outdated-upgrade)$/.test(sub ?? '')
   const removes = /^(remove|rm|uninstall|un|unlink|r)$/.test(sub ?? '')
@@ -108,8 +198,15 @@ const nodePm: Mutator = (inv, ops) => {
   // A bare install restores what the lockfile already says: nothing the user wrote changes.
   if (adds && !pkgs.length && !global) return undefined
   const what = `${inv.name} ${sub}${pkgs.length ? ' ' + pkgs.join(' ') : ''}`
-  if (global) return { ...change(`${what} (a global package)`, 'install'), machine: { where: 'the global packages', names: pkgs.map((p) => p.replace(/@[^@/]*$/, '')) } }
-  return { ...change(`${what} (changes package.json and the lockfile)`, removes ? 'delete' : upgrades ? 'upgrade' : 'install'), targets: ['package.json'] }
+  if (global)
+    return {
+      ...change(`${what} (a global package)`, 'install'),
+      machine: { where: 'the global packages', names: pkgs.map((p) => p.replace(/@[^@/]*$/, '')) },
+    }
+  return {
+    ...change(`${what} (changes package.json and the lockfile)`, removes ? 'delete' : upgrades ? 'upgrade' : 'install'),
+    targets: ['package.json'],
+  }
 }
 
 /** pip: project installs are changes; --user and sudo ones change the machine. */
@@ -118,36 +215,79 @@ const pip: Mutator = (inv, ops) => {
   if (!/^(install|uninstall)$/.test(sub ?? '')) return undefined
   const pkgs = rest.filter((p) => !p.startsWith('-'))
   const fromFile = has(inv.args, '-r', '--requirement', '-e', '--editable')
-  if (has(inv.args, '--user') || inv.via.includes('sudo') || has(inv.args, '--break-system-packages')) return { ...change(`${inv.name} ${sub} ${pkgs.join(' ')}`.trim(), 'install'), machine: { where: has(inv.args, '--user') ? 'the user site-packages' : 'the system Python', names: pkgs.map((p) => p.replace(/[<>=!~[].*$/, '')) } }
+  if (has(inv.args, '--user') || inv.via.includes('sudo') || has(inv.args, '--break-system-packages'))
+    return {
+      ...change(`${inv.name} ${sub} ${pkgs.join(' ')}`.trim(), 'install'),
+      machine: {
+        where: has(inv.args, '--user') ? 'the user site-packages' : 'the system Python',
+        names: pkgs.map((p) => p.replace(/[<>=!~[].*$/, '')),
+      },
+    }
   if (fromFile && !pkgs.length) return undefined
-  return pkgs.length ? change(`${inv.name} ${sub} ${pkgs.join(' ')}`, sub === 'uninstall' ? 'delete' : 'install') : undefined
+  return pkgs.length
+    ? change(`${inv.name} ${sub} ${pkgs.join(' ')}`, sub === 'uninstall' ? 'delete' : 'install')
+    : undefined
 }
 
 /** System package managers: every install, removal or upgrade changes the machine. */
-const system = (verbs: RegExp): Mutator => (inv, ops) => {
-  const sub = ops[0] ?? ''
-  if (!verbs.test(sub)) return undefined
-  const pkgs = ops.slice(1).filter((p) => !p.startsWith('-'))
-  return { ...change(`${inv.via.includes('sudo') ? 'sudo ' : ''}${inv.name} ${sub}${pkgs.length ? ' ' + pkgs.join(' ') : ''}`, 'install'), machine: { where: 'the system packages', names: pkgs.length ? pkgs : [inv.name] } }
-}
+const system =
+  (verbs: RegExp): Mutator =>
+  (inv, ops) => {
+    const sub = ops[0] ?? ''
+    if (!verbs.test(sub)) return undefined
+    const pkgs = ops.slice(1).filter((p) => !p.startsWith('-'))
+    return {
+      ...change(
+        `${inv.via.includes('sudo') ? 'sudo ' : ''}${inv.name} ${sub}${pkgs.length ? ' ' + pkgs.join(' ') : ''}`,
+        'install',
+      ),
+      machine: { where: 'the system packages', names: pkgs.length ? pkgs : [inv.name] },
+    }
+  }
 
 /** Installers into the user's home (`cargo install`, `go install`, `pipx install`, `gem install`). */
-const homeInstall = (verbs: RegExp, where: string): Mutator => (inv, ops) => {
-  if (!verbs.test(ops[0] ?? '')) return undefined
-  const pkgs = ops.slice(1).filter((p) => !p.startsWith('-'))
-  if (inv.name === 'cargo' && ops[0] === 'install' && has(inv.args, '--path')) return { ...change(`cargo install --path (into ${where})`, 'install'), machine: { where, names: ['cargo install'] } }
-  return { ...change(`${inv.name} ${ops[0]} ${pkgs.join(' ')}`.trim(), 'install'), machine: { where, names: pkgs.map((p) => p.replace(/@.*$/, '').split('/').pop() ?? p) } }
-}
+const homeInstall =
+  (verbs: RegExp, where: string): Mutator =>
+  (inv, ops) => {
+    if (!verbs.test(ops[0] ?? '')) return undefined
+    const pkgs = ops.slice(1).filter((p) => !p.startsWith('-'))
+    if (inv.name === 'cargo' && ops[0] === 'install' && has(inv.args, '--path'))
+      return {
+        ...change(`cargo install --path (into ${where})`, 'install'),
+        machine: { where, names: ['cargo install'] },
+      }
+    return {
+      ...change(`${inv.name} ${ops[0]} ${pkgs.join(' ')}`.trim(), 'install'),
+      machine: { where, names: pkgs.map((p) => p.replace(/@.*$/, '').split('/').pop() ?? p) },
+    }
+  }
 
 /** Formatters and fixers that rewrite files in place, unless they only check. */
-const rewrites = (when: (args: string[], ops: string[]) => boolean, what: string): Mutator => (inv, ops) => (when(inv.args, ops) ? change(`${[inv.name, ...inv.args].join(' ').slice(0, 80)} (${what})`, 'format', 'edit') : undefined)
+const rewrites =
+  (when: (args: string[], ops: string[]) => boolean, what: string): Mutator =>
+  (inv, ops) =>
+    when(inv.args, ops)
+      ? change(`${[inv.name, ...inv.args].join(' ').slice(0, 80)} (${what})`, 'format', 'edit')
+      : undefined
 const notChecking = (args: string[]) => !has(args, '--check', '--diff', '-c', '--dry-run', '--list-different', '-l')
 
 /** Test runners that rewrite snapshots. */
-const snapshots: Mutator = (inv) => (has(inv.args, '-u', '--updateSnapshot', '--update', '--update-snapshots', '--snapshot-update') || shortHas(inv.args.filter((a) => !a.startsWith('--')), 'u') ? change(`${inv.name} ${inv.args.join(' ')} (rewrites test snapshots)`.slice(0, 120), 'edit') : undefined)
+const snapshots: Mutator = (inv) =>
+  has(inv.args, '-u', '--updateSnapshot', '--update', '--update-snapshots', '--snapshot-update') ||
+  shortHas(
+    inv.args.filter((a) => !a.startsWith('--')),
+    'u',
+  )
+    ? change(`${inv.name} ${inv.args.join(' ')} (rewrites test snapshots)`.slice(0, 120), 'edit')
+    : undefined
 
 /** Applying migrations changes the database's schema. */
-const migrates = (when: (ops: string[], args: string[]) => boolean): Mutator => (inv, ops) => (when(ops, inv.args) ? change(`${inv.name} ${ops.join(' ')} (changes the database schema)`.slice(0, 120), 'migrate') : undefined)
+const migrates =
+  (when: (ops: string[], args: string[]) => boolean): Mutator =>
+  (inv, ops) =>
+    when(ops, inv.args)
+      ? change(`${inv.name} ${ops.join(' ')} (changes the database schema)`.slice(0, 120), 'migrate')
+      : undefined
 
 export const MUTATORS: Record<string, Mutator> = {
   git,
@@ -168,12 +308,34 @@ export const MUTATORS: Record<string, Mutator> = {
   brew: system(/^(install|uninstall|remove|upgrade|reinstall|tap|untap|link|unlink)$/),
   port: system(/^(install|uninstall|upgrade)$/),
   gem: homeInstall(/^(install|uninstall|update)$/, 'the installed gems'),
-  cargo: (inv, ops, f) => homeInstall(/^install$/, '~/.cargo/bin')(inv, ops, f) ?? (/^(add|remove|rm|update|upgrade)$/.test(ops[0] ?? '') ? change(`cargo ${ops.join(' ')} (changes Cargo.toml or Cargo.lock)`, ops[0] === 'remove' || ops[0] === 'rm' ? 'delete' : 'install') : ops[0] === 'fmt' && notChecking(inv.args) ? change('cargo fmt (rewrites the sources)', 'format', 'edit') : ops[0] === 'clippy' && has(inv.args, '--fix') ? change('cargo clippy --fix (rewrites the sources)', 'format', 'edit') : undefined),
-  go: (inv, ops, f) => homeInstall(/^install$/, 'GOBIN (~/go/bin)')(inv, ops, f) ?? (ops[0] === 'fmt' ? change('go fmt (rewrites the sources)', 'format', 'edit') : ops[0] === 'mod' && ops[1] === 'tidy' ? { ...change('go mod tidy (rewrites go.mod and go.sum)', 'upgrade'), targets: ['go.mod', 'go.sum'] } : ops[0] === 'get' ? { ...change(`go get ${ops.slice(1).join(' ')} (changes go.mod)`, 'install'), targets: ['go.mod'] } : undefined),
+  cargo: (inv, ops, f) =>
+    homeInstall(/^install$/, '~/.cargo/bin')(inv, ops, f) ??
+    (/^(add|remove|rm|update|upgrade)$/.test(ops[0] ?? '')
+      ? change(
+          `cargo ${ops.join(' ')} (changes Cargo.toml or Cargo.lock)`,
+          ops[0] === 'remove' || ops[0] === 'rm' ? 'delete' : 'install',
+        )
+      : ops[0] === 'fmt' && notChecking(inv.args)
+        ? change('cargo fmt (rewrites the sources)', 'format', 'edit')
+        : ops[0] === 'clippy' && has(inv.args, '--fix')
+          ? change('cargo clippy --fix (rewrites the sources)', 'format', 'edit')
+          : undefined),
+  go: (inv, ops, f) =>
+    homeInstall(/^install$/, 'GOBIN (~/go/bin)')(inv, ops, f) ??
+    (ops[0] === 'fmt'
+      ? change('go fmt (rewrites the sources)', 'format', 'edit')
+      : ops[0] === 'mod' && ops[1] === 'tidy'
+        ? { ...change('go mod tidy (rewrites go.mod and go.sum)', 'upgrade'), targets: ['go.mod', 'go.sum'] }
+        : ops[0] === 'get'
+          ? { ...change(`go get ${ops.slice(1).join(' ')} (changes go.mod)`, 'install'), targets: ['go.mod'] }
+          : undefined),
   pipx: homeInstall(/^(install|uninstall|upgrade|inject)$/, '~/.local (pipx)'),
   rustup: homeInstall(/^(install|default|update|toolchain|component|target)$/, 'the Rust toolchains in ~/.rustup'),
   nvm: homeInstall(/^(install|alias|uninstall)$/, 'the Node versions in ~/.nvm'),
-  corepack: (_inv, ops) => (ops[0] === 'enable' || ops[0] === 'disable' ? { ...change(`corepack ${ops[0]}`, 'install'), machine: { where: 'the Node installation', names: ['corepack'] } } : undefined),
+  corepack: (_inv, ops) =>
+    ops[0] === 'enable' || ops[0] === 'disable'
+      ? { ...change(`corepack ${ops[0]}`, 'install'), machine: { where: 'the Node installation', names: ['corepack'] } }
+      : undefined,
   prettier: rewrites((a) => has(a, '--write', '-w'), 'rewrites the files'),
   eslint: rewrites((a) => has(a, '--fix', '--fix-dry-run') && !has(a, '--fix-dry-run'), 'rewrites the files'),
   black: rewrites((a, o) => notChecking(a) && o.length > 0, 'rewrites the files'),
@@ -183,45 +345,166 @@ export const MUTATORS: Record<string, Mutator> = {
   gofmt: rewrites((a) => shortHas(a, 'w'), 'rewrites the files'),
   rustfmt: rewrites((a) => notChecking(a), 'rewrites the files'),
   'clang-format': rewrites((a) => has(a, '-i'), 'rewrites the files'),
-  rubocop: rewrites((a) => has(a, '-a', '-A', '--autocorrect', '--autocorrect-all', '--auto-correct'), 'rewrites the files'),
+  rubocop: rewrites(
+    (a) => has(a, '-a', '-A', '--autocorrect', '--autocorrect-all', '--auto-correct'),
+    'rewrites the files',
+  ),
   standard: rewrites((a) => has(a, '--fix'), 'rewrites the files'),
-  biome: rewrites((a, o) => has(a, '--write', '--apply', '--fix') || (o[0] === 'format' && has(a, '--write')), 'rewrites the files'),
-  terraform: (inv, ops, f) => (ops[0] === 'fmt' && !has(inv.args, '-check', '-diff') ? rewrites(() => true, 'rewrites the .tf files')(inv, ops, f) : undefined),
+  biome: rewrites(
+    (a, o) => has(a, '--write', '--apply', '--fix') || (o[0] === 'format' && has(a, '--write')),
+    'rewrites the files',
+  ),
+  terraform: (inv, ops, f) =>
+    ops[0] === 'fmt' && !has(inv.args, '-check', '-diff')
+      ? rewrites(() => true, 'rewrites the .tf files')(inv, ops, f)
+      : undefined,
   jest: snapshots,
   vitest: snapshots,
-  pytest: (inv, ops, f) => (has(inv.args, '--snapshot-update', '--inline-snapshot=fix', '--inline-snapshot=create') ? snapshots(inv, ops, f) ?? change('pytest --snapshot-update (rewrites test snapshots)', 'edit') : undefined),
+  pytest: (inv, ops, f) =>
+    has(inv.args, '--snapshot-update', '--inline-snapshot=fix', '--inline-snapshot=create')
+      ? (snapshots(inv, ops, f) ?? change('pytest --snapshot-update (rewrites test snapshots)', 'edit'))
+      : undefined,
   alembic: migrates((o) => o[0] === 'upgrade' || o[0] === 'stamp'),
-  prisma: migrates((o) => (o[0] === 'migrate' && /^(dev|deploy)$/.test(o[1] ?? '')) || (o[0] === 'db' && o[1] === 'push')),
+  prisma: migrates(
+    (o) => (o[0] === 'migrate' && /^(dev|deploy)$/.test(o[1] ?? '')) || (o[0] === 'db' && o[1] === 'push'),
+  ),
   knex: migrates((o) => /^(migrate:latest|migrate:up|seed:run)$/.test(o[0] ?? '')),
   flyway: migrates((o) => o[0] === 'migrate' || o[0] === 'repair' || o[0] === 'baseline'),
   rails: migrates((o) => o.some((x) => /^db:(migrate|seed|setup|prepare)$/.test(x))),
   rake: migrates((o) => o.some((x) => /^db:(migrate|seed|setup|prepare)$/.test(x))),
-  python: (inv) => (inv.args[0] === 'manage.py' && /^(migrate|makemigrations|loaddata|createsuperuser)$/.test(inv.args[1] ?? '') ? change(`python manage.py ${inv.args.slice(1).join(' ')}`.slice(0, 100), inv.args[1] === 'makemigrations' ? 'edit' : 'migrate') : undefined),
-  systemctl: (inv, ops) => (/^(enable|disable|start|stop|restart|mask|unmask|daemon-reload)$/.test(ops[0] ?? '') && !has(inv.args, '--user') ? { ...change(`systemctl ${ops.join(' ')}`, 'configure'), machine: { where: 'the system services', names: ops.slice(1) } } : undefined),
-  'update-alternatives': (_inv, ops) => ({ ...change(`update-alternatives ${ops.join(' ')}`, 'configure'), machine: { where: 'the system alternatives', names: ops.slice(0, 2) } }),
-  chsh: () => ({ ...change('chsh (the login shell)', 'configure'), machine: { where: 'the login shell', names: ['shell', 'chsh'] } }),
-  defaults: (_inv, ops) => (ops[0] === 'write' || ops[0] === 'delete' ? { ...change(`defaults ${ops.slice(0, 3).join(' ')}`, 'configure'), machine: { where: 'the macOS preferences', names: ops.slice(1, 3) } } : undefined),
-  gcloud: (_inv, ops) => (ops[0] === 'config' && /^(set|unset)$/.test(ops[1] ?? '') ? { ...change(`gcloud config ${ops.slice(1, 3).join(' ')}`, 'configure'), machine: { where: '~/.config/gcloud', names: [ops[2] ?? 'gcloud'] } } : undefined),
-  aws: (_inv, ops) => (ops[0] === 'configure' && /^(set)$/.test(ops[1] ?? '') ? { ...change(`aws configure set ${ops[2] ?? ''}`, 'configure'), machine: { where: '~/.aws', names: [ops[2] ?? 'aws'] } } : undefined),
-  kubectl: (_inv, ops) => (ops[0] === 'config' && /^(use-context|set-context|set-cluster|set-credentials|delete-context|use)$/.test(ops[1] ?? '') ? { ...change(`kubectl config ${ops.slice(1, 3).join(' ')}`, 'configure'), machine: { where: '~/.kube/config', names: [ops[2] ?? 'kubectl'] } } : undefined),
+  python: (inv) =>
+    inv.args[0] === 'manage.py' && /^(migrate|makemigrations|loaddata|createsuperuser)$/.test(inv.args[1] ?? '')
+      ? change(
+          `python manage.py ${inv.args.slice(1).join(' ')}`.slice(0, 100),
+          inv.args[1] === 'makemigrations' ? 'edit' : 'migrate',
+        )
+      : undefined,
+  systemctl: (inv, ops) =>
+    /^(enable|disable|start|stop|restart|mask|unmask|daemon-reload)$/.test(ops[0] ?? '') && !has(inv.args, '--user')
+      ? {
+          ...change(`systemctl ${ops.join(' ')}`, 'configure'),
+          machine: { where: 'the system services', names: ops.slice(1) },
+        }
+      : undefined,
+  'update-alternatives': (_inv, ops) => ({
+    ...change(`update-alternatives ${ops.join(' ')}`, 'configure'),
+    machine: { where: 'the system alternatives', names: ops.slice(0, 2) },
+  }),
+  chsh: () => ({
+    ...change('chsh (the login shell)', 'configure'),
+    machine: { where: 'the login shell', names: ['shell', 'chsh'] },
+  }),
+  defaults: (_inv, ops) =>
+    ops[0] === 'write' || ops[0] === 'delete'
+      ? {
+          ...change(`defaults ${ops.slice(0, 3).join(' ')}`, 'configure'),
+          machine: { where: 'the macOS preferences', names: ops.slice(1, 3) },
+        }
+      : undefined,
+  gcloud: (_inv, ops) =>
+    ops[0] === 'config' && /^(set|unset)$/.test(ops[1] ?? '')
+      ? {
+          ...change(`gcloud config ${ops.slice(1, 3).join(' ')}`, 'configure'),
+          machine: { where: '~/.config/gcloud', names: [ops[2] ?? 'gcloud'] },
+        }
+      : undefined,
+  aws: (_inv, ops) =>
+    ops[0] === 'configure' && /^(set)$/.test(ops[1] ?? '')
+      ? {
+          ...change(`aws configure set ${ops[2] ?? ''}`, 'configure'),
+          machine: { where: '~/.aws', names: [ops[2] ?? 'aws'] },
+        }
+      : undefined,
+  kubectl: (_inv, ops) =>
+    ops[0] === 'config' &&
+    /^(use-context|set-context|set-cluster|set-credentials|delete-context|use)$/.test(ops[1] ?? '')
+      ? {
+          ...change(`kubectl config ${ops.slice(1, 3).join(' ')}`, 'configure'),
+          machine: { where: '~/.kube/config', names: [ops[2] ?? 'kubectl'] },
+        }
+      : undefined,
 }
 
 /** Any tool asked to fix or write in place (`npx knip --fix`, `stylelint --fix`, `svgo --write`): it rewrites files. */
 function anyFixer(inv: Invocation): (Omit<Change, 'targets'> & { targets?: string[] }) | undefined {
-  return inv.args.some((a) => /^--(fix|fix-all|write|autofix|apply|update-snapshots?|updateSnapshot)(=|$)/.test(a)) ? change(`${[inv.name, ...inv.args].join(' ').slice(0, 80)} (rewrites files)`, 'format', 'edit') : undefined
+  return inv.args.some((a) => /^--(fix|fix-all|write|autofix|apply|update-snapshots?|updateSnapshot)(=|$)/.test(a))
+    ? change(`${[inv.name, ...inv.args].join(' ').slice(0, 80)} (rewrites files)`, 'format', 'edit')
+    : undefined
 }
 
 /** Programs that only look, run as root (`sudo lsof`, `sudo journalctl`): nothing of the machine changes. */
-const SUDO_READS = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'find', 'lsof', 'ss', 'netstat', 'ps', 'id', 'whoami', 'journalctl', 'dmesg', 'du', 'df', 'stat', 'strace', 'tcpdump', 'docker', 'podman', 'crictl', 'true', 'echo', 'test', 'which', 'file'])
+const SUDO_READS = new Set([
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'less',
+  'grep',
+  'find',
+  'lsof',
+  'ss',
+  'netstat',
+  'ps',
+  'id',
+  'whoami',
+  'journalctl',
+  'dmesg',
+  'du',
+  'df',
+  'stat',
+  'strace',
+  'tcpdump',
+  'docker',
+  'podman',
+  'crictl',
+  'true',
+  'echo',
+  'test',
+  'which',
+  'file',
+])
 
 /** Anything else run with sudo during a project task changes the machine (`sudo sysctl -w`, `sudo mount`, `sudo modprobe`). */
 function sudo(inv: Invocation): (Omit<Change, 'targets'> & { targets?: string[] }) | undefined {
   if (!inv.via.includes('sudo') || SUDO_READS.has(inv.name)) return undefined
-  if ((inv.name === 'sysctl' && !inv.args.some((a) => a === '-w' || a.includes('='))) || (inv.name === 'systemctl' && /^(status|show|list-units|is-active|is-enabled|cat)$/.test(inv.args[0] ?? ''))) return undefined
-  return { ...change(`sudo ${[inv.name, ...inv.args].join(' ')}`.slice(0, 100), 'configure'), machine: { where: 'the system', names: [inv.name, ...inv.args.filter((a) => !a.startsWith('-')).slice(0, 3)] } }
+  if (
+    (inv.name === 'sysctl' && !inv.args.some((a) => a === '-w' || a.includes('='))) ||
+    (inv.name === 'systemctl' && /^(status|show|list-units|is-active|is-enabled|cat)$/.test(inv.args[0] ?? ''))
+  )
+    return undefined
+  return {
+    ...change(`sudo ${[inv.name, ...inv.args].join(' ')}`.slice(0, 100), 'configure'),
+    machine: { where: 'the system', names: [inv.name, ...inv.args.filter((a) => !a.startsWith('-')).slice(0, 3)] },
+  }
 }
 
-const VALUE_OPTS = ['-m', '--message', '-F', '--file', '-t', '--template', '-C', '-c', '--prefix', '--dir', '--filter', '-F', '--workspace', '--config', '--registry', '--cwd', '--manifest-path', '-p', '--project', '--git-dir', '--work-tree', '-o', '--output', '-d', '--data-source']
+const VALUE_OPTS = [
+  '-m',
+  '--message',
+  '-F',
+  '--file',
+  '-t',
+  '--template',
+  '-C',
+  '-c',
+  '--prefix',
+  '--dir',
+  '--filter',
+  '-F',
+  '--workspace',
+  '--config',
+  '--registry',
+  '--cwd',
+  '--manifest-path',
+  '-p',
+  '--project',
+  '--git-dir',
+  '--work-tree',
+  '-o',
+  '--output',
+  '-d',
+  '--data-source',
+]
 
 /** Records what an invocation changes that the families' paths do not show (ScopeSink.changes). */
 export function recordChange(c: ScopeSink, inv: Invocation, f: InvocationFacts): void {
@@ -241,7 +524,8 @@ export interface ScopeSink extends Sink {
   readonly changes: Change[]
 }
 
-const rel = (c: Sink, abs: string) => (abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : abs)
+const rel = (c: Sink, abs: string) =>
+  abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : abs
 
 /** Writes that change something of the user's: in the project (not build output) or in the home folder; not /tmp or devices. */
 function counts(c: Sink, abs: string): boolean {
@@ -250,7 +534,21 @@ function counts(c: Sink, abs: string): boolean {
   return outsideProject(c.ctx, abs) && abs.startsWith(homeDir + '/')
 }
 
-const ACTION_OF: Record<string, string> = { git_push: 'push', container_push: 'push', package_publish: 'publish', deploy: 'deploy', email_send: 'send', external_post: 'send', file_delete: 'delete', git_commit: 'commit', git_ref_delete: 'delete', git_discard: 'discard', git_history_rewrite: 'rebase', db_destroy: 'delete', infra_destroy: 'delete' }
+const ACTION_OF: Record<string, string> = {
+  git_push: 'push',
+  container_push: 'push',
+  package_publish: 'publish',
+  deploy: 'deploy',
+  email_send: 'send',
+  external_post: 'send',
+  file_delete: 'delete',
+  git_commit: 'commit',
+  git_ref_delete: 'delete',
+  git_discard: 'discard',
+  git_history_rewrite: 'rebase',
+  db_destroy: 'delete',
+  infra_destroy: 'delete',
+}
 
 /** Every change of state in this call: files written or deleted, commits and pushes, and the table's changes. */
 function changesOf(c: ScopeSink, tool: string, input: Record<string, unknown>, findings: readonly Finding[]): Change[] {
@@ -258,16 +556,34 @@ function changesOf(c: ScopeSink, tool: string, input: Record<string, unknown>, f
   if (/^(Edit|Write|MultiEdit|NotebookEdit)$/.test(tool)) {
     const file = String(input.file_path ?? input.notebook_path ?? '')
     const abs = path.posix.resolve(c.ctx.projectDir, file)
-    if (file && counts(c, abs)) out.push({ what: `${tool} ${rel(c, abs)}`, actions: ['edit', ...(tool === 'Write' && !c.ctx.fileExists(abs) ? ['create'] : [])], targets: [rel(c, abs)] })
+    if (file && counts(c, abs))
+      out.push({
+        what: `${tool} ${rel(c, abs)}`,
+        actions: ['edit', ...(tool === 'Write' && !c.ctx.fileExists(abs) ? ['create'] : [])],
+        targets: [rel(c, abs)],
+      })
     return out
   }
   const written = [...c.paths].filter((p) => counts(c, p) && !out.some((o) => o.targets.includes(rel(c, p))))
-  if (written.length) out.push({ what: `writes ${written.slice(0, 3).map((p) => rel(c, p)).join(', ')}${written.length > 3 ? ', …' : ''}`, actions: ['edit'], targets: written.map((p) => rel(c, p)) })
+  if (written.length)
+    out.push({
+      what: `writes ${written
+        .slice(0, 3)
+        .map((p) => rel(c, p))
+        .join(', ')}${written.length > 3 ? ', …' : ''}`,
+      actions: ['edit'],
+      targets: written.map((p) => rel(c, p)),
+    })
   // What the families found it does (a push, a deletion, a deploy) is a change too, named by its action.
   for (const f of findings) {
-    if ((f.class !== 'public_surface' && f.class !== 'irreversible' && f.class !== 'local_change') || f.pattern === 'unreadable') continue
+    if (
+      (f.class !== 'public_surface' && f.class !== 'irreversible' && f.class !== 'local_change') ||
+      f.pattern === 'unreadable'
+    )
+      continue
     const action = ACTION_OF[f.pattern] ?? f.pattern
-    if ((ACTION_OF[f.pattern] || !out.length) && !out.some((o) => o.actions.includes(action))) out.push({ what: f.detail, actions: [action], targets: [...c.deleted.keys()].map((p) => rel(c, p)) })
+    if ((ACTION_OF[f.pattern] || !out.length) && !out.some((o) => o.actions.includes(action)))
+      out.push({ what: f.detail, actions: [action], targets: [...c.deleted.keys()].map((p) => rel(c, p)) })
   }
   return out
 }
@@ -282,14 +598,23 @@ export function requestOf(prompts: readonly string[]): Envelope | undefined {
 const quote = (s: string) => `"${oneLine(s, 140)}"`
 const asked = (env: Envelope, names: string[]) => {
   const words = env.prompts[env.prompts.length - 1]?.toLowerCase() ?? ''
-  return names.some((n) => n.length > 1 && new RegExp(`(^|[^\\w.-])${n.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(words))
+  return names.some(
+    (n) =>
+      n.length > 1 &&
+      new RegExp(`(^|[^\\w.-])${n.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(words),
+  )
 }
 
 /**
  * After the families ran: the latest request applied to what this call changes. One finding per kind, each
  * quoting the user's words; nothing at all when no prompt was recorded (no guess).
  */
-export function requestScope(c: ScopeSink, tool: string, input: Record<string, unknown>, findings: readonly Finding[]): void {
+export function requestScope(
+  c: ScopeSink,
+  tool: string,
+  input: Record<string, unknown>,
+  findings: readonly Finding[],
+): void {
   const prompts = c.ctx.session.prompts
   if (!prompts.length) return
   const changes = changesOf(c, tool, input, findings)
@@ -303,13 +628,20 @@ export function requestScope(c: ScopeSink, tool: string, input: Record<string, u
     const hit = constraintHit(env, local)
     if (hit) c.add('against_constraint', `${shown([hit.change])} — the user said: ${quote(hit.constraint)}`)
   }
-  for (const ch of changes.filter((x) => x.machine)) if (!asked(env, ch.machine!.names)) c.add('machine_change', `${ch.what} changes ${ch.machine!.where}, outside the project; the request did not ask for it`)
+  for (const ch of changes.filter((x) => x.machine))
+    if (!asked(env, ch.machine!.names))
+      c.add(
+        'machine_change',
+        `${ch.what} changes ${ch.machine!.where}, outside the project; the request did not ask for it`,
+      )
 }
 
 /** The first change that does what a constraint forbids by name, or touches what one protects. */
 function constraintHit(env: Envelope, changes: Change[]): { change: Change; constraint: string } | undefined {
   for (const ch of changes) {
-    for (const a of env.forbiddenActions ?? []) if (ch.actions.includes(a.action) || (a.action === 'push' && ch.actions.includes('force-push'))) return { change: ch, constraint: a.constraint }
+    for (const a of env.forbiddenActions ?? [])
+      if (ch.actions.includes(a.action) || (a.action === 'push' && ch.actions.includes('force-push')))
+        return { change: ch, constraint: a.constraint }
     const how = ch.actions.includes('create') ? 'create' : ch.actions.includes('edit') ? 'edit' : 'other'
     for (const t of ch.targets) {
       const constraint = breachedConstraint(env, t, how)
@@ -324,7 +656,8 @@ function constraintHit(env: Envelope, changes: Change[]): { change: Change; cons
  * `allowUnsandboxedCommands: false` Claude Code ignores the flag, but the request itself goes to a human.
  */
 export function sandboxBypass(c: Sink, input: Record<string, unknown>, detail: string): void {
-  if (input.dangerouslyDisableSandbox === true) c.add('sandbox_bypass', `${detail} (asks to run outside the OS sandbox)`)
+  if (input.dangerouslyDisableSandbox === true)
+    c.add('sandbox_bypass', `${detail} (asks to run outside the OS sandbox)`)
 }
 
 // Keyed by words the agent types: a word like `valueOf` or `__proto__` must find nothing here, not Object.prototype's.

@@ -15,8 +15,14 @@ export const meta: FamilyMeta = {
   id: 'serve',
   classes: ['public_surface'],
   patterns: ['public_server'],
-  description: 'Serving the project beyond this machine: a file server on every interface (python -m http.server, git daemon, php -S 0.0.0.0, http-server, serve), a listener fed a file, a tunnel (ngrok, cloudflared, ssh -R), a dev server with --host 0.0.0.0',
-  examples: ['python3 -m http.server 8000', 'git daemon --export-all --base-path=.', 'ngrok http 3000', 'vite --host 0.0.0.0'],
+  description:
+    'Serving the project beyond this machine: a file server on every interface (python -m http.server, git daemon, php -S 0.0.0.0, http-server, serve), a listener fed a file, a tunnel (ngrok, cloudflared, ssh -R), a dev server with --host 0.0.0.0',
+  examples: [
+    'python3 -m http.server 8000',
+    'git daemon --export-all --base-path=.',
+    'ngrok http 3000',
+    'vite --host 0.0.0.0',
+  ],
 }
 
 /** What a server invocation exposes: the folder it serves (when it serves files as they are), to whom, by what. */
@@ -44,13 +50,33 @@ function optionValue(args: string[], names: string[]): string | undefined {
 }
 
 /** A host without its port (`127.0.0.1:80`, `[::1]:80`); a bare IPv6 address (`::1`) has none. */
-const hostOnly = (h: string) => (h.startsWith('[') ? h.slice(1, h.indexOf(']') >>> 0) : (h.match(/:/g) ?? []).length > 1 ? h : h.replace(/:\d*$/, ''))
+const hostOnly = (h: string) =>
+  h.startsWith('[') ? h.slice(1, h.indexOf(']') >>> 0) : (h.match(/:/g) ?? []).length > 1 ? h : h.replace(/:\d*$/, '')
 /** A host that reaches beyond this machine (anything but loopback). */
 const publicHost = (h: string | undefined) => h !== undefined && !LOOPBACK.test(hostOnly(h))
 
 /** Options that take a value, per server, so the folder operand is found (`http-server -p 8080 dist`). */
 const WITH_VALUE: Record<string, string[]> = {
-  'http-server': ['-p', '--port', '-a', '--address', '-c', '-e', '--ext', '-P', '--proxy', '-K', '--key', '-C', '--cert', '-t', '--timeout', '-u', '--username', '--password'],
+  'http-server': [
+    '-p',
+    '--port',
+    '-a',
+    '--address',
+    '-c',
+    '-e',
+    '--ext',
+    '-P',
+    '--proxy',
+    '-K',
+    '--key',
+    '-C',
+    '--cert',
+    '-t',
+    '--timeout',
+    '-u',
+    '--username',
+    '--password',
+  ],
   serve: ['-l', '--listen', '-p', '--port', '-c', '--config'],
   'live-server': [],
 }
@@ -63,10 +89,16 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
   const { name, args } = inv
   // What it is, said only when it serves (most commands do not: this runs on every one).
   const cmd = (): string => [name, ...args].join(' ')
-  const operands = (skip: string[]) => args.filter((a, i) => !a.startsWith('-') && !(i > 0 && skip.includes(args[i - 1])))
+  const operands = (skip: string[]) =>
+    args.filter((a, i) => !a.startsWith('-') && !(i > 0 && skip.includes(args[i - 1])))
   // python -m http.server [port] [--bind ADDR] [--directory DIR]; python2's SimpleHTTPServer binds every interface.
   // (commands.ts reads `python3 -m mod args` as the module run as a program: `mod args`.)
-  const pyModule = /^python[\d.]*$/.test(name) && args[0] === '-m' ? 2 : /^(http\.server|SimpleHTTPServer|uploadserver)$/.test(name) ? 0 : -1
+  const pyModule =
+    /^python[\d.]*$/.test(name) && args[0] === '-m'
+      ? 2
+      : /^(http\.server|SimpleHTTPServer|uploadserver)$/.test(name)
+        ? 0
+        : -1
   if (pyModule >= 0 && (pyModule === 0 || /^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[1] ?? ''))) {
     const rest = args.slice(pyModule)
     const bind = optionValue(rest, ['--bind', '-b'])
@@ -92,7 +124,9 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
   if (name === 'ruby' && args.includes('httpd')) {
     const bind = optionValue(args, ['-b', '--bind-address'])
     if (bind !== undefined && !publicHost(bind)) return undefined
-    const after = args.slice(args.indexOf('httpd') + 1).filter((a, i, all) => !a.startsWith('-') && !['-b', '-p', '--port', '--bind-address'].includes(all[i - 1]))
+    const after = args
+      .slice(args.indexOf('httpd') + 1)
+      .filter((a, i, all) => !a.startsWith('-') && !['-b', '-p', '--port', '--bind-address'].includes(all[i - 1]))
     return { dir: at(after[0] ?? '.'), host: bind ?? "every interface (WEBrick's default)", by: cmd() }
   }
   // busybox httpd [-p [ip:]port] [-h home]: every interface unless the port names one.
@@ -105,16 +139,28 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
   }
   // Node file servers, run directly or through npx/pnpm dlx/yarn dlx/bunx (commands.ts unwraps those runners).
   if (name === 'http-server' || name === 'serve' || name === 'live-server') {
-    const addr = name === 'serve' ? optionValue(args, ['-l', '--listen']) : name === 'live-server' ? optionValue(args, ['--host']) : optionValue(args, ['-a', '--address'])
+    const addr =
+      name === 'serve'
+        ? optionValue(args, ['-l', '--listen'])
+        : name === 'live-server'
+          ? optionValue(args, ['--host'])
+          : optionValue(args, ['-a', '--address'])
     const host = addr?.replace(/^tcp:\/\//, '').replace(/:\d+$/, '')
     if (addr !== undefined && !publicHost(host) && !/^\d+$/.test(addr)) return undefined
     const dir = operands(WITH_VALUE[name] ?? [])[0]
-    return { dir: at(dir ?? '.'), host: host && !/^\d+$/.test(host) ? host : `every interface (${name}'s default)`, by: cmd() }
+    return {
+      dir: at(dir ?? '.'),
+      host: host && !/^\d+$/.test(host) ? host : `every interface (${name}'s default)`,
+      by: cmd(),
+    }
   }
   // A listener fed a file or a folder: `nc -l -p 8000 < .env`, `socat TCP-LISTEN:8000 FILE:x`.
   if (/^(nc|ncat|netcat)$/.test(name) && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === '--listen')) {
     const local = args.some((a) => LOOPBACK.test(a))
-    const fed = inv.redirects.some((r) => r.op === '<') || inv.stdin !== undefined || args.some((a) => /^-[ec]$|^--(exec|sh-exec)$/.test(a))
+    const fed =
+      inv.redirects.some((r) => r.op === '<') ||
+      inv.stdin !== undefined ||
+      args.some((a) => /^-[ec]$|^--(exec|sh-exec)$/.test(a))
     if (local || !fed) return undefined
     return { host: 'every interface', by: cmd() }
   }
@@ -125,16 +171,31 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
     return { host: bind ?? 'every interface', by: cmd() }
   }
   // Tunnels: a local port on the internet, whatever listens there.
-  if (name === 'ngrok' || name === 'lt' || name === 'localtunnel' || (name === 'cloudflared' && args.includes('tunnel')) || (name === 'tailscale' && args[0] === 'funnel')) return { host: 'the internet (a tunnel)', by: cmd() }
+  if (
+    name === 'ngrok' ||
+    name === 'lt' ||
+    name === 'localtunnel' ||
+    (name === 'cloudflared' && args.includes('tunnel')) ||
+    (name === 'tailscale' && args[0] === 'funnel')
+  )
+    return { host: 'the internet (a tunnel)', by: cmd() }
   if (name === 'ssh' && args.some((a) => /^-[a-zA-Z]*R/.test(a))) return { host: 'the remote host (ssh -R)', by: cmd() }
   // An app's dev server told to listen on every interface.
-  const devServer = /^(vite|next|nuxt|astro|webpack|webpack-dev-server|ng|react-scripts|remix|svelte-kit|parcel|flask|uvicorn|gunicorn|hugo|jekyll|mkdocs|eleventy)$/.test(name) || (name === 'rails' && /^(s|server)$/.test(args[0] ?? '')) || (/^python[\d.]*$/.test(name) && args[0] === 'manage.py' && args[1] === 'runserver')
+  const devServer =
+    /^(vite|next|nuxt|astro|webpack|webpack-dev-server|ng|react-scripts|remix|svelte-kit|parcel|flask|uvicorn|gunicorn|hugo|jekyll|mkdocs|eleventy)$/.test(
+      name,
+    ) ||
+    (name === 'rails' && /^(s|server)$/.test(args[0] ?? '')) ||
+    (/^python[\d.]*$/.test(name) && args[0] === 'manage.py' && args[1] === 'runserver')
   if (devServer) {
     const host = optionValue(args, ['--host', '-H', '--hostname'])
     const bare = args.includes('--host') && (host === undefined || host.startsWith('-') || host === '')
-    const django = name.startsWith('python') ? args.slice(2).find((a) => /^(0\.0\.0\.0|\[?::\]?)(:\d+)?$/.test(a)) : undefined
+    const django = name.startsWith('python')
+      ? args.slice(2).find((a) => /^(0\.0\.0\.0|\[?::\]?)(:\d+)?$/.test(a))
+      : undefined
     const bindAll = optionValue(args, ['--bind', '-b'])
-    if (bare || publicHost(host) || django || (name === 'gunicorn' && publicHost(bindAll?.replace(/:\d+$/, '')))) return { host: bare ? 'every interface (--host)' : (host ?? django ?? bindAll ?? ''), by: cmd() }
+    if (bare || publicHost(host) || django || (name === 'gunicorn' && publicHost(bindAll?.replace(/:\d+$/, ''))))
+      return { host: bare ? 'every interface (--host)' : (host ?? django ?? bindAll ?? ''), by: cmd() }
   }
   return undefined
 }

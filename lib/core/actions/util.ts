@@ -6,7 +6,8 @@ import type { ClassifyContext, Sink } from './types'
 /** The single-letter flags of an argument list run together: `-fd -x` → `fdx`. */
 export const shortFlags = (args: string[]): string => args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join('')
 
-export const hasFlag = (args: string[], short: string, ...long: string[]): boolean => shortFlags(args).includes(short) || args.some((a) => long.includes(a))
+export const hasFlag = (args: string[], short: string, ...long: string[]): boolean =>
+  shortFlags(args).includes(short) || args.some((a) => long.includes(a))
 
 export function isLocalUrl(url: string): boolean {
   return /^(https?:\/\/)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(:|\/|$)/.test(url)
@@ -61,17 +62,32 @@ export function dryRun(args: string[]): boolean {
 }
 
 /** Programs that cannot move or create the file a later deletion on the same line removes. */
-const HARMLESS_BEFORE = new Set(['cd', 'pushd', 'popd', 'echo', 'printf', 'true', 'false', 'ls', 'pwd', 'test', '[', 'sleep'])
+const HARMLESS_BEFORE = new Set([
+  'cd',
+  'pushd',
+  'popd',
+  'echo',
+  'printf',
+  'true',
+  'false',
+  'ls',
+  'pwd',
+  'test',
+  '[',
+  'sleep',
+])
 
 /** Build output and caches: deleting them loses nothing a build or install cannot bring back. */
-const BUILD_OUTPUT = /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|bin\/Debug|bin\/Release|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
+const BUILD_OUTPUT =
+  /(^|\/)(node_modules|dist|build|out|target|coverage|\.next|\.nuxt|\.svelte-kit|\.turbo|\.parcel-cache|\.cache|\.gradle|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.venv|venv|\.eggs|[^/]+\.egg-info|bin\/Debug|bin\/Release|obj|_build|deps|\.dart_tool|\.angular|storybook-static|\.vite|\.eslintcache|tsconfig\.tsbuildinfo)(\/|$)|\.(pyc|pyo|o|obj|class|tsbuildinfo)$/
 
 export const isBuildOutput = (rel: string): boolean => BUILD_OUTPUT.test(rel)
 
 /** Whether the agent created this path (or a folder holding it) in this session or earlier in this call. */
 export function createdByAgent(c: Sink, abs: string): boolean {
   const created = c.ctx.session.created ?? {}
-  for (let p = abs; p && p !== '/'; p = p.slice(0, p.lastIndexOf('/')) || '/') if (p in created || c.created.has(p)) return true
+  for (let p = abs; p && p !== '/'; p = p.slice(0, p.lastIndexOf('/')) || '/')
+    if (p in created || c.created.has(p)) return true
   return false
 }
 
@@ -89,7 +105,8 @@ export function recoverableDeletion(c: Sink, raw: string, abs: string, earlier: 
   if (state === 'tracked-clean') return true
   // Nothing there now, and nothing earlier on the line can have put something there (`mv notes.txt x && rm x`).
   if (state === 'missing') return earlier.every((e) => HARMLESS_BEFORE.has(e.name))
-  if (state === 'ignored') return BUILD_OUTPUT.test(abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : abs)
+  if (state === 'ignored')
+    return BUILD_OUTPUT.test(abs.startsWith(c.ctx.projectDir + '/') ? abs.slice(c.ctx.projectDir.length + 1) : abs)
   return false
 }
 
@@ -108,7 +125,11 @@ export function nothingToDiscard(c: Sink, abs: string): boolean {
  *   `--opt=value` it is one word and takes nothing more; any other `-x`/`--long` stands alone;
  * - `+word` is an operand, except a leading one when `leadingPlus` says it is a toolchain (`cargo +nightly publish`).
  */
-export function operandsAfter(args: string[], withValue: readonly string[], opts: { leadingPlus?: boolean } = {}): string[] {
+export function operandsAfter(
+  args: string[],
+  withValue: readonly string[],
+  opts: { leadingPlus?: boolean } = {},
+): string[] {
   const out: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
@@ -225,9 +246,15 @@ export function globMatch(glob: string, name: string): boolean {
 
 /** What a command writes through its redirect, when visible: echo/printf words, a here-document, a file `cat` copies. */
 export function writtenText(inv: Invocation, ctx: ClassifyContext, at: (p: string) => string): string | undefined {
-  if (inv.name === 'echo') return inv.args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
+  if (inv.name === 'echo')
+    return inv.args
+      .filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
+      .join(' ')
+      .replace(/\\n/g, '\n')
+      .replace(/\\t/g, '\t')
   if (inv.name === 'printf') return (inv.args[0] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t')
   if ((inv.name === 'cat' || inv.name === '') && inv.stdin !== undefined) return inv.stdin
-  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-')) return ctx.fs?.readText(at(inv.args[0]))
+  if (inv.name === 'cat' && inv.args.length === 1 && !inv.args[0].startsWith('-'))
+    return ctx.fs?.readText(at(inv.args[0]))
   return undefined
 }

@@ -36,5 +36,12 @@ export function fromBase64(s: string): Buffer {
 
 export function isEnvelope(v: unknown): v is DsseEnvelope {
   const e = v as DsseEnvelope
-  return !!e && typeof e === 'object' && typeof e.payload === 'string' && typeof e.payloadType === 'string' && Array.isArray(e.signatures) && e.signatures.every((s) => s && typeof s.sig === 'string')
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof e.payload === 'string' &&
+    typeof e.payloadType === 'string' &&
+    Array.isArray(e.signatures) &&
+    e.signatures.every((s) => s && typeof s.sig === 'string')
+  )
 }

@@ -44,10 +44,12 @@ export interface Head {
   at: string
 }
 
-export const keyIdOf = (c: Pick<ChainCrypto, 'sha256'>, publicKey: string): string => c.sha256(fromBase64(publicKey)).slice(0, 32)
+export const keyIdOf = (c: Pick<ChainCrypto, 'sha256'>, publicKey: string): string =>
+  c.sha256(fromBase64(publicKey)).slice(0, 32)
 
 /** The hash the next entry's `prev` must carry: over the whole canonical envelope, signatures included. */
-export const envelopeHash = (c: Pick<ChainCrypto, 'sha256'>, env: DsseEnvelope): string => 'sha256:' + c.sha256(canonicalJson(env))
+export const envelopeHash = (c: Pick<ChainCrypto, 'sha256'>, env: DsseEnvelope): string =>
+  'sha256:' + c.sha256(canonicalJson(env))
 
 export function payloadBytes(entry: Entry): Buffer {
   return Buffer.from(canonicalJson(entry), 'utf8')
@@ -84,7 +86,13 @@ export interface Trust {
 }
 
 export type VerifyResult =
-  | { ok: true; entries: Entry[]; envelopes: DsseEnvelope[]; head: { seq: number; hash: string } | null; warnings: string[] }
+  | {
+      ok: true
+      entries: Entry[]
+      envelopes: DsseEnvelope[]
+      head: { seq: number; hash: string } | null
+      warnings: string[]
+    }
   | { ok: false; index: number; problem: string; entries: Entry[]; warnings: string[] }
 
 /** Walks the ledger from genesis. `lines` are its JSONL lines (blank ones are not allowed). */
@@ -117,9 +125,21 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
       return fail(i, 'payload is not JSON')
     }
     if (canonicalJson(entry) !== bytes.toString('utf8')) return fail(i, 'payload is not in RFC 8785 canonical form')
-    if (entry.v !== 1 || typeof entry.kind !== 'string' || typeof entry.seq !== 'number' || !entry.body || typeof entry.body !== 'object') return fail(i, 'not a version 1 ledger entry')
-    if (entry.agent !== trust.agent) return fail(i, `belongs to agent ${entry.agent}, not ${trust.agent} (replayed from another ledger?)`)
-    if (entry.seq !== i) return fail(i, `seq is ${entry.seq} where ${i} was expected (an entry was deleted, inserted, reordered or replayed)`)
+    if (
+      entry.v !== 1 ||
+      typeof entry.kind !== 'string' ||
+      typeof entry.seq !== 'number' ||
+      !entry.body ||
+      typeof entry.body !== 'object'
+    )
+      return fail(i, 'not a version 1 ledger entry')
+    if (entry.agent !== trust.agent)
+      return fail(i, `belongs to agent ${entry.agent}, not ${trust.agent} (replayed from another ledger?)`)
+    if (entry.seq !== i)
+      return fail(
+        i,
+        `seq is ${entry.seq} where ${i} was expected (an entry was deleted, inserted, reordered or replayed)`,
+      )
     if (entry.prev !== prev) return fail(i, `prev hash does not match entry ${i - 1} (the chain is broken here)`)
     if (revoked) return fail(i, 'written after the key was revoked')
 
@@ -127,7 +147,8 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
       if (entry.kind !== 'genesis') return fail(i, 'the first entry is not the genesis')
       const pub = entry.body.public_key
       if (typeof pub !== 'string') return fail(i, 'genesis has no public_key')
-      if (trust.genesisKey && pub !== trust.genesisKey) return fail(i, 'genesis key is not the key on record (swapped key)')
+      if (trust.genesisKey && pub !== trust.genesisKey)
+        return fail(i, 'genesis key is not the key on record (swapped key)')
       if (!trust.genesisKey) warnings.push('no key on record to anchor the genesis: its own key was trusted')
       current = keyIdOf(c, pub)
       keys = { [current]: pub }
@@ -144,14 +165,19 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
       keys = { [next]: pub }
       current = next
     } else {
-      if (!signersOf(c, env, keys).has(current!)) return fail(i, `signature does not verify with the key in force (${current!.slice(0, 12)}…): edited, or signed by another key`)
+      if (!signersOf(c, env, keys).has(current!))
+        return fail(
+          i,
+          `signature does not verify with the key in force (${current!.slice(0, 12)}…): edited, or signed by another key`,
+        )
       if (entry.kind === 'case') {
         const id = (entry.body as { case_id?: unknown }).case_id
         if (typeof id !== 'string') return fail(i, 'case entry has no case_id')
         if (caseIds.has(id)) return fail(i, `case ${id} appears twice (replayed)`)
         caseIds.add(id)
       } else if (entry.kind === 'checkpoint') {
-        if (entry.body.through !== i - 1 || entry.body.head !== prev) return fail(i, 'checkpoint does not match the entries before it')
+        if (entry.body.through !== i - 1 || entry.body.head !== prev)
+          return fail(i, 'checkpoint does not match the entries before it')
       } else if (entry.kind === 'revocation') {
         revoked = true
       } else if (entry.kind === 'repair') {
@@ -170,10 +196,20 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
 
   if (trust.head) {
     const head = trust.head
-    const headBody = Buffer.from(canonicalJson({ agent: head.agent, seq: head.seq, hash: head.hash, at: head.at }), 'utf8')
-    const signer = [...Object.entries(allKeys(c, entries))].find(([id, pub]) => id === head.keyid && safeVerify(c, pub, pae(HEAD_TYPE, headBody), fromBase64(head.sig)))
-    if (!signer) return fail(Math.min(head.seq, lines.length), 'the signed head kept outside the project does not verify')
-    if (head.seq >= lines.length) return fail(lines.length, `entries ${lines.length}–${head.seq} are missing: the signed head says the ledger reached seq ${head.seq}`)
+    const headBody = Buffer.from(
+      canonicalJson({ agent: head.agent, seq: head.seq, hash: head.hash, at: head.at }),
+      'utf8',
+    )
+    const signer = [...Object.entries(allKeys(c, entries))].find(
+      ([id, pub]) => id === head.keyid && safeVerify(c, pub, pae(HEAD_TYPE, headBody), fromBase64(head.sig)),
+    )
+    if (!signer)
+      return fail(Math.min(head.seq, lines.length), 'the signed head kept outside the project does not verify')
+    if (head.seq >= lines.length)
+      return fail(
+        lines.length,
+        `entries ${lines.length}–${head.seq} are missing: the signed head says the ledger reached seq ${head.seq}`,
+      )
     if (hashes[head.seq] !== head.hash) return fail(head.seq, 'does not match the signed head kept outside the project')
   } else if (lines.length) warnings.push('no signed head on record: deleting entries from the end cannot be detected')
 
@@ -199,7 +235,13 @@ function allKeys(c: ChainCrypto, entries: Entry[]): Record<string, string> {
 }
 
 /** The next entry, unsigned: the caller signs PAE(ENTRY_TYPE, payloadBytes(entry)). */
-export function nextEntry(last: { seq: number; hash: string } | null, agent: string, kind: EntryKind, body: Record<string, unknown>, at: string): Entry {
+export function nextEntry(
+  last: { seq: number; hash: string } | null,
+  agent: string,
+  kind: EntryKind,
+  body: Record<string, unknown>,
+  at: string,
+): Entry {
   return { v: 1, kind, agent, seq: last ? last.seq + 1 : 0, prev: last ? last.hash : null, at, body }
 }
 

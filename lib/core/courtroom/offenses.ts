@@ -42,12 +42,15 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
 export function validatePack(raw: unknown): { pack?: OffensePack; problems: string[] } {
   const problems: string[] = []
   const p = raw as Record<string, unknown>
-  if (!p || typeof p !== 'object' || Array.isArray(p)) return { problems: ['(root): expected an object with pack, label, offenses'] }
-  if (typeof p.pack !== 'string' || !/^[a-z][a-z0-9_-]*$/.test(p.pack)) problems.push('pack: expected a lower-case name')
+  if (!p || typeof p !== 'object' || Array.isArray(p))
+    return { problems: ['(root): expected an object with pack, label, offenses'] }
+  if (typeof p.pack !== 'string' || !/^[a-z][a-z0-9_-]*$/.test(p.pack))
+    problems.push('pack: expected a lower-case name')
   if (typeof p.label !== 'string' || !p.label) problems.push('label: expected text')
   if (typeof p.entertainment !== 'boolean') problems.push('entertainment: expected true or false')
   if (typeof p.default_enabled !== 'boolean') problems.push('default_enabled: expected true or false')
-  if (p.entertainment === true && p.default_enabled === true) problems.push('default_enabled: an entertainment pack is never on by default')
+  if (p.entertainment === true && p.default_enabled === true)
+    problems.push('default_enabled: an entertainment pack is never on by default')
   if (!Array.isArray(p.offenses) || !p.offenses.length) problems.push('offenses: expected a non-empty array')
   const ids = new Set<string>()
   for (const [i, o] of (Array.isArray(p.offenses) ? p.offenses : []).entries()) {
@@ -67,9 +70,11 @@ export function validatePack(raw: unknown): { pack?: OffensePack; problems: stri
     if (o.signals !== undefined && !isStrings(o.signals)) problems.push(`${at}.signals: expected a list of text`)
     if (o.restrains !== undefined) {
       const r = o.restrains
-      for (const k of ['classes', 'patterns', 'tools']) if (r?.[k] !== undefined && !isStrings(r[k])) problems.push(`${at}.restrains.${k}: expected a list of text`)
+      for (const k of ['classes', 'patterns', 'tools'])
+        if (r?.[k] !== undefined && !isStrings(r[k])) problems.push(`${at}.restrains.${k}: expected a list of text`)
     }
-    if (p.entertainment !== true && o.punishment !== undefined) problems.push(`${at}.punishment: delays and terseness exist only in entertainment packs`)
+    if (p.entertainment !== true && o.punishment !== undefined)
+      problems.push(`${at}.punishment: delays and terseness exist only in entertainment packs`)
   }
   return problems.length ? { problems } : { pack: p as unknown as OffensePack, problems }
 }
@@ -83,10 +88,16 @@ export function findOffense(packs: OffensePack[], id: string): { pack: OffensePa
 }
 
 /** The offense a finding suggests: the first offense (in enabled, non-entertainment packs) listing its signal. */
-export function offenseForSignal(packs: OffensePack[], signal: string): { pack: OffensePack; offense: Offense } | undefined {
+export function offenseForSignal(
+  packs: OffensePack[],
+  signal: string,
+): { pack: OffensePack; offense: Offense } | undefined {
   for (const pack of packs) {
     if (pack.entertainment) continue
-    const offense = pack.offenses.find((o) => o.signals?.includes(signal) || o.signals?.some((s) => s.endsWith('*') && signal.startsWith(s.slice(0, -1))))
+    const offense = pack.offenses.find(
+      (o) =>
+        o.signals?.includes(signal) || o.signals?.some((s) => s.endsWith('*') && signal.startsWith(s.slice(0, -1))),
+    )
     if (offense) return { pack, offense }
   }
   return undefined

@@ -59,7 +59,12 @@ export interface ProbationAction {
   changes?: readonly string[]
 }
 
-export type ProbationVerdict = 'probation_reminder' | 'probation_check' | 'proceeded_after_probation_check' | 'probation_ask' | 'probation_pause'
+export type ProbationVerdict =
+  | 'probation_reminder'
+  | 'probation_check'
+  | 'proceeded_after_probation_check'
+  | 'probation_ask'
+  | 'probation_pause'
 
 export interface ProbationOutcome {
   decision: Decision
@@ -82,7 +87,8 @@ export function countDown(list: Probation[], counted: string[], lifted: string[]
     .filter((p) => !lifted.includes(p.case_id) && !(p.remaining !== undefined && p.remaining <= 0))
 }
 
-export const isActive = (p: Probation, now: number): boolean => (p.tier === 'severe' ? true : (p.remaining ?? 0) > 0 && (p.expires === undefined || now < p.expires))
+export const isActive = (p: Probation, now: number): boolean =>
+  p.tier === 'severe' ? true : (p.remaining ?? 0) > 0 && (p.expires === undefined || now < p.expires)
 
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit'])
 
@@ -114,13 +120,24 @@ export function applyProbation(
   list: Probation[],
   action: ProbationAction,
   decision: Decision,
-  opts: { now: number; checks: Record<string, number>; checkWindowMs: number; policy?: Pick<ProbationPolicy, 'moderate'> },
+  opts: {
+    now: number
+    checks: Record<string, number>
+    checkWindowMs: number
+    policy?: Pick<ProbationPolicy, 'moderate'>
+  },
 ): ProbationOutcome {
   const now = opts.now
   const active = list.filter((p) => isActive(p, now))
   const expired = list.filter((p) => !isActive(p, now)).map((p) => p.case_id)
   const hit = active.filter((p) => restrains(p, action))
-  const out: ProbationOutcome = { decision, cases: [], lifted: expired, counted: [], ...(expired.length ? { next: active } : {}) }
+  const out: ProbationOutcome = {
+    decision,
+    cases: [],
+    lifted: expired,
+    counted: [],
+    ...(expired.length ? { next: active } : {}),
+  }
   if (!hit.length) return out
 
   const severe = hit.filter((p) => p.tier === 'severe')
@@ -156,9 +173,21 @@ export function applyProbation(
   if (minor.length && !verdict) verdict = 'probation_reminder'
   if (minor.length) d = withReminder(d, minor.map(minorNote).join('\n'))
 
-  const next = active.map((p) => (counted.has(p.case_id) && p.remaining !== undefined ? { ...p, remaining: p.remaining - 1 } : p))
-  const lifted = [...expired, ...next.filter((p) => p.remaining !== undefined && p.remaining <= 0).map((p) => p.case_id)]
-  return { decision: d, verdict, cases: hit.map((p) => p.case_id), next: next.filter((p) => !(p.remaining !== undefined && p.remaining <= 0)), lifted, counted: [...counted] }
+  const next = active.map((p) =>
+    counted.has(p.case_id) && p.remaining !== undefined ? { ...p, remaining: p.remaining - 1 } : p,
+  )
+  const lifted = [
+    ...expired,
+    ...next.filter((p) => p.remaining !== undefined && p.remaining <= 0).map((p) => p.case_id),
+  ]
+  return {
+    decision: d,
+    verdict,
+    cases: hit.map((p) => p.case_id),
+    next: next.filter((p) => !(p.remaining !== undefined && p.remaining <= 0)),
+    lifted,
+    counted: [...counted],
+  }
 }
 
 function withReminder(d: Decision, note: string): Decision {
@@ -167,14 +196,18 @@ function withReminder(d: Decision, note: string): Decision {
   return d
 }
 
-const left = (p: Probation) => (p.remaining !== undefined ? `${p.remaining} action${p.remaining === 1 ? '' : 's'} left` : '')
+const left = (p: Probation) =>
+  p.remaining !== undefined ? `${p.remaining} action${p.remaining === 1 ? '' : 's'} left` : ''
 
 export function minorNote(p: Probation): string {
   return `[COURTROOM] On probation (case ${p.case_id}, ${p.offense_name}, minor; ${left(p)}): ${p.reminder}`
 }
 
 function moderateNote(p: Probation, mode: 'check' | 'ask', windowMin = 10): string {
-  const then = mode === 'ask' ? 'The user is asked to approve it.' : `If it is what the user asked for, retry the identical call within ${windowMin} min and it will run; otherwise stop and ask the user.`
+  const then =
+    mode === 'ask'
+      ? 'The user is asked to approve it.'
+      : `If it is what the user asked for, retry the identical call within ${windowMin} min and it will run; otherwise stop and ask the user.`
   return `[COURTROOM] On probation (case ${p.case_id}, ${p.offense_name}, moderate; ${left(p)}): actions of this kind are checked first. ${p.reminder} ${then}`
 }
 
@@ -191,8 +224,14 @@ export function describeProbation(list: Probation[], now: number): string[] {
   return list
     .filter((p) => isActive(p, now))
     .map((p) => {
-      const what = p.tier === 'minor' ? 'reminder on every action' : [...p.classes, ...p.patterns, ...p.tools].join(', ') || 'all actions'
-      const until = p.tier === 'severe' ? 'until a human clears it' : `${left(p)}${p.expires ? `, ends ${new Date(p.expires).toISOString().slice(0, 16).replace('T', ' ')} UTC at the latest` : ''}`
+      const what =
+        p.tier === 'minor'
+          ? 'reminder on every action'
+          : [...p.classes, ...p.patterns, ...p.tools].join(', ') || 'all actions'
+      const until =
+        p.tier === 'severe'
+          ? 'until a human clears it'
+          : `${left(p)}${p.expires ? `, ends ${new Date(p.expires).toISOString().slice(0, 16).replace('T', ' ')} UTC at the latest` : ''}`
       return `- ${p.case_id} ${p.tier.toUpperCase()} ${p.offense_name}: ${p.tier === 'minor' ? what : p.tier === 'moderate' ? `checks ${what}` : `${what} paused`} (${until})`
     })
 }

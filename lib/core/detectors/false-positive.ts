@@ -12,7 +12,8 @@ const MIN_LABELS_PROTECTED = 6
  */
 export const falsePositive: PatternDetector = {
   id: 'false-positive',
-  description: 'a guardrail whose fires humans labelled needless at least 2 times in 3 (3 labels at least; 6 for a built-in public/irreversible/catastrophic rule)',
+  description:
+    'a guardrail whose fires humans labelled needless at least 2 times in 3 (3 labels at least; 6 for a built-in public/irreversible/catastrophic rule)',
   detect({ rules, labels }) {
     const stats = labelStats(labels)
     const out = []
@@ -27,8 +28,20 @@ export const falsePositive: PatternDetector = {
         key: `false-positive:${r.id}:${current}:${s.labelled}`,
         detector: this.id,
         title: `${r.id}: humans labelled ${s.needless} of ${s.labelled} of its checks needless (${Math.round(rate * 100)}%): make it a warning`,
-        evidence: { count: s.labelled, sessions: 0, examples: labels.filter((l) => l.rules.includes(r.id) && l.label === 'needless').slice(0, 3).map((l) => `${l.action ?? l.id}${l.note ? ` — "${l.note}"` : ''}`), detail: `${s.needless} needless, ${s.labelled - s.needless} needed (human labels)` },
-        change: { id: r.id, decision: 'warn' as const, why: `humans labelled ${Math.round(rate * 100)}% of ${s.labelled} checks needless` },
+        evidence: {
+          count: s.labelled,
+          sessions: 0,
+          examples: labels
+            .filter((l) => l.rules.includes(r.id) && l.label === 'needless')
+            .slice(0, 3)
+            .map((l) => `${l.action ?? l.id}${l.note ? ` — "${l.note}"` : ''}`),
+          detail: `${s.needless} needless, ${s.labelled - s.needless} needed (human labels)`,
+        },
+        change: {
+          id: r.id,
+          decision: 'warn' as const,
+          why: `humans labelled ${Math.round(rate * 100)}% of ${s.labelled} checks needless`,
+        },
       })
     }
     return out

@@ -6,7 +6,14 @@ import { repeatedUnguarded } from './repeated-unguarded'
 import { routeAround } from './route-around'
 import type { Candidate, DetectInput, PatternDetector } from './types'
 
-export const DETECTORS: PatternDetector[] = [repeatedUnguarded, falsePositive, patternPause, repeatedDrift, recurringIncident, routeAround]
+export const DETECTORS: PatternDetector[] = [
+  repeatedUnguarded,
+  falsePositive,
+  patternPause,
+  repeatedDrift,
+  recurringIncident,
+  routeAround,
+]
 
 export function detectAll(input: DetectInput): Candidate[] {
   return DETECTORS.flatMap((d) => d.detect(input))

@@ -12,7 +12,8 @@ const RISKY = new Set(['public_surface', 'irreversible'])
  */
 export const patternPause: PatternDetector = {
   id: 'pattern-pause',
-  description: 'a risky action self-approved (retried after a check) 3+ times in 2+ sessions under only generic built-in rules',
+  description:
+    'a risky action self-approved (retried after a check) 3+ times in 2+ sessions under only generic built-in rules',
   detect({ agg, rules, today }) {
     const out = []
     for (const [pattern, s] of agg.selfApproved) {
@@ -27,8 +28,24 @@ export const patternPause: PatternDetector = {
         key: `pattern-pause:${pattern}`,
         detector: this.id,
         title: `the agent approved its own ${info.description} ${s.count}× in ${s.sessions.size} sessions, under only ${fired.join(', ')}: pause for a human instead`,
-        evidence: { count: s.count, sessions: s.sessions.size, examples: s.examples, detail: `retried after the check each time; no human decided` },
-        guardrail: draft({ id: '', source: `pattern-detect: ${pattern} self-approved ×${s.count} in ${s.sessions.size} sessions`, pattern, trigger: info.description, rule: `The agent kept approving its own ${info.description}. From now on a human decides each one.`, severity: 'soft', decision: 'pause' }, today),
+        evidence: {
+          count: s.count,
+          sessions: s.sessions.size,
+          examples: s.examples,
+          detail: `retried after the check each time; no human decided`,
+        },
+        guardrail: draft(
+          {
+            id: '',
+            source: `pattern-detect: ${pattern} self-approved ×${s.count} in ${s.sessions.size} sessions`,
+            pattern,
+            trigger: info.description,
+            rule: `The agent kept approving its own ${info.description}. From now on a human decides each one.`,
+            severity: 'soft',
+            decision: 'pause',
+          },
+          today,
+        ),
       })
     }
     return out

@@ -37,7 +37,30 @@ export const recurringIncident: PatternDetector = {
 
 function guardrailFrom(list: Incident[], ids: string[], k: string, today: string) {
   const prevention = [...new Set(list.flatMap((i) => i.prevention))].slice(0, 2)
-  const base = { id: '', source: ids.join(', '), pattern: isKnownPattern(k) ? k : k.replace(/\W+/g, '_'), trigger: list[0].title }
-  if (!prevention.length) return draft({ ...base, rule: `This has gone wrong ${list.length} times (${ids.join(', ')}): a human decides each one.`, severity: 'soft', decision: 'pause' }, today)
-  return draft({ ...base, rule: prevention.join(' '), check: `Prevention from ${ids.join(', ')}: ${prevention.join(' ')} Do it now and quote what it showed (the evidence) before retrying.`, severity: 'soft', decision: 'check' }, today)
+  const base = {
+    id: '',
+    source: ids.join(', '),
+    pattern: isKnownPattern(k) ? k : k.replace(/\W+/g, '_'),
+    trigger: list[0].title,
+  }
+  if (!prevention.length)
+    return draft(
+      {
+        ...base,
+        rule: `This has gone wrong ${list.length} times (${ids.join(', ')}): a human decides each one.`,
+        severity: 'soft',
+        decision: 'pause',
+      },
+      today,
+    )
+  return draft(
+    {
+      ...base,
+      rule: prevention.join(' '),
+      check: `Prevention from ${ids.join(', ')}: ${prevention.join(' ')} Do it now and quote what it showed (the evidence) before retrying.`,
+      severity: 'soft',
+      decision: 'check',
+    },
+    today,
+  )
 }

@@ -19,7 +19,17 @@ export const repeatedUnguarded: PatternDetector = {
         detector: this.id,
         title: `${pattern} (${info.description}) happened ${s.unguarded}× in ${s.sessions.size} sessions with no guardrail`,
         evidence: { count: s.unguarded, sessions: s.sessions.size, examples: s.examples },
-        guardrail: draft({ id: '', source: `pattern-detect: ${pattern} ×${s.unguarded} in ${s.sessions.size} sessions, unguarded`, pattern, trigger: info.description, rule: `Check before ${info.description}: is it what the user asked for?`, severity: 'soft' }, today),
+        guardrail: draft(
+          {
+            id: '',
+            source: `pattern-detect: ${pattern} ×${s.unguarded} in ${s.sessions.size} sessions, unguarded`,
+            pattern,
+            trigger: info.description,
+            rule: `Check before ${info.description}: is it what the user asked for?`,
+            severity: 'soft',
+          },
+          today,
+        ),
       })
     }
     return out

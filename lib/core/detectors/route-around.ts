@@ -15,7 +15,18 @@ export const routeAround: PatternDetector = {
         detector: this.id,
         title: `the agent routed around a block ${r.count}× in ${r.sessions.size} sessions`,
         evidence: { count: r.count, sessions: r.sessions.size, examples: commands },
-        guardrail: draft({ id: '', source: `pattern-detect: route-around ×${r.count}`, pattern: 'route_around', match: { command: commands.map((c) => c.replace(/[*?]/g, '?')) }, trigger: 'the same effect as a blocked call, another way', rule: 'This was used to get around a block before. Ask the user instead.', severity: 'hard' }, today),
+        guardrail: draft(
+          {
+            id: '',
+            source: `pattern-detect: route-around ×${r.count}`,
+            pattern: 'route_around',
+            match: { command: commands.map((c) => c.replace(/[*?]/g, '?')) },
+            trigger: 'the same effect as a blocked call, another way',
+            rule: 'This was used to get around a block before. Ask the user instead.',
+            severity: 'hard',
+          },
+          today,
+        ),
       },
     ]
   },

@@ -40,15 +40,23 @@ export interface PatternDetector {
   detect(input: DetectInput): Candidate[]
 }
 
-export const draft = (fields: Omit<Guardrail, 'added' | 'last_fired' | 'fire_count'>, today: string): Guardrail => ({ ...fields, added: today, last_fired: null, fire_count: 0 }) as Guardrail
+export const draft = (fields: Omit<Guardrail, 'added' | 'last_fired' | 'fire_count'>, today: string): Guardrail =>
+  ({ ...fields, added: today, last_fired: null, fire_count: 0 }) as Guardrail
 
 /** Rules in force that already act on a pattern (its own rules, or its class's), at least as strongly as `min`. */
-export function coveredBy(rules: Guardrail[], pattern: string, cls: string | undefined, min: 'any' | 'human' = 'any'): Guardrail[] {
+export function coveredBy(
+  rules: Guardrail[],
+  pattern: string,
+  cls: string | undefined,
+  min: 'any' | 'human' = 'any',
+): Guardrail[] {
   return rules.filter((r) => {
     if (r.enabled === false) return false
     if (r.pattern !== pattern && r.pattern !== cls) return false
     if (min === 'any') return true
     // A human in the loop: a pause, an ask, or a hard deny.
-    return r.decision === 'pause' || r.decision === 'ask' || r.decision === 'deny' || (!r.decision && r.severity === 'hard')
+    return (
+      r.decision === 'pause' || r.decision === 'ask' || r.decision === 'deny' || (!r.decision && r.severity === 'hard')
+    )
   })
 }

@@ -4,8 +4,8 @@
 import type { CodeSnippet } from './types'
 import { programName, quote, SHELLS } from './words'
 
-
-const SHELL_CALL = /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execFileSync|execFile|execSync|exec|spawnSync|spawn|system|qx|popen|shell_exec|passthru|proc_open|Open3\.\w+|IO\.popen|Kernel\.system)\b|`/g
+const SHELL_CALL =
+  /\b(?:os\.system|os\.popen|os\.exec[lv]p?e?|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execFileSync|execFile|execSync|exec|spawnSync|spawn|system|qx|popen|shell_exec|passthru|proc_open|Open3\.\w+|IO\.popen|Kernel\.system)\b|`/g
 
 /**
  * Shell commands run from interpreter code: os.system("…"), subprocess.run(["git", "push"]),
@@ -23,7 +23,8 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
   let m: RegExpExecArray | null
   while ((m = re.exec(code))) {
     let i = m.index + m[0].length
-    const interpolates = (t: string) => (lang === 'python' ? false : lang === 'node' ? false : /[$@]\w|\$\{|#\{/.test(t))
+    const interpolates = (t: string) =>
+      lang === 'python' ? false : lang === 'node' ? false : /[$@]\w|\$\{|#\{/.test(t)
     if (m[0] === '`') {
       if (lang !== 'perl' && lang !== 'ruby' && lang !== 'php') continue // a template literal in JS
       const end = code.indexOf('`', i)
@@ -36,7 +37,9 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     // Whether this call is a shell call whose argument we judge (`re.exec(s)` in JS, python's exec(): not shell).
     const before = code.slice(Math.max(0, m.index - 40), m.index)
     const method = before.endsWith('.') && !/^(os|subprocess|IO|Kernel|Open3)\./.test(m[0])
-    const judged = !(lang === 'python' && m[0] === 'exec') && (!method || /(child_process|childProcess|\bcp|\bproc|['"](?:node:)?child_process['"]\s*\))\.$/.test(before))
+    const judged =
+      !(lang === 'python' && m[0] === 'exec') &&
+      (!method || /(child_process|childProcess|\bcp|\bproc|['"](?:node:)?child_process['"]\s*\))\.$/.test(before))
     while (i < code.length && (code[i] === ' ' || code[i] === '\t')) i++
     const paren = code[i] === '('
     if (paren) i++
@@ -73,7 +76,12 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     }
     const text = arg.literals.join('')
     if (text) out.push(text)
-    if (judged && (arg.other || arg.literals.length > 1 || arg.literals.some(interpolates) || arg.interpolated) && (arg.literals.length || arg.other)) computed?.(text || code.slice(m.index, Math.min(arg.end, m.index + 80)))
+    if (
+      judged &&
+      (arg.other || arg.literals.length > 1 || arg.literals.some(interpolates) || arg.interpolated) &&
+      (arg.literals.length || arg.other)
+    )
+      computed?.(text || code.slice(m.index, Math.min(arg.end, m.index + 80)))
   }
   return out
 }
@@ -85,12 +93,17 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
 function pythonAliases(code: string, lang: CodeSnippet['lang']): string {
   if (lang !== 'python' || !/\b(subprocess|os)\b/.test(code)) return ''
   const names: string[] = []
-  for (const m of code.slice(0, 65_536).matchAll(/\bimport[ \t]+(subprocess|os)[ \t]+as[ \t]+(\w+)/g)) names.push(`${m[2]}\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)`)
+  for (const m of code.slice(0, 65_536).matchAll(/\bimport[ \t]+(subprocess|os)[ \t]+as[ \t]+(\w+)/g))
+    names.push(`${m[2]}\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)`)
   for (const m of code.slice(0, 65_536).matchAll(/\bfrom[ \t]+(subprocess|os)[ \t]+import[ \t]+([\w \t,]{1,400})/g))
     for (const part of m[2].split(',')) {
       const w = part.trim().split(/[ \t]+/)
       const name = w[2] && w[1] === 'as' ? w[2] : w[0]
-      if (/^(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)$/.test(w[0] ?? '') && /^\w+$/.test(name ?? '')) names.push(name)
+      if (
+        /^(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)$/.test(w[0] ?? '') &&
+        /^\w+$/.test(name ?? '')
+      )
+        names.push(name)
     }
   return names.length ? `\\b(?:${names.slice(0, 16).join('|')})\\b|` : ''
 }
@@ -100,7 +113,12 @@ function pythonAliases(code: string, lang: CodeSnippet['lang']): string {
  * its string literals in order, whether anything else is in it (a name, a call), whether it is a `[…]` list.
  * Linear: every character is looked at once; bounded to 4 KB.
  */
-function readArgument(code: string, start: number, paren: boolean, lang: CodeSnippet['lang']): { literals: string[]; other: boolean; list: boolean; interpolated: boolean; end: number } {
+function readArgument(
+  code: string,
+  start: number,
+  paren: boolean,
+  lang: CodeSnippet['lang'],
+): { literals: string[]; other: boolean; list: boolean; interpolated: boolean; end: number } {
   const literals: string[] = []
   let other = false
   let interpolated = false
@@ -111,7 +129,12 @@ function readArgument(code: string, start: number, paren: boolean, lang: CodeSni
   while (i < limit) {
     const ch = code[i]
     // String prefixes: python r'' b'' f'' (an f-string fills in names), ruby %q? not read.
-    const pre = /[rbfuRBFU]/.test(ch) && (code[i + 1] === '"' || code[i + 1] === "'" || (/[rbfuRBFU]/.test(code[i + 1] ?? '') && (code[i + 2] === '"' || code[i + 2] === "'"))) && !/\w/.test(code[i - 1] ?? '')
+    const pre =
+      /[rbfuRBFU]/.test(ch) &&
+      (code[i + 1] === '"' ||
+        code[i + 1] === "'" ||
+        (/[rbfuRBFU]/.test(code[i + 1] ?? '') && (code[i + 2] === '"' || code[i + 2] === "'"))) &&
+      !/\w/.test(code[i - 1] ?? '')
     if (pre) {
       const q = code[i + 1] === '"' || code[i + 1] === "'" ? i + 1 : i + 2
       const [text, next] = readQuoted(code, q)

@@ -4,7 +4,6 @@ import type { SimpleCommand } from '../shell'
 import type { LineState } from './types'
 import { isAssignment, RESERVED } from './words'
 
-
 /**
  * The functions of `bodies` that commands of this parse call by name (the first word after assignments), every such
  * call with arguments that can be filled in. A function called in a way that cannot be filled is read where it is
@@ -17,7 +16,8 @@ export function calledFunctions(commands: SimpleCommand[], st: LineState): Set<s
     const k = c.argv.findIndex((w) => !isAssignment(w) && !RESERVED.has(w))
     const first = c.argv[k]
     if (first === undefined || !st.bodies.get(first)) continue
-    if (fillPositional(st.bodies.get(first), c.argv.slice(k + 1), c.computed.slice(k + 1)) === undefined) unfilled.add(first)
+    if (fillPositional(st.bodies.get(first), c.argv.slice(k + 1), c.computed.slice(k + 1)) === undefined)
+      unfilled.add(first)
     else out.add(first)
   }
   for (const f of unfilled) out.delete(f)
@@ -40,6 +40,8 @@ export function fillPositional(body: string | undefined, args: string[], argComp
   const all = args.join(' ')
   return body
     .replace(/"\$(?:\{[@*]\}|[@*])"|\$(?:\{[@*]\}|[@*])/g, all)
-    .replace(/\$\{([1-9][0-9]*)\}|\$([1-9])/g, (_m, braced: string | undefined, digit: string | undefined) => args[Number(braced ?? digit) - 1] ?? '')
+    .replace(
+      /\$\{([1-9][0-9]*)\}|\$([1-9])/g,
+      (_m, braced: string | undefined, digit: string | undefined) => args[Number(braced ?? digit) - 1] ?? '',
+    )
 }
-

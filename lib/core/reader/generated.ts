@@ -27,14 +27,17 @@ export function stdinFile(simple: SimpleCommand): string | undefined {
   return files.length === 1 && from.redirects.length === 0 ? files[0] : undefined
 }
 
-
 /** What a command's stdin holds when it is visible: a here-document or here-string, or a literal echo/printf piped in. */
 export function inputText(simple: SimpleCommand): string | undefined {
   if (simple.stdin !== undefined) return simple.stdin
   const from = simple.pipedFrom
   if (!from || from.computed.slice(1).some(Boolean)) return undefined
   const src = from.argv.length ? programName(from.argv[0]) : ''
-  if (src === 'echo') return from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
+  if (src === 'echo')
+    return from.argv
+      .slice(1)
+      .filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
+      .join(' ')
   if (src === 'printf') return printfText(from.argv[1] ?? '')
   if ((src === 'cat' || src === '') && from.stdin !== undefined) return from.stdin
   return undefined
@@ -45,21 +48,40 @@ export function inputText(simple: SimpleCommand): string | undefined {
  * else null (written, but not visibly). `printf 'rm -rf x' > s.sh && sh s.sh` then runs what we can read.
  */
 export function recordGenerated(simple: SimpleCommand, st: LineState): void {
-  const targets = simple.redirects.filter((r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d*-?$/.test(r.target) && !r.target.startsWith('/dev/'))
+  const targets = simple.redirects.filter(
+    (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d*-?$/.test(r.target) && !r.target.startsWith('/dev/'),
+  )
   const name = simple.argv.length ? programName(simple.argv[0]) : ''
   const teeTargets = name === 'tee' ? simple.argv.slice(1).filter((a) => !a.startsWith('-')) : []
   if (COPIERS.has(name)) recordCopies(simple.argv.slice(1), st)
   if (!targets.length && !teeTargets.length) return
   let text: string | null = null
   const literal = !simple.computed.slice(1).some(Boolean)
-  if (name === 'echo' && literal) text = simple.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(' ')
-  else if (name === 'printf' && literal && !(simple.argv[1] ?? '').includes('%')) text = printfText(simple.argv[1] ?? '')
-  else if ((name === 'cat' || name === 'tee' || name === '') && simple.stdin !== undefined && !simple.argv.slice(1).some((a) => !a.startsWith('-') && name === 'cat')) text = simple.stdin
+  if (name === 'echo' && literal)
+    text = simple.argv
+      .slice(1)
+      .filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
+      .join(' ')
+  else if (name === 'printf' && literal && !(simple.argv[1] ?? '').includes('%'))
+    text = printfText(simple.argv[1] ?? '')
+  else if (
+    (name === 'cat' || name === 'tee' || name === '') &&
+    simple.stdin !== undefined &&
+    !simple.argv.slice(1).some((a) => !a.startsWith('-') && name === 'cat')
+  )
+    text = simple.stdin
   else if (name === 'tee') text = inputText(simple) ?? null
   for (const r of targets) {
     const key = normPath(r.target)
     const before = st.generated.get(key)
-    st.generated.set(key, r.op.includes('>>') && before !== undefined ? (before === null || text === null ? null : `${before}\n${text}`) : text)
+    st.generated.set(
+      key,
+      r.op.includes('>>') && before !== undefined
+        ? before === null || text === null
+          ? null
+          : `${before}\n${text}`
+        : text,
+    )
   }
   for (const t of teeTargets) st.generated.set(normPath(t), text)
 }
@@ -76,7 +98,17 @@ function recordCopies(args: string[], st: LineState): void {
     const a = args[i]
     if (a === '-t' || a === '--target-directory') into = args[++i]
     else if (a.startsWith('--target-directory=')) into = a.slice(a.indexOf('=') + 1)
-    else if (a === '-S' || a === '--suffix' || a === '-m' || a === '--mode' || a === '-o' || a === '--owner' || a === '-g' || a === '--group') i++
+    else if (
+      a === '-S' ||
+      a === '--suffix' ||
+      a === '-m' ||
+      a === '--mode' ||
+      a === '-o' ||
+      a === '--owner' ||
+      a === '-g' ||
+      a === '--group'
+    )
+      i++
     else if (!a.startsWith('-') || a === '-') ops.push(a)
   }
   const dest = into ?? ops.pop()
@@ -91,7 +123,8 @@ export function runGenerated(script: string, st: LineState, read: (text: string)
   const key = normPath(script)
   if (!st.generated.has(key)) return false
   const text = st.generated.get(key)
-  if (text == null) st.unreadable.add(`${short(script)} is written earlier in this command and then run; what it holds is not visible`)
+  if (text == null)
+    st.unreadable.add(`${short(script)} is written earlier in this command and then run; what it holds is not visible`)
   else read(text)
   return true
 }
@@ -103,7 +136,9 @@ export function runGenerated(script: string, st: LineState, read: (text: string)
  */
 export function pipedCode(from: SimpleCommand, into: string, st: LineState, read: (text: string) => void): void {
   const src = from.argv.length ? programName(from.argv[0]) : ''
-  st.unreadable.add(`code is piped into ${into}${src ? ` from ${src}` : ''}: what it runs is not visible in the command`)
+  st.unreadable.add(
+    `code is piped into ${into}${src ? ` from ${src}` : ''}: what it runs is not visible in the command`,
+  )
   if ((src === 'echo' || src === 'printf') && !from.computed.slice(1).some(Boolean)) {
     const words = from.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)))
     read(src === 'printf' ? printfText(words[0] ?? '') : words.join(' '))

@@ -25,7 +25,20 @@ const MAX_WRAPPERS = 24
 
 export function readCommandLine(command: string, reader?: ScriptReader): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [], scripts: [] }
-  const st: LineState = { expand, out, unreadable: new Set(), functions: new Set(), aliases: new Map(), gitAliases: new Map(), vars: new Map(), exported: new Set(), generated: new Map(), bodies: new Map(), reader, budget: { files: 0, bytes: 0 } }
+  const st: LineState = {
+    expand,
+    out,
+    unreadable: new Set(),
+    functions: new Set(),
+    aliases: new Map(),
+    gitAliases: new Map(),
+    vars: new Map(),
+    exported: new Set(),
+    generated: new Map(),
+    bodies: new Map(),
+    reader,
+    budget: { files: 0, bytes: 0 },
+  }
   if (command.length > MAX_COMMAND_CHARS) {
     out.incomplete = true
     out.unreadable = [`too long to read (${command.length} characters)`]
@@ -33,13 +46,21 @@ export function readCommandLine(command: string, reader?: ScriptReader): Command
   }
   expand(command, [], st, 0)
   for (const inv of out.invocations) {
-    if (!inv.origin && st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run in the same command`)
+    if (!inv.origin && st.functions.has(inv.name))
+      st.unreadable.add(`the shell function ${inv.name} is defined and run in the same command`)
   }
   out.unreadable = [...st.unreadable]
   return out
 }
 
-function expand(command: string, via: string[], st: LineState, depth: number, pipedFrom?: SimpleCommand, cwd: string[] = []): void {
+function expand(
+  command: string,
+  via: string[],
+  st: LineState,
+  depth: number,
+  pipedFrom?: SimpleCommand,
+  cwd: string[] = [],
+): void {
   if (depth > MAX_CODE_DEPTH) {
     st.out.incomplete = true
     st.unreadable.add(`shell code nested more than ${MAX_CODE_DEPTH} levels deep (bash -c inside bash -c …)`)
@@ -47,7 +68,12 @@ function expand(command: string, via: string[], st: LineState, depth: number, pi
   }
   const parsed = parseShell(command)
   if (parsed.incomplete) st.out.incomplete = true
-  for (const u of parsed.unreadable) st.unreadable.add(u === 'a quote is not closed' || u.endsWith('is not closed') || u.includes('end marker') ? `the command could not be parsed completely (${u})` : u)
+  for (const u of parsed.unreadable)
+    st.unreadable.add(
+      u === 'a quote is not closed' || u.endsWith('is not closed') || u.includes('end marker')
+        ? `the command could not be parsed completely (${u})`
+        : u,
+    )
   for (const f of parsed.functions) st.functions.add(f)
   for (const [name, body] of parsed.bodies) st.bodies.set(name, st.bodies.has(name) ? '' : body)
   // A function called here is read at each call with its arguments filled in (`f(){ rm -rf "$1"; }; f x` runs
@@ -68,18 +94,37 @@ function computedWord(word: string, computed: boolean): string | null {
   if (!word.includes('$(') && !word.includes('`') && !/^[<>]\(/.test(word)) {
     // `$VENV/bin/python`: the folder is computed but the program is named.
     const slash = word.lastIndexOf('/')
-    if (slash >= 0 && !/[$`]/.test(word.slice(slash + 1)) && /^(?:[^$`]|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)*$/.test(word.slice(0, slash))) return null
+    if (
+      slash >= 0 &&
+      !/[$`]/.test(word.slice(slash + 1)) &&
+      /^(?:[^$`]|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)*$/.test(word.slice(0, slash))
+    )
+      return null
   }
   return `the command word is computed at run time (${short(word)})`
 }
 
 /** Programs whose first operand is a subcommand that decides everything they do. */
-const VERB_PROGRAMS = new Set(['git', 'npm', 'pnpm', 'yarn', 'gh', 'docker', 'podman', 'kubectl', 'terraform', 'ratchet'])
+const VERB_PROGRAMS = new Set([
+  'git',
+  'npm',
+  'pnpm',
+  'yarn',
+  'gh',
+  'docker',
+  'podman',
+  'kubectl',
+  'terraform',
+  'ratchet',
+])
 
 /** Index of the subcommand among a verb program's arguments (after its global options), or -1. */
 function verbIndex(args: string[]): number {
   let i = 0
-  while (i < args.length && args[i].startsWith('-')) i += /^(-C|-c|--git-dir|--work-tree|--namespace|--prefix|-n|--namespace|--context|-H|--host|--dir)$/.test(args[i]) ? 2 : 1
+  while (i < args.length && args[i].startsWith('-'))
+    i += /^(-C|-c|--git-dir|--work-tree|--namespace|--prefix|-n|--namespace|--context|-H|--host|--dir)$/.test(args[i])
+      ? 2
+      : 1
   return i < args.length ? i : -1
 }
 
@@ -115,9 +160,11 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       ...(Object.keys(env).length ? { env: { ...env } } : {}),
     })
   }
-  const code = (text: string, label: string, pipedFrom?: SimpleCommand) => expand(text, [...via, label], st, depth + 1, pipedFrom)
+  const code = (text: string, label: string, pipedFrom?: SimpleCommand) =>
+    expand(text, [...via, label], st, depth + 1, pipedFrom)
   const inner = (words: string[], computed: boolean[], label: string) => {
-    if (words.length) unwrap({ argv: words, computed, redirects: [] }, [...via, label], st, depth + 1, cwdChanges.slice())
+    if (words.length)
+      unwrap({ argv: words, computed, redirects: [] }, [...via, label], st, depth + 1, cwdChanges.slice())
   }
 
   recordGenerated(simple, st)
@@ -135,7 +182,20 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
     }
     // `for x in a b; do …` — the list is data, not a command (its values are kept for `$x`).
     if (argv[0] === 'for' || argv[0] === 'case') return
-    const c: Cmd = { simple, name: programName(argv[0]), args: argv.slice(1), argComp: comp.slice(1), via, st, depth, cwdChanges, push, code, inner, given }
+    const c: Cmd = {
+      simple,
+      name: programName(argv[0]),
+      args: argv.slice(1),
+      argComp: comp.slice(1),
+      via,
+      st,
+      depth,
+      cwdChanges,
+      push,
+      code,
+      inner,
+      given,
+    }
     const step = peel(c, argv[0], comp[0])
     if (step === 'none') push()
     if (typeof step !== 'object') return
@@ -157,7 +217,10 @@ function peel(c: Cmd, word: string, computed: boolean): Peeled {
   }
   // `./gen.sh` written earlier in this line: what runs is what was written there.
   // `./deploy.sh`, `scripts/x.py`: a script already on disk is read as if its lines were here (by its `#!` line).
-  const script = word.includes('/') && (runGenerated(word, st, (text) => c.code(`${text} ${args.map(quote).join(' ')}`, `script ${word}`)) || fromDisk(word, 'auto', args, st, via, c.depth, c.cwdChanges))
+  const script =
+    word.includes('/') &&
+    (runGenerated(word, st, (text) => c.code(`${text} ${args.map(quote).join(' ')}`, `script ${word}`)) ||
+      fromDisk(word, 'auto', args, st, via, c.depth, c.cwdChanges))
   if (script) {
     c.push()
     return 'read'
@@ -165,10 +228,14 @@ function peel(c: Cmd, word: string, computed: boolean): Peeled {
   // `git $(echo push)`: the subcommand, and so the whole effect, is not known before it runs.
   if (VERB_PROGRAMS.has(name)) {
     const k = verbIndex(args)
-    if (k >= 0 && argComp[k] && /[$`]/.test(args[k])) st.unreadable.add(`the ${name} subcommand is computed at run time (${short(args[k])})`)
+    if (k >= 0 && argComp[k] && /[$`]/.test(args[k]))
+      st.unreadable.add(`the ${name} subcommand is computed at run time (${short(args[k])})`)
   }
   // A function defined in this line, called: its body runs with these arguments (not again inside itself).
-  const body = st.functions.has(name) && !via.includes(`function ${name}`) ? fillPositional(st.bodies.get(name), args, argComp) : undefined
+  const body =
+    st.functions.has(name) && !via.includes(`function ${name}`)
+      ? fillPositional(st.bodies.get(name), args, argComp)
+      : undefined
   if (body !== undefined) {
     // It runs in this shell: in the folder the line has reached (`cd sub && f notes.txt`).
     expand(body, [...via, `function ${name}`], st, c.depth + 1, undefined, c.cwdChanges)

@@ -19,13 +19,31 @@ const INSTALLED = /(^|\/)node_modules\/|(^|\/)(\.venv|venv|site-packages|\.cargo
  * else shell), with `args` as its positional parameters. False when there is no reader, nothing at that path, or a
  * compiled program there: the caller goes on as before.
  */
-export function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
-  if (!st.reader || !file || /[$`]/.test(file) || SYSTEM_PATH.test(file) || INSTALLED.test(file) || /^[<>]\(/.test(file) || file.startsWith('/dev/') || file.startsWith('/proc/')) return false
+export function fromDisk(
+  file: string,
+  as: ScriptLang | 'auto',
+  args: string[],
+  st: LineState,
+  via: string[],
+  depth: number,
+  cwdChanges: string[],
+): boolean {
+  if (
+    !st.reader ||
+    !file ||
+    /[$`]/.test(file) ||
+    SYSTEM_PATH.test(file) ||
+    INSTALLED.test(file) ||
+    /^[<>]\(/.test(file) ||
+    file.startsWith('/dev/') ||
+    file.startsWith('/proc/')
+  )
+    return false
   const f = st.reader(file, cwdChanges)
   if (!f || f.binary) return false
   const run = openScript(file, f, st)
   if (run.text === undefined) return true
-  const lang = as === 'auto' ? scriptLang(run.text, file, 'shell') ?? 'shell' : as
+  const lang = as === 'auto' ? (scriptLang(run.text, file, 'shell') ?? 'shell') : as
   const origin: ScriptOrigin = { file, abs: f.abs, text: run.text }
   inScript(st, origin, run, () => {
     if (lang === 'shell') {
@@ -35,18 +53,25 @@ export function fromDisk(file: string, as: ScriptLang | 'auto', args: string[], 
       if (args.length) st.vars.set('*', [args.join(' ')])
       st.vars.set('#', [String(args.length)])
       st.expand(run.text!, [...via, `script ${file}`], st, depth + 1, undefined, cwdChanges)
-    } else st.out.snippets.push({ lang, code: run.text!, via: [...via, `${lang} ${file}`], cwdChanges: cwdChanges.slice(), origin })
+    } else
+      st.out.snippets.push({
+        lang,
+        code: run.text!,
+        via: [...via, `${lang} ${file}`],
+        cwdChanges: cwdChanges.slice(),
+        origin,
+      })
   })
   return true
 }
-
 
 /** Records a script file this command runs, within the budget; `text` is unset when it cannot be read. */
 export function openScript(file: string, f: ScriptFile, st: LineState): ScriptRun {
   const run: ScriptRun = { file, abs: f.abs, unreadable: [] }
   st.out.scripts.push(run)
   if (f.problem !== undefined || f.text === undefined) run.problem = f.problem ?? 'it cannot be read'
-  else if (++st.budget.files > MAX_SCRIPTS || (st.budget.bytes += f.text.length) > MAX_SCRIPT_CHARS) run.problem = `more scripts than can be read for one command (${MAX_SCRIPTS} files, ${MAX_SCRIPT_CHARS / 1024} KB)`
+  else if (++st.budget.files > MAX_SCRIPTS || (st.budget.bytes += f.text.length) > MAX_SCRIPT_CHARS)
+    run.problem = `more scripts than can be read for one command (${MAX_SCRIPTS} files, ${MAX_SCRIPT_CHARS / 1024} KB)`
   else run.text = f.text
   return run
 }
@@ -57,7 +82,16 @@ export function openScript(file: string, f: ScriptFile, st: LineState): ScriptRu
  * computed words are not the agent's doing; a script the agent wrote or changed is held to the command's rule).
  */
 export function inScript(st: LineState, origin: ScriptOrigin, run: ScriptRun, read: () => void): void {
-  const saved = { unreadable: st.unreadable, functions: st.functions, aliases: st.aliases, gitAliases: st.gitAliases, vars: st.vars, generated: st.generated, origin: st.origin, incomplete: st.out.incomplete }
+  const saved = {
+    unreadable: st.unreadable,
+    functions: st.functions,
+    aliases: st.aliases,
+    gitAliases: st.gitAliases,
+    vars: st.vars,
+    generated: st.generated,
+    origin: st.origin,
+    incomplete: st.out.incomplete,
+  }
   st.unreadable = new Set()
   st.functions = new Set()
   st.aliases = new Map()
@@ -68,16 +102,30 @@ export function inScript(st: LineState, origin: ScriptOrigin, run: ScriptRun, re
   const from = st.out.invocations.length
   try {
     read()
-    for (const inv of st.out.invocations.slice(from)) if (inv.origin === origin && st.functions.has(inv.name)) st.unreadable.add(`the shell function ${inv.name} is defined and run`)
+    for (const inv of st.out.invocations.slice(from))
+      if (inv.origin === origin && st.functions.has(inv.name))
+        st.unreadable.add(`the shell function ${inv.name} is defined and run`)
     run.unreadable.push(...st.unreadable)
   } finally {
-    Object.assign(st, { unreadable: saved.unreadable, functions: saved.functions, aliases: saved.aliases, gitAliases: saved.gitAliases, vars: saved.vars, generated: saved.generated, origin: saved.origin })
+    Object.assign(st, {
+      unreadable: saved.unreadable,
+      functions: saved.functions,
+      aliases: saved.aliases,
+      gitAliases: saved.gitAliases,
+      vars: saved.vars,
+      generated: saved.generated,
+      origin: saved.origin,
+    })
     st.out.incomplete = saved.incomplete
   }
 }
 
 /** package.json in the folder a package manager works in (`--prefix`, `-C`, `--cwd`, `--dir`), parsed; undefined when absent or not JSON. */
-function packageJson(args: string[], st: LineState, cwdChanges: string[]): { run?: ScriptRun; pkg?: ReturnType<typeof packageScripts>; cwd: string[] } {
+function packageJson(
+  args: string[],
+  st: LineState,
+  cwdChanges: string[],
+): { run?: ScriptRun; pkg?: ReturnType<typeof packageScripts>; cwd: string[] } {
   const dir = optionValue(args, ['--prefix', '-C', '--cwd', '--dir'])
   const cwd = dir ? [...cwdChanges, dir] : cwdChanges
   const f = st.reader?.('package.json', cwd)
@@ -90,7 +138,14 @@ function packageJson(args: string[], st: LineState, cwdChanges: string[]): { run
  * `npm test`, `npm run build -- --x`, `yarn lint`, `pnpm install`: the package.json scripts it runs (with their
  * pre/post scripts and the install lifecycle), each read as shell code in the package's folder. True if any ran.
  */
-export function packageRun(pm: string, args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
+export function packageRun(
+  pm: string,
+  args: string[],
+  st: LineState,
+  via: string[],
+  depth: number,
+  cwdChanges: string[],
+): boolean {
   if (!st.reader || args.includes('--help') || args.includes('-h')) return false
   const plan = pmScripts(pm, args) ?? (pmBareInstall(pm, args) ? pmScripts('npm', ['install']) : null)
   if (!plan) return false
@@ -109,12 +164,30 @@ export function packageRun(pm: string, args: string[], st: LineState, via: strin
 }
 
 /** `npx tool` where tool is the project's own bin (package.json "bin"): that file is a script on disk. */
-export function localBin(bin: string, args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): boolean {
+export function localBin(
+  bin: string,
+  args: string[],
+  st: LineState,
+  via: string[],
+  depth: number,
+  cwdChanges: string[],
+): boolean {
   if (!st.reader) return false
   const f = st.reader('package.json', cwdChanges)
   if (!f?.text) return false
   const target = packageScripts(f.text)?.bin[bin]
-  return !!target && fromDisk(target.startsWith('.') || target.startsWith('/') ? target : `./${target}`, 'auto', args, st, via, depth, cwdChanges)
+  return (
+    !!target &&
+    fromDisk(
+      target.startsWith('.') || target.startsWith('/') ? target : `./${target}`,
+      'auto',
+      args,
+      st,
+      via,
+      depth,
+      cwdChanges,
+    )
+  )
 }
 
 /** fromDisk for the command a peeler holds: the script runs where the command runs, under its wrappers. */

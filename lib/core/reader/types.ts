@@ -81,7 +81,14 @@ export const MAX_CODE_DEPTH = 6
 export const MAX_VARIANTS = 8
 
 /** Reads shell code into the line: the reader itself, handed to what reads scripts and wrapped code. */
-type Expand = (command: string, via: string[], st: LineState, depth: number, pipedFrom?: SimpleCommand, cwd?: string[]) => void
+type Expand = (
+  command: string,
+  via: string[],
+  st: LineState,
+  depth: number,
+  pipedFrom?: SimpleCommand,
+  cwd?: string[],
+) => void
 
 export interface LineState {
   /** The reader's entry for nested code (`bash -c`, a script's text): kept here so its helpers need not import it. */

@@ -27,7 +27,8 @@ function substitute(word: string, computed: boolean, st: LineState): string[] {
 /** One command per combination of candidate values (a `for` list), at most MAX_VARIANTS. */
 export function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] {
   recordAssignments(simple, st)
-  if (!st.vars.size || !simple.computed.some(Boolean) && !simple.redirects.some((r) => r.target.includes('$'))) return [simple]
+  if (!st.vars.size || (!simple.computed.some(Boolean) && !simple.redirects.some((r) => r.target.includes('$'))))
+    return [simple]
   let combos: { argv: string[]; computed: boolean[] }[] = [{ argv: [], computed: [] }]
   // An unquoted expansion is split into words at run time (on IFS, when the line sets it): `cmd="rm -rf x";
   // $cmd` and `IFS=_; c=rm_-rf_x; $c` run rm. The reader does not keep quoting, so the worst reading splits.
@@ -39,12 +40,19 @@ export function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] 
       for (const v of vs) {
         if (next.length >= MAX_VARIANTS) break
         const parts = v !== w ? splitOn(v, ifs) : [v]
-        next.push({ argv: [...c.argv, ...parts], computed: [...c.computed, ...parts.map((p) => simple.computed[i] && /[$`]|^[<>]\(/.test(p))] })
+        next.push({
+          argv: [...c.argv, ...parts],
+          computed: [...c.computed, ...parts.map((p) => simple.computed[i] && /[$`]|^[<>]\(/.test(p))],
+        })
       }
     combos = next
   })
   const redirects = simple.redirects.map((r) => ({ ...r, target: substitute(r.target, true, st)[0] }))
-  const extra = simple.redirects.flatMap((r) => substitute(r.target, true, st).slice(1).map((t) => ({ ...r, target: t })))
+  const extra = simple.redirects.flatMap((r) =>
+    substitute(r.target, true, st)
+      .slice(1)
+      .map((t) => ({ ...r, target: t })),
+  )
   return combos.map((c) => ({ ...simple, argv: c.argv, computed: c.computed, redirects: [...redirects, ...extra] }))
 }
 
@@ -93,7 +101,10 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
   }
   // `for f in a b c; do …`: f takes each value in turn.
   if (a[0] === 'for' && a[2] === 'in' && /^[A-Za-z_]\w*$/.test(a[1] ?? '')) {
-    const values = a.slice(3).flatMap((w, i) => substitute(w, simple.computed[i + 3], st)).slice(0, MAX_VARIANTS)
+    const values = a
+      .slice(3)
+      .flatMap((w, i) => substitute(w, simple.computed[i + 3], st))
+      .slice(0, MAX_VARIANTS)
     if (values.length && values.every((v) => !v.includes('$') && !v.includes('`'))) st.vars.set(a[1], values)
     else st.vars.delete(a[1])
     return

@@ -2,9 +2,40 @@
 
 import type { CodeSnippet } from './types'
 
-export const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'function', 'esac', 'in', 'select', 'coproc'])
+export const RESERVED = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  '!',
+  '{',
+  '}',
+  'function',
+  'esac',
+  'in',
+  'select',
+  'coproc',
+])
 
-export const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'csh', 'tcsh', 'yash', 'posh'])
+export const SHELLS = new Set([
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'fish',
+  'ash',
+  'csh',
+  'tcsh',
+  'yash',
+  'posh',
+])
 
 const INTERPRETERS: Record<string, { lang: CodeSnippet['lang']; flags: string[] }> = {
   python: { lang: 'python', flags: ['-c'] },

@@ -28,11 +28,23 @@ export function compareWithLog(local: LocalEntry[], logged: LoggedEntry[]): Prob
   const bySeq = new Map(local.map((e) => [e.seq, e]))
   let expect = 0
   for (const r of [...logged].sort((a, b) => a.seq - b.seq)) {
-    if (r.seq !== expect) problems.push({ seq: expect, problem: `the server's log skips seq ${expect} of this agent (it answered seq ${r.seq} next): the server's record is incomplete` })
+    if (r.seq !== expect)
+      problems.push({
+        seq: expect,
+        problem: `the server's log skips seq ${expect} of this agent (it answered seq ${r.seq} next): the server's record is incomplete`,
+      })
     expect = r.seq + 1
     const mine = bySeq.get(r.seq)
-    if (!mine) problems.push({ seq: r.seq, problem: `the log holds seq ${r.seq} (${r.kind}, leaf ${r.leaf_index}) and the local ledger does not: the ledger was rolled back or cut short` })
-    else if (mine.hash !== r.entry_hash) problems.push({ seq: r.seq, problem: `seq ${r.seq} differs from the entry the log holds (leaf ${r.leaf_index}): the local ledger was rewritten or signed again under another key` })
+    if (!mine)
+      problems.push({
+        seq: r.seq,
+        problem: `the log holds seq ${r.seq} (${r.kind}, leaf ${r.leaf_index}) and the local ledger does not: the ledger was rolled back or cut short`,
+      })
+    else if (mine.hash !== r.entry_hash)
+      problems.push({
+        seq: r.seq,
+        problem: `seq ${r.seq} differs from the entry the log holds (leaf ${r.leaf_index}): the local ledger was rewritten or signed again under another key`,
+      })
   }
   return problems
 }

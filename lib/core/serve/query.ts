@@ -22,13 +22,16 @@ const KNOWN = ['verdict', 'offense', 'severity', 'agent', 'cursor', 'limit']
 export const cursorOf = (leafIndex: number): string => Buffer.from(`v1:${leafIndex}`).toString('base64url')
 
 export function parseListQuery(raw: Record<string, unknown>): ListQuery | { param: string; problem: string } {
-  for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) return { param: k, problem: `unknown parameter (have: ${KNOWN.join(', ')})` }
-  for (const [k, v] of Object.entries(raw)) if (typeof v !== 'string') return { param: k, problem: 'given more than once' }
+  for (const k of Object.keys(raw))
+    if (!KNOWN.includes(k)) return { param: k, problem: `unknown parameter (have: ${KNOWN.join(', ')})` }
+  for (const [k, v] of Object.entries(raw))
+    if (typeof v !== 'string') return { param: k, problem: 'given more than once' }
   const q = raw as Record<string, string | undefined>
   const out: ListQuery = { limit: 20 }
   if (q.verdict !== undefined) {
     const v = q.verdict.toUpperCase().replace(/[_+]/g, ' ')
-    if (!(VERDICTS as readonly string[]).includes(v)) return { param: 'verdict', problem: 'expected GUILTY or NOT GUILTY' }
+    if (!(VERDICTS as readonly string[]).includes(v))
+      return { param: 'verdict', problem: 'expected GUILTY or NOT GUILTY' }
     out.verdict = v
   }
   if (q.offense !== undefined) {
@@ -36,15 +39,18 @@ export function parseListQuery(raw: Record<string, unknown>): ListQuery | { para
     out.offense = q.offense
   }
   if (q.severity !== undefined) {
-    if (!(SEVERITIES as readonly string[]).includes(q.severity)) return { param: 'severity', problem: `expected ${SEVERITIES.join('|')}` }
+    if (!(SEVERITIES as readonly string[]).includes(q.severity))
+      return { param: 'severity', problem: `expected ${SEVERITIES.join('|')}` }
     out.severity = q.severity
   }
   if (q.agent !== undefined) {
-    if (!/^agent_[0-9a-f]{16}$/.test(q.agent)) return { param: 'agent', problem: 'expected an agent id (agent_ and 16 hex digits)' }
+    if (!/^agent_[0-9a-f]{16}$/.test(q.agent))
+      return { param: 'agent', problem: 'expected an agent id (agent_ and 16 hex digits)' }
     out.agent = q.agent
   }
   if (q.limit !== undefined) {
-    if (!/^[0-9]{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > MAX_LIMIT) return { param: 'limit', problem: `expected 1 to ${MAX_LIMIT}` }
+    if (!/^[0-9]{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > MAX_LIMIT)
+      return { param: 'limit', problem: `expected 1 to ${MAX_LIMIT}` }
     out.limit = Number(q.limit)
   }
   if (q.cursor !== undefined) {

@@ -15,7 +15,8 @@ export interface Hasher {
 export const HASH_SIZE = 32
 
 export const leafHash = (h: Hasher, data: Uint8Array): Buffer => h.sha256(Buffer.concat([Buffer.from([0]), data]))
-export const nodeHash = (h: Hasher, left: Uint8Array, right: Uint8Array): Buffer => h.sha256(Buffer.concat([Buffer.from([1]), left, right]))
+export const nodeHash = (h: Hasher, left: Uint8Array, right: Uint8Array): Buffer =>
+  h.sha256(Buffer.concat([Buffer.from([1]), left, right]))
 export const emptyRoot = (h: Hasher): Buffer => h.sha256(Buffer.alloc(0))
 
 /** The largest power of two strictly below n (n >= 2). */
@@ -65,7 +66,8 @@ export type Range = [lo: number, hi: number]
 
 /** RFC 6962 PATH(m, D[n]): the ranges whose hashes form leaf m's inclusion proof, leaf end first. */
 export function inclusionRanges(m: number, n: number): Range[] {
-  if (!(Number.isSafeInteger(m) && Number.isSafeInteger(n) && m >= 0 && m < n)) throw new RangeError(`no leaf ${m} in a tree of ${n}`)
+  if (!(Number.isSafeInteger(m) && Number.isSafeInteger(n) && m >= 0 && m < n))
+    throw new RangeError(`no leaf ${m} in a tree of ${n}`)
   const path = (i: number, lo: number, hi: number): Range[] => {
     if (hi - lo <= 1) return []
     const k = splitPoint(hi - lo)
@@ -76,7 +78,8 @@ export function inclusionRanges(m: number, n: number): Range[] {
 
 /** RFC 6962 PROOF(m, D[n]) for 0 < m < n: the ranges whose hashes prove the tree of m a prefix of the tree of n. */
 export function consistencyRanges(m: number, n: number): Range[] {
-  if (!(Number.isSafeInteger(m) && Number.isSafeInteger(n) && m > 0 && m <= n)) throw new RangeError(`no consistency proof from ${m} to ${n}`)
+  if (!(Number.isSafeInteger(m) && Number.isSafeInteger(n) && m > 0 && m <= n))
+    throw new RangeError(`no consistency proof from ${m} to ${n}`)
   const sub = (mm: number, lo: number, hi: number, b: boolean): Range[] => {
     const n2 = hi - lo
     if (mm === n2) return b ? [] : [[lo, hi]]
@@ -105,7 +108,11 @@ export interface Frontier {
 }
 
 /** Appends one leaf; returns the new frontier and the perfect nodes completed (the leaf itself first). */
-export function appendLeaf(h: Hasher, f: Frontier, leaf: Buffer): { next: Frontier; nodes: (NodeId & { hash: Buffer })[] } {
+export function appendLeaf(
+  h: Hasher,
+  f: Frontier,
+  leaf: Buffer,
+): { next: Frontier; nodes: (NodeId & { hash: Buffer })[] } {
   const hashes = [...f.hashes]
   const nodes: (NodeId & { hash: Buffer })[] = [{ level: 0, index: f.size, hash: leaf }]
   let cur = leaf
@@ -144,43 +151,73 @@ function decompose(index: bigint, size: bigint): { inner: number; border: number
 }
 
 function chainInner(h: Hasher, seed: Buffer, proof: Buffer[], index: bigint): Buffer {
-  return proof.reduce((acc, p, i) => (((index >> BigInt(i)) & 1n) === 0n ? nodeHash(h, acc, p) : nodeHash(h, p, acc)), seed)
+  return proof.reduce(
+    (acc, p, i) => (((index >> BigInt(i)) & 1n) === 0n ? nodeHash(h, acc, p) : nodeHash(h, p, acc)),
+    seed,
+  )
 }
 function chainInnerRight(h: Hasher, seed: Buffer, proof: Buffer[], index: bigint): Buffer {
   return proof.reduce((acc, p, i) => (((index >> BigInt(i)) & 1n) === 1n ? nodeHash(h, p, acc) : acc), seed)
 }
-const chainBorderRight = (h: Hasher, seed: Buffer, proof: Buffer[]): Buffer => proof.reduce((acc, p) => nodeHash(h, p, acc), seed)
+const chainBorderRight = (h: Hasher, seed: Buffer, proof: Buffer[]): Buffer =>
+  proof.reduce((acc, p) => nodeHash(h, p, acc), seed)
 
 const wellFormed = (hashes: Buffer[], what: string): Checked => {
   const bad = hashes.findIndex((x) => x.length !== HASH_SIZE)
-  return bad < 0 ? { ok: true } : { ok: false, problem: `${what}[${bad}] is ${hashes[bad].length} bytes, not ${HASH_SIZE}` }
+  return bad < 0
+    ? { ok: true }
+    : { ok: false, problem: `${what}[${bad}] is ${hashes[bad].length} bytes, not ${HASH_SIZE}` }
 }
 
 /** Leaf `index` with hash `leaf` is in the tree of `size` leaves whose root is `root`. */
-export function verifyInclusion(h: Hasher, index: number, size: number, leaf: Buffer, proof: Buffer[], root: Buffer): Checked {
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0) return { ok: false, problem: 'index and size must be whole numbers' }
+export function verifyInclusion(
+  h: Hasher,
+  index: number,
+  size: number,
+  leaf: Buffer,
+  proof: Buffer[],
+  root: Buffer,
+): Checked {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0)
+    return { ok: false, problem: 'index and size must be whole numbers' }
   if (index >= size) return { ok: false, problem: `index ${index} is not below the tree size ${size}` }
-  if (leaf.length !== HASH_SIZE) return { ok: false, problem: `the leaf hash is ${leaf.length} bytes, not ${HASH_SIZE}` }
+  if (leaf.length !== HASH_SIZE)
+    return { ok: false, problem: `the leaf hash is ${leaf.length} bytes, not ${HASH_SIZE}` }
   if (root.length !== HASH_SIZE) return { ok: false, problem: `the root is ${root.length} bytes, not ${HASH_SIZE}` }
   const w = wellFormed(proof, 'proof')
   if (!w.ok) return w
   const { inner, border } = decompose(BigInt(index), BigInt(size))
-  if (proof.length !== inner + border) return { ok: false, problem: `the proof has ${proof.length} hashes where a tree of ${size} needs ${inner + border} for leaf ${index}` }
+  if (proof.length !== inner + border)
+    return {
+      ok: false,
+      problem: `the proof has ${proof.length} hashes where a tree of ${size} needs ${inner + border} for leaf ${index}`,
+    }
   const got = chainBorderRight(h, chainInner(h, leaf, proof.slice(0, inner), BigInt(index)), proof.slice(inner))
   return got.equals(root) ? { ok: true } : { ok: false, problem: 'the proof does not lead to the root' }
 }
 
 /** The tree of `size1` (root1) is a prefix of the tree of `size2` (root2). */
-export function verifyConsistency(h: Hasher, size1: number, size2: number, proof: Buffer[], root1: Buffer, root2: Buffer): Checked {
-  if (!Number.isSafeInteger(size1) || !Number.isSafeInteger(size2) || size1 < 0) return { ok: false, problem: 'sizes must be whole numbers' }
+export function verifyConsistency(
+  h: Hasher,
+  size1: number,
+  size2: number,
+  proof: Buffer[],
+  root1: Buffer,
+  root2: Buffer,
+): Checked {
+  if (!Number.isSafeInteger(size1) || !Number.isSafeInteger(size2) || size1 < 0)
+    return { ok: false, problem: 'sizes must be whole numbers' }
   if (size2 < size1) return { ok: false, problem: `the tree shrank from ${size1} to ${size2}` }
   // Every tree extends the empty one: a check from size 0 proves nothing, so it is never taken as one.
   if (size1 === 0) return { ok: false, problem: 'a proof from the empty tree proves nothing' }
   if (size1 === size2) {
     if (proof.length) return { ok: false, problem: 'equal sizes take an empty proof' }
-    return root1.equals(root2) ? { ok: true } : { ok: false, problem: `two different roots for the same size ${size1}: the log forked` }
+    return root1.equals(root2)
+      ? { ok: true }
+      : { ok: false, problem: `two different roots for the same size ${size1}: the log forked` }
   }
-  if (root1.length !== HASH_SIZE || root2.length !== HASH_SIZE) return { ok: false, problem: `a root is not ${HASH_SIZE} bytes` }
+  if (root1.length !== HASH_SIZE || root2.length !== HASH_SIZE)
+    return { ok: false, problem: `a root is not ${HASH_SIZE} bytes` }
   const w = wellFormed(proof, 'proof')
   if (!w.ok) return w
   if (!proof.length) return { ok: false, problem: 'empty proof' }
@@ -192,11 +229,17 @@ export function verifyConsistency(h: Hasher, size1: number, size2: number, proof
   const inner = fullInner - shift
   // The proof starts with the hash of the subtree of 2^shift leaves, unless that subtree is the whole old tree.
   const [seed, start] = s1 === 1n << BigInt(shift) ? [root1, 0] : [proof[0], 1]
-  if (proof.length !== start + inner + border) return { ok: false, problem: `the proof has ${proof.length} hashes where ${start + inner + border} are needed from ${size1} to ${size2}` }
+  if (proof.length !== start + inner + border)
+    return {
+      ok: false,
+      problem: `the proof has ${proof.length} hashes where ${start + inner + border} are needed from ${size1} to ${size2}`,
+    }
   const rest = proof.slice(start)
   const mask = (s1 - 1n) >> BigInt(shift)
   const h1 = chainBorderRight(h, chainInnerRight(h, seed, rest.slice(0, inner), mask), rest.slice(inner))
   if (!h1.equals(root1)) return { ok: false, problem: `the proof does not lead to the old root (size ${size1})` }
   const h2 = chainBorderRight(h, chainInner(h, seed, rest.slice(0, inner), mask), rest.slice(inner))
-  return h2.equals(root2) ? { ok: true } : { ok: false, problem: `the proof does not lead to the new root (size ${size2})` }
+  return h2.equals(root2)
+    ? { ok: true }
+    : { ok: false, problem: `the proof does not lead to the new root (size ${size2})` }
 }

@@ -30,7 +30,9 @@ export interface NoteKey {
 const nameOk = (name: string) => name.length > 0 && !/[\s+]/.test(name)
 
 export function keyHash(h: Hasher, key: NoteKey): Buffer {
-  return h.sha256(Buffer.concat([Buffer.from(key.name + '\n', 'utf8'), Buffer.from([ED25519]), key.publicKey])).subarray(0, 4)
+  return h
+    .sha256(Buffer.concat([Buffer.from(key.name + '\n', 'utf8'), Buffer.from([ED25519]), key.publicKey]))
+    .subarray(0, 4)
 }
 
 export function verifierKey(h: Hasher, key: NoteKey): string {
@@ -43,7 +45,8 @@ export function parseVerifierKey(h: Hasher, s: string): NoteKey | { problem: str
   if (!m) return { problem: 'a verifier key is <name>+<hash>+<key>' }
   const [, name, hash, b64] = m
   const raw = Buffer.from(b64, 'base64')
-  if (!nameOk(name) || !/^[0-9a-f]{8}$/.test(hash) || raw.length !== 33 || raw[0] !== ED25519) return { problem: 'not an Ed25519 verifier key' }
+  if (!nameOk(name) || !/^[0-9a-f]{8}$/.test(hash) || raw.length !== 33 || raw[0] !== ED25519)
+    return { problem: 'not an Ed25519 verifier key' }
   const key = { name, publicKey: raw.subarray(1) }
   return keyHash(h, key).toString('hex') === hash ? key : { problem: 'the key hash does not match the key' }
 }
@@ -54,11 +57,14 @@ export function checkpointText(c: Checkpoint): string {
 
 export function parseCheckpoint(text: string): Checkpoint | { problem: string } {
   const lines = text.split('\n')
-  if (lines.length < 4 || lines[lines.length - 1] !== '') return { problem: 'a checkpoint is three lines: origin, size, root' }
+  if (lines.length < 4 || lines[lines.length - 1] !== '')
+    return { problem: 'a checkpoint is three lines: origin, size, root' }
   const [origin, size, root] = lines
   if (!origin) return { problem: 'the checkpoint has no origin' }
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(size) || !Number.isSafeInteger(Number(size))) return { problem: `the checkpoint size "${size.slice(0, 20)}" is not a number` }
-  if (Buffer.from(root, 'base64').length !== 32 || Buffer.from(root, 'base64').toString('base64') !== root) return { problem: 'the checkpoint root is not a base64 SHA-256 hash' }
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(size) || !Number.isSafeInteger(Number(size)))
+    return { problem: `the checkpoint size "${size.slice(0, 20)}" is not a number` }
+  if (Buffer.from(root, 'base64').length !== 32 || Buffer.from(root, 'base64').toString('base64') !== root)
+    return { problem: 'the checkpoint root is not a base64 SHA-256 hash' }
   return { origin, size: Number(size), root }
 }
 
@@ -70,7 +76,12 @@ export function signNote(h: Hasher, text: string, key: NoteKey, sign: (msg: Buff
 }
 
 /** A signed note checked against one verifier key: its text, when a signature by that key holds. */
-export function openNote(h: Hasher, note: string, key: NoteKey, verify: (msg: Buffer, sig: Buffer) => boolean): { text: string } | { problem: string } {
+export function openNote(
+  h: Hasher,
+  note: string,
+  key: NoteKey,
+  verify: (msg: Buffer, sig: Buffer) => boolean,
+): { text: string } | { problem: string } {
   if (note.length > 1_000_000) return { problem: 'the note is too long' }
   const split = note.lastIndexOf('\n\n')
   if (split < 0 || !note.endsWith('\n')) return { problem: 'not a signed note (no blank line before the signatures)' }

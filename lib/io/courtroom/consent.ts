@@ -17,12 +17,17 @@ import { CLI } from '../../core/manifest'
 
 /** The seed's six acknowledgments, pointed at Ratchet. */
 export const ACKNOWLEDGMENTS = {
-  autonomy: 'Hearings open by themselves, in the background, when a finding is confident enough; you are not asked each time.',
-  local_only: 'Verdicts are computed on this machine, by the reviewer backends you configure (a claude/http backend sends the evidence excerpts to that model API). Case records stay here.',
-  enforcement: 'A guilty verdict changes enforcement for a while (probation): reminders, checks, or pauses that only you can clear.',
+  autonomy:
+    'Hearings open by themselves, in the background, when a finding is confident enough; you are not asked each time.',
+  local_only:
+    'Verdicts are computed on this machine, by the reviewer backends you configure (a claude/http backend sends the evidence excerpts to that model API). Case records stay here.',
+  enforcement:
+    'A guilty verdict changes enforcement for a while (probation): reminders, checks, or pauses that only you can clear.',
   reversible: `You can disable the courtroom at any time (${CLI} courtroom disable), or revoke it and its key (${CLI} courtroom revoke).`,
-  remote_submission: 'Optional: anonymised case records may be sent to a remote endpoint you name. Without this acknowledgment nothing leaves the machine.',
-  not_a_court: 'This is not a legal system: verdicts are model opinions. The clawtrial pack, which judges the user, is entertainment and never changes enforcement.',
+  remote_submission:
+    'Optional: anonymised case records may be sent to a remote endpoint you name. Without this acknowledgment nothing leaves the machine.',
+  not_a_court:
+    'This is not a legal system: verdicts are model opinions. The clawtrial pack, which judges the user, is entertainment and never changes enforcement.',
 } as const
 export type Ack = keyof typeof ACKNOWLEDGMENTS
 export const REQUIRED_ACKS: Ack[] = ['autonomy', 'local_only', 'enforcement', 'reversible', 'not_a_court']
@@ -59,9 +64,21 @@ export function consentInForce(paths: Paths): (Consent & { derived?: string }) |
   if (r.ok && r.value) return r.value as Consent
   const standing = standingAgent(paths)
   if (!standing) return null
-  const why = r.ok ? `${paths.consent} is missing, but this project's ledger and its live signing key show the courtroom was enabled` : r.error.message
-  const packs = loadPacks().packs.filter((p) => p.default_enabled).map((p) => p.pack)
-  return { enabled: true, agent: standing.agent, keyid: standing.keyid, acknowledgments: {}, packs, enabled_at: standing.at, derived: `${why}: read as enabled on the default packs (${packs.join(', ')}) until \`${CLI} courtroom enable\` or \`disable\` writes it again` }
+  const why = r.ok
+    ? `${paths.consent} is missing, but this project's ledger and its live signing key show the courtroom was enabled`
+    : r.error.message
+  const packs = loadPacks()
+    .packs.filter((p) => p.default_enabled)
+    .map((p) => p.pack)
+  return {
+    enabled: true,
+    agent: standing.agent,
+    keyid: standing.keyid,
+    acknowledgments: {},
+    packs,
+    enabled_at: standing.at,
+    derived: `${why}: read as enabled on the default packs (${packs.join(', ')}) until \`${CLI} courtroom enable\` or \`disable\` writes it again`,
+  }
 }
 
 /** The agent of this project's newest ledger whose signing key is still live (not revoked), if any. */
@@ -95,7 +112,12 @@ export function writeConsent(paths: Paths, c: Consent & { derived?: string }): v
     writeState(paths, 'consent', written, { indent: 2 })
   } catch (e) {
     // A folder planted at the file cannot be replaced by a rename: one line saying what to do, not a stack.
-    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new RatchetError('state_unreadable', `${paths.consent} is a folder, not a regular file: remove it (rm -r), then run this again`, { file: paths.consent })
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new RatchetError(
+        'state_unreadable',
+        `${paths.consent} is a folder, not a regular file: remove it (rm -r), then run this again`,
+        { file: paths.consent },
+      )
     throw e
   }
 }
@@ -119,21 +141,34 @@ export interface CourtroomConfig {
 export function courtroomConfig(paths: Paths): CourtroomConfig {
   const all = readConfig(paths).config as Record<string, unknown>
   const c = (all.courtroom ?? {}) as Record<string, unknown>
-  const custodietReviewer = ((all.custodiet as Record<string, unknown> | undefined)?.reviewer ?? {}) as Partial<ReviewerConfig>
-  const base: ReviewerConfig = { kind: 'claude', model: 'haiku', timeoutSeconds: 60, ...custodietReviewer, ...((c.reviewer as object) ?? {}) }
+  const custodietReviewer = ((all.custodiet as Record<string, unknown> | undefined)?.reviewer ??
+    {}) as Partial<ReviewerConfig>
+  const base: ReviewerConfig = {
+    kind: 'claude',
+    model: 'haiku',
+    timeoutSeconds: 60,
+    ...custodietReviewer,
+    ...((c.reviewer as object) ?? {}),
+  }
   const jurors = (c.jurors ?? {}) as Partial<Record<JurorRole, ReviewerConfig>>
   const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d)
   return {
     threshold: num(c.threshold, 0.6),
     judge: { ...base, ...((c.judge as object) ?? {}) },
-    jurors: { pragmatist: { ...base, ...jurors.pragmatist }, pattern_matcher: { ...base, ...jurors.pattern_matcher }, agent_advocate: { ...base, ...jurors.agent_advocate } },
+    jurors: {
+      pragmatist: { ...base, ...jurors.pragmatist },
+      pattern_matcher: { ...base, ...jurors.pattern_matcher },
+      agent_advocate: { ...base, ...jurors.agent_advocate },
+    },
     deadlineSeconds: num(c.deadlineSeconds, 120),
     dailyCostCapUsd: num(c.dailyCostCapUsd, 1),
     prices: { inputPerMTok: 1, outputPerMTok: 5, ...((c.prices as object) ?? {}) },
     probation: { ...DEFAULT_PROBATION, ...((c.probation as object) ?? {}) },
     cacheTtlMs: num(c.cacheTtlMinutes, 5) * 60_000,
     cacheSize: num(c.cacheSize, 100),
-    ...(c.remote && typeof (c.remote as { url?: unknown }).url === 'string' ? { remote: c.remote as { url: string } } : {}),
+    ...(c.remote && typeof (c.remote as { url?: unknown }).url === 'string'
+      ? { remote: c.remote as { url: string } }
+      : {}),
   }
 }
 
@@ -149,13 +184,20 @@ export function loadPacks(dir = packsDir()): { packs: OffensePack[]; problems: s
   const problems: string[] = []
   let files: string[] = []
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+    files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
   } catch (e) {
     return { packs, problems: [`${dir}: ${(e as Error).message}`] }
   }
   for (const f of files) {
     const file = path.join(dir, f)
-    const r = readJson(file, (raw) => raw, () => null)
+    const r = readJson(
+      file,
+      (raw) => raw,
+      () => null,
+    )
     if (!r.ok) {
       problems.push(r.error.message)
       continue
@@ -172,4 +214,3 @@ export function enabledPacks(all: OffensePack[], consent: Consent | null): Offen
   const names = consent?.packs ?? all.filter((p) => p.default_enabled).map((p) => p.pack)
   return all.filter((p) => names.includes(p.pack))
 }
-

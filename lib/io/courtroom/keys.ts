@@ -14,7 +14,10 @@ export const nodeCrypto: ChainCrypto = {
 }
 
 export function publicFromRaw(raw: string): crypto.KeyObject {
-  return crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: fromBase64(raw).toString('base64url') }, format: 'jwk' })
+  return crypto.createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: fromBase64(raw).toString('base64url') },
+    format: 'jwk',
+  })
 }
 
 export interface KeyPair {
@@ -35,15 +38,25 @@ export interface KeyStore {
 export function generateKey(): KeyPair {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519')
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('base64')
-  return { keyid: keyIdOf(nodeCrypto, raw), public: raw, private: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() }
+  return {
+    keyid: keyIdOf(nodeCrypto, raw),
+    public: raw,
+    private: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  }
 }
 
 /** From a 32-byte seed (RFC 8032 test keys): for test vectors only. */
 export function keyFromSeed(seedHex: string): KeyPair {
   const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(seedHex, 'hex')])
   const priv = crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
-  const raw = Buffer.from(crypto.createPublicKey(priv).export({ format: 'jwk' }).x as string, 'base64url').toString('base64')
-  return { keyid: keyIdOf(nodeCrypto, raw), public: raw, private: priv.export({ format: 'pem', type: 'pkcs8' }).toString() }
+  const raw = Buffer.from(crypto.createPublicKey(priv).export({ format: 'jwk' }).x as string, 'base64url').toString(
+    'base64',
+  )
+  return {
+    keyid: keyIdOf(nodeCrypto, raw),
+    public: raw,
+    private: priv.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  }
 }
 
 export function sign(key: KeyPair, data: Uint8Array): string {

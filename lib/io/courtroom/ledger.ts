@@ -4,7 +4,20 @@
 
 import fs from 'node:fs'
 import { canonicalJson, pae, type DsseEnvelope } from '../../core/courtroom/canonical'
-import { CHECKPOINT_EVERY, ENTRY_TYPE, HEAD_TYPE, envelopeHash, nextEntry, payloadBytes, verifyChain, type Entry, type EntryKind, type Head, type Trust, type VerifyResult } from '../../core/courtroom/chain'
+import {
+  CHECKPOINT_EVERY,
+  ENTRY_TYPE,
+  HEAD_TYPE,
+  envelopeHash,
+  nextEntry,
+  payloadBytes,
+  verifyChain,
+  type Entry,
+  type EntryKind,
+  type Head,
+  type Trust,
+  type VerifyResult,
+} from '../../core/courtroom/chain'
 import { appendLine, readRegularFile, truncateFile, withLock, writePrivateFile } from '../store'
 import { headFile } from './files'
 import { digest, nodeCrypto, readKeyStore, sign, type KeyPair } from './keys'
@@ -25,7 +38,11 @@ export function readLines(file: string): string[] {
 export function envelopeFor(entry: Entry, signers: KeyPair[]): DsseEnvelope {
   const body = payloadBytes(entry)
   const msg = pae(ENTRY_TYPE, body)
-  return { payload: body.toString('base64'), payloadType: ENTRY_TYPE, signatures: signers.map((k) => ({ keyid: k.keyid, sig: sign(k, msg) })) }
+  return {
+    payload: body.toString('base64'),
+    payloadType: ENTRY_TYPE,
+    signatures: signers.map((k) => ({ keyid: k.keyid, sig: sign(k, msg) })),
+  }
 }
 
 function lastOf(lines: string[]): { seq: number; hash: string } | null {
@@ -71,7 +88,18 @@ function repairTail(o: AppendOptions, lines: string[], at: string): { lines: str
   const good = lines.slice(0, -1)
   truncateFile(o.file, Buffer.byteLength(good.length ? good.join('\n') + '\n' : ''))
   const last = lastOf(good)
-  const entry = nextEntry(last, o.agent, 'repair', { reason: 'the last line was not a whole entry (an interrupted write): cut from the ledger and kept here', torn_digest: digest(torn), torn_length: Buffer.byteLength(torn), torn_bytes: Buffer.from(torn).subarray(0, TORN_KEPT).toString('base64') }, at)
+  const entry = nextEntry(
+    last,
+    o.agent,
+    'repair',
+    {
+      reason: 'the last line was not a whole entry (an interrupted write): cut from the ledger and kept here',
+      torn_digest: digest(torn),
+      torn_length: Buffer.byteLength(torn),
+      torn_bytes: Buffer.from(torn).subarray(0, TORN_KEPT).toString('base64'),
+    },
+    at,
+  )
   const env = envelopeFor(entry, [o.signers[0]])
   appendLine(o.file, JSON.stringify(env) + '\n')
   return { lines: [...good, JSON.stringify(env)], written: [entry] }
@@ -105,7 +133,8 @@ export function appendEntry(o: AppendOptions, kind: EntryKind, body: Record<stri
       written.push(entry)
     }
     add(kind, body, o.signers)
-    if (kind !== 'checkpoint' && kind !== 'revocation' && (last!.seq + 1) % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1) add('checkpoint', { through: last!.seq, head: last!.hash }, [o.headKey])
+    if (kind !== 'checkpoint' && kind !== 'revocation' && (last!.seq + 1) % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1)
+      add('checkpoint', { through: last!.seq, head: last!.hash }, [o.headKey])
     writeHead(o.agent, { agent: o.agent, seq: last!.seq, hash: last!.hash, at }, o.headKey, o.env)
     return written
   })
@@ -126,14 +155,26 @@ export function readHead(agent: string, env?: NodeJS.ProcessEnv): Trust['head'] 
 }
 
 /** Verifies an agent's ledger against the keys and head on record outside the project. */
-export function verifyLedger(agent: string, file: string, env?: NodeJS.ProcessEnv, opts: { genesisKey?: string } = {}): VerifyResult {
+export function verifyLedger(
+  agent: string,
+  file: string,
+  env?: NodeJS.ProcessEnv,
+  opts: { genesisKey?: string } = {},
+): VerifyResult {
   const store = readKeyStore(agent, env)
-  return verifyChain(nodeCrypto, readLines(file), { agent, genesisKey: opts.genesisKey ?? store?.genesis_public, head: readHead(agent, env) })
+  return verifyChain(nodeCrypto, readLines(file), {
+    agent,
+    genesisKey: opts.genesisKey ?? store?.genesis_public,
+    head: readHead(agent, env),
+  })
 }
 
 export function listAgents(ledgerDir: string): string[] {
   try {
-    return fs.readdirSync(ledgerDir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6))
+    return fs
+      .readdirSync(ledgerDir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => f.slice(0, -6))
   } catch {
     return []
   }

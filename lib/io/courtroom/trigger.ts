@@ -34,11 +34,26 @@ export function openHearing(paths: Paths, f: HearingRequest): string | undefined
     // (consent.ts consentInForce), so damaging consent.json does not end hearings.
     const r = readState(paths, 'consent')
     const consent = r.ok ? (r.value as { enabled?: boolean } | null) : undefined
-    if (consent ? !consent.enabled : r.ok && !fs.existsSync(path.dirname(fileOf(paths, 'ledger', 'x')))) return undefined
-    const threshold = ((readConfig(paths).config as { courtroom?: { threshold?: unknown } }).courtroom?.threshold as number | undefined) ?? 0.6
+    if (consent ? !consent.enabled : r.ok && !fs.existsSync(path.dirname(fileOf(paths, 'ledger', 'x'))))
+      return undefined
+    const threshold =
+      ((readConfig(paths).config as { courtroom?: { threshold?: unknown } }).courtroom?.threshold as
+        | number
+        | undefined) ?? 0.6
     if (!(f.confidence >= threshold)) return undefined
     const id = `d${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
-    const charge: Charge = { source: f.source, signal: f.signal, pack: f.pack ?? 'agent', offense_id: f.offense_id ?? '', confidence: f.confidence, summary: f.summary, evidence: f.evidence ?? [f.summary], history: [], session: f.session, ...(f.restrains ? { restrains: f.restrains } : {}) }
+    const charge: Charge = {
+      source: f.source,
+      signal: f.signal,
+      pack: f.pack ?? 'agent',
+      offense_id: f.offense_id ?? '',
+      confidence: f.confidence,
+      summary: f.summary,
+      evidence: f.evidence ?? [f.summary],
+      history: [],
+      session: f.session,
+      ...(f.restrains ? { restrains: f.restrains } : {}),
+    }
     const file = fileOf(paths, 'docket', id)
     writeState(paths, 'docket', charge, { id })
     spawnDetached('ratchet', ['courtroom', 'hearing', '--docket', file])

@@ -15,7 +15,11 @@ familyTable(family, {
     ['docker volume rm data', 'infra_destroy'],
     ['podman rmi me/app', 'infra_destroy'],
     // volumes hold data no rebuild brings back (issue 19); images and containers stay a check
-    ['docker system prune -af --volumes', 'infra_destroy', /every unused volume and the data in it, every image no container uses/],
+    [
+      'docker system prune -af --volumes',
+      'infra_destroy',
+      /every unused volume and the data in it, every image no container uses/,
+    ],
     ['docker volume rm pgdata', 'infra_destroy', /^volume pgdata and the data in it$/],
     ['docker volume prune -af', 'infra_destroy', /every volume no container uses/],
     ['podman volume rm a b', 'infra_destroy', /volumes a, b/],
@@ -25,5 +29,19 @@ familyTable(family, {
     ['docker system prune -af', 'infra_destroy', false],
     ['docker rm -f api', 'infra_destroy', false],
   ],
-  invalid: ['which docker', 'docker-compose down', 'docker-compose up -d', 'podman-compose ps', 'docker volume ls', 'docker volume inspect pgdata', 'docker system df', 'docker build -t app .', 'docker ps', 'docker compose down', 'podman images', 'buildah bud -t app .', 'docker push --help'],
+  invalid: [
+    'which docker',
+    'docker-compose down',
+    'docker-compose up -d',
+    'podman-compose ps',
+    'docker volume ls',
+    'docker volume inspect pgdata',
+    'docker system df',
+    'docker build -t app .',
+    'docker ps',
+    'docker compose down',
+    'podman images',
+    'buildah bud -t app .',
+    'docker push --help',
+  ],
 })

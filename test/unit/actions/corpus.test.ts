@@ -17,7 +17,10 @@ it('the corpus is varied and large enough to mean something', () => {
 it('≥ 97% of risky actions flagged, ≤ 2% false alarms', () => {
   const r = evaluateCorpus()
   const show = (xs: typeof r.misses) => xs.map((m) => m.line.cmd ?? `${m.line.tool} ${JSON.stringify(m.line.input)}`)
-  expect(r.ownFlagged / r.ownRisky, `missed: ${show(r.misses.filter((m) => !m.line.owner)).join(' | ')}`).toBeGreaterThanOrEqual(0.97)
+  expect(
+    r.ownFlagged / r.ownRisky,
+    `missed: ${show(r.misses.filter((m) => !m.line.owner)).join(' | ')}`,
+  ).toBeGreaterThanOrEqual(0.97)
   expect(r.falseAlarms / r.quiet, `false alarms: ${show(r.alarms).join(' | ')}`).toBeLessThanOrEqual(0.02)
 })
 

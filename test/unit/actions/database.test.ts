@@ -4,7 +4,12 @@ import type { FsFacts } from '../../../lib/core/actions/types'
 
 /** Files Ratchet can read (anything else is unreadable: missing, too big, a FIFO). */
 const files = (texts: Record<string, string>): { fs: FsFacts } => ({
-  fs: { realpath: (p) => p, isDir: () => false, list: () => undefined, readText: (p) => texts[p] ?? texts[p.replace(`${PROJECT}/`, '')] },
+  fs: {
+    realpath: (p) => p,
+    isDir: () => false,
+    list: () => undefined,
+    readText: (p) => texts[p] ?? texts[p.replace(`${PROJECT}/`, '')],
+  },
 })
 
 familyTable(family, {
@@ -40,31 +45,124 @@ familyTable(family, {
     ['echo FLUSHALL | redis-cli', 'db_destroy', true],
     ['mysql app <<EOF\nTRUNCATE TABLE logs;\nEOF', 'db_destroy'],
     // SQL from a file: judged by what the file says; a file Ratchet cannot read is unreadable (issue 9 red team)
-    { input: 'psql "postgres://u@prod/app" -f /tmp/drop.sql', pattern: 'db_destroy', catastrophic: true, ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }) },
-    { input: 'mysql -h prod app < /tmp/drop.sql', pattern: 'db_destroy', catastrophic: true, ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }) },
-    { input: 'psql app --file=cleanup.sql', pattern: 'db_destroy', ctx: files({ 'cleanup.sql': 'DELETE FROM sessions;' }) },
+    {
+      input: 'psql "postgres://u@prod/app" -f /tmp/drop.sql',
+      pattern: 'db_destroy',
+      catastrophic: true,
+      ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }),
+    },
+    {
+      input: 'mysql -h prod app < /tmp/drop.sql',
+      pattern: 'db_destroy',
+      catastrophic: true,
+      ctx: files({ '/tmp/drop.sql': 'DROP DATABASE app;' }),
+    },
+    {
+      input: 'psql app --file=cleanup.sql',
+      pattern: 'db_destroy',
+      ctx: files({ 'cleanup.sql': 'DELETE FROM sessions;' }),
+    },
     { input: 'psql app -f /tmp/gone.sql', pattern: 'unreadable', ctx: files({}) },
     // SQL Ratchet cannot read before it runs is weighed at its worst: it may destroy anything (issue 19 red team)
-    { input: "echo 'DROP TABLE orders' > /tmp/x.sql && psql -h 127.0.0.1 -d shop -f /tmp/x.sql", pattern: 'db_destroy', lost: /whatever the SQL in \/tmp\/x\.sql destroys .* on shop on 127\.0\.0\.1/, ctx: files({}) },
+    {
+      input: "echo 'DROP TABLE orders' > /tmp/x.sql && psql -h 127.0.0.1 -d shop -f /tmp/x.sql",
+      pattern: 'db_destroy',
+      lost: /whatever the SQL in \/tmp\/x\.sql destroys .* on shop on 127\.0\.0\.1/,
+      ctx: files({}),
+    },
     { input: 'mysql app < /dev/stdin', pattern: 'unreadable', ctx: files({}) },
     // What cannot be undone says which tables and which database (issue 19): a local one when every sign says so
-    { input: 'psql -h db.internal -d app -c "TRUNCATE users, orders"', pattern: 'db_destroy', lost: /^every row of users, orders \(app on db\.internal\)$/, local: false },
-    { input: 'psql -h localhost -d app_dev -c "TRUNCATE users"', pattern: 'db_destroy', lost: /every row of users \(app_dev on localhost\)/, local: true },
-    { input: 'psql postgres://u:pw@db.prod.example.com/app -c "DELETE FROM orders WHERE created_at < now()"', pattern: 'db_destroy', lost: /^rows of orders where created_at < now\(\) \(app on db\.prod\.example\.com\)$/, local: false },
-    { input: 'psql -c "DELETE FROM sessions"', pattern: 'db_destroy', lost: /every row of sessions .*the local socket/, local: true, ctx: { env: () => undefined } },
-    { input: 'psql -c "DELETE FROM sessions"', pattern: 'db_destroy', lost: /every row of sessions/, local: false, ctx: { env: (n) => (n === 'PGHOST' ? 'db.prod.internal' : undefined) } },
-    { input: 'PGHOST=db.prod.internal psql -c "DELETE FROM sessions"', pattern: 'db_destroy', lost: /db\.prod\.internal/, local: false, ctx: { env: () => undefined } },
+    {
+      input: 'psql -h db.internal -d app -c "TRUNCATE users, orders"',
+      pattern: 'db_destroy',
+      lost: /^every row of users, orders \(app on db\.internal\)$/,
+      local: false,
+    },
+    {
+      input: 'psql -h localhost -d app_dev -c "TRUNCATE users"',
+      pattern: 'db_destroy',
+      lost: /every row of users \(app_dev on localhost\)/,
+      local: true,
+    },
+    {
+      input: 'psql postgres://u:pw@db.prod.example.com/app -c "DELETE FROM orders WHERE created_at < now()"',
+      pattern: 'db_destroy',
+      lost: /^rows of orders where created_at < now\(\) \(app on db\.prod\.example\.com\)$/,
+      local: false,
+    },
+    {
+      input: 'psql -c "DELETE FROM sessions"',
+      pattern: 'db_destroy',
+      lost: /every row of sessions .*the local socket/,
+      local: true,
+      ctx: { env: () => undefined },
+    },
+    {
+      input: 'psql -c "DELETE FROM sessions"',
+      pattern: 'db_destroy',
+      lost: /every row of sessions/,
+      local: false,
+      ctx: { env: (n) => (n === 'PGHOST' ? 'db.prod.internal' : undefined) },
+    },
+    {
+      input: 'PGHOST=db.prod.internal psql -c "DELETE FROM sessions"',
+      pattern: 'db_destroy',
+      lost: /db\.prod\.internal/,
+      local: false,
+      ctx: { env: () => undefined },
+    },
     { input: 'psql -c "DELETE FROM sessions"', pattern: 'db_destroy', lost: /every row of sessions/, local: false },
-    { input: 'psql "host=10.0.0.5 dbname=shop" -c "DROP TABLE IF EXISTS carts"', pattern: 'db_destroy', lost: /^table carts and every row in it \(shop on 10\.0\.0\.5\)$/, local: false },
-    { input: 'mysql -h 127.0.0.1 -e "ALTER TABLE users DROP COLUMN email" app', pattern: 'db_destroy', lost: /column email of users and its data/, local: true },
-    { input: 'sqlite3 data/app.db "DELETE FROM users"', pattern: 'db_destroy', lost: /every row of users \(the SQLite file data\/app\.db\)/, local: true },
-    { input: "mongosh mongodb+srv://cluster0.example.net/shop --eval 'db.users.drop()'", pattern: 'db_destroy', lost: /^collection users and every document in it \(shop on cluster0\.example\.net\)$/, local: false },
+    {
+      input: 'psql "host=10.0.0.5 dbname=shop" -c "DROP TABLE IF EXISTS carts"',
+      pattern: 'db_destroy',
+      lost: /^table carts and every row in it \(shop on 10\.0\.0\.5\)$/,
+      local: false,
+    },
+    {
+      input: 'mysql -h 127.0.0.1 -e "ALTER TABLE users DROP COLUMN email" app',
+      pattern: 'db_destroy',
+      lost: /column email of users and its data/,
+      local: true,
+    },
+    {
+      input: 'sqlite3 data/app.db "DELETE FROM users"',
+      pattern: 'db_destroy',
+      lost: /every row of users \(the SQLite file data\/app\.db\)/,
+      local: true,
+    },
+    {
+      input: "mongosh mongodb+srv://cluster0.example.net/shop --eval 'db.users.drop()'",
+      pattern: 'db_destroy',
+      lost: /^collection users and every document in it \(shop on cluster0\.example\.net\)$/,
+      local: false,
+    },
     { input: "mongosh app --eval 'db.events.deleteMany({})'", pattern: 'db_destroy', lost: /every document of events/ },
-    { input: 'redis-cli -h cache.prod DEL session:1 session:2', pattern: 'db_destroy', lost: /^Redis keys session:1, session:2 \(cache\.prod\)$/, local: false },
+    {
+      input: 'redis-cli -h cache.prod DEL session:1 session:2',
+      pattern: 'db_destroy',
+      lost: /^Redis keys session:1, session:2 \(cache\.prod\)$/,
+      local: false,
+    },
     // migration tools and ORMs: what the migration takes, and where it connects (the line, the environment, the project's .env)
-    { input: 'npx prisma migrate reset --force', pattern: 'db_destroy', lost: /every table and row.*\(app_dev on localhost\)/, local: true, ctx: files({ '.env': 'DATABASE_URL="postgresql://dev:pw@localhost:5432/app_dev"\n' }) },
-    { input: 'npx prisma migrate reset --force', pattern: 'db_destroy', lost: /\(app on db\.prod\.example\.com\)/, local: false, ctx: files({ '.env': 'DATABASE_URL=postgresql://u:secret@db.prod.example.com:5432/app\n' }) },
-    { input: 'npx prisma db push --accept-data-loss', pattern: 'db_destroy', lost: /the tables and columns the schema no longer has/ },
+    {
+      input: 'npx prisma migrate reset --force',
+      pattern: 'db_destroy',
+      lost: /every table and row.*\(app_dev on localhost\)/,
+      local: true,
+      ctx: files({ '.env': 'DATABASE_URL="postgresql://dev:pw@localhost:5432/app_dev"\n' }),
+    },
+    {
+      input: 'npx prisma migrate reset --force',
+      pattern: 'db_destroy',
+      lost: /\(app on db\.prod\.example\.com\)/,
+      local: false,
+      ctx: files({ '.env': 'DATABASE_URL=postgresql://u:secret@db.prod.example.com:5432/app\n' }),
+    },
+    {
+      input: 'npx prisma db push --accept-data-loss',
+      pattern: 'db_destroy',
+      lost: /the tables and columns the schema no longer has/,
+    },
     { input: 'prisma db push --force-reset', pattern: 'db_destroy', lost: /every table and row/ },
     ['alembic downgrade base', 'db_destroy', /every migration after base/],
     ['alembic -c prod.ini downgrade -1', 'db_destroy', /after -1/],
@@ -89,8 +187,20 @@ familyTable(family, {
     ['liquibase dropAll', 'db_destroy', /every object/],
     ['liquibase rollbackCount 1', 'db_destroy', /rolled back/],
     ['sqitch revert', 'db_destroy', /reverted/],
-    { input: 'rails db:rollback', pattern: 'db_destroy', lost: /the development database/, local: true, ctx: { env: () => undefined } },
-    { input: 'RAILS_ENV=production rails db:reset', pattern: 'db_destroy', lost: /every table and row of the production database/, local: false, ctx: { env: () => undefined } },
+    {
+      input: 'rails db:rollback',
+      pattern: 'db_destroy',
+      lost: /the development database/,
+      local: true,
+      ctx: { env: () => undefined },
+    },
+    {
+      input: 'RAILS_ENV=production rails db:reset',
+      pattern: 'db_destroy',
+      lost: /every table and row of the production database/,
+      local: false,
+      ctx: { env: () => undefined },
+    },
     { input: 'bundle exec rails db:drop', pattern: 'db_destroy', lost: /every table and row/ },
     ['python manage.py migrate shop zero', 'db_destroy', /shop’s migrations after zero/],
     ['python manage.py flush --no-input', 'db_destroy', /every row of every table/],
@@ -100,7 +210,10 @@ familyTable(family, {
   ],
   invalid: [
     // SQL from a file that says nothing destructive
-    { input: 'psql app -f schema.sql', ctx: files({ 'schema.sql': 'CREATE TABLE users (id int);\nINSERT INTO users VALUES (1);' }) },
+    {
+      input: 'psql app -f schema.sql',
+      ctx: files({ 'schema.sql': 'CREATE TABLE users (id int);\nINSERT INTO users VALUES (1);' }),
+    },
     { input: 'mysql -h localhost app < seed.sql', ctx: files({ 'seed.sql': 'INSERT INTO t VALUES (1);' }) },
     { input: "psql -c 'select 1'", ctx: files({}) },
     'grep -r "DROP DATABASE" migrations/',

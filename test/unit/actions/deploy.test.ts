@@ -4,11 +4,23 @@ import { familyTable } from './table'
 familyTable(family, {
   valid: [
     // what cannot be undone names what goes (issue 19)
-    ['terraform destroy -auto-approve', 'infra_destroy', /^every resource in the Terraform state of the project folder$/],
-    ['terraform -chdir=infra/staging destroy -target=aws_instance.web', 'infra_destroy', /^aws_instance\.web \(from the Terraform state of infra\/staging\)$/],
+    [
+      'terraform destroy -auto-approve',
+      'infra_destroy',
+      /^every resource in the Terraform state of the project folder$/,
+    ],
+    [
+      'terraform -chdir=infra/staging destroy -target=aws_instance.web',
+      'infra_destroy',
+      /^aws_instance\.web \(from the Terraform state of infra\/staging\)$/,
+    ],
     ['terraform apply -destroy -auto-approve', 'infra_destroy', /every resource in the Terraform state/],
     ['kubectl delete ns prod', 'infra_destroy', /^namespace prod and everything in it$/],
-    ['kubectl --context prod-eu delete namespace payments', 'infra_destroy', /namespace payments and everything in it \(context prod-eu\)/],
+    [
+      'kubectl --context prod-eu delete namespace payments',
+      'infra_destroy',
+      /namespace payments and everything in it \(context prod-eu\)/,
+    ],
     ['kubectl delete deploy api -n prod', 'infra_destroy', /^deployment api in namespace prod$/],
     ['kubectl delete pvc --all -n data', 'infra_destroy', /every persistent volume claim in namespace data/],
     ['kubectl delete -f k8s/app.yaml', 'infra_destroy', /the resources defined in k8s\/app\.yaml/],
@@ -16,10 +28,22 @@ familyTable(family, {
     ['kubectl delete pod api-1 -n prod', 'infra_destroy', false],
     ['kubectl delete pods -l app=web', 'infra_destroy', false],
     ['kubectl drain node-1', 'infra_destroy', false],
-    ['helm uninstall api -n prod', 'infra_destroy', /^Helm release api in namespace prod and every resource it installed$/],
+    [
+      'helm uninstall api -n prod',
+      'infra_destroy',
+      /^Helm release api in namespace prod and every resource it installed$/,
+    ],
     ['helm delete legacy', 'infra_destroy', /Helm release legacy/],
-    ['heroku apps:destroy -a myapp --confirm myapp', 'infra_destroy', /^Heroku app myapp with its dynos, add-ons and databases$/],
-    ['heroku pg:reset DATABASE --app myapp --confirm myapp', 'infra_destroy', /every table and row of Heroku Postgres DATABASE of app myapp/],
+    [
+      'heroku apps:destroy -a myapp --confirm myapp',
+      'infra_destroy',
+      /^Heroku app myapp with its dynos, add-ons and databases$/,
+    ],
+    [
+      'heroku pg:reset DATABASE --app myapp --confirm myapp',
+      'infra_destroy',
+      /every table and row of Heroku Postgres DATABASE of app myapp/,
+    ],
     ['heroku addons:destroy heroku-redis -a myapp', 'infra_destroy', /add-on heroku-redis/],
     ['fly apps destroy myapp -y', 'infra_destroy', /^Fly\.io app myapp with its machines, volumes and IP addresses$/],
     ['flyctl destroy myapp --yes', 'infra_destroy', /Fly\.io app myapp/],
@@ -29,7 +53,11 @@ familyTable(family, {
     ['cdk destroy ApiStack --force', 'infra_destroy', /CloudFormation stack ApiStack and every resource it owns/],
     ['pulumi destroy -s prod --yes', 'infra_destroy', /every resource in the Pulumi stack prod/],
     ['netlify sites:delete my-site', 'infra_destroy', /Netlify site my-site/],
-    ['firebase firestore:delete --all-collections --project prod', 'infra_destroy', /every Firestore document of project prod/],
+    [
+      'firebase firestore:delete --all-collections --project prod',
+      'infra_destroy',
+      /every Firestore document of project prod/,
+    ],
     ['firebase database:remove /users --project prod', 'infra_destroy', /Realtime Database data at \/users/],
     ['vercel --prod', 'deploy'],
     ['npx vercel deploy', 'deploy'],

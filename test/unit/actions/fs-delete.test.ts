@@ -13,13 +13,17 @@ familyTable(family, {
     ['find . -name "*.tmp" -delete', 'file_delete'],
     ['find . -name "*.o" -exec rm {} \\;', 'file_delete'],
     // The wrapper hid the rm from the find detector, and `./{}` read as a file that does not exist (lead's run).
-    { input: 'find . -name notes.txt -exec env rm {} +', pattern: 'file_delete', ctx: withGit({ '{}': 'missing', '.': 'tracked-modified' }) },
+    {
+      input: 'find . -name notes.txt -exec env rm {} +',
+      pattern: 'file_delete',
+      ctx: withGit({ '{}': 'missing', '.': 'tracked-modified' }),
+    },
     ['parallel rm {} ::: notes.txt', 'file_delete'],
     ['ls *.log | xargs rm', 'file_delete'],
     ['git ls-files -z | xargs -0 rm -f', 'file_delete'],
     ['python -c "import os; os.remove(\'a.txt\')"', 'file_delete'],
     ['python3 -c "import shutil; shutil.rmtree(\'build\')"', 'file_delete'],
-    ['node -e "require(\'fs\').rmSync(\'dist\', {recursive: true})"', 'file_delete'],
+    ["node -e \"require('fs').rmSync('dist', {recursive: true})\"", 'file_delete'],
     ['perl -e "unlink glob q(*.bak)"', 'file_delete'],
     ['ruby -e "FileUtils.rm_rf(\'tmp\')"', 'file_delete'],
     ['php -r "unlink(\'a.txt\');"', 'file_delete'],
@@ -56,14 +60,26 @@ familyTable(family, {
     { input: 'rm -rf data/', pattern: 'file_delete', ctx: withGit({ data: 'untracked' }) },
     { input: 'rm -rf ~/data', pattern: 'file_delete', ctx: withGit({}) },
     { input: 'rm -f $OUT', pattern: 'file_delete', ctx: withGit({}) },
-    { input: 'rm dist/app.js notes.txt', pattern: 'file_delete', ctx: withGit({ 'dist/app.js': 'ignored', 'notes.txt': 'untracked' }) },
+    {
+      input: 'rm dist/app.js notes.txt',
+      pattern: 'file_delete',
+      ctx: withGit({ 'dist/app.js': 'ignored', 'notes.txt': 'untracked' }),
+    },
     { input: 'ls | xargs rm', pattern: 'file_delete', ctx: withGit({}) },
     { input: 'rm -rf /', pattern: 'file_delete', catastrophic: true, ctx: withGit({}) },
     // a rename earlier on the line can put the user's file where "nothing" was
     { input: 'mv notes.txt gone.txt && rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
-    { input: 'git mv notes.txt gone.txt; rm gone.txt', pattern: 'file_delete', ctx: withGit({ 'gone.txt': 'missing' }) },
+    {
+      input: 'git mv notes.txt gone.txt; rm gone.txt',
+      pattern: 'file_delete',
+      ctx: withGit({ 'gone.txt': 'missing' }),
+    },
     // the agent's own folder holding a link to somewhere else: the provider cannot vouch for it
-    { input: 'rm -rf scratch/home/', pattern: 'file_delete', ctx: { fileState: () => undefined, session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch`]: 1 } } } },
+    {
+      input: 'rm -rf scratch/home/',
+      pattern: 'file_delete',
+      ctx: { fileState: () => undefined, session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch`]: 1 } } },
+    },
     // no provider, or it timed out: the worst reading
     { input: 'rm -rf build', pattern: 'file_delete', ctx: { fileState: () => undefined } },
     // the npm packages that delete, however they are fetched (issue 9 red team: `npx --yes rimraf .claude`)
@@ -74,7 +90,7 @@ familyTable(family, {
   invalid: [
     "echo 'rm -rf /'",
     'grep "rm -rf" scripts/*.sh',
-    'cat <<\'EOF\'\nrm -rf /\ngit push -f origin main\nEOF',
+    "cat <<'EOF'\nrm -rf /\ngit push -f origin main\nEOF",
     'echo rm -rf / > notes.txt',
     'command -v rm',
     'man rm',
@@ -92,8 +108,14 @@ familyTable(family, {
     { input: 'rm src/old.ts', ctx: withGit({ 'src/old.ts': 'tracked-clean' }) },
     { input: 'rm missing.txt', ctx: withGit({ 'missing.txt': 'missing' }) },
     { input: 'cd src && rm -f missing.txt', ctx: withGit({ 'src/missing.txt': 'missing' }) },
-    { input: 'rm scratch.txt', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch.txt`]: 1 } } }) },
-    { input: 'rm -rf tmp-work/out', ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/tmp-work`]: 1 } } }) },
+    {
+      input: 'rm scratch.txt',
+      ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/scratch.txt`]: 1 } } }),
+    },
+    {
+      input: 'rm -rf tmp-work/out',
+      ctx: withGit({}, { session: { reads: {}, prompts: [], created: { [`${PROJECT}/tmp-work`]: 1 } } }),
+    },
     { input: 'mkdir scratch && rm -rf scratch', ctx: withGit({}) },
     { input: 'find dist -name "*.map" -delete', ctx: withGit({ dist: 'ignored' }) },
     { input: 'find dist -name "*.map" -exec env rm {} +', ctx: withGit({ dist: 'ignored' }) },
@@ -105,10 +127,18 @@ familyTable(family, {
 
 describe('a glob in the last part of a path is weighed as the entries it matches (issue 19)', () => {
   const listing = (dirs: Record<string, string[]>): Partial<ClassifyContext> => ({
-    fs: { realpath: (p) => p, isDir: () => true, list: (d) => dirs[d.replace(`${PROJECT}/`, '')], readText: () => undefined },
+    fs: {
+      realpath: (p) => p,
+      isDir: () => true,
+      list: (d) => dirs[d.replace(`${PROJECT}/`, '')],
+      readText: () => undefined,
+    },
     ...withGit({}),
   })
-  const uploads = listing({ 'data/uploads': ['a.png', 'b.png', '.keep', 'notes.txt'], '/home/dev': ['.bashrc', 'docs'] })
+  const uploads = listing({
+    'data/uploads': ['a.png', 'b.png', '.keep', 'notes.txt'],
+    '/home/dev': ['.bashrc', 'docs'],
+  })
   it.each<[string, string[]]>([
     ['rm -rf data/uploads/*', ['data/uploads/a.png', 'data/uploads/b.png', 'data/uploads/notes.txt']],
     ['rm data/uploads/*.png', ['data/uploads/a.png', 'data/uploads/b.png']],
@@ -118,9 +148,13 @@ describe('a glob in the last part of a path is weighed as the entries it matches
     expect(run(command, ctx(uploads)).deleted.map((d) => d.path.replace(`${PROJECT}/`, ''))).toEqual(paths)
   })
   it('a glob that matches nothing, an unlisted folder, or one changed earlier on the line stays as written', () => {
-    expect(run('rm -rf data/uploads/*.gif', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/data/uploads/*.gif`])
+    expect(run('rm -rf data/uploads/*.gif', ctx(uploads)).deleted.map((d) => d.path)).toEqual([
+      `${PROJECT}/data/uploads/*.gif`,
+    ])
     expect(run('rm -rf other/*', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/other/*`])
-    expect(run('mv x data/uploads/ && rm -rf data/uploads/*', ctx(uploads)).deleted.map((d) => d.path)).toEqual([`${PROJECT}/data/uploads/*`])
+    expect(run('mv x data/uploads/ && rm -rf data/uploads/*', ctx(uploads)).deleted.map((d) => d.path)).toEqual([
+      `${PROJECT}/data/uploads/*`,
+    ])
   })
   it('a glob on the home folder stays catastrophic', () => {
     expect(run('rm -rf ~/*', ctx(uploads)).findings.some((f) => f.catastrophic)).toBe(true)

@@ -9,7 +9,9 @@ it.each(Object.keys(family.programs))('%s records what it read, and flags nothin
 })
 
 it('Read and a piped cat record what was read', () => {
-  expect(run({ tool_name: 'Read', tool_input: { file_path: `${PROJECT}/app.ts` } }).reads).toEqual([`${PROJECT}/app.ts`])
+  expect(run({ tool_name: 'Read', tool_input: { file_path: `${PROJECT}/app.ts` } }).reads).toEqual([
+    `${PROJECT}/app.ts`,
+  ])
   expect(run('cat existing.txt | head -5').reads).toEqual([`${PROJECT}/existing.txt`])
   expect(patterns('ls -la')).toEqual([])
 })

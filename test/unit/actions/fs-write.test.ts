@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import * as family from '../../../lib/core/actions/fs-write'
 import { PROJECT, ctx, familyTable, patterns, run, withGit } from './table'
 
-const existing = (over: Record<string, 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ignored'>) => ({ ...withGit(over), fileExists: (p: string) => Object.keys(over).some((k) => p === `${PROJECT}/${k}`) })
+const existing = (over: Record<string, 'tracked-clean' | 'tracked-modified' | 'untracked' | 'ignored'>) => ({
+  ...withGit(over),
+  fileExists: (p: string) => Object.keys(over).some((k) => p === `${PROJECT}/${k}`),
+})
 
 familyTable(family, {
   valid: [
@@ -10,7 +13,10 @@ familyTable(family, {
     ["sed -i.bak -e 's/a/b/' config.yml", 'stale_write'],
     ["perl -pi -e 's/a/b/' existing.txt", 'stale_write'],
     [{ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/existing.txt`, content: 'x' } }, 'stale_write'],
-    [{ tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }, 'stale_write'],
+    [
+      { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } },
+      'stale_write',
+    ],
     [{ tool_name: 'Write', tool_input: { file_path: '/etc/hosts', content: 'x' } }, 'outside_project'],
     ['echo x > ~/.bashrc', 'outside_project'],
     ['truncate -s 0 /var/log/app.log', 'outside_project'],
@@ -33,13 +39,17 @@ familyTable(family, {
     ['truncate -s 0 existing.txt', 'stale_write'],
     ['echo x | tee existing.txt', 'stale_write'],
     ['sort -o x config.yml | sponge config.yml', 'stale_write'],
-    ['python -c "open(\'existing.txt\',\'w\').write(\'x\')"', 'stale_write'],
-    ['python3 -c "from pathlib import Path; Path(\'config.yml\').write_text(\'a: 1\')"', 'stale_write'],
-    ['node -e "require(\'fs\').writeFileSync(\'existing.txt\', \'x\')"', 'stale_write'],
-    ['ruby -e "File.write(\'existing.txt\', \'x\')"', 'stale_write'],
+    ["python -c \"open('existing.txt','w').write('x')\"", 'stale_write'],
+    ["python3 -c \"from pathlib import Path; Path('config.yml').write_text('a: 1')\"", 'stale_write'],
+    ["node -e \"require('fs').writeFileSync('existing.txt', 'x')\"", 'stale_write'],
+    ["ruby -e \"File.write('existing.txt', 'x')\"", 'stale_write'],
     ['bash -c "echo > existing.txt"', 'stale_write'],
     // a log the user keeps in git, or with no answer from git, is still content
-    { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true, fileState: () => 'untracked' } },
+    {
+      input: 'echo "" > app.log',
+      pattern: 'stale_write',
+      ctx: { fileExists: () => true, fileState: () => 'untracked' },
+    },
     { input: 'echo "" > app.log', pattern: 'stale_write', ctx: { fileExists: () => true } },
     // a move or copy onto an existing file replaces it: what git cannot bring back is lost (issue 9 red team)
     { input: 'mv notes.txt.new notes.txt', pattern: 'file_delete', ctx: existing({ 'notes.txt': 'untracked' }) },
@@ -72,7 +82,10 @@ familyTable(family, {
     'trash build/tmp.txt',
     { tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } },
     { tool_name: 'Write', tool_input: { file_path: '/tmp/scratch.txt', content: 'x' } },
-    { input: { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }, ctx: { session: { reads: { [`${PROJECT}/app.ts`]: 1 }, prompts: [] } } },
+    {
+      input: { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } },
+      ctx: { session: { reads: { [`${PROJECT}/app.ts`]: 1 }, prompts: [] } },
+    },
     'echo hi >> existing.txt',
     'echo x | tee -a existing.txt',
     'echo hi > new.txt',
@@ -80,17 +93,26 @@ familyTable(family, {
     { input: 'truncate -s 0 logs/app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
     { input: 'echo "" > app.log', ctx: { fileExists: () => true, fileState: () => 'ignored' } },
     'echo x > /tmp/out.log',
-    { input: 'cat > existing.txt <<EOF\nnew\nEOF', ctx: { session: { reads: { [`${PROJECT}/existing.txt`]: 1 }, prompts: [] } } },
+    {
+      input: 'cat > existing.txt <<EOF\nnew\nEOF',
+      ctx: { session: { reads: { [`${PROJECT}/existing.txt`]: 1 }, prompts: [] } },
+    },
     'cp existing.txt backup.txt',
     'mkdir -p build/out',
     'python -c "print(open(\'existing.txt\').read())"',
-    'node -e "require(\'fs\').writeFileSync(\'out.json\', \'{}\')"',
+    "node -e \"require('fs').writeFileSync('out.json', '{}')\"",
     // replacing a file git restores, the agent's own, with -n/-b, or into a folder: nothing is lost
     { input: 'mv README.md.new README.md', ctx: existing({ 'README.md': 'tracked-clean' }) },
     { input: 'mv -n a.txt notes.txt', ctx: existing({ 'notes.txt': 'untracked' }) },
     { input: 'cp --backup=numbered a.txt notes.txt', ctx: existing({ 'notes.txt': 'untracked' }) },
     { input: 'mv a.txt b.txt', ctx: existing({}) },
-    { input: 'mv out.tmp out.json', ctx: { ...existing({ 'out.json': 'untracked' }), session: { reads: {}, prompts: [], created: { [`${PROJECT}/out.json`]: 1 } } } },
+    {
+      input: 'mv out.tmp out.json',
+      ctx: {
+        ...existing({ 'out.json': 'untracked' }),
+        session: { reads: {}, prompts: [], created: { [`${PROJECT}/out.json`]: 1 } },
+      },
+    },
     // permissions that leave the owner able to read, or not recursive, or on build output
     { input: 'chmod -R 755 scripts', ctx: withGit({ scripts: 'untracked' }) },
     { input: 'chmod -R u+w dist', ctx: withGit({ dist: 'ignored' }) },
@@ -103,12 +125,20 @@ familyTable(family, {
 
 describe('fs-write: what counts as seen', () => {
   it('files and folders made by this call are remembered as the agent’s own', () => {
-    expect(run('mkdir -p scratch && echo hi > scratch/a.txt && touch b.txt').created.sort()).toEqual([`${PROJECT}/b.txt`, `${PROJECT}/scratch`, `${PROJECT}/scratch/a.txt`])
-    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).created).toEqual([`${PROJECT}/new.txt`])
+    expect(run('mkdir -p scratch && echo hi > scratch/a.txt && touch b.txt').created.sort()).toEqual([
+      `${PROJECT}/b.txt`,
+      `${PROJECT}/scratch`,
+      `${PROJECT}/scratch/a.txt`,
+    ])
+    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).created).toEqual([
+      `${PROJECT}/new.txt`,
+    ])
     expect(run('echo hi > existing.txt').created).toEqual([])
   })
   it('a Write of a new file counts as seen afterwards', () => {
-    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).reads).toEqual([`${PROJECT}/new.txt`])
+    expect(run({ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/new.txt`, content: 'x' } }).reads).toEqual([
+      `${PROJECT}/new.txt`,
+    ])
   })
   it('the same Edit is stale before a Read and fine after it', () => {
     const edit = { tool_name: 'Edit', tool_input: { file_path: `${PROJECT}/app.ts`, old_string: 'a', new_string: 'b' } }

@@ -16,7 +16,7 @@ familyTable(family, {
     ['command git push', 'git_push'],
     ['bash -c "git push origin main"', 'git_push'],
     ['echo $(git push)', 'git_push'],
-    ['python3 -c "import subprocess; subprocess.run([\'git\', \'push\'])"', 'git_push'],
+    ["python3 -c \"import subprocess; subprocess.run(['git', 'push'])\"", 'git_push'],
     // local: recorded as git_commit (not public surface); the push is what reaches a remote
     ['git add -A', 'git_commit'],
     ['git commit -m "fix typo"', 'git_commit'],
@@ -80,7 +80,13 @@ familyTable(family, {
     ['git rev-parse HEAD > ../remote.git/refs/heads/leak', 'git_push'],
     ['cp -r .git/objects/. ../remote.git/objects/', 'git_push'],
     ['rsync -a .git/ ../remote.git/', 'git_push'],
-    [{ tool_name: 'Write', tool_input: { file_path: '/home/dev/remote.git/packed-refs', content: 'x refs/heads/leak\n' } }, 'git_push'],
+    [
+      {
+        tool_name: 'Write',
+        tool_input: { file_path: '/home/dev/remote.git/packed-refs', content: 'x refs/heads/leak\n' },
+      },
+      'git_push',
+    ],
   ],
   invalid: [
     // Reading another repository, fetching into the project, a nested repository of the project's own.
@@ -154,10 +160,17 @@ describe('git: details', () => {
 
 describe('git: moving the work tree', () => {
   it('read-tree -u --reset overwrites uncommitted work like reset --hard', () => {
-    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-modified' })))).toContain('git_discard')
-    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-clean' })))).not.toContain('git_discard')
+    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-modified' })))).toContain(
+      'git_discard',
+    )
+    expect(patterns('git read-tree -u --reset HEAD', ctx(withGit({ '.': 'tracked-clean' })))).not.toContain(
+      'git_discard',
+    )
   })
-  it.each(['git checkout HEAD~1', 'git switch --orphan scratch', 'git checkout feature', 'git reset --hard HEAD~1'])('is not self-protection to the reader: %s', (command) => {
-    expect(patterns(command, ctx({ sandboxed: true }))).not.toContain('ratchet_state_edit')
-  })
+  it.each(['git checkout HEAD~1', 'git switch --orphan scratch', 'git checkout feature', 'git reset --hard HEAD~1'])(
+    'is not self-protection to the reader: %s',
+    (command) => {
+      expect(patterns(command, ctx({ sandboxed: true }))).not.toContain('ratchet_state_edit')
+    },
+  )
 })

@@ -6,13 +6,37 @@ const tool = (name: string, input: Record<string, unknown> = {}) => ({ tool_name
 familyTable(family, {
   valid: [
     // what cannot be undone through a tool, named from its inputs (issue 19)
-    [tool('mcp__slack__post_message', { channel: '#general', text: 'hi' }), 'external_post', /^post message through slack \(channel #general\)$/],
-    [tool('mcp__gmail__send_email', { to: 'boss@example.com', subject: 'x' }), 'external_post', /send email through gmail \(to boss@example\.com\)/],
+    [
+      tool('mcp__slack__post_message', { channel: '#general', text: 'hi' }),
+      'external_post',
+      /^post message through slack \(channel #general\)$/,
+    ],
+    [
+      tool('mcp__gmail__send_email', { to: 'boss@example.com', subject: 'x' }),
+      'external_post',
+      /send email through gmail \(to boss@example\.com\)/,
+    ],
     [tool('mcp__github__create_pull_request', { title: 'x' }), 'external_post', false],
-    [tool('mcp__github__delete_repository', { owner: 'me', repo: 'app' }), 'irreversible_mcp', /^delete repository through github \(owner me, repo app\)$/],
-    [tool('mcp__postgres__query', { sql: 'TRUNCATE users' }), 'db_destroy', /every row of users \(the database behind MCP server postgres\)/],
-    [tool('mcp__stripe__create_refund', { charge: 'ch_1', amount: 500 }), 'payment', /create refund through stripe \(charge ch_1, amount 500\)/],
-    [tool('mcp__http__request', { url: 'https://api.example.com/v1/users/3', method: 'DELETE' }), 'remote_delete', /users\/3/],
+    [
+      tool('mcp__github__delete_repository', { owner: 'me', repo: 'app' }),
+      'irreversible_mcp',
+      /^delete repository through github \(owner me, repo app\)$/,
+    ],
+    [
+      tool('mcp__postgres__query', { sql: 'TRUNCATE users' }),
+      'db_destroy',
+      /every row of users \(the database behind MCP server postgres\)/,
+    ],
+    [
+      tool('mcp__stripe__create_refund', { charge: 'ch_1', amount: 500 }),
+      'payment',
+      /create refund through stripe \(charge ch_1, amount 500\)/,
+    ],
+    [
+      tool('mcp__http__request', { url: 'https://api.example.com/v1/users/3', method: 'DELETE' }),
+      'remote_delete',
+      /users\/3/,
+    ],
     [tool('mcp__slack__post_message'), 'external_post'],
     [tool('mcp__gmail__send_email'), 'external_post'],
     [tool('mcp__github__create_pull_request'), 'external_post'],
@@ -28,7 +52,11 @@ familyTable(family, {
     [tool('mcp__filesystem__write_file', { path: 'existing.txt', content: 'x' }), 'stale_write'],
     [tool('mcp__filesystem__edit_file', { path: '/etc/hosts', edits: [] }), 'outside_project'],
     [tool('mcp__filesystem__write_file', { path: '.ratchet/guardrails.json', content: '[]' }), 'ratchet_state_edit'],
-    { input: tool('mcp__filesystem__delete_file', { path: 'notes.txt' }), pattern: 'irreversible_mcp', ctx: withGit({ 'notes.txt': 'untracked' }) },
+    {
+      input: tool('mcp__filesystem__delete_file', { path: 'notes.txt' }),
+      pattern: 'irreversible_mcp',
+      ctx: withGit({ 'notes.txt': 'untracked' }),
+    },
     [tool('mcp__http__request', { url: 'https://api.example.com/x', method: 'POST', body: '{}' }), 'http_upload'],
     [tool('mcp__filesystem__read_file', { path: '.env' }), 'secret_access'],
   ],
@@ -48,7 +76,13 @@ familyTable(family, {
     tool('mcp__filesystem__read_file', { path: 'src/app.ts' }),
     tool('mcp__filesystem__write_file', { path: 'new-file.ts', content: 'x' }),
     tool('mcp__http__request', { url: 'https://api.example.com/x', method: 'GET' }),
-    { input: tool('mcp__filesystem__delete_file', { path: 'dist/app.js' }), ctx: withGit({ 'dist/app.js': 'ignored' }) },
-    { input: tool('mcp__filesystem__delete_file', { path: 'src/old.ts' }), ctx: withGit({ 'src/old.ts': 'tracked-clean' }) },
+    {
+      input: tool('mcp__filesystem__delete_file', { path: 'dist/app.js' }),
+      ctx: withGit({ 'dist/app.js': 'ignored' }),
+    },
+    {
+      input: tool('mcp__filesystem__delete_file', { path: 'src/old.ts' }),
+      ctx: withGit({ 'src/old.ts': 'tracked-clean' }),
+    },
   ],
 })

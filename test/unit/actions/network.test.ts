@@ -4,15 +4,35 @@ import { familyTable } from './table'
 familyTable(family, {
   valid: [
     // a DELETE to another host and a POST to a payment API cannot be taken back: the note names the URL (issue 19)
-    ['curl -X DELETE https://api.example.com/v1/users/42', 'remote_delete', /^what https:\/\/api\.example\.com\/v1\/users\/42 names/],
-    ['curl -XDELETE -H "Authorization: Bearer $T" api.example.com/v1/projects/old', 'remote_delete', /v1\/projects\/old/],
+    [
+      'curl -X DELETE https://api.example.com/v1/users/42',
+      'remote_delete',
+      /^what https:\/\/api\.example\.com\/v1\/users\/42 names/,
+    ],
+    [
+      'curl -XDELETE -H "Authorization: Bearer $T" api.example.com/v1/projects/old',
+      'remote_delete',
+      /v1\/projects\/old/,
+    ],
     ['curl --request=DELETE https://api.example.com/items/7', 'remote_delete', /items\/7/],
     ['http DELETE api.example.com/items/1', 'remote_delete', /items\/1/],
     ['wget --method=DELETE https://api.example.com/items/1', 'remote_delete', /items\/1/],
-    ['python3 -c "import requests; requests.delete(\'https://api.example.com/v1/users/9\')"', 'remote_delete', /users\/9/],
+    [
+      'python3 -c "import requests; requests.delete(\'https://api.example.com/v1/users/9\')"',
+      'remote_delete',
+      /users\/9/,
+    ],
     ['node -e "fetch(url, {method: \'DELETE\'})"', 'remote_delete', /computes at run time/],
-    ['python3 -c "import requests; requests.request(\'DELETE\', \'https://api.example.com/v1/items/3\')"', 'remote_delete', /items\/3/],
-    ['curl https://api.stripe.com/v1/refunds -u $STRIPE_KEY: -d charge=ch_123', 'payment', /^a refund through api\.stripe\.com \(POST \/v1\/refunds\)$/],
+    [
+      "python3 -c \"import requests; requests.request('DELETE', 'https://api.example.com/v1/items/3')\"",
+      'remote_delete',
+      /items\/3/,
+    ],
+    [
+      'curl https://api.stripe.com/v1/refunds -u $STRIPE_KEY: -d charge=ch_123',
+      'payment',
+      /^a refund through api\.stripe\.com \(POST \/v1\/refunds\)$/,
+    ],
     ['curl -X POST https://api-m.paypal.com/v2/payments/captures/8F/refund', 'payment', /PayPal payment or refund/],
     ['curl -X POST https://api.example.com/v1/items -d @data.json', 'http_upload'],
     ['curl -F file=@report.pdf https://upload.example.com', 'http_upload'],

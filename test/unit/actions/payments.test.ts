@@ -4,8 +4,16 @@ import { familyTable } from './table'
 familyTable(family, {
   valid: [
     ['stripe refunds create --charge ch_123', 'payment', /^a refund for ch_123 on Stripe$/],
-    ['stripe refunds create --payment-intent pi_9 --amount 500 --live', 'payment', /a refund of 500 \(smallest currency unit\) for pi_9 on Stripe in live mode/],
-    ['stripe charges create --amount 2000 --currency usd --customer cus_1', 'payment', /a charge of 2000 usd .* for cus_1/],
+    [
+      'stripe refunds create --payment-intent pi_9 --amount 500 --live',
+      'payment',
+      /a refund of 500 \(smallest currency unit\) for pi_9 on Stripe in live mode/,
+    ],
+    [
+      'stripe charges create --amount 2000 --currency usd --customer cus_1',
+      'payment',
+      /a charge of 2000 usd .* for cus_1/,
+    ],
     ['stripe charges capture ch_5', 'payment', /capture of charge ch_5/],
     ['stripe payment_intents confirm pi_1', 'payment', /a payment \(pi_1\)/],
     ['stripe payment_intents create --amount 100 --currency eur --confirm', 'payment', /a payment of 100 eur/],
@@ -14,7 +22,11 @@ familyTable(family, {
     ['stripe invoices pay in_7', 'payment', /payment of invoice in_7/],
     ['stripe post /v1/refunds -d charge=ch_2', 'payment', /a refund through api\.stripe\.com .* for ch_2/],
     ['stripe customers delete cus_1', 'infra_destroy', /Stripe customer cus_1 with its saved payment methods/],
-    ['stripe subscriptions cancel sub_1', 'infra_destroy', /subscription sub_1 \(a cancelled subscription cannot be resumed\)/],
+    [
+      'stripe subscriptions cancel sub_1',
+      'infra_destroy',
+      /subscription sub_1 \(a cancelled subscription cannot be resumed\)/,
+    ],
     ['stripe delete /v1/products/prod_1', 'infra_destroy', /Stripe object \/v1\/products\/prod_1/],
   ],
   invalid: [

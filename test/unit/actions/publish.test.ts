@@ -17,7 +17,7 @@ familyTable(family, {
     ['uv publish', 'package_publish'],
     ['vsce publish', 'package_publish'],
     ["sh -c 'cd repo && npm publish'", 'package_publish'],
-    ['node -e "require(\'child_process\').execSync(\'npm publish\')"', 'package_publish'],
+    ["node -e \"require('child_process').execSync('npm publish')\"", 'package_publish'],
     ['npm unpublish my-pkg@1.0.0', 'package_unpublish'],
     ['npm deprecate my-pkg@1.0.0 "use 2.x"', 'package_publish'],
     ['npm dist-tag add my-pkg@2.0.0 latest', 'package_publish'],

@@ -11,7 +11,16 @@ familyTable(family, {
     ['at 09:00 tomorrow < job.sh', 'timezone_dependent_action'],
     ['systemctl enable --now backup.timer', 'timezone_dependent_action'],
     [{ tool_name: 'CronCreate', tool_input: { schedule: '0 9 * * *' } }, 'timezone_dependent_action'],
-    [{ tool_name: 'Write', tool_input: { file_path: `${PROJECT}/.github/workflows/nightly.yml`, content: 'on:\n  schedule:\n    - cron: "0 3 * * *"' } }, 'timezone_dependent_action'],
+    [
+      {
+        tool_name: 'Write',
+        tool_input: {
+          file_path: `${PROJECT}/.github/workflows/nightly.yml`,
+          content: 'on:\n  schedule:\n    - cron: "0 3 * * *"',
+        },
+      },
+      'timezone_dependent_action',
+    ],
   ],
   invalid: [
     'crontab -l',

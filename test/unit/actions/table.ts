@@ -25,7 +25,10 @@ export const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({
 export type Input = string | ToolCall
 
 /** A project where git knows some files: `state` maps project-relative paths to what git says of them. */
-export const withGit = (state: Record<string, FileState>, over: Partial<ClassifyContext> = {}): Partial<ClassifyContext> => ({
+export const withGit = (
+  state: Record<string, FileState>,
+  over: Partial<ClassifyContext> = {},
+): Partial<ClassifyContext> => ({
   fileState: (abs) => {
     const rel = abs.startsWith(PROJECT + '/') ? abs.slice(PROJECT.length + 1) : abs === PROJECT ? '.' : undefined
     if (rel === undefined) return 'outside'
@@ -34,7 +37,8 @@ export const withGit = (state: Record<string, FileState>, over: Partial<Classify
   ...over,
 })
 
-const toCall = (input: Input): ToolCall => (typeof input === 'string' ? { tool_name: 'Bash', tool_input: { command: input }, cwd: PROJECT } : input)
+const toCall = (input: Input): ToolCall =>
+  typeof input === 'string' ? { tool_name: 'Bash', tool_input: { command: input }, cwd: PROJECT } : input
 export const run = (input: Input, c = ctx()) => classify(toCall(input), c)
 export const patterns = (input: Input, c = ctx()) => [...new Set(run(input, c).findings.map((f) => f.pattern))].sort()
 export const catastrophic = (input: Input, c = ctx()) => run(input, c).findings.some((f) => f.catastrophic)
@@ -62,22 +66,40 @@ export interface Invalid {
 type V = Valid | [Input, string] | [Input, string, boolean] | [Input, string, RegExp | false]
 type I = Invalid | Input
 
-const label = (input: Input) => (typeof input === 'string' ? input.replace(/\n/g, '⏎') : `${input.tool_name} ${JSON.stringify(input.tool_input)}`)
+const label = (input: Input) =>
+  typeof input === 'string' ? input.replace(/\n/g, '⏎') : `${input.tool_name} ${JSON.stringify(input.tool_input)}`
 
 /** Every table this process has set up, in order: scripts/checks-catalogue.ts reads them to write docs/checks.md. */
 export const TABLES: { family: Family; valid: Valid[]; invalid: Invalid[] }[] = []
 
 /** `recordOnly`: programs that only record facts (a folder created) and never flag, so have no must-flag case. */
 export function familyTable(family: Family, cases: { valid: V[]; invalid: I[]; recordOnly?: string[] }): void {
-  const valid: Valid[] = cases.valid.map((v) => (Array.isArray(v) ? { input: v[0], pattern: v[1], ...(typeof v[2] === 'boolean' ? { catastrophic: v[2] } : v.length > 2 ? { lost: v[2] as RegExp | false } : {}) } : v))
-  const invalid: Invalid[] = cases.invalid.map((v) => (typeof v === 'string' || !('input' in v) ? { input: v as Input } : v))
+  const valid: Valid[] = cases.valid.map((v) =>
+    Array.isArray(v)
+      ? {
+          input: v[0],
+          pattern: v[1],
+          ...(typeof v[2] === 'boolean'
+            ? { catastrophic: v[2] }
+            : v.length > 2
+              ? { lost: v[2] as RegExp | false }
+              : {}),
+        }
+      : v,
+  )
+  const invalid: Invalid[] = cases.invalid.map((v) =>
+    typeof v === 'string' || !('input' in v) ? { input: v as Input } : v,
+  )
   TABLES.push({ family, valid, invalid })
 
   describe(`${family.meta.id}: must flag`, () => {
     it.each(valid.map((v) => [label(v.input), v] as const))('%s', (_l, v) => {
       const c = ctx(v.ctx)
       const found = run(v.input, c).findings.filter((f) => f.pattern === v.pattern)
-      expect(found.map((f) => f.pattern), `${label(v.input)} → ${v.pattern}`).toContain(v.pattern)
+      expect(
+        found.map((f) => f.pattern),
+        `${label(v.input)} → ${v.pattern}`,
+      ).toContain(v.pattern)
       if (v.catastrophic !== undefined) expect(found.some((f) => f.catastrophic)).toBe(v.catastrophic)
       const lost = found.find((f) => f.lost)?.lost
       if (v.lost === false) expect(lost, 'must not be a finding of what cannot be undone').toBeUndefined()
@@ -98,15 +120,20 @@ export function familyTable(family: Family, cases: { valid: V[]; invalid: I[]; r
   if (family.programs) {
     const programsOf = (cs: { input: Input }[]) => {
       const seen = new Set<string>()
-      for (const c of cs) if (typeof c.input === 'string') for (const inv of readCommandLine(c.input).invocations) seen.add(programKey(inv.name))
+      for (const c of cs)
+        if (typeof c.input === 'string')
+          for (const inv of readCommandLine(c.input).invocations) seen.add(programKey(inv.name))
       return seen
     }
     const pos = programsOf(valid)
     const neg = programsOf(invalid)
-    it.each(Object.keys(family.programs).filter((p) => !cases.recordOnly?.includes(p)))(`${family.meta.id}: program %s has a must-flag and a must-stay-quiet case`, (p) => {
-      expect(pos.has(p), `no must-flag case runs ${p}`).toBe(true)
-      expect(neg.has(p), `no must-stay-quiet case runs ${p}`).toBe(true)
-    })
+    it.each(Object.keys(family.programs).filter((p) => !cases.recordOnly?.includes(p)))(
+      `${family.meta.id}: program %s has a must-flag and a must-stay-quiet case`,
+      (p) => {
+        expect(pos.has(p), `no must-flag case runs ${p}`).toBe(true)
+        expect(neg.has(p), `no must-stay-quiet case runs ${p}`).toBe(true)
+      },
+    )
   }
 
   it(`${family.meta.id}: meta has examples; every expected pattern is a named pattern`, () => {

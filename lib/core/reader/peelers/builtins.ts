@@ -40,7 +40,8 @@ function command(c: Cmd): Peeled {
 }
 
 /** `eval "$(ssh-agent -s)"` and friends: well-known programs whose output is environment setup. */
-const EVAL_IDIOM = /^\$\(\s*(?:[\w./-]*\/)?(ssh-agent|direnv|pyenv|rbenv|nodenv|goenv|jenv|plenv|brew|conda|fnm|mise|rtx|zoxide|starship|opam|luarocks|dircolors|keychain|gpg-agent|thefuck|rustup|asdf)(?: [\w.=:-]+)*\s*\)$/
+const EVAL_IDIOM =
+  /^\$\(\s*(?:[\w./-]*\/)?(ssh-agent|direnv|pyenv|rbenv|nodenv|goenv|jenv|plenv|brew|conda|fnm|mise|rtx|zoxide|starship|opam|luarocks|dircolors|keychain|gpg-agent|thefuck|rustup|asdf)(?: [\w.=:-]+)*\s*\)$/
 
 function evalCode(c: Cmd): Peeled {
   const { args, argComp } = c
@@ -66,8 +67,10 @@ function source(c: Cmd): Peeled {
   const cat = file ? catOf(file) : undefined
   if (cat && runsFile(c, cat, 'shell', [])) {
     // `source <(cat x.sh)`: the file on disk is the code.
-  } else if (file && (/^[<>]\(/.test(file) || file === '/dev/stdin' || (file === '-' && c.simple.pipedFrom))) st.unreadable.add(`${name} runs code that is not visible (${short(file)})`)
-  else if (file && !runGenerated(file, st, (text) => c.code(text, `${name} ${file}`))) runsFile(c, file, 'shell', args.slice(1))
+  } else if (file && (/^[<>]\(/.test(file) || file === '/dev/stdin' || (file === '-' && c.simple.pipedFrom)))
+    st.unreadable.add(`${name} runs code that is not visible (${short(file)})`)
+  else if (file && !runGenerated(file, st, (text) => c.code(text, `${name} ${file}`)))
+    runsFile(c, file, 'shell', args.slice(1))
   c.push()
   return 'read'
 }

@@ -13,14 +13,56 @@ function detached(c: Cmd): Peeled {
   for (const r of detachedRuns(name, c.args, inputText(c.simple), (f) => st.generated.get(normPath(f)))) {
     if ('unreadable' in r) st.unreadable.add(r.unreadable)
     else if ('code' in r) c.code(r.code, name)
-    else c.inner(r.argv, r.argv.map(() => false), name)
+    else
+      c.inner(
+        r.argv,
+        r.argv.map(() => false),
+        name,
+      )
   }
   return 'read'
 }
 
-const SYSTEMD_RUN_VALUES = ['-u', '--unit', '-p', '--property', '-E', '--setenv', '-M', '--machine', '--uid', '--gid', '--nice', '--working-directory', '-d', '--slice', '--description', '--on-calendar', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--timer-property', '-H', '--host']
+const SYSTEMD_RUN_VALUES = [
+  '-u',
+  '--unit',
+  '-p',
+  '--property',
+  '-E',
+  '--setenv',
+  '-M',
+  '--machine',
+  '--uid',
+  '--gid',
+  '--nice',
+  '--working-directory',
+  '-d',
+  '--slice',
+  '--description',
+  '--on-calendar',
+  '--on-active',
+  '--on-boot',
+  '--on-startup',
+  '--on-unit-active',
+  '--on-unit-inactive',
+  '--timer-property',
+  '-H',
+  '--host',
+]
 
-const DETACHERS = ['tmux', 'screen', 'daemonize', 'start-stop-daemon', 'at', 'batch', 'crontab', 'entr', 'pm2', 'forever', 'expect']
+const DETACHERS = [
+  'tmux',
+  'screen',
+  'daemonize',
+  'start-stop-daemon',
+  'at',
+  'batch',
+  'crontab',
+  'entr',
+  'pm2',
+  'forever',
+  'expect',
+]
 
 export const family: ReaderFamily = {
   family: 'detach',

@@ -15,7 +15,8 @@ function find(c: Cmd): Peeled {
     while (j < args.length && args[j] !== ';' && args[j] !== '+') j++
     const words = args.slice(i + 1, j).map((w) => w.split('{}').join(trimSlashes(root) + '/{}'))
     // `-exec {} ;` runs each file found as the program: which programs is not known until it runs.
-    if (words[0]?.includes('{}')) c.st.unreadable.add(`find ${args[i]} runs the files it finds as programs (${short(args.slice(i, j).join(' '))})`)
+    if (words[0]?.includes('{}'))
+      c.st.unreadable.add(`find ${args[i]} runs the files it finds as programs (${short(args.slice(i, j).join(' '))})`)
     c.inner(words, argComp.slice(i + 1, j), `find ${args[i]}`)
     i = j
   }
@@ -23,12 +24,40 @@ function find(c: Cmd): Peeled {
   return 'read'
 }
 
-const XARGS_VALUES = new Set(['-n', '-I', '-P', '-d', '-L', '-l', '-s', '-E', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--max-lines', '--max-chars', '--eof', '--process-slot-var'])
+const XARGS_VALUES = new Set([
+  '-n',
+  '-I',
+  '-P',
+  '-d',
+  '-L',
+  '-l',
+  '-s',
+  '-E',
+  '-a',
+  '--max-args',
+  '--max-procs',
+  '--delimiter',
+  '--arg-file',
+  '--max-lines',
+  '--max-chars',
+  '--eof',
+  '--process-slot-var',
+])
 
 /** The mark xargs replaces with each input item (`-I{}`, `-i`, `--replace=X`), if it has one. */
 function replaceMark(own: string[]): string | undefined {
-  const k = own.findIndex((a) => a === '-I' || a === '-i' || a.startsWith('--replace') || /^-I./.test(a) || /^-i./.test(a))
-  return k < 0 ? undefined : own[k] === '-I' ? own[k + 1] : own[k].startsWith('--replace=') ? own[k].slice(10) : /^-[Ii]./.test(own[k]) ? own[k].slice(2) : '{}'
+  const k = own.findIndex(
+    (a) => a === '-I' || a === '-i' || a.startsWith('--replace') || /^-I./.test(a) || /^-i./.test(a),
+  )
+  return k < 0
+    ? undefined
+    : own[k] === '-I'
+      ? own[k + 1]
+      : own[k].startsWith('--replace=')
+        ? own[k].slice(10)
+        : /^-[Ii]./.test(own[k])
+          ? own[k].slice(2)
+          : '{}'
 }
 
 /** Whether the input becomes code: in the command word, in a shell's `-c` code, or as the `-c` code itself (`xargs sh -c`). */
@@ -58,7 +87,33 @@ function xargs(c: Cmd): Peeled {
   return 'read'
 }
 
-const PARALLEL_VALUES = new Set(['-j', '--jobs', '-P', '--max-procs', '-n', '--max-args', '-N', '-I', '--joblog', '--results', '-S', '--sshlogin', '--delay', '--timeout', '--retries', '--tagstring', '-d', '--delimiter', '-a', '--arg-file', '--colsep', '-C', '--workdir', '--wd', '--halt'])
+const PARALLEL_VALUES = new Set([
+  '-j',
+  '--jobs',
+  '-P',
+  '--max-procs',
+  '-n',
+  '--max-args',
+  '-N',
+  '-I',
+  '--joblog',
+  '--results',
+  '-S',
+  '--sshlogin',
+  '--delay',
+  '--timeout',
+  '--retries',
+  '--tagstring',
+  '-d',
+  '--delimiter',
+  '-a',
+  '--arg-file',
+  '--colsep',
+  '-C',
+  '--workdir',
+  '--wd',
+  '--halt',
+])
 
 /** `parallel cmd ::: a b`: cmd runs once per argument, through a shell; `{}` is the argument. */
 function parallel(c: Cmd): Peeled {
@@ -68,7 +123,8 @@ function parallel(c: Cmd): Peeled {
   const values = sep >= 0 ? words.slice(sep + 1).filter((a) => !/^:::+\+?$/.test(a)) : []
   if (!cmd.length) return 'read'
   const text = cmd.join(' ')
-  if (text.includes('{}') && values.length) for (const v of values.slice(0, MAX_VARIANTS)) c.code(text.split('{}').join(quote(v)), 'parallel')
+  if (text.includes('{}') && values.length)
+    for (const v of values.slice(0, MAX_VARIANTS)) c.code(text.split('{}').join(quote(v)), 'parallel')
   else c.code([text, ...values.map(quote)].join(' '), 'parallel')
   return 'read'
 }

@@ -8,7 +8,8 @@ import { quote } from '../words'
 /** `git [opts] config [--global|--local|…] alias.x VALUE` → the alias it defines. */
 function gitConfigAlias(args: string[]): { name: string; value: string } | null {
   let i = 0
-  while (i < args.length && args[i].startsWith('-')) i += ['-c', '-C', '--git-dir', '--work-tree', '--namespace'].includes(args[i]) ? 2 : 1
+  while (i < args.length && args[i].startsWith('-'))
+    i += ['-c', '-C', '--git-dir', '--work-tree', '--namespace'].includes(args[i]) ? 2 : 1
   if (args[i] !== 'config') return null
   i++
   while (i < args.length && args[i].startsWith('-')) i += ['-f', '--file', '--blob', '--type'].includes(args[i]) ? 2 : 1
@@ -25,11 +26,21 @@ function gitAlias(args: string[], defined: Map<string, string> = new Map()): { w
       const m = /^alias\.([^=]+)=([\s\S]*)$/i.exec(args[i + 1])
       if (m) aliases.set(m[1].toLowerCase(), m[2])
     }
-    i += args[i] === '-c' || args[i] === '-C' || args[i] === '--git-dir' || args[i] === '--work-tree' || args[i] === '--namespace' ? 2 : 1
+    i +=
+      args[i] === '-c' ||
+      args[i] === '-C' ||
+      args[i] === '--git-dir' ||
+      args[i] === '--work-tree' ||
+      args[i] === '--namespace'
+        ? 2
+        : 1
   }
   const value = aliases.get((args[i] ?? '').toLowerCase())
   if (value === undefined) return null
-  const rest = args.slice(i + 1).map(quote).join(' ')
+  const rest = args
+    .slice(i + 1)
+    .map(quote)
+    .join(' ')
   return value.startsWith('!') ? { shell: `${value.slice(1)} ${rest}` } : { words: `${value} ${rest}` }
 }
 

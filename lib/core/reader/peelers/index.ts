@@ -15,10 +15,26 @@ import { family as privilege } from './privilege'
 import { family as shells } from './shells'
 import { family as ssh } from './ssh'
 
-export const READER_FAMILIES: readonly ReaderFamily[] = [builtins, privilege, prefix, detach, findXargs, packageManagers, make, containers, git, shells, ssh, interpreters]
+export const READER_FAMILIES: readonly ReaderFamily[] = [
+  builtins,
+  privilege,
+  prefix,
+  detach,
+  findXargs,
+  packageManagers,
+  make,
+  containers,
+  git,
+  shells,
+  ssh,
+  interpreters,
+]
 
 /** Program name → its peeler. Keyed by words the agent types: `valueOf` or `__proto__` must find nothing here. */
-export const PEELERS: Record<string, Peeler> = Object.assign(Object.create(null) as Record<string, Peeler>, ...READER_FAMILIES.map((f) => f.programs))
+export const PEELERS: Record<string, Peeler> = Object.assign(
+  Object.create(null) as Record<string, Peeler>,
+  ...READER_FAMILIES.map((f) => f.programs),
+)
 
 /** Peelers for names that vary (`python3.12`), tried in order when the table has none or its peeler said `none`. */
 export const BY_PATTERN: readonly Peeler[] = READER_FAMILIES.flatMap((f) => (f.byPattern ? [f.byPattern] : []))

@@ -16,8 +16,11 @@ function interpreter(c: Cmd): Peeled {
   const interp = interpreterOf(name)
   if (!interp) return 'none'
   const lang = interp.lang
-  const snippet = (code: string, label: string, cwd: string[] | null = c.cwdChanges.slice()) => st.out.snippets.push({ lang, code, via: [...c.via, label], ...(cwd ? { cwdChanges: cwd } : {}) })
-  const fi = args.findIndex((a) => interp.flags.includes(a) || ((lang === 'perl' || lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(a)))
+  const snippet = (code: string, label: string, cwd: string[] | null = c.cwdChanges.slice()) =>
+    st.out.snippets.push({ lang, code, via: [...c.via, label], ...(cwd ? { cwdChanges: cwd } : {}) })
+  const fi = args.findIndex(
+    (a) => interp.flags.includes(a) || ((lang === 'perl' || lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(a)),
+  )
   if (fi >= 0 && args[fi + 1] !== undefined) {
     const code = args[fi + 1]
     // `python3 -c "$(cat x.py)"`: the file on disk is the code.
@@ -26,7 +29,8 @@ function interpreter(c: Cmd): Peeled {
       c.push()
       return 'read'
     }
-    if (argComp[fi + 1] && /^\s*[$`]/.test(code)) st.unreadable.add(`${name} ${args[fi]} of a computed string (${short(code)})`)
+    if (argComp[fi + 1] && /^\s*[$`]/.test(code))
+      st.unreadable.add(`${name} ${args[fi]} of a computed string (${short(code)})`)
     snippet(code, `${name} ${args[fi]}`)
   } else if (name.startsWith('python') && args[0] === '-m') {
     // `python -m twine upload` behaves as the module's command.
@@ -38,22 +42,34 @@ function interpreter(c: Cmd): Peeled {
 }
 
 /** `python3 x.py`, `node < x.js`, `cat x.py | python3`, `python3 <<EOF`: the code the interpreter reads. */
-function scriptOrStdin(c: Cmd, lang: CodeSnippet['lang'], snippet: (code: string, label: string, cwd?: string[] | null) => void): void {
+function scriptOrStdin(
+  c: Cmd,
+  lang: CodeSnippet['lang'],
+  snippet: (code: string, label: string, cwd?: string[] | null) => void,
+): void {
   const { name, args, simple, st } = c
-  const script = args.find((a, i) => !a.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1])) && !(i === 0 && name === 'deno' && a === 'run'))
+  const script = args.find(
+    (a, i) =>
+      !a.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1])) && !(i === 0 && name === 'deno' && a === 'run'),
+  )
   const fromStdin = !script || script === '-' || script === '/dev/stdin'
   const file = fromStdin ? stdinFile(simple) : undefined
-  if (script && /^[<>]\(/.test(script)) st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
+  if (script && /^[<>]\(/.test(script))
+    st.unreadable.add(`${name} runs code from a process substitution (${short(script)})`)
   else if (script && st.generated.has(normPath(script))) {
     const text = st.generated.get(normPath(script))
-    if (text == null) st.unreadable.add(`${name} runs ${short(script)}, written earlier in this command with content that is not visible`)
+    if (text == null)
+      st.unreadable.add(
+        `${name} runs ${short(script)}, written earlier in this command with content that is not visible`,
+      )
     else snippet(text, `${name} ${script}`)
   } else if (script && runsFile(c, script, lang as ScriptLang, args.slice(args.indexOf(script) + 1))) {
     // a script on disk: read above
   } else if (fromStdin && simple.stdin !== undefined) snippet(simple.stdin, `${name} <<`)
   else if (file && runsFile(c, file, lang as ScriptLang, [])) {
     // `python3 < x.py`, `cat x.py | python3`: the file on disk is the code.
-  } else if (fromStdin && simple.pipedFrom) pipedCode(simple.pipedFrom, name, st, (text) => snippet(text, `${name} <|`, null))
+  } else if (fromStdin && simple.pipedFrom)
+    pipedCode(simple.pipedFrom, name, st, (text) => snippet(text, `${name} <|`, null))
 }
 
 /** awk runs shell commands through system(…), `print | "cmd"` and `"cmd" | getline`. */

@@ -6,12 +6,40 @@ import { inScript, openScript } from '../scripts'
 import type { Cmd, LineState, Peeled, ReaderFamily, ScriptFile, ScriptOrigin } from '../types'
 import { normPath, optionValue } from '../words'
 
-const MAKE_VALUES = new Set(['-f', '--file', '--makefile', '-C', '--directory', '-I', '--include-dir', '-o', '--old-file', '--assume-old', '-W', '--what-if', '--new-file', '--assume-new', '-l', '--load-average', '--eval', '-O', '--output-sync', '--jobserver-style'])
+const MAKE_VALUES = new Set([
+  '-f',
+  '--file',
+  '--makefile',
+  '-C',
+  '--directory',
+  '-I',
+  '--include-dir',
+  '-o',
+  '--old-file',
+  '--assume-old',
+  '-W',
+  '--what-if',
+  '--new-file',
+  '--assume-new',
+  '-l',
+  '--load-average',
+  '--eval',
+  '-O',
+  '--output-sync',
+  '--jobserver-style',
+])
 
 /** `make [targets] [VAR=value]`: the recipe lines it runs (prerequisites first), each read as shell code. */
 function makeRun(args: string[], st: LineState, via: string[], depth: number, cwdChanges: string[]): void {
   // A dry run, a question, a listing: nothing runs (`-n` prints the recipes).
-  if (args.some((a) => /^--(dry-run|just-print|recon|question|print-data-base|help|version)$/.test(a) || (/^-[a-zA-Z]+$/.test(a) && /[nqpv]/.test(a) && !MAKE_VALUES.has(a)))) return
+  if (
+    args.some(
+      (a) =>
+        /^--(dry-run|just-print|recon|question|print-data-base|help|version)$/.test(a) ||
+        (/^-[a-zA-Z]+$/.test(a) && /[nqpv]/.test(a) && !MAKE_VALUES.has(a)),
+    )
+  )
+    return
   const targets: string[] = []
   const overrides: Record<string, string> = Object.create(null)
   for (let i = 0; i < args.length; i++) {
@@ -32,8 +60,11 @@ function makeRun(args: string[], st: LineState, via: string[], depth: number, cw
     const key = normPath(dir && !file.startsWith('/') ? `${dir}/${file}` : file)
     if (!st.generated.has(key)) continue
     const text = st.generated.get(key)
-    if (text == null) st.unreadable.add(`${file} is written earlier in this command and then run by make; what it holds is not visible`)
-    else for (const l of makeRecipes(text, targets, overrides).lines) st.expand(l.command, [...via, `make ${l.target}`], st, depth + 1, undefined, cwd)
+    if (text == null)
+      st.unreadable.add(`${file} is written earlier in this command and then run by make; what it holds is not visible`)
+    else
+      for (const l of makeRecipes(text, targets, overrides).lines)
+        st.expand(l.command, [...via, `make ${l.target}`], st, depth + 1, undefined, cwd)
     return
   }
   if (!st.reader) return

@@ -11,7 +11,12 @@ function npx(c: Cmd): Peeled {
   c.via.push(name)
   const words = skipOptions(args, new Set(['-p', '--package', '-c', '--call']))
   const call = args.includes('-c') || args.includes('--call')
-  if (words[0] && !words[0].includes('/') && !call && localBin(words[0], words.slice(1), c.st, c.via, c.depth, c.cwdChanges)) {
+  if (
+    words[0] &&
+    !words[0].includes('/') &&
+    !call &&
+    localBin(words[0], words.slice(1), c.st, c.via, c.depth, c.cwdChanges)
+  ) {
     c.push(words)
     return 'read'
   }
@@ -51,7 +56,14 @@ function npm(c: Cmd): Peeled {
   // `npm pkg set scripts.postinstall='rm -rf .claude'`, `npm set-script x '…'`: shell code that npm runs later
   // (install, test, …), read as if it ran now.
   if ((args[0] === 'pkg' && args[1] === 'set') || args[0] === 'set-script') {
-    const scripts = args[0] === 'set-script' ? (args[2] !== undefined ? [args[2]] : []) : args.slice(2).flatMap((a) => (/^scripts(\.|\[)/.test(a) && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []))
+    const scripts =
+      args[0] === 'set-script'
+        ? args[2] !== undefined
+          ? [args[2]]
+          : []
+        : args
+            .slice(2)
+            .flatMap((a) => (/^scripts(\.|\[)/.test(a) && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []))
     c.push()
     for (const text of scripts.slice(0, MAX_VARIANTS)) c.code(text, 'npm script')
     return 'read'
@@ -84,7 +96,18 @@ function runner(values: string[]): Peeler {
   }
 }
 
-const PY_RUN = runner(['--with', '--python', '-p', '--env', '-e', '--directory', '--project', '--package', '--extra', '--group'])
+const PY_RUN = runner([
+  '--with',
+  '--python',
+  '-p',
+  '--env',
+  '-e',
+  '--directory',
+  '--project',
+  '--package',
+  '--extra',
+  '--group',
+])
 const CONDA_RUN = runner(['-n', '--name', '-p', '--prefix', '--cwd'])
 
 function direnv(c: Cmd): Peeled {

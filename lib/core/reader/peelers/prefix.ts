@@ -23,7 +23,18 @@ const PREFIXES: Record<string, string[]> = {
   proxychains4: ['-f'],
   nsenter: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-r', '-w'],
   unshare: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd'],
-  'xvfb-run': ['-n', '--server-num', '-s', '--server-args', '-e', '--error-file', '-f', '--auth-file', '-p', '--xauth-protocol'],
+  'xvfb-run': [
+    '-n',
+    '--server-num',
+    '-s',
+    '--server-args',
+    '-e',
+    '--error-file',
+    '-f',
+    '--auth-file',
+    '-p',
+    '--xauth-protocol',
+  ],
   ltrace: ['-o', '-e', '-p', '-s', '-u', '-a', '-n'],
   strace: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-P', '-S', '-X'],
   stdbuf: ['-i', '-o', '-e', '--input', '--output', '--error'],
@@ -46,10 +57,20 @@ function env(c: Cmd): Peeled {
       i++
       continue
     }
-    const split = a === '-S' || a === '--split-string' ? (args[++i] ?? '') : a.startsWith('--split-string=') ? a.slice(15) : /^-S./.test(a) ? a.slice(2) : undefined
+    const split =
+      a === '-S' || a === '--split-string'
+        ? (args[++i] ?? '')
+        : a.startsWith('--split-string=')
+          ? a.slice(15)
+          : /^-S./.test(a)
+            ? a.slice(2)
+            : undefined
     if (split !== undefined) {
       const words = splitWords(split)
-      return { argv: [...words, ...args.slice(i + 1)], comp: [...words.map(() => argComp[i] ?? false), ...argComp.slice(i + 1)] }
+      return {
+        argv: [...words, ...args.slice(i + 1)],
+        comp: [...words.map(() => argComp[i] ?? false), ...argComp.slice(i + 1)],
+      }
     }
     if (a === '--') return { argv: args.slice(i + 1), comp: argComp.slice(i + 1) }
     if (isAssignment(a)) c.given(a)

@@ -3,7 +3,28 @@
 import { rest, type Cmd, type Peeled, type ReaderFamily } from '../types'
 import { optionValue, skipOptions } from '../words'
 
-const SUDO_VALUES = new Set(['-u', '-g', '-p', '-C', '-D', '-h', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--host', '--role', '--type', '--other-user', '--close-from', '--command-timeout'])
+const SUDO_VALUES = new Set([
+  '-u',
+  '-g',
+  '-p',
+  '-C',
+  '-D',
+  '-h',
+  '-r',
+  '-t',
+  '-U',
+  '-T',
+  '--user',
+  '--group',
+  '--chdir',
+  '--prompt',
+  '--host',
+  '--role',
+  '--type',
+  '--other-user',
+  '--close-from',
+  '--command-timeout',
+])
 
 function sudo(c: Cmd): Peeled {
   c.via.push(c.name)
