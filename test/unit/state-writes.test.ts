@@ -85,8 +85,8 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     why: "creates Claude Code's settings folder (.claude/), not Ratchet state; the settings file itself goes through the store",
   },
   'lib/cli/setup.ts': {
-    calls: ['rm', 'mkdir', 'appendFile'],
-    why: "install/uninstall change the project's package (node_modules, the vendored tarball) and its git exclude list, not Ratchet state; package.json goes through writeFileAtomic",
+    calls: ['rm', 'mkdir', 'appendFile', 'writeFile'],
+    why: "install/uninstall change the project's package (node_modules, the vendored tarball), its git exclude list and its .gitignore (node_modules/), not Ratchet state; package.json goes through writeFileAtomic",
   },
   'lib/io/package-source.ts': {
     calls: ['mkdir', 'copyFile', 'rename', 'rm'],
