@@ -157,6 +157,8 @@ export interface DestroyedState {
   digest: string
   /** One line per thing, as the human is shown it: `ref feature on origin at 1a2b3c4`, `file notes.txt (sha1 …)`. */
   seen: string[]
+  /** Something could not be read (a remote that did not answer, an unreadable file): it may have changed unseen. */
+  unreadable?: boolean
 }
 
 export interface NewAction {
@@ -343,7 +345,7 @@ export function approvalCovers(
     return { ok: false, why: `${e.id} was approved in another session` }
   // Session or project approval alike: what is destroyed must be what the human saw.
   // A reusable approval does not cover what cannot be read now (a remote that did not answer): it may have changed.
-  if (e.destroys && e.scope === 'project' && call.destroys?.seen.some((l) => / unknown \(/.test(l)))
+  if (e.destroys && e.scope === 'project' && call.destroys?.unreadable)
     return {
       ok: false,
       why: `what would be destroyed could not be read now, and the project approval ${e.id} covers only what can be`,

@@ -17,6 +17,8 @@ const createHash = (alg: string) => (require('node:crypto') as typeof import('no
 const LS_REMOTE_MS = 1500
 const MAX_HASHED_BYTES = 16 << 20
 const MAX_WALK = 2000
+/** The lines below that say something could not be read (remoteTips, fileState). */
+const UNREAD = / unknown \(|\(sha1 unreadable\)/
 
 export function destroyedState(
   findings: readonly Finding[],
@@ -30,7 +32,8 @@ export function destroyedState(
   }
   for (const d of deleted) seen.push(fileState(d.path))
   if (!seen.length) return undefined
-  return { digest: createHash('sha256').update(seen.join('\n')).digest('hex').slice(0, 32), seen }
+  const digest = createHash('sha256').update(seen.join('\n')).digest('hex').slice(0, 32)
+  return { digest, seen, ...(seen.some((l) => UNREAD.test(l)) ? { unreadable: true } : {}) }
 }
 
 /** `ref feature on origin at 1a2b3c4d`, `… is not there`, or `… unknown (why)`, one line per ref. */

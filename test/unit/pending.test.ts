@@ -346,7 +346,11 @@ describe('approvalCovers: what a destructive call destroys', () => {
     })
   })
   it('a remote that did not answer twice: the once-only approval covers the same unknown, a project approval does not', () => {
-    const unknown = { digest: 'd3', seen: ['ref feature on origin: unknown (git ls-remote did not answer in time)'] }
+    const unknown = {
+      digest: 'd3',
+      seen: ['ref feature on origin: unknown (git ls-remote did not answer in time)'],
+      unreadable: true,
+    }
     expect(approvalCovers(entry({ destroys: unknown }), { session: 'S', destroys: unknown }, now)).toEqual({ ok: true })
     const project = entry({ destroys: unknown, scope: 'project', expires_at: '2030-01-02T00:00:00Z' })
     expect(approvalCovers(project, { session: 'S', destroys: unknown }, now)).toMatchObject({
