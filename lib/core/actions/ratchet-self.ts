@@ -620,7 +620,7 @@ const DEP_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', '
 
 /** The names Ratchet's package goes by here: `ratchet-guard` (and `ratchet`, its name before 0.1.0 was published), and the folder it is installed in. */
 function ratchetNames(ctx: ClassifyContext): Set<string> {
-  const names = new Set(['ratchet', 'ratchet-guard'])
+  const names = new Set(['ratchet', PACKAGE_NAME])
   if (ctx.packageDir) {
     const parts = ctx.packageDir.split('/')
     const i = parts.lastIndexOf('node_modules')

@@ -1,6 +1,7 @@
 // Package managers and environment runners: `npx tool`, `npm exec`, `pnpm dlx`, `npm test` (package.json scripts),
 // `npm pkg set scripts.x=…`, `poetry run`, `uv run`, `conda run`, `direnv exec`, `nix develop -c`, `nix-shell --run`.
 
+import { PACKAGE_NAME } from '../../manifest'
 import { localBin, packageRun } from '../scripts'
 import { MAX_VARIANTS, rest, type Cmd, type Peeled, type Peeler, type ReaderFamily } from '../types'
 import { optionValue, skipOptions } from '../words'
@@ -36,7 +37,7 @@ function pnpm(c: Cmd): Peeled {
     return rest(c, skipOptions(args.slice(1), new Set(['-p', '--package'])))
   }
   // `yarn ratchet …` (or `yarn ratchet-guard …`) runs the project's bin of that name.
-  if (args[0] === 'ratchet' || args[0] === 'ratchet-guard') {
+  if (args[0] === 'ratchet' || args[0] === PACKAGE_NAME) {
     c.via.push(name)
     return rest(c, args)
   }
