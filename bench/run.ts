@@ -7,7 +7,7 @@
 //  - a detached reviewer started by one case finishes before the next baseline runs;
 //  - the decision's in-process time cold (first call in a fresh process) beside warm;
 //  - calls the fast path cannot settle are measured twice: answered by the warm decision process (the default,
-//    lib/runtime/warm.cjs), with that process's CPU time for the call added to the hook's (read from
+//    lib/runtime/warm.ts), with that process's CPU time for the call added to the hook's (read from
 //    /proc/<pid>/task/*/schedstat around each call), and decided in the hook's own process (RATCHET_WARM=0: the
 //    first such call of a project, and machines without the warm process).
 //

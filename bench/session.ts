@@ -11,7 +11,9 @@
 // of CPU per Bash call; under it an http hook goes through the sandbox's proxy, so 127.0.0.1 is allowed there):
 // none (no hooks); command (`ratchet init`, the default: a process per hook, preflight-check's through the compiled
 // client native/hook-client.c where the build made it); command-node (the same, every hook through the node launcher); http-floor (one `type: "http"`
-// PreToolUse hook that answers `{}`: the least any hook can cost); service (`ratchet init --transport http`).
+// PreToolUse hook that answers `{}`: the least any hook can cost); command-floor (`/bin/true` as a command hook before
+// each call and as an async one after it: the least Ratchet's shape of hooks, a process per call, can cost); service
+// (`ratchet init --transport http`).
 
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -26,8 +28,8 @@ const CALLS = 30
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[xs.length >> 1] : NaN)
 const load = () => os.loadavg()[0].toFixed(2)
 
-type Mode = 'none' | 'command' | 'command-node' | 'http-floor' | 'service'
-const ALL: Mode[] = ['none', 'command', 'command-node', 'http-floor', 'service']
+type Mode = 'none' | 'command' | 'command-node' | 'http-floor' | 'command-floor' | 'service'
+const ALL: Mode[] = ['none', 'command', 'command-node', 'http-floor', 'command-floor', 'service']
 // BENCH_SESSION_MODES=none,command,command-node: only these (none is always run: it is the baseline).
 const MODES: Mode[] = process.env.BENCH_SESSION_MODES
   ? ALL.filter((m) => m === 'none' || process.env.BENCH_SESSION_MODES!.split(',').includes(m))
@@ -83,6 +85,20 @@ function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv
         },
       }),
     )
+  else if (mode === 'command-floor')
+    // The least a process per call costs: /bin/true before each call and, in the background, after it.
+    fs.writeFileSync(
+      settings,
+      JSON.stringify({
+        sandbox,
+        hooks: {
+          PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'exec /bin/true', timeout: 10 }] }],
+          PostToolUse: [
+            { matcher: '*', hooks: [{ type: 'command', command: 'exec /bin/true', timeout: 10, async: true }] },
+          ],
+        },
+      }),
+    )
   else {
     const args = ['init', '--project-dir', dir, ...(mode === 'service' ? ['--transport', 'http'] : [])]
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ratchet'), ...args], {
@@ -131,7 +147,7 @@ function hookTimes(home: string): { pre: number[]; stop: number[] } {
       const at = Date.parse(line.slice(0, 24))
       // A command hook: "Hooks: PreToolUse:Bash [<command>] finished with status 0 (12ms)".
       const cmd = /Hooks: PreToolUse:\S+ \[.*\] finished with status \d+ \((\d+)ms\)/.exec(line)
-      if (cmd && /preflight-check/.test(line)) out.push(Number(cmd[1]))
+      if (cmd && /preflight-check|exec \/bin\/true/.test(line)) out.push(Number(cmd[1]))
       const end = /Hooks: Stop \[.*\] finished with status \d+ \((\d+)ms\)/.exec(line)
       if (end) stop.push(Number(end[1]))
       // An http hook: the POST and its response, logged a few milliseconds apart (ms resolution).
@@ -206,6 +222,7 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
     command: [],
     'command-node': [],
     'http-floor': [],
+    'command-floor': [],
     service: [],
   }
   const skipped = new Set<Mode>()

@@ -1,4 +1,4 @@
-// Ratchet's compiled hook client: the warm path of lib/runtime/loader.cjs (warmFirst) and lib/runtime/warm.cjs
+// Ratchet's compiled hook client: the warm path of lib/runtime/loader.cjs (warmFirst) and lib/runtime/warm.ts
 // (ask), without starting node. A hook call costs an exec, a request file and an answer file instead of a node
 // start (~13 ms against ~50 ms). It decides nothing itself:
 //   - the warm process answers: its stdout, stderr and exit code are the hook's;
@@ -33,13 +33,21 @@
 
 extern char **environ;
 
-#define WAIT_MS 3500            // as warm.cjs: a call taken and not decided by then has overrun
+#define WAIT_MS 3500            // as warm.ts: a call taken and not decided by then has overrun
 #define PICKUP_MS 500           // a request not taken by then: the process is stopped or stuck
 #define MAX_REQUEST (16u << 20) // bytes of one request or answer file
-#define MAX_STDIN (4u << 20)    // warm.cjs: a payload past MAX_REQUEST / 4 is decided by the hook itself
-#ifndef WARM_HOOK
-#define WARM_HOOK "preflight-check" // the hook whose engine the warm process runs (scripts/build.mjs passes it)
+#define MAX_STDIN (4u << 20)    // warm.ts: a payload past MAX_REQUEST / 4 is decided by the hook itself
+#ifndef WARM_HOOKS
+#define WARM_HOOKS "preflight-check", "custodiet" // the hooks whose engines the warm process runs (scripts/build.mjs passes the manifest's)
 #endif
+static const char *SERVED[] = {WARM_HOOKS};
+
+/** `hook` is one whose engine the warm process runs: any other would be decided by the wrong engine. */
+static int served(const char *hook) {
+  for (size_t i = 0; i < sizeof SERVED / sizeof *SERVED; i++)
+    if (!strcmp(hook, SERVED[i])) return 1;
+  return 0;
+}
 
 static char **args;   // our argv: [client, hook, launcher, extra...]
 static int argn;
@@ -223,7 +231,7 @@ static int utf8_ok(const unsigned char *s, size_t n) {
   return 1;
 }
 
-/** FNV-1a over the string's UTF-16 code units, as warm.cjs placeOf hashes (a code point past the BMP counts
+/** FNV-1a over the string's UTF-16 code units, as warm.ts placeOf hashes (a code point past the BMP counts
  * its high surrogate, which is what `charCodeAt(0)` of each `for…of` character gives). */
 static uint32_t fnv(uint32_t h, const unsigned char *s, size_t n) {
   for (size_t i = 0; i < n;) {
@@ -525,7 +533,7 @@ static int find_node(void) {
 
 static const char *INHERITED[] = {"NODE_OPTIONS", "LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_PATH", "LD_AUDIT"};
 
-/** `pid` is this install's warm process as a hook starts it (warm.cjs alive): the same node running exactly
+/** `pid` is this install's warm process as a hook starts it (warm.ts alive): the same node running exactly
  * `<loader> --warm`, with no preload or library path this hook does not have. */
 static int alive(long pid) {
   char file[64], exe[PATH_MAX];
@@ -620,11 +628,11 @@ int main(int argc, char **argv) {
   // Anything but a plain call (an argument, --help, the warm process off, a terminal): node, untouched.
   const char *warm = getenv("RATCHET_WARM"), *cache = getenv("RATCHET_WRITE_CODE_CACHE");
   struct stat st;
-  // Only the hook the warm process runs: its engine would decide another hook's call as its own.
-  if (argc > 3 || strcmp(argv[1], WARM_HOOK) || (warm && !strcmp(warm, "0")) || (cache && !strcmp(cache, "1")) || fstat(0, &st) != 0 || S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode)) fallback(0);
+  // Only the hooks the warm process runs: another's call would go to an engine that is not its own.
+  if (argc > 3 || !served(argv[1]) || (warm && !strcmp(warm, "0")) || (cache && !strcmp(cache, "1")) || fstat(0, &st) != 0 || S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode)) fallback(0);
   if (read_stdin() != 0 || inlen > MAX_STDIN || !utf8_ok((unsigned char *)in, inlen)) fallback(0);
 
-  // Where the warm process keeps its keys (warm.cjs placeOf).
+  // Where the warm process keeps its keys (warm.ts placeOf).
   char self[PATH_MAX], cwd[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   if (sl <= 0 || !getcwd(cwd, sizeof cwd) || find_node() != 0) fallback(0);
@@ -684,6 +692,8 @@ int main(int argc, char **argv) {
   buf r = {0};
   puts_(&r, "{\"k\":");
   json_str(&r, k.client.p, k.client.n);
+  puts_(&r, ",\"hook\":");
+  json_str(&r, argv[1], strlen(argv[1]));
   // argv as node's process.argv would be: the node, the launcher (argv[2..] of the hook: none, see above).
   puts_(&r, ",\"argv\":[");
   json_str(&r, node, strlen(node));

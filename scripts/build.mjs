@@ -164,6 +164,15 @@ await build({
   outExtension: { '.js': '.cjs' },
 })
 copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
+// The warm process and its node client: its own small bundle (node built-ins and the manifest), required by the
+// loader on a call that needs an engine.
+await build({
+  ...common,
+  plugins: [sharedBuiltins],
+  entryPoints: { warm: 'lib/runtime/warm.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+})
 // The compiled hook client (native/hook-client.c; lib/core/manifest.ts NATIVE_CLIENT), where this machine can build
 // it: static, so it runs on any x86-64 Linux whatever its C library. Without a compiler the hooks run through node,
 // as everywhere else; the published package carries the binary, so an install never needs one.
@@ -173,7 +182,8 @@ if (
   process.env.RATCHET_NATIVE !== '0'
 ) {
   const out = join('dist', NATIVE_CLIENT.file)
-  const served = EXECUTABLES.filter((e) => e.fast).map((e) => e.name)
+  // The hooks the warm process serves (the manifest's `warm`), as C string literals.
+  const served = EXECUTABLES.filter((e) => e.warm).map((e) => JSON.stringify(e.name))
   const cc = spawnSync(
     process.env.CC || 'cc',
     [
@@ -183,7 +193,7 @@ if (
       '-Werror',
       '-static',
       '-s',
-      `-DWARM_HOOK="${served[0]}"`,
+      `-DWARM_HOOKS=${served.join(',')}`,
       '-o',
       out,
       'native/hook-client.c',
@@ -194,7 +204,6 @@ if (
     console.warn(`build: no C compiler (${process.env.CC || 'cc'}): ${out} not built, hooks run through node`)
   else if (cc.status !== 0) throw new Error(`building ${out} failed: ${cc.stderr}`)
 }
-copyFileSync('lib/runtime/warm.cjs', 'dist/warm.cjs')
 // A fast path's screen (its SCREEN export): what the loader checks before loading the fast bundle at all.
 for (const e of EXECUTABLES.filter((x) => x.fast)) {
   const { SCREEN } = createRequire(import.meta.url)(join(process.cwd(), 'dist', `${e.name}.fast.cjs`))

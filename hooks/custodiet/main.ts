@@ -421,6 +421,22 @@ function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: n
   })
 }
 
+/**
+ * Whether the warm process (lib/runtime/warm.ts) may answer this call: not the gates, which may wait seconds for
+ * the reviewer (the TodoWrite check, and the end of a turn under custodiet.stopGate "block"). Those are decided in
+ * the hook's own process, where a wait holds no other call up.
+ */
+export function warmAnswers(stdin: string): boolean {
+  let event: unknown
+  try {
+    event = (JSON.parse(stdin) as { hook_event_name?: unknown })?.hook_event_name
+  } catch {
+    return true // not a payload: answered as the hook's own process would (one line, allowed)
+  }
+  if (event === 'PreToolUse') return false
+  return event !== 'Stop' || custodietConfig(resolvePaths()).stopGate !== 'block'
+}
+
 /** `pre`: the payload and the edges, when the resident service (lib/runtime/service.ts) answers the call. */
 export function main(
   _argv?: string[],

@@ -103,7 +103,7 @@ export function failurePolicy(payload: HookPayload, why: string): Decision {
 
 /**
  * `pre.stdin`: the payload, when the fast path (fast.ts) read it and could not settle the call. `pre.io`:
- * the edges the warm process (lib/runtime/warm.cjs) answers through instead of this process's own.
+ * the edges the warm process (lib/runtime/warm.ts) answers through instead of this process's own.
  * `pre.failNow`: the warm process took this call and overran: decided by the failure policy, not run again.
  */
 export function main(

@@ -284,7 +284,7 @@ function reviewerChecks(paths: Paths): Check[] {
   ]
 }
 
-/** The warm decision process (lib/runtime/warm.cjs) this project's hooks use: information, never a problem. */
+/** The warm decision process (lib/runtime/warm.ts) this project's hooks use: information, never a problem. */
 function warmCheck(projectDir: string): Check {
   let s: ReturnType<typeof warmProcess<'status'>>
   try {

@@ -43,6 +43,12 @@ export interface Executable {
    * goes to `entry` (lib/runtime/loader.cjs runFast).
    */
   fast?: string
+  /**
+   * Hooks: its calls are decided by the warm process when one runs (lib/runtime/warm.ts: this engine loaded once
+   * and kept in memory), handed over by the compiled client (NATIVE_CLIENT) without a node start, or by the node
+   * launcher; the hook's own process decides them otherwise, and whatever the engine declines (its `warmAnswers`).
+   */
+  warm?: boolean
   /** hook: registered with Claude Code; cli: run by people; worker: spawned by another executable. */
   kind: 'hook' | 'cli' | 'worker'
   /** bin/<name> launcher; a worker has none (it is reached through `bin` + `argv0`). */
@@ -66,6 +72,7 @@ export const EXECUTABLES = [
     name: 'preflight-check',
     entry: 'hooks/preflight-check/main.ts',
     fast: 'hooks/preflight-check/fast.ts',
+    warm: true,
     kind: 'hook',
     bin: true,
     budgetMs: 3000,
@@ -91,6 +98,8 @@ export const EXECUTABLES = [
   {
     name: 'custodiet',
     entry: 'hooks/custodiet/main.ts',
+    // Its gates decline the warm process (hooks/custodiet/main.ts warmAnswers): they may wait for the reviewer.
+    warm: true,
     kind: 'hook',
     bin: true,
     // The TodoWrite gate and the Stop review may wait for the reviewer (todoBudgetMs / stopBudgetMs, at
@@ -158,8 +167,8 @@ export function distFiles(): string[] {
 }
 
 /**
- * The compiled hook client (native/hook-client.c): a call of a hook the warm process serves (one with a `fast`
- * path) handed to it without starting node. Built into dist/ where a C compiler is (scripts/build.mjs), for this
+ * The compiled hook client (native/hook-client.c): a call of a hook the warm process serves (one marked `warm`)
+ * handed to it without starting node. Built into dist/ where a C compiler is (scripts/build.mjs), for this
  * platform only; `runsHere` is the built-in test a hook's `sh -c` guard runs to know this machine can run it (the
  * x86-64 Linux loader exists: the binary is static, so any x86-64 Linux runs it). Anywhere else, the node launcher.
  */

@@ -71,9 +71,9 @@ export function guardedCommand(
   return `f=${exe}; [ -f "$f" ] && [ -x "$f" ] || { echo "Ratchet ${hook} is missing at $f (moved or uninstalled?), ${what}. ${fix}." >&2; exit ${keepGoing ? 1 : 2}; }; ${SAFE_PATH}; ${fast}exec "$f"`
 }
 
-/** A hook whose calls the warm process decides (one with a fast path): the compiled client can hand them over. */
+/** A hook whose calls the warm process decides (the manifest's `warm`): the compiled client can hand them over. */
 export function warmServed(hook: string): boolean {
-  return EXECUTABLES.some((e) => e.name === hook && 'fast' in e && !!e.fast)
+  return EXECUTABLES.some((e) => e.name === hook && 'warm' in e && e.warm)
 }
 
 /**

@@ -17,7 +17,7 @@ export const PACKAGE_ROOT: string = (() => {
 })()
 
 /**
- * The folders in memory through which hooks hand requests to the warm decision process (as lib/runtime/warm.cjs
+ * The folders in memory through which hooks hand requests to the warm decision process (as lib/runtime/warm.ts
  * spoolFolder chooses them): the agent may neither read nor change them, like the config folder.
  */
 export function warmSpools(env: NodeJS.ProcessEnv = process.env): string[] {

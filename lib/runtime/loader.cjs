@@ -164,7 +164,7 @@ exports.runFast = function runFast(fast, name, argv) {
 }
 
 /**
- * The full engine's decision, from the warm process when one answers (lib/runtime/warm.cjs): then this
+ * The full engine's decision, from the warm process when one answers (lib/runtime/warm.ts): then this
  * process never loads the engine. Otherwise decided here, as always; when no warm process exists, one is
  * started in the background for the next call.
  */
@@ -172,7 +172,7 @@ function warmFirst(name, argv, stdin) {
   let asked = {}
   try {
     const warm = require('./warm.cjs')
-    asked = warm.ask(argv, stdin)
+    asked = warm.ask(argv, stdin, name)
     if (asked.place && asked.absent) warm.start(asked.place, name)
   } catch {
     // Anything wrong with the warm process only costs its speed-up: decided here.
@@ -243,8 +243,8 @@ function plainlyOneOf(command, programs) {
   return programs.includes(word)
 }
 
-// `node dist/loader.cjs --warm <name>`: the warm decision process (lib/runtime/warm.cjs), started by a hook.
+// `node dist/loader.cjs --warm <name>`: the warm decision process (lib/runtime/warm.ts), started by a hook.
 if (require.main === module && process.argv[2] === '--warm') {
-  process.on('SIGUSR1', () => {}) // first: no inspector for a signal (see warm.cjs serve)
+  process.on('SIGUSR1', () => {}) // first: no inspector for a signal (see lib/runtime/warm.ts serve)
   require('./warm.cjs').serve(load, process.argv[3])
 }

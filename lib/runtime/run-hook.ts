@@ -19,7 +19,7 @@ export interface HookIO {
   logError(hook: string, error: unknown): void
   /**
    * Decide by the failure policy without running the handler, for this reason: the call was already tried
-   * elsewhere (the warm process, lib/runtime/warm.cjs) and overran, so running it again would overrun too.
+   * elsewhere (the warm process, lib/runtime/warm.ts) and overran, so running it again would overrun too.
    */
   failNow?: string
 }

@@ -74,11 +74,11 @@ const envOf = (dir: string, warm: boolean): NodeJS.ProcessEnv => ({
   RATCHET_WARM_LOG: path.join(home, 'warm.log'),
 })
 
-/** The command `ratchet init` writes for this install's preflight-check (the client when it runs here, else node). */
-const command = () =>
+/** The command `ratchet init` writes for this install's hook (the client when it runs here, else node). */
+const command = (name: string) =>
   guardedCommand(
-    'preflight-check',
-    JSON.stringify(path.join(pkg, 'bin', 'preflight-check')),
+    name,
+    JSON.stringify(path.join(pkg, 'bin', name)),
     undefined,
     undefined,
     JSON.stringify(path.join(pkg, 'dist', NATIVE_CLIENT.file)),
@@ -91,11 +91,12 @@ function hook(
   native: boolean,
   extra: NodeJS.ProcessEnv = {},
   warm = native,
+  name = 'preflight-check',
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = native
-      ? spawn('/bin/sh', ['-c', command()], { cwd: dir, env: { ...envOf(dir, warm), ...extra } })
-      : spawn(path.join(pkg, 'bin', 'preflight-check'), [], { cwd: dir, env: { ...envOf(dir, warm), ...extra } })
+      ? spawn('/bin/sh', ['-c', command(name)], { cwd: dir, env: { ...envOf(dir, warm), ...extra } })
+      : spawn(path.join(pkg, 'bin', name), [], { cwd: dir, env: { ...envOf(dir, warm), ...extra } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -156,12 +157,16 @@ describe.skipIf(!built)('the compiled hook client', () => {
   it('the guard runs it here: one exec, no node, for a call the warm process answers', async () => {
     const { dir } = await warmProject()
     const trace = path.join(home, 'trace')
-    const r = spawnSync('strace', ['-f', '-e', 'trace=execve', '-o', trace, '/bin/sh', '-c', command()], {
-      cwd: dir,
-      env: envOf(dir, true),
-      input: JSON.stringify(preToolUse(dir, 'Bash', { command: 'rm -rf src' })),
-      encoding: 'utf8',
-    })
+    const r = spawnSync(
+      'strace',
+      ['-f', '-e', 'trace=execve', '-o', trace, '/bin/sh', '-c', command('preflight-check')],
+      {
+        cwd: dir,
+        env: envOf(dir, true),
+        input: JSON.stringify(preToolUse(dir, 'Bash', { command: 'rm -rf src' })),
+        encoding: 'utf8',
+      },
+    )
     if (r.error) return // no strace here: the differential test below still counts the answers
     expect(deny({ status: r.status, stdout: r.stdout, stderr: r.stderr })).toBe(true)
     const execs = fs
@@ -394,31 +399,121 @@ describe.skipIf(!built)('the compiled hook client', () => {
     expect(gone.stderr).toMatch(/^ratchet preflight-check: cannot run .*no-such-launcher.*blocked to be safe/)
   })
 
-  it("another hook through the client goes to node (the warm process runs only preflight-check's engine)", async () => {
+  it("custodiet through the client: the warm process answers its calls exactly as custodiet's own process does", async () => {
+    const on = project()
+    const off = project()
+    for (const d of [on, off])
+      fs.writeFileSync(
+        path.join(d, '.ratchet', 'config.json'),
+        JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }),
+      )
+    await hook(preToolUse(on, 'Bash', { command: 'npm test' }, 'warm-up'), on, true)
+    await warmFor(on)
+    await hook(preToolUse(off, 'Bash', { command: 'npm test' }, 'warm-up'), off, false)
+    const event = (dir: string, e: Record<string, unknown>) => ({
+      session_id: 'cs-1',
+      transcript_path: path.join(dir, 't.jsonl'),
+      cwd: dir,
+      ...e,
+    })
+    const post = (dir: string, tool_name: string, tool_input: unknown, tool_response: unknown = {}) =>
+      event(dir, { hook_event_name: 'PostToolUse', tool_name, tool_input, tool_response })
+    const calls = (dir: string): unknown[] => [
+      event(dir, { hook_event_name: 'UserPromptSubmit', prompt: 'Fix the typo in README.md — nothing else' }),
+      post(dir, 'Read', { file_path: path.join(dir, 'README.md') }),
+      post(dir, 'Edit', { file_path: path.join(dir, 'README.md'), old_string: 'demo', new_string: 'Demo' }),
+      post(dir, 'Bash', { command: 'ls ~/src' }),
+      post(dir, 'Bash', { command: 'outlook-cli auth login --tenant x' }),
+      event(dir, {
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        error: 'exit 1',
+      }),
+      post(dir, 'Write', { file_path: path.join(dir, 'src', 'new.ts'), content: 'x' }),
+      event(dir, { hook_event_name: 'Stop', stop_hook_active: false }),
+      event(dir, { hook_event_name: 'SubagentStop', stop_hook_active: false, agent_transcript_path: '' }),
+      'not json at all',
+    ]
+    const a = calls(on)
+    const b = calls(off)
+    const before = answered()
+    for (let i = 0; i < a.length; i++) {
+      const x = await hook(a[i], on, true, {}, true, 'custodiet')
+      const y = await hook(b[i], off, false, {}, false, 'custodiet')
+      expect(
+        { status: x.status, stdout: normalise(JSON.stringify(x.stdout), on), stderr: x.stderr.split(on).join('<P>') },
+        JSON.stringify(a[i]).slice(0, 200),
+      ).toEqual({
+        status: y.status,
+        stdout: normalise(JSON.stringify(y.stdout), off),
+        stderr: y.stderr.split(off).join('<P>'),
+      })
+    }
+    const record = (dir: string) =>
+      normalise(fs.readFileSync(path.join(dir, '.ratchet', 'custodiet', 'cs-1.json'), 'utf8'), dir)
+    expect(record(on)).toEqual(record(off))
+    const activity = (dir: string) =>
+      (fs.existsSync(path.join(dir, '.ratchet', 'activity.jsonl'))
+        ? fs
+            .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
+            .trim()
+            .split('\n')
+        : []
+      ).map((l) => normalise(l, dir))
+    expect(activity(on)).toEqual(activity(off))
+    expect(answered() - before).toBe(a.length)
+  }, 120_000)
+
+  it("custodiet's gates are decided in its own process: the warm process declines them (told busy), never waits on a reviewer", async () => {
+    const { dir } = await warmProject()
+    // A reviewer that takes its time: a gate decided in the warm process would hold every other call up.
+    fs.writeFileSync(
+      path.join(dir, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { stopGate: 'block', reviewer: { kind: 'command', command: 'sleep 1; echo OK' } } }),
+    )
+    const at = (e: Record<string, unknown>) => ({ session_id: 'gate-1', cwd: dir, ...e })
+    const logged = () =>
+      fs.existsSync(path.join(home, 'warm.log')) ? fs.readFileSync(path.join(home, 'warm.log'), 'utf8').split('\n') : []
+    const before = answered()
+    const busyBefore = logged().filter((l) => l === 'busy').length
+    await hook(at({ hook_event_name: 'UserPromptSubmit', prompt: 'fix the typo' }), dir, true, {}, true, 'custodiet')
+    expect(answered() - before).toBe(1)
+    for (const e of [
+      {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'TodoWrite',
+        tool_input: { todos: [{ content: 'x', status: 'pending' }] },
+      },
+      { hook_event_name: 'Stop', stop_hook_active: false },
+    ]) {
+      const r = await hook(at(e), dir, true, {}, true, 'custodiet')
+      expect(r.status, JSON.stringify(r)).toBe(0)
+    }
+    expect(answered() - before).toBe(1)
+    expect(logged().filter((l) => l === 'busy').length - busyBefore).toBe(2)
+    // Without the gate, the end of a turn is the warm process's again.
+    fs.writeFileSync(
+      path.join(dir, '.ratchet', 'config.json'),
+      JSON.stringify({ custodiet: { reviewer: { kind: 'none' } } }),
+    )
+    await hook(at({ hook_event_name: 'Stop', stop_hook_active: false }), dir, true, {}, true, 'custodiet')
+    expect(answered() - before).toBe(2)
+  }, 60_000)
+
+  it('a hook the warm process does not run goes to node through the client, never to another engine', async () => {
     const { dir } = await warmProject()
     const before = answered()
     const client = path.join(pkg, 'dist', NATIVE_CLIENT.file)
-    const payload = {
-      session_id: 'c1',
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Read',
-      tool_input: { file_path: path.join(dir, 'README.md') },
-      tool_response: {},
-      cwd: dir,
-    }
-    const r = spawnSync(client, ['custodiet', path.join(pkg, 'bin', 'custodiet')], {
+    const payload = { session_id: 'ss-1', hook_event_name: 'SessionStart', source: 'startup', cwd: dir }
+    const r = spawnSync(client, ['session-start', path.join(pkg, 'bin', 'session-start')], {
       cwd: dir,
       env: envOf(dir, true),
       input: JSON.stringify(payload),
       encoding: 'utf8',
     })
-    const n = spawnSync(path.join(pkg, 'bin', 'custodiet'), [], {
-      cwd: dir,
-      env: envOf(dir, true),
-      input: JSON.stringify(payload),
-      encoding: 'utf8',
-    })
-    expect([r.status, r.stdout]).toEqual([n.status, n.stdout])
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout).hookSpecificOutput.hookEventName).toBe('SessionStart')
     expect(answered()).toBe(before)
   }, 60_000)
 

@@ -1,4 +1,4 @@
-// The warm decision process (lib/runtime/warm.cjs) on a real disk, from a copy of the install (so changing
+// The warm decision process (lib/runtime/warm.ts) on a real disk, from a copy of the install (so changing
 // its files, as an upgrade does, touches nothing else): the same session of calls answered by the warm
 // process and by the hook's own process gives the same answers, activity log and session file; and every
 // way it can go wrong — a forged request, a stranger in its place, a process that stops answering, is
@@ -373,7 +373,7 @@ describe('the warm decision process', () => {
     expect(lines.filter((l) => String(l.session).startsWith('par-')).length).toBe(12)
   }, 60_000)
 
-  it('a call that comes while it waits on git for another is told busy at once, and it lives on', async () => {
+  it('a call that comes while it waits on git for another is told busy after its short wait, and it lives on', async () => {
     const { dir, pid } = await warmProject()
     repo(dir)
     // A git that takes its time: the push's evidence waits on it, and the warm process with it.
@@ -396,6 +396,34 @@ describe('the warm decision process', () => {
     expect(JSON.parse(first.stdout).hookSpecificOutput.permissionDecision).toBe('deny')
     expect(running(pid)).toBe(true)
     expect(answered() - before).toBe(1) // the push, by it; the other call was told busy and decided itself
+  }, 60_000)
+
+  it('a call that comes while another is decided waits its turn, and is answered by it (not told busy)', async () => {
+    const dir = project()
+    repo(dir)
+    // Its wait set long (100 ms by default), so the turn comes within it on a machine however busy.
+    const queued = { RATCHET_WARM_QUEUE_MS: '3000' }
+    await hook(preToolUse(dir, 'Bash', { command: 'npm test' }, 'warm-up'), dir, true, queued)
+    const { pid } = await warmFor(dir)
+    const slow = path.join(home, 'slow-bin')
+    fs.mkdirSync(slow)
+    const git = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim()
+    fs.writeFileSync(path.join(slow, 'git'), `#!/bin/sh\nsleep 0.3\nexec ${git} "$@"\n`, { mode: 0o755 })
+    const before = answered()
+    const push = hook(preToolUse(dir, 'Bash', { command: 'git push origin main' }, 'turn-a'), dir, true, {
+      PATH: `${slow}:${process.env.PATH}`,
+    })
+    await new Promise((res) => setTimeout(res, 150))
+    const other = await hook(
+      preToolUse(dir, 'Bash', { command: 'echo x > .ratchet/guardrails.json' }, 'turn-b'),
+      dir,
+      true,
+    )
+    expect(deny(other)).toBe(true)
+    expect(JSON.parse((await push).stdout).hookSpecificOutput.permissionDecision).toBe('deny')
+    expect(running(pid)).toBe(true)
+    expect(fs.readFileSync(path.join(home, 'warm.log'), 'utf8')).not.toContain('busy')
+    expect(answered() - before).toBe(2)
   }, 60_000)
 
   it('a warm process someone else started with a preload is not trusted, even in its place with its own keys', async () => {

@@ -179,7 +179,7 @@ describe('the http transport (init --transport http)', () => {
 })
 
 describe('the compiled hook client in the guard', () => {
-  // Only in the same package's dist/ (guarded by the floor), only for the hook the warm process serves.
+  // Only in the same package's dist/ (guarded by the floor), only for the hooks the warm process serves.
   const table: [string, string, string | undefined][] = [
     [
       'preflight-check',
@@ -204,8 +204,12 @@ describe('the compiled hook client in the guard', () => {
     // A bin link's neighbour may be anyone's folder: the installer names the client itself, or none.
     ['preflight-check', '"/usr/local/bin/preflight-check"', undefined],
     ['preflight-check', '"/home/u/.npm-global/bin/preflight-check"', undefined],
-    // Hooks the warm process does not decide.
-    ['custodiet', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet', undefined],
+    [
+      'custodiet',
+      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet',
+      '"$CLAUDE_PROJECT_DIR"/node_modules/ratchet-guard/dist/hook-client-linux-x64',
+    ],
+    // A hook the warm process does not decide.
     ['session-start', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/session-start', undefined],
     // Anything unusual.
     ['preflight-check', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/custodiet', undefined],

@@ -64,9 +64,9 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     calls: ['writeFile', 'rename', 'write'],
     why: "writes the V8 code cache beside the installed bundle (dist/), not state; and the warm process's answer to its own stdout and stderr (fd 1, 2)",
   },
-  'lib/runtime/warm.cjs': {
+  'lib/runtime/warm.ts': {
     calls: ['writeFile', 'rename', 'unlink', 'mkdir', 'open', 'appendFile'],
-    why: "the warm process's keys (config folder) and its requests and answers (a private folder in memory): plain JavaScript that runs before any bundle, and not state of a project",
+    why: "the warm process's keys (config folder) and its requests and answers (a private folder in memory), not state of a project",
   },
   'lib/runtime/stdio.ts': {
     calls: ['write'],
@@ -102,7 +102,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   },
   'lib/runtime/service.ts': {
     calls: ['mkdir', 'writeFile', 'rename', 'unlink'],
-    why: "the resident service's key and session list in the per-user config folder (0600), as warm.cjs keeps its keys; not state of a project",
+    why: "the resident service's key and session list in the per-user config folder (0600), as the warm process keeps its keys; not state of a project",
   },
   'lib/cli/doctor.ts': {
     calls: ['mkdtemp', 'writeFile', 'rm'],

@@ -81,7 +81,7 @@ export interface ClassifyContext {
   fs?: FsFacts
   /** Ratchet's per-user config folder ($XDG_CONFIG_HOME/ratchet): its token and keys are not the agent's to read (ratchet-keys.ts). */
   configHome?: string
-  /** The folders in memory the warm decision process hands requests through (lib/runtime/warm.cjs): private like configHome. */
+  /** The folders in memory the warm decision process hands requests through (lib/runtime/warm.ts): private like configHome. */
   warmDirs?: string[]
   /** An environment variable of the agent's session (`DATABASE_URL`, `PGHOST`): where a database command connects. */
   env?(name: string): string | undefined
