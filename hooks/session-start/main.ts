@@ -20,6 +20,7 @@ import { processIO, runHook } from '../../lib/runtime/run-hook'
 import { modeLine } from '../../lib/core/floor'
 import { checkSessionFloor, type SessionFloor } from '../../lib/io/floor'
 import { ensureService } from '../../lib/io/service'
+import { warmProcess } from '../../lib/io/package-root'
 import { registeredRatchetHooks } from '../../lib/core/settings'
 
 const HELP = `session-start — Ratchet's SessionStart hook (reads one hook payload on stdin)
@@ -72,7 +73,14 @@ async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
     note: `source=${payload.source ?? '?'} rules=${loaded.rules.length} pending=${pending.length} floor=${floor.state.mode}${floor.held ? ' held' : ''}`,
   })
   const d = withFloor(withProbation(decide(loaded.rules, pending, loaded.problems), paths), floor)
-  return servedOverHttp(floor) ? withService(d, payload.session_id) : d
+  if (servedOverHttp(floor)) return withService(d, payload.session_id)
+  try {
+    // The warm process loads its engines while the client starts up: the first prompt's hooks find it running.
+    warmProcess(paths.projectDir, 'prestart')
+  } catch (e) {
+    logError(paths, 'session-start', e) // only a speed-up is lost: the first call starts it
+  }
+  return d
 }
 
 /** Some scope registers Ratchet's hooks over http (`init --transport http`): this session needs the service. */

@@ -1,5 +1,5 @@
 // Where the installed package is (dist/ in the bundle, lib/io/ in the sources), and the warm decision process that
-// its dist/warm.cjs runs: the folders it hands requests through, and asking it for its status.
+// its dist/warm.cjs runs: the folders it hands requests through, its status, starting and stopping it.
 
 import fs from 'node:fs'
 import path from 'node:path'
@@ -28,15 +28,16 @@ export function warmSpools(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /**
- * Asks the installed dist/warm.cjs about the warm process a hook in `projectDir` would use (`status`), or ends it
- * (`stop`): for `ratchet doctor` and `ratchet uninstall`. Throws when the install has no warm.cjs.
+ * The installed dist/warm.cjs (lib/runtime/warm.ts), for what runs outside a hook's call: `ratchet doctor` asks for
+ * its status, `ratchet uninstall` stops it, SessionStart starts it ahead of the session's calls (`prestart`). For the
+ * warm process a hook in `projectDir` would use. Throws when the install has no warm.cjs.
  */
-export function warmProcess<A extends 'status' | 'stop'>(
+export function warmProcess<A extends 'status' | 'stop' | 'prestart'>(
   projectDir: string,
   act: A,
-): A extends 'stop' ? boolean : { on: boolean; why?: string; running?: boolean; pid?: number; spool?: string } {
-  return require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs'))[act](
-    { ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) },
-    process.cwd(),
-  )
+): ReturnType<typeof import('../runtime/warm')[A]> {
+  const warm = require(path.join(PACKAGE_ROOT, 'dist', 'warm.cjs')) as typeof import('../runtime/warm')
+  return warm[act]({ ...process.env, CLAUDE_PROJECT_DIR: path.resolve(projectDir) }, process.cwd()) as ReturnType<
+    typeof import('../runtime/warm')[A]
+  >
 }

@@ -294,6 +294,19 @@ export function start(place: Place, name: string): void {
   } catch {}
 }
 
+/**
+ * For SessionStart: starts, in the background, the warm process this session's hooks will use, unless one runs or is
+ * starting, so the session's first prompt and first calls are not decided by a node start each. Never blocks.
+ */
+export function prestart(env: NodeJS.ProcessEnv, cwd: string): boolean {
+  const place = placeOf(env, cwd)
+  if (!place) return false
+  const keys = parseKeys(readSmall(place.keys))
+  if (keys && alive(keys.pid)) return false
+  start(place, WARM_HOOKS[0])
+  return true
+}
+
 /** For `ratchet doctor` and `ratchet uninstall`: the warm process a hook with this environment would use. */
 export function status(
   env: NodeJS.ProcessEnv,
@@ -387,11 +400,12 @@ export function serve(load: (name: string) => Engine, name: string): void {
   const QUEUE_MS = queueMs()
   const waiting: { base: string; req: Request; timer: NodeJS.Timeout }[] = []
 
-  const answer = (base: string, r: Answer) => {
+  const answer = (base: string, r: Answer, hook = '') => {
     fs.writeFileSync(`${base}.rtmp`, JSON.stringify({ k: keys.server, ...r }), { mode: 0o600 })
-    // What tests read to know an answer came from here (RATCHET_WARM_LOG: a file, given when it started); noted
-    // before the answer is out, so a client that has its answer finds it noted.
-    if (home.env.RATCHET_WARM_LOG) fs.appendFileSync(home.env.RATCHET_WARM_LOG, r.busy ? 'busy\n' : 'answered\n')
+    // What tests read to know an answer came from here, and for which hook (RATCHET_WARM_LOG: a file, given when it
+    // started); noted before the answer is out, so a client that has its answer finds it noted.
+    if (home.env.RATCHET_WARM_LOG)
+      fs.appendFileSync(home.env.RATCHET_WARM_LOG, `${r.busy ? 'busy' : 'answered'} ${hook}\n`)
     fs.renameSync(`${base}.rtmp`, `${base}.res`)
   }
   const quit = (): never => {
@@ -417,7 +431,7 @@ export function serve(load: (name: string) => Engine, name: string): void {
     touch()
     decide(req).then((r) => {
       try {
-        answer(base, r)
+        answer(base, r, req.hook ?? WARM_HOOKS[0])
       } catch {}
       busy = false
       if (r.poisoned || ++served >= MAX_REQUESTS) quit()

@@ -1,5 +1,5 @@
 // The compiled hook client inside the real claude CLI, sandboxed as `ratchet init` sets it up: the hook command init
-// writes runs native/hook-client.c for preflight-check, the warm process answers it, and the guard still holds (a
+// writes runs native/hook-client.c for preflight-check and custodiet, the warm process answers them, and the guard still holds (a
 // push of .env to a real bare remote stops) while ordinary calls stay quiet.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -111,8 +111,19 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
       ? fs
           .readFileSync(path.join(home, 'warm.log'), 'utf8')
           .split('\n')
-          .filter((l) => l === 'answered').length
+          .filter((l) => l.startsWith('answered ')).length
       : 0
     expect(answered).toBeGreaterThan(0)
+  })
+
+  it("custodiet's calls went through the client too: the warm process recorded each call that ran", () => {
+    const lines = fs.readFileSync(path.join(home, 'warm.log'), 'utf8').split('\n')
+    // The session's calls after the warm process was up (SessionStart starts it): custodiet's among them.
+    expect(lines.filter((l) => l === 'answered custodiet').length).toBeGreaterThan(0)
+    expect(lines.filter((l) => l === 'answered preflight-check').length).toBeGreaterThan(0)
+    const session = JSON.parse(result.stdout).session_id as string
+    const record = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'custodiet', `${session}.json`), 'utf8'))
+    // Its PostToolUse ran in the background: the five calls that ran are counted, whichever process took each.
+    expect(record.toolCount).toBe(5)
   })
 })

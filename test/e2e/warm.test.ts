@@ -132,7 +132,7 @@ const answered = () =>
     ? fs
         .readFileSync(path.join(home, 'warm.log'), 'utf8')
         .split('\n')
-        .filter((l) => l === 'answered').length
+        .filter((l) => l.startsWith('answered ')).length
     : 0
 const deny = (r: Run) => JSON.parse(r.stdout || '{}').hookSpecificOutput?.permissionDecision === 'deny'
 
