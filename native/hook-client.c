@@ -1,4 +1,4 @@
-// Ratchet's compiled hook client: the warm path of lib/runtime/loader.cjs (warmFirst) and lib/runtime/warm.ts
+// Ratchet's compiled hook client: the warm path of lib/runtime/loader.ts (warmFirst) and lib/runtime/warm.ts
 // (ask), without starting node. A hook call costs an exec, a request file and an answer file instead of a node
 // start (~13 ms against ~50 ms). It decides nothing itself:
 //   - the warm process answers: its stdout, stderr and exit code are the hook's;

@@ -1,6 +1,6 @@
 // Bundles each executable into one CommonJS file in dist/, so a hook starts close to bare node:
 // no module resolution at run time, and zod/mini + minimatch tree-shaken to what is used. Then runs
-// each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.cjs).
+// each hook once on a representative payload to write its V8 code cache (see lib/runtime/loader.ts).
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import {
@@ -76,7 +76,7 @@ const sharedBuiltins = {
   },
 }
 
-// Libraries a call seldom needs are chunks of their own, loaded on first use (lib/runtime/loader.cjs chunk):
+// Libraries a call seldom needs are chunks of their own, loaded on first use (lib/runtime/loader.ts chunk):
 // zod validates a state file only when its hand check cannot, minimatch compiles a path glob only when a
 // rule's literal is in the path. Inlined, every hook start paid for reading, deserialising and initialising
 // them (~1 ms of a ~5 ms budget). A chunk exports exactly what the sources use (still tree-shaken): the names
@@ -163,13 +163,14 @@ await build({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
 })
-copyFileSync('lib/runtime/loader.cjs', 'dist/loader.cjs')
-// The warm process and its node client: its own small bundle (node built-ins and the manifest), required by the
-// loader on a call that needs an engine.
+// The loader (what the bin/ launchers and the bundles' chunks require) and the warm process with its node client
+// (required by the loader on a call that needs an engine): small bundles of their own, node built-ins and the
+// manifest only.
 await build({
   ...common,
   plugins: [sharedBuiltins],
-  entryPoints: { warm: 'lib/runtime/warm.ts' },
+  external: ['./warm.cjs'],
+  entryPoints: { loader: 'lib/runtime/loader.ts', warm: 'lib/runtime/warm.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
 })

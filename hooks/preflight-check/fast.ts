@@ -1,7 +1,7 @@
 // preflight-check's fast path: settles the commonest calls — reads (Read, Glob, Grep, LS…) and a few
 // plain read-only commands (`ls -la`, `cat src/app.ts`, `git status`) — before the full engine's bundle
 // loads, which alone costs more than the whole start-up target. It is its own small bundle
-// (dist/preflight-check.fast.cjs, see the manifest's `fast` and lib/runtime/loader.cjs runFast).
+// (dist/preflight-check.fast.cjs, see the manifest's `fast` and lib/runtime/loader.ts runFast).
 //
 // It only ever settles a call the full engine would let through silently, and does for it exactly what
 // the full engine does: records the files read in the session and logs the same activity line. It hands
@@ -93,7 +93,7 @@ const PROGRAMS: Record<string, (args: string[]) => boolean> = {
 }
 /**
  * What the launcher checks before it loads this bundle at all (scripts/build.mjs writes it beside the bundle
- * as preflight-check.fast.screen.json; lib/runtime/loader.cjs reads it): a PreToolUse call of another tool,
+ * as preflight-check.fast.screen.json; lib/runtime/loader.ts reads it): a PreToolUse call of another tool,
  * or a Bash command whose first word is plainly none of PROGRAMS, goes straight to the full engine, which
  * saves loading this bundle (~2 ms) on every call it would hand over anyway. It can only send calls on.
  */
@@ -478,7 +478,7 @@ export function settle(
 export type FastOutcome = { settled: true } | { settled: false; stdin?: string }
 
 /**
- * The fast bundle's entry (lib/runtime/loader.cjs runFast): a plain allow prints nothing and exits 0.
+ * The fast bundle's entry (lib/runtime/loader.ts runFast): a plain allow prints nothing and exits 0.
  * `pre.stdin`: the payload, when the launcher's screen has already read it.
  */
 export function main(argv: string[] = process.argv, pre?: { stdin?: string }): FastOutcome {

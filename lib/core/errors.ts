@@ -72,7 +72,7 @@ export const fail = (
 export function oneLine(e: unknown): { line: string; exitCode: number; internal: boolean } {
   if (e instanceof RatchetError) return { line: flat(e.message), exitCode: e.exitCode, internal: false }
   const msg = e instanceof Error ? e.message : String(e)
-  // A file of the install missing (lib/runtime/loader.cjs): said as it is, with what to do.
+  // A file of the install missing (lib/runtime/loader.ts): said as it is, with what to do.
   if (e instanceof Error && (e as { incompleteInstall?: unknown }).incompleteInstall)
     return { line: flat(msg), exitCode: EXIT_CODES.internal, internal: false }
   // The floor refusing a write (a command run inside Claude Code's sandbox): not a bug, said as what it is.

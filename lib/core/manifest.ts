@@ -40,7 +40,7 @@ export interface Executable {
   /**
    * Hooks: a small entry bundled apart (dist/<name>.fast.cjs) that runs first and settles the commonest
    * calls (reads, simple read-only commands) before the full engine loads; whatever it does not settle
-   * goes to `entry` (lib/runtime/loader.cjs runFast).
+   * goes to `entry` (lib/runtime/loader.ts runFast).
    */
   fast?: string
   /**
@@ -153,7 +153,7 @@ export const EXECUTABLES = [
 
 /**
  * Libraries the bundles import but a call seldom runs, each built as its own file, dist/<name>.cjs, and
- * loaded on first use (scripts/build.mjs, lib/runtime/loader.cjs `chunk`): zod validates a state file only
+ * loaded on first use (scripts/build.mjs, lib/runtime/loader.ts `chunk`): zod validates a state file only
  * when its hand check cannot, minimatch compiles a path glob only when a rule's literal is in the path.
  */
 export const CHUNKS = { 'zod/mini': 'zod-mini', minimatch: 'minimatch' } as const

@@ -1,7 +1,7 @@
 // The warm decision process: the engines of the hooks the manifest marks `warm` (preflight-check, custodiet),
 // loaded once and kept in memory, so a call costs a hand-over instead of a node start and ~300 KB of engine.
 // One per state folder and install, started in the background by the first call that needed an engine, gone
-// after RATCHET_WARM_IDLE_MS (10 minutes) without a call. Its clients: the node launcher (lib/runtime/loader.cjs
+// after RATCHET_WARM_IDLE_MS (10 minutes) without a call. Its clients: the node launcher (lib/runtime/loader.ts
 // warmFirst, through `ask` below) and the compiled client (native/hook-client.c), which speaks the same files.
 //
 // It must never decide less safely than the hook would in its own process:
@@ -79,7 +79,7 @@ interface Answer {
   busy?: boolean
   poisoned?: boolean
 }
-/** An engine bundle as lib/runtime/loader.cjs `load` returns it. */
+/** An engine bundle as lib/runtime/loader.ts `load` returns it. */
 interface Engine {
   exports: {
     main(argv: string[], pre: { stdin: string; io: object }): Promise<void>
@@ -354,7 +354,7 @@ function spoolFolder(): string | undefined {
   return undefined
 }
 
-/** The warm process itself: `node dist/loader.cjs --warm <name>` (lib/runtime/loader.cjs), with the loader's `load`. */
+/** The warm process itself: `node dist/loader.cjs --warm <name>` (lib/runtime/loader.ts), with the loader's `load`. */
 export function serve(load: (name: string) => Engine, name: string): void {
   // Node opens its inspector (a debugger anyone of this user could drive) on SIGUSR1 unless something listens
   // for it: loader.cjs listens before anything else runs. If it opened anyway, in that moment, this process

@@ -1,4 +1,4 @@
-// The V8 code cache beside each bundle (lib/runtime/loader.cjs): V8 accepts it only from a process with the
+// The V8 code cache beside each bundle (lib/runtime/loader.ts): V8 accepts it only from a process with the
 // same V8 options. A user whose shell exports NODE_OPTIONS=--max-old-space-size=… used to make every hook
 // call reject the build's cache, compile from scratch and overwrite it, and every call without the option
 // did the same back. Each configuration of options now has a cache of its own; the build's is left alone.

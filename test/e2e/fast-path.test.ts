@@ -325,7 +325,7 @@ describe('the fast path on a real disk', () => {
   })
 })
 
-// The launcher screens a payload before it loads the fast bundle (lib/runtime/loader.cjs): a call the fast
+// The launcher screens a payload before it loads the fast bundle (lib/runtime/loader.ts): a call the fast
 // path never settles goes straight to the full engine. The screen may only send calls on, so every answer
 // must be the one the full engine gives with the fast path off — for odd spellings and broken input too.
 describe("the launcher's screen", () => {

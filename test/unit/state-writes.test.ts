@@ -60,7 +60,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     calls: ['*'],
     why: "the store's primitives (lock, atomic write, append), apart from the registry so the fast path can use them",
   },
-  'lib/runtime/loader.cjs': {
+  'lib/runtime/loader.ts': {
     calls: ['writeFile', 'rename', 'write'],
     why: "writes the V8 code cache beside the installed bundle (dist/), not state; and the warm process's answer to its own stdout and stderr (fd 1, 2)",
   },

@@ -1,32 +1,43 @@
-'use strict'
 // Loads one bundled executable from dist/ through V8's code cache, so a hook skips parsing and
 // compiling its bundle on every tool call (~10 ms of a ~40 ms budget). The cache is written at build
 // time after a representative run, so it also holds the functions that run compiled. V8 rejects a
 // cache made by another Node version or for other source; then we compile normally and refresh it.
-// Plain JavaScript on purpose: it runs before anything is bundled.
+// Bundled on its own by scripts/build.mjs (dist/loader.cjs, node built-ins only): the bin/ launchers require it, and
+// the bundles require it for their chunks, so it stays small and imports nothing of the engine.
 
-const fs = require('node:fs')
-const path = require('node:path')
+import fs from 'node:fs'
+import path from 'node:path'
+
+/** A bundle as loaded: its exports and a refresher of its code cache. */
+interface Loaded {
+  exports: Record<string, unknown>
+  refresh(): void
+}
+/** A hook bundle's entry, as the launchers call it. */
+type Main = (argv: string[], pre?: { stdin?: string; failNow?: string }) => unknown
 
 /** Compiles and evaluates dist/<name>.cjs (through its code cache); returns its exports and a cache refresher. */
-function load(name) {
+export function load(name: string): Loaded {
   const file = path.join(__dirname, name + '.cjs')
   const cacheFile = path.join(__dirname, name + cacheKey() + '.v8cache')
-  let source
+  let source: string
   try {
     source = fs.readFileSync(file, 'utf8')
   } catch (e) {
-    e.incompleteInstall = file
+    ;(e as { incompleteInstall?: string }).incompleteInstall = file
     throw e
   }
-  let cachedData
+  let cachedData: Buffer | undefined
   try {
     cachedData = fs.readFileSync(cacheFile)
   } catch {}
   // Required here, not at the top: a call the warm process answers never compiles a bundle.
-  const vm = require('node:vm')
-  const script = new vm.Script(require('node:module').wrap(source), { filename: file, cachedData })
-  const mod = { exports: {}, filename: file, id: file, loaded: true }
+  const vm = require('node:vm') as typeof import('node:vm')
+  const script = new vm.Script((require('node:module') as typeof import('node:module')).wrap(source), {
+    filename: file,
+    cachedData,
+  })
+  const mod = { exports: {} as Record<string, unknown>, filename: file, id: file, loaded: true }
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, __dirname)
   const refresh = () => {
     if (cachedData !== undefined && !script.cachedDataRejected && process.env.RATCHET_WRITE_CODE_CACHE !== '1') return
@@ -49,8 +60,8 @@ function load(name) {
  * (<name>.<key>.v8cache, written on first use). Options that only load code (-r, --require, --import,
  * --loader) leave V8 alone and keep the build's cache.
  */
-let key
-function cacheKey() {
+let key: string | undefined
+function cacheKey(): string {
   if (key !== undefined) return key
   const words = [...process.execArgv, ...(process.env.NODE_OPTIONS || '').split(/\s+/)].filter(Boolean)
   const kept = []
@@ -64,22 +75,22 @@ function cacheKey() {
   return (key = '.' + (h >>> 0).toString(36))
 }
 
-exports.load = load
-
-exports.run = function run(name, ...args) {
-  let loaded
+/** Runs the bundle `name`'s `main` with `args`, in this process. */
+export function run(name: string, ...args: Parameters<Main>): Promise<void> {
+  let loaded: Loaded
   try {
     loaded = load(name)
   } catch (e) {
-    if (!e?.incompleteInstall) throw e
+    const missing = (e as { incompleteInstall?: string })?.incompleteInstall
+    if (!missing) throw e
     // A damaged install: exit 2, which blocks a PreToolUse call in every client (exit 1 would let it run).
     process.stderr.write(
-      `ratchet ${name}: the install is incomplete (${e.code} ${e.incompleteInstall}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`,
+      `ratchet ${name}: the install is incomplete (${(e as NodeJS.ErrnoException).code} ${missing}); blocked to be safe. Reinstall it (npm install in the project), or run \`npx ratchet-guard doctor\`.\n`,
     )
     process.exitCode = 2
     return Promise.resolve()
   }
-  const done = Promise.resolve(loaded.exports.main(...args))
+  const done = Promise.resolve((loaded.exports.main as Main)(...args)) as Promise<void>
   done.finally(() => {
     loaded.refresh()
     for (const c of Object.values(chunks)) c.refresh()
@@ -96,14 +107,14 @@ exports.run = function run(name, ...args) {
  * the promise chains that are ready have run (nextTick runs once the microtask queue is empty); the exit
  * code is the one the hook set. Anything still pending means the ordinary exit.
  */
-function exitWhenIdle() {
+function exitWhenIdle(): void {
   process.nextTick(() => {
     if (process.getActiveResourcesInfo().length === 0) process.exit()
   })
 }
 
 /** Chunks loaded so far, by name. */
-const chunks = Object.create(null)
+const chunks: Record<string, Loaded> = Object.create(null)
 
 /**
  * A library the bundles import but a call seldom runs (scripts/build.mjs CHUNKS: zod, minimatch) is its own
@@ -112,18 +123,19 @@ const chunks = Object.create(null)
  * never reads it. A missing chunk is an incomplete install: the error carries the file, and the hook's own
  * failure policy decides (a PreToolUse call that could not be checked is denied).
  */
-exports.chunk = function chunk(name, names) {
+export function chunk(name: string, names: string[]): Record<string, unknown> {
   const get = () => {
     if (!chunks[name]) {
       try {
         chunks[name] = load(name)
       } catch (e) {
-        if (!e?.incompleteInstall) throw e
+        const missing = (e as { incompleteInstall?: string })?.incompleteInstall
+        if (!missing) throw e
         // Not an internal error: the person reading it has something to do (the hook still fails closed).
         const err = new Error(
-          `the install is incomplete (${e.code} ${e.incompleteInstall}): reinstall it (npm install in the project)`,
-        )
-        err.incompleteInstall = e.incompleteInstall
+          `the install is incomplete (${(e as NodeJS.ErrnoException).code} ${missing}): reinstall it (npm install in the project)`,
+        ) as Error & { incompleteInstall?: string }
+        err.incompleteInstall = missing
         throw err
       }
     }
@@ -141,25 +153,25 @@ exports.chunk = function chunk(name, names) {
  * Before loading it, the payload is screened (`screen`): a call the fast path plainly never settles goes
  * straight to the full engine.
  */
-exports.runFast = function runFast(fast, name, argv) {
+export function runFast(fast: string, name: string, argv: string[]): Promise<void> {
   // The compiled client (native/hook-client.c) handed the call over: the warm process took it and overran.
   if (process.env.RATCHET_WARM_OVERRAN === '1') {
     delete process.env.RATCHET_WARM_OVERRAN
-    return exports.run(name, argv, { failNow: 'it took longer than 3.5 s to check' })
+    return run(name, argv, { failNow: 'it took longer than 3.5 s to check' })
   }
   const pre = screen(fast, argv)
   if (pre?.skip) return warmFirst(name, argv, pre.stdin)
-  let outcome
+  let outcome: { settled?: unknown; stdin?: unknown } | undefined
   try {
     const loaded = load(fast)
-    outcome = loaded.exports.main(argv, pre ? { stdin: pre.stdin } : undefined)
+    outcome = (loaded.exports.main as Main)(argv, pre ? { stdin: pre.stdin } : undefined) as typeof outcome
     loaded.refresh()
   } catch {
     outcome = undefined // a missing or broken fast bundle costs only the speed-up
   }
   if (outcome && outcome.settled === true) return Promise.resolve()
   const stdin = outcome && typeof outcome.stdin === 'string' ? outcome.stdin : pre ? pre.stdin : undefined
-  if (stdin === undefined) return exports.run(name, argv)
+  if (stdin === undefined) return run(name, argv)
   return warmFirst(name, argv, stdin)
 }
 
@@ -168,10 +180,11 @@ exports.runFast = function runFast(fast, name, argv) {
  * process never loads the engine. Otherwise decided here, as always; when no warm process exists, one is
  * started in the background for the next call.
  */
-function warmFirst(name, argv, stdin) {
-  let asked = {}
+function warmFirst(name: string, argv: string[], stdin: string): Promise<void> {
+  let asked: ReturnType<typeof import('./warm').ask> = {}
   try {
-    const warm = require('./warm.cjs')
+    // The warm process's bundle, beside this one in dist/ (lib/runtime/warm.ts): read only by a call that needs it.
+    const warm = require('./warm.cjs') as typeof import('./warm')
     asked = warm.ask(argv, stdin, name)
     if (asked.place && asked.absent) warm.start(asked.place, name)
   } catch {
@@ -185,17 +198,17 @@ function warmFirst(name, argv, stdin) {
     return Promise.resolve()
   }
   // It took the call and overran its budget: deciding again here would overrun Claude Code's timeout too.
-  if (asked.overran) return exports.run(name, argv, { stdin, failNow: 'it took longer than 3.5 s to check' })
-  return exports.run(name, argv, { stdin })
+  if (asked.overran) return run(name, argv, { stdin, failNow: 'it took longer than 3.5 s to check' })
+  return run(name, argv, { stdin })
 }
 
-function writeAll(fd, text) {
+function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text)
   for (let off = 0; off < buf.length; ) {
     try {
       off += fs.writeSync(fd, buf, off)
     } catch (e) {
-      if (e.code !== 'EAGAIN') throw e
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
     }
   }
 }
@@ -207,10 +220,10 @@ function writeAll(fd, text) {
  * (no quote, no shell syntax) not one of its programs. Undefined (the fast bundle reads stdin and decides,
  * as before) whenever anything is unusual: no screen, a terminal, a help flag, stdin that cannot be read.
  */
-function screen(fast, argv) {
+function screen(fast: string, argv: string[]): { stdin: string; skip: boolean } | undefined {
   if (process.env.RATCHET_FAST_PATH === '0' || argv.slice(2).some((a) => a === '--help' || a === '-h')) return undefined
-  let s
-  let stdin
+  let s: { event: string; tools: string[]; programs: string[] }
+  let stdin: string
   try {
     s = JSON.parse(fs.readFileSync(path.join(__dirname, fast + '.screen.json'), 'utf8'))
     const st = fs.fstatSync(0)
@@ -219,7 +232,7 @@ function screen(fast, argv) {
   } catch {
     return undefined
   }
-  let call
+  let call: { hook_event_name?: unknown; tool_name?: unknown; tool_input?: { command?: unknown } } | null
   try {
     call = JSON.parse(stdin)
   } catch {
@@ -229,13 +242,13 @@ function screen(fast, argv) {
     !!call &&
     typeof call === 'object' &&
     (call.hook_event_name !== s.event ||
-      (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name)) ||
+      (call.tool_name !== 'Bash' && !s.tools.includes(call.tool_name as string)) ||
       (call.tool_name === 'Bash' && !plainlyOneOf(call.tool_input?.command, s.programs)))
   return { stdin, skip }
 }
 
 /** A command whose first word is plain (letters, digits, `_./-` only) and in `programs`, or anything unusual: true. */
-function plainlyOneOf(command, programs) {
+function plainlyOneOf(command: unknown, programs: string[]): boolean {
   if (typeof command !== 'string') return false
   const m = /^[ \t]*([^ \t]*)/.exec(command)
   const word = m ? m[1] : ''
@@ -246,5 +259,5 @@ function plainlyOneOf(command, programs) {
 // `node dist/loader.cjs --warm <name>`: the warm decision process (lib/runtime/warm.ts), started by a hook.
 if (require.main === module && process.argv[2] === '--warm') {
   process.on('SIGUSR1', () => {}) // first: no inspector for a signal (see lib/runtime/warm.ts serve)
-  require('./warm.cjs').serve(load, process.argv[3])
+  ;(require('./warm.cjs') as typeof import('./warm')).serve(load as never, process.argv[3] as string)
 }
