@@ -54,8 +54,7 @@ const SUPERVISOR_VALUES = new Set([
 
 /** `-qc` and friends: the value of a short option given in a cluster, or as its own word. */
 export function clusterValue(args: string[], letter: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
+  for (const [i, a] of args.entries()) {
     if (a === '--') return undefined
     if (/^-[a-zA-Z]+$/.test(a) && a.endsWith(letter)) return args[i + 1]
   }
@@ -68,17 +67,20 @@ export function clusterValue(args: string[], letter: string): string | undefined
  */
 function operands(args: string[], values: string): string[] {
   let i = 0
-  while (i < args.length && args[i].startsWith('-') && args[i] !== '-') {
-    if (args[i] === '--') return args.slice(i + 1)
-    const a = args[i]
-    i += /^-[a-zA-Z]+$/.test(a) && values.includes(a[a.length - 1]) ? 2 : 1
+  for (let a = args[i]; a?.startsWith('-') && a !== '-'; a = args[i]) {
+    if (a === '--') return args.slice(i + 1)
+    // A cluster of letters: its last letter says whether the next word is its value.
+    i += /^-[a-zA-Z]+$/.test(a) && values.includes(a.slice(-1)) ? 2 : 1
   }
   return args.slice(i)
 }
 
 /** A command given as words: one word is shell text (tmux and screen's `sh -c`), several are an argv. */
-const asRun = (words: string[]): DetachedRun[] =>
-  !words.length ? [] : words.length === 1 ? [{ code: words[0] }] : [{ argv: words }]
+function asRun(words: string[]): DetachedRun[] {
+  const [only, ...more] = words
+  if (only === undefined) return []
+  return more.length ? [{ argv: words }] : [{ code: only }]
+}
 
 /** The command part of crontab lines: after five time fields or an `@reboot`-style nickname; comments and settings skipped. */
 export function cronCommands(text: string): string[] {
@@ -88,7 +90,7 @@ export function cronCommands(text: string): string[] {
     if (!line || line.startsWith('#') || /^[A-Za-z_]\w*\s*=/.test(line)) continue
     const m = /^@\w+\s+(.+)$/.exec(line) ?? /^(?:\S+\s+){5}(.+)$/.exec(line)
     // Not a crontab line we can split: the whole line could be the command.
-    out.push(m ? m[1] : line)
+    out.push(m?.[1] ?? line)
   }
   return out
 }
@@ -173,13 +175,14 @@ export function detachedRuns(
       const ops: string[] = []
       let runner: string | undefined
       for (let i = 0; i < own.length; i++) {
-        if (SUPERVISOR_VALUES.has(own[i])) {
-          if (own[i] === '-c' && name === 'forever') runner = own[i + 1]
+        const word = own[i]!
+        if (SUPERVISOR_VALUES.has(word)) {
+          if (word === '-c' && name === 'forever') runner = own[i + 1]
           i++
-        } else if (!own[i].startsWith('-')) ops.push(own[i])
+        } else if (!word.startsWith('-')) ops.push(word)
       }
-      if (!ops.length) return []
       const [first, ...more] = ops
+      if (first === undefined) return []
       const tail = dd >= 0 ? rest.slice(dd + 1) : more
       if (first.includes(' ')) return [{ code: [first, ...tail].join(' ') }]
       return [{ argv: [...(runner ? runner.split(' ').filter(Boolean) : []), first, ...tail] }]
@@ -202,10 +205,10 @@ export function detachedRuns(
     case 'start-stop-daemon': {
       if (!args.some((a) => a === '-S' || a === '--start' || (/^-[a-zA-Z]+$/.test(a) && a.includes('S')))) return []
       const val = (short: string, long: string) => {
-        for (let i = 0; i < args.length; i++) {
-          if (args[i] === '--') break
-          if (args[i] === short || args[i] === long) return args[i + 1]
-          if (args[i].startsWith(long + '=')) return args[i].slice(long.length + 1)
+        for (const [i, a] of args.entries()) {
+          if (a === '--') break
+          if (a === short || a === long) return args[i + 1]
+          if (a.startsWith(long + '=')) return a.slice(long.length + 1)
         }
         return undefined
       }

@@ -20,7 +20,7 @@ export function scriptLang(text: string, file: string, fallback: ScriptLang | un
     const base = (w: string | undefined) => (w ?? '').slice((w ?? '').lastIndexOf('/') + 1)
     if (base(words[0]) === 'env') {
       k = 1
-      while (k < words.length && (words[k].startsWith('-') || words[k].includes('='))) k++
+      while (words[k]?.startsWith('-') || words[k]?.includes('=')) k++
     }
     const prog = base(words[k]).replace(/[\d.]+$/, '')
     if (SHELL_NAMES.test(prog)) return 'shell'
@@ -59,7 +59,8 @@ export function lineAt(text: string, index: number): number {
 // package.json scripts
 
 /** npm's lifecycle scripts for the commands that run them (npm docs, "Life Cycle Operation Order"). */
-const LIFECYCLE: Record<string, string[]> = {
+type Lifecycle = 'install' | 'pack' | 'publish' | 'version' | 'rebuild'
+const LIFECYCLE: Record<Lifecycle, string[]> = {
   install: ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'],
   pack: ['prepack', 'prepare', 'postpack'],
   publish: ['prepublishOnly', 'prepack', 'prepare', 'postpack', 'publish', 'postpublish'],
@@ -179,7 +180,7 @@ const PM_BUILTINS = new Set([
 ])
 
 /** Lifecycle names of these verbs, by package manager verb. */
-const VERB_LIFECYCLE: Record<string, string> = {
+const VERB_LIFECYCLE: Record<string, Lifecycle> = {
   install: 'install',
   i: 'install',
   ci: 'install',
@@ -200,8 +201,8 @@ export function pmScripts(pm: string, args: string[]): { names: string[]; extra:
   if (args.includes('--ignore-scripts')) return null
   // Global options before the verb (`npm --prefix x run y`, `pnpm -C dir test`, `yarn --cwd dir build`).
   let i = 0
-  while (i < args.length && args[i].startsWith('-'))
-    i += /^(--prefix|-C|--dir|--cwd|-w|--workspace|--filter|-F)$/.test(args[i]) ? 2 : 1
+  for (let a = args[i]; a?.startsWith('-'); a = args[i])
+    i += /^(--prefix|-C|--dir|--cwd|-w|--workspace|--filter|-F)$/.test(a) ? 2 : 1
   const verb = args[i]
   const rest = args.slice(i + 1)
   const dd = rest.indexOf('--')
@@ -308,16 +309,16 @@ export function makeRecipes(
   let current: Rule[] = []
   const raw = text.slice(0, 512 * 1024).split('\n')
   for (let n = 0; n < raw.length; n++) {
-    let line = raw[n]
+    let line = raw[n]!
     const at = n + 1
     // A recipe line: a tab first, after a rule.
     if (line.startsWith('\t') && current.length) {
       let body = line.slice(1)
-      while (body.endsWith('\\') && n + 1 < raw.length) body = body.slice(0, -1) + ' ' + raw[++n].replace(/^\t/, '')
+      while (body.endsWith('\\') && n + 1 < raw.length) body = body.slice(0, -1) + ' ' + raw[++n]!.replace(/^\t/, '')
       for (const r of current) if (r.recipe.length < MAX_RECIPE_LINES) r.recipe.push({ text: body, line: at })
       continue
     }
-    while (line.endsWith('\\') && n + 1 < raw.length) line = line.slice(0, -1) + ' ' + raw[++n]
+    while (line.endsWith('\\') && n + 1 < raw.length) line = line.slice(0, -1) + ' ' + raw[++n]!
     const trimmed = line.replace(/^\s+/, '')
     if (!trimmed || trimmed.startsWith('#')) continue
     if (/^(ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|define|endef|vpath|unexport)\b/.test(trimmed)) {
@@ -327,7 +328,8 @@ export function makeRecipes(
     const assign =
       /^(?:export[ \t]+|override[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|!=|=)[ \t]*(.*)$/.exec(trimmed)
     if (assign) {
-      const [, name, op, value] = assign
+      // Every group of the pattern takes part in a match; the defaults only satisfy the type.
+      const [, name = '', op = '', value = ''] = assign
       current = []
       if (name in overrides) continue
       if (op === '?=' && vars.has(name)) continue
@@ -436,7 +438,7 @@ function expandMake(text: string, vars: Map<string, string>, auto: Record<string
       }
       const inner = text.slice(i + 2, j)
       if (/^[\w.-]+$/.test(inner)) out += vars.has(inner) ? expandMake(vars.get(inner)!, vars, auto, depth + 1) : ''
-      else if (/^[@<^+?*][DF]?$/.test(inner)) out += auto[inner[0]] ?? ''
+      else if (/^[@<^+?*][DF]?$/.test(inner)) out += auto[inner.charAt(0)] ?? ''
       // A make function (`$(shell …)`, `$(wildcard …)`): computed by make; kept as a substitution the shell reader sees.
       else out += `$(${expandMake(inner, vars, auto, depth + 1)})`
       i = j

@@ -138,9 +138,11 @@ class Reader {
     const s = this.s
     if (this.shared.out.length >= MAX_COMMANDS) return
     while (this.i < s.length) {
-      while (this.fnEnds.length && this.i >= this.fnEnds[this.fnEnds.length - 1].until)
-        this.shared.inFn = this.fnEnds.pop()!.outer
-      const c = s[this.i]
+      for (let last = this.fnEnds.at(-1); last && this.i >= last.until; last = this.fnEnds.at(-1)) {
+        this.fnEnds.pop()
+        this.shared.inFn = last.outer
+      }
+      const c = s.charAt(this.i)
       if (c === ' ' || c === '\t' || c === '\r') {
         this.i++
         continue
@@ -163,8 +165,9 @@ class Reader {
       const fdMatch =
         c >= '0' && c <= '9' ? /^(\d+)(>>|>&|>\||>|<&|<<<|<<-|<<|<>|<)/.exec(s.slice(this.i, this.i + 8)) : null
       if (fdMatch) {
-        this.i += fdMatch[1].length + fdMatch[2].length
-        this.readRedirectTarget(fdMatch[2], Number(fdMatch[1]))
+        const [, fd = '', redirect = ''] = fdMatch // both groups take part in every match
+        this.i += fd.length + redirect.length
+        this.readRedirectTarget(redirect, Number(fd))
         continue
       }
       this.wc = false
@@ -174,8 +177,9 @@ class Reader {
       // come; the definition itself runs nothing.
       const fn = this.cur.argv.length === 0 ? /^([^\s()$`'"]+)\(\)$/.exec(word) : null
       if (fn) {
-        this.shared.functions.push(fn[1])
-        this.functionBody(fn[1])
+        const name = fn[1]! // the pattern's one group takes part in every match
+        this.shared.functions.push(name)
+        this.functionBody(name)
         continue
       }
       if (this.cur.argv.length === 1 && this.cur.argv[0] === 'function') {
@@ -254,12 +258,13 @@ class Reader {
         return
       case '(': {
         // `f () { … }`: a function definition with a space before the parentheses.
+        const [name, ...more] = this.cur.argv
         if (
-          this.cur.argv.length === 1 &&
+          name !== undefined &&
+          !more.length &&
           /^\s*\)/.test(this.s.slice(this.i, this.i + 64)) &&
-          /^[^\s()$`'"]+$/.test(this.cur.argv[0])
+          /^[^\s()$`'"]+$/.test(name)
         ) {
-          const name = this.cur.argv[0]
           this.shared.functions.push(name)
           this.i = this.s.indexOf(')', this.i) + 1
           this.cur = fresh()
@@ -625,10 +630,10 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 
 /** One escape of ANSI-C quoting at `i` (just after the backslash): its character and how many characters it took. */
 function ansiEscape(s: string, i: number): [string, number] {
-  const e = s[i]
+  const e = s.charAt(i) // the caller has a character at i
   const hexRun = (from: number, max: number) => {
     let j = from
-    while (j < from + max && j < s.length && /[0-9a-fA-F]/.test(s[j])) j++
+    while (j < from + max && j < s.length && /[0-9a-fA-F]/.test(s.charAt(j))) j++
     return j
   }
   if (e === 'x') {
@@ -642,7 +647,7 @@ function ansiEscape(s: string, i: number): [string, number] {
   }
   if (e >= '0' && e <= '7') {
     let j = i
-    while (j < i + 3 && j < s.length && s[j] >= '0' && s[j] <= '7') j++
+    while (j < i + 3 && j < s.length && s.charAt(j) >= '0' && s.charAt(j) <= '7') j++
     return [String.fromCharCode(parseInt(s.slice(i, j), 8) & 0xff), j - i]
   }
   if (e === 'c' && i + 1 < s.length) return [String.fromCharCode(s.charCodeAt(i + 1) & 0x1f), 2]

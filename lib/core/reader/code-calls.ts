@@ -45,7 +45,8 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     if (paren) i++
     while (i < code.length && (code[i] === ' ' || code[i] === '\t' || code[i] === '\n')) i++
     if (m[0] === 'qx' && /[{([|/!]/.test(code[i] ?? '')) {
-      const close = ({ '{': '}', '(': ')', '[': ']' } as Record<string, string>)[code[i]] ?? code[i]
+      const open = code.charAt(i)
+      const close = ({ '{': '}', '(': ')', '[': ']' } as Record<string, string>)[open] ?? open
       const end = code.indexOf(close, i + 1)
       const text = code.slice(i + 1, end < 0 ? code.length : end)
       out.push(text)
@@ -58,7 +59,7 @@ export function shellCallsIn(code: string, lang: CodeSnippet['lang'], computed?:
     // `spawnSync('sh', ['-c', 'rm -rf x'])`, `execFile('rm', ['-rf', d])`: the program, then its argument list.
     if (!arg.list && /^(spawn|spawnSync|execFile|execFileSync)$/.test(m[0]) && code[arg.end] === ',') {
       let j = arg.end + 1
-      while (j < code.length && /\s/.test(code[j])) j++
+      while (j < code.length && /\s/.test(code.charAt(j))) j++
       if (code[j] === '[') {
         const list = readArgument(code, j, true, lang)
         re.lastIndex = Math.max(re.lastIndex, Math.min(list.end, code.length))
@@ -96,12 +97,12 @@ function pythonAliases(code: string, lang: CodeSnippet['lang']): string {
   for (const m of code.slice(0, 65_536).matchAll(/\bimport[ \t]+(subprocess|os)[ \t]+as[ \t]+(\w+)/g))
     names.push(`${m[2]}\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)`)
   for (const m of code.slice(0, 65_536).matchAll(/\bfrom[ \t]+(subprocess|os)[ \t]+import[ \t]+([\w \t,]{1,400})/g))
-    for (const part of m[2].split(',')) {
+    for (const part of m[2]!.split(',')) {
       const w = part.trim().split(/[ \t]+/)
-      const name = w[2] && w[1] === 'as' ? w[2] : w[0]
+      const name = (w[2] && w[1] === 'as' ? w[2] : w[0]) ?? ''
       if (
         /^(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|system|popen)$/.test(w[0] ?? '') &&
-        /^\w+$/.test(name ?? '')
+        /^\w+$/.test(name)
       )
         names.push(name)
     }
@@ -127,7 +128,7 @@ function readArgument(
   const list = code[i] === '['
   const limit = Math.min(code.length, start + 4096)
   while (i < limit) {
-    const ch = code[i]
+    const ch = code.charAt(i)
     // String prefixes: python r'' b'' f'' (an f-string fills in names), ruby %q? not read.
     const pre =
       /[rbfuRBFU]/.test(ch) &&

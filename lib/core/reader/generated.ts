@@ -32,7 +32,7 @@ export function inputText(simple: SimpleCommand): string | undefined {
   if (simple.stdin !== undefined) return simple.stdin
   const from = simple.pipedFrom
   if (!from || from.computed.slice(1).some(Boolean)) return undefined
-  const src = from.argv.length ? programName(from.argv[0]) : ''
+  const src = programName(from.argv[0] ?? '')
   if (src === 'echo')
     return from.argv
       .slice(1)
@@ -51,7 +51,7 @@ export function recordGenerated(simple: SimpleCommand, st: LineState): void {
   const targets = simple.redirects.filter(
     (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && r.target && !/^&?\d*-?$/.test(r.target) && !r.target.startsWith('/dev/'),
   )
-  const name = simple.argv.length ? programName(simple.argv[0]) : ''
+  const name = programName(simple.argv[0] ?? '')
   const teeTargets = name === 'tee' ? simple.argv.slice(1).filter((a) => !a.startsWith('-')) : []
   if (COPIERS.has(name)) recordCopies(simple.argv.slice(1), st)
   if (!targets.length && !teeTargets.length) return
@@ -95,7 +95,7 @@ function recordCopies(args: string[], st: LineState): void {
   const ops: string[] = []
   let into: string | undefined
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]
+    const a = args[i]!
     if (a === '-t' || a === '--target-directory') into = args[++i]
     else if (a.startsWith('--target-directory=')) into = a.slice(a.indexOf('=') + 1)
     else if (
@@ -135,7 +135,7 @@ export function runGenerated(script: string, st: LineState, read: (text: string)
  * reading is both: what we can see, and that more may run).
  */
 export function pipedCode(from: SimpleCommand, into: string, st: LineState, read: (text: string) => void): void {
-  const src = from.argv.length ? programName(from.argv[0]) : ''
+  const src = programName(from.argv[0] ?? '')
   st.unreadable.add(
     `code is piped into ${into}${src ? ` from ${src}` : ''}: what it runs is not visible in the command`,
   )

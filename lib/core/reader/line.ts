@@ -121,10 +121,8 @@ const VERB_PROGRAMS = new Set([
 /** Index of the subcommand among a verb program's arguments (after its global options), or -1. */
 function verbIndex(args: string[]): number {
   let i = 0
-  while (i < args.length && args[i].startsWith('-'))
-    i += /^(-C|-c|--git-dir|--work-tree|--namespace|--prefix|-n|--namespace|--context|-H|--host|--dir)$/.test(args[i])
-      ? 2
-      : 1
+  for (let a = args[i]; a?.startsWith('-'); a = args[i])
+    i += /^(-C|-c|--git-dir|--work-tree|--namespace|--prefix|-n|--namespace|--context|-H|--host|--dir)$/.test(a) ? 2 : 1
   return i < args.length ? i : -1
 }
 
@@ -143,14 +141,17 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
   }
   /** Variables given to the program: exported earlier in the line, then `X=1 cmd` and `env X=1 cmd` on the way in. */
   const env: Record<string, string> = {}
-  for (const name of st.exported) if (st.vars.get(name)?.length === 1) env[name] = st.vars.get(name)![0]
+  for (const name of st.exported) {
+    const values = st.vars.get(name)
+    if (values?.length === 1) env[name] = values[0]!
+  }
   const given = (w: string) => {
     const eq = w.indexOf('=')
     env[w.slice(0, eq).replace(/\+$/, '')] = w.slice(eq + 1)
   }
   const push = (words: string[] = argv) => {
     st.out.invocations.push({
-      name: words.length ? programName(words[0]) : '',
+      name: programName(words[0] ?? ''),
       args: words.slice(1),
       redirects: simple.redirects,
       stdin: simple.stdin,
@@ -170,21 +171,23 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
   recordGenerated(simple, st)
   for (let guard = 0; guard < MAX_WRAPPERS; guard++) {
     let lead = 0
-    while (lead < argv.length && (RESERVED.has(argv[lead]) || isAssignment(argv[lead]))) {
-      if (isAssignment(argv[lead])) given(argv[lead])
+    for (const w of argv) {
+      if (!RESERVED.has(w) && !isAssignment(w)) break
+      if (isAssignment(w)) given(w)
       lead++
     }
     if (lead) to(argv.slice(lead))
-    if (!argv.length) {
+    const word = argv[0]
+    if (word === undefined) {
       // A redirect alone (`> f`, `{ …; } > f`, `exec 3> f`) still opens its file.
       if (simple.redirects.length) push()
       return
     }
     // `for x in a b; do …` — the list is data, not a command (its values are kept for `$x`).
-    if (argv[0] === 'for' || argv[0] === 'case') return
+    if (word === 'for' || word === 'case') return
     const c: Cmd = {
       simple,
-      name: programName(argv[0]),
+      name: programName(word),
       args: argv.slice(1),
       argComp: comp.slice(1),
       via,
@@ -196,7 +199,8 @@ function unwrap(simple: SimpleCommand, outerVia: string[], st: LineState, depth:
       inner,
       given,
     }
-    const step = peel(c, argv[0], comp[0])
+    // `comp` is kept aligned with `argv` (see `to`), so its first flag is there; a missing one reads as not computed.
+    const step = peel(c, word, comp[0] ?? false)
     if (step === 'none') push()
     if (typeof step !== 'object') return
     argv = step.argv
@@ -228,8 +232,9 @@ function peel(c: Cmd, word: string, computed: boolean): Peeled {
   // `git $(echo push)`: the subcommand, and so the whole effect, is not known before it runs.
   if (VERB_PROGRAMS.has(name)) {
     const k = verbIndex(args)
-    if (k >= 0 && argComp[k] && /[$`]/.test(args[k]))
-      st.unreadable.add(`the ${name} subcommand is computed at run time (${short(args[k])})`)
+    const verb = args[k]
+    if (verb !== undefined && argComp[k] && /[$`]/.test(verb))
+      st.unreadable.add(`the ${name} subcommand is computed at run time (${short(verb)})`)
   }
   // A function defined in this line, called: its body runs with these arguments (not again inside itself).
   const body =

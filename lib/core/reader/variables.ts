@@ -13,7 +13,8 @@ function substitute(word: string, computed: boolean, st: LineState): string[] {
   let results = ['']
   let last = 0
   for (const m of word.matchAll(VAR_REF)) {
-    const values = st.vars.get(m[1] ?? m[2])
+    // One of the two alternatives matched: `${name}` or `$name`.
+    const values = st.vars.get((m[1] ?? m[2])!)
     if (!values) continue
     const lit = word.slice(last, m.index)
     const next: string[] = []
@@ -34,7 +35,9 @@ export function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] 
   // $cmd` and `IFS=_; c=rm_-rf_x; $c` run rm. The reader does not keep quoting, so the worst reading splits.
   const ifs = ' \t\n' + (st.vars.get('IFS')?.[0] ?? '')
   simple.argv.forEach((w, i) => {
-    const vs = substitute(w, simple.computed[i], st)
+    // One flag per word (the parser pushes them together); a word without one is not computed.
+    const wordComputed = simple.computed[i] ?? false
+    const vs = substitute(w, wordComputed, st)
     const next: typeof combos = []
     for (const c of combos)
       for (const v of vs) {
@@ -42,12 +45,13 @@ export function variants(simple: SimpleCommand, st: LineState): SimpleCommand[] 
         const parts = v !== w ? splitOn(v, ifs) : [v]
         next.push({
           argv: [...c.argv, ...parts],
-          computed: [...c.computed, ...parts.map((p) => simple.computed[i] && /[$`]|^[<>]\(/.test(p))],
+          computed: [...c.computed, ...parts.map((p) => wordComputed && /[$`]|^[<>]\(/.test(p))],
         })
       }
     combos = next
   })
-  const redirects = simple.redirects.map((r) => ({ ...r, target: substitute(r.target, true, st)[0] }))
+  // substitute gives at least one text: every value list in st.vars is non-empty (a `for` with no values is not kept).
+  const redirects = simple.redirects.map((r) => ({ ...r, target: substitute(r.target, true, st)[0]! }))
   const extra = simple.redirects.flatMap((r) =>
     substitute(r.target, true, st)
       .slice(1)
@@ -61,10 +65,11 @@ function splitOn(v: string, seps: string): string[] {
   const out: string[] = []
   let cur = ''
   for (let i = 0; i < v.length && out.length < 256; i++) {
-    if (seps.includes(v[i])) {
+    const ch = v.charAt(i)
+    if (seps.includes(ch)) {
       if (cur) out.push(cur)
       cur = ''
-    } else cur += v[i]
+    } else cur += ch
   }
   if (cur) out.push(cur)
   return out.length ? out : [v]
@@ -72,7 +77,8 @@ function splitOn(v: string, seps: string): string[] {
 
 function recordAssignments(simple: SimpleCommand, st: LineState): void {
   const a = simple.argv
-  if (!a.length) return
+  const [first, second] = a
+  if (first === undefined) return
   const set = (word: string, computed: boolean) => {
     const eq = word.indexOf('=')
     const name = word.slice(0, eq).replace(/\+$/, '')
@@ -83,31 +89,31 @@ function recordAssignments(simple: SimpleCommand, st: LineState): void {
     else st.vars.set(name, vs)
   }
   if (a.every(isAssignment)) {
-    for (const [i, w] of a.entries()) set(w, simple.computed[i])
+    for (const [i, w] of a.entries()) set(w, simple.computed[i] ?? false)
     return
   }
-  if (/^(export|local|declare|typeset|readonly)$/.test(a[0])) {
+  if (/^(export|local|declare|typeset|readonly)$/.test(first)) {
     // `declare -n r=x`: r is a reference to x, whatever x holds when r is used: not a value we know.
     // (Letters only, then an n among them: two tests, because `[a-zA-Z]*n[a-zA-Z]*` is quadratic — redos test.)
     const nameref = a.slice(1).some((w) => /^-[a-zA-Z]*$/.test(w) && w.includes('n'))
-    const exporting = a[0] === 'export' || a.slice(1).some((w) => /^-[a-zA-Z]*x/.test(w))
+    const exporting = first === 'export' || a.slice(1).some((w) => /^-[a-zA-Z]*x/.test(w))
     a.slice(1).forEach((w, i) => {
-      if (exporting) st.exported.add(w.split('=')[0].replace(/\+$/, ''))
+      if (exporting) st.exported.add(w.split('=')[0]!.replace(/\+$/, '')) // split gives at least one part
       if (!isAssignment(w)) return
       if (nameref) st.vars.delete(w.slice(0, w.indexOf('=')).replace(/\+$/, ''))
-      else set(w, simple.computed[i + 1])
+      else set(w, simple.computed[i + 1] ?? false)
     })
     return
   }
   // `for f in a b c; do …`: f takes each value in turn.
-  if (a[0] === 'for' && a[2] === 'in' && /^[A-Za-z_]\w*$/.test(a[1] ?? '')) {
+  if (first === 'for' && a[2] === 'in' && second !== undefined && /^[A-Za-z_]\w*$/.test(second)) {
     const values = a
       .slice(3)
-      .flatMap((w, i) => substitute(w, simple.computed[i + 3], st))
+      .flatMap((w, i) => substitute(w, simple.computed[i + 3] ?? false, st))
       .slice(0, MAX_VARIANTS)
-    if (values.length && values.every((v) => !v.includes('$') && !v.includes('`'))) st.vars.set(a[1], values)
-    else st.vars.delete(a[1])
+    if (values.length && values.every((v) => !v.includes('$') && !v.includes('`'))) st.vars.set(second, values)
+    else st.vars.delete(second)
     return
   }
-  if (a[0] === 'read' || a[0] === 'mapfile' || a[0] === 'readarray') for (const w of a.slice(1)) st.vars.delete(w)
+  if (first === 'read' || first === 'mapfile' || first === 'readarray') for (const w of a.slice(1)) st.vars.delete(w)
 }

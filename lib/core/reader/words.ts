@@ -59,7 +59,7 @@ export function programName(word: string): string {
 export function interpreterOf(name: string): (typeof INTERPRETERS)[string] | undefined {
   // python3.12 → python (a loop, not /[\d.]+$/, which is quadratic on a long run of digits)
   let end = name.length
-  while (end > 0 && ((name[end - 1] >= '0' && name[end - 1] <= '9') || name[end - 1] === '.')) end--
+  for (let ch = name.charAt(end - 1); (ch >= '0' && ch <= '9') || ch === '.'; ch = name.charAt(end - 1)) end--
   return INTERPRETERS[name.slice(0, end)] ?? INTERPRETERS[name]
 }
 
@@ -76,7 +76,7 @@ export function quote(w: string): string {
 export function skipOptions(args: string[], withValue: Set<string>): string[] {
   let i = 0
   while (i < args.length) {
-    const a = args[i]
+    const a = args[i]!
     if (a === '--') return args.slice(i + 1)
     if (!a.startsWith('-') || a === '-') break
     if (withValue.has(a)) i += 2
@@ -87,8 +87,7 @@ export function skipOptions(args: string[], withValue: Set<string>): string[] {
 
 /** The value of `-c x`, `-cx` (single-letter only), `--command x` or `--command=x`. */
 export function optionValue(args: string[], names: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
+  for (const [i, a] of args.entries()) {
     if (a === '--') return undefined
     if (names.includes(a)) return args[i + 1]
     for (const n of names) {

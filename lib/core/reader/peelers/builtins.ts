@@ -46,11 +46,12 @@ const EVAL_IDIOM =
 function evalCode(c: Cmd): Peeled {
   const { args, argComp } = c
   const text = args.join(' ')
-  const one = args.length === 1 && argComp[0]
+  const only = args.length === 1 ? args[0] : undefined
+  const one = only !== undefined && argComp[0]
   // Its generator was read where it stands; its output is environment set-up.
-  const idiom = one && EVAL_IDIOM.test(args[0])
+  const idiom = one && EVAL_IDIOM.test(only)
   // `eval "$(cat x.sh)"`: the file's text is the code.
-  const cat = one && !idiom ? catOf(args[0]) : undefined
+  const cat = one && !idiom ? catOf(only) : undefined
   if (idiom || (cat && runsFile(c, cat, 'shell', []))) {
     c.push()
     return 'read'

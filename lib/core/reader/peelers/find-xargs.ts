@@ -10,7 +10,7 @@ function find(c: Cmd): Peeled {
   const { args, argComp } = c
   const root = findRoots(args)[0] ?? '.'
   for (let i = 0; i < args.length; i++) {
-    if (!/^-(exec|execdir|ok|okdir)$/.test(args[i])) continue
+    if (!/^-(exec|execdir|ok|okdir)$/.test(args[i]!)) continue
     let j = i + 1
     while (j < args.length && args[j] !== ';' && args[j] !== '+') j++
     const words = args.slice(i + 1, j).map((w) => w.split('{}').join(trimSlashes(root) + '/{}'))
@@ -49,14 +49,15 @@ function replaceMark(own: string[]): string | undefined {
   const k = own.findIndex(
     (a) => a === '-I' || a === '-i' || a.startsWith('--replace') || /^-I./.test(a) || /^-i./.test(a),
   )
-  return k < 0
+  const a = own[k]
+  return a === undefined
     ? undefined
-    : own[k] === '-I'
+    : a === '-I'
       ? own[k + 1]
-      : own[k].startsWith('--replace=')
-        ? own[k].slice(10)
-        : /^-[Ii]./.test(own[k])
-          ? own[k].slice(2)
+      : a.startsWith('--replace=')
+        ? a.slice(10)
+        : /^-[Ii]./.test(a)
+          ? a.slice(2)
           : '{}'
 }
 
@@ -67,7 +68,8 @@ function runsInput(words: string[], mark: string | undefined): boolean {
   if (SHELLS.has(n) || interpreterOf(n)) {
     const c = words.findIndex((w) => /^-[a-zA-Z]*[ce]$/.test(w) || w === '--eval')
     // `sh -c '{}'` runs the input; `sh -c 'cat {}'` runs cat on it (read with `{}` standing for the file).
-    if (c >= 0) return words[c + 1] === undefined || (!!mark && words[c + 1].trim().startsWith(mark))
+    const code = words[c + 1]
+    if (c >= 0) return code === undefined || (!!mark && code.trim().startsWith(mark))
   }
   return false
 }

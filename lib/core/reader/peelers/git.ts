@@ -8,32 +8,27 @@ import { quote } from '../words'
 /** `git [opts] config [--global|--local|…] alias.x VALUE` → the alias it defines. */
 function gitConfigAlias(args: string[]): { name: string; value: string } | null {
   let i = 0
-  while (i < args.length && args[i].startsWith('-'))
-    i += ['-c', '-C', '--git-dir', '--work-tree', '--namespace'].includes(args[i]) ? 2 : 1
+  for (let a = args[i]; a?.startsWith('-'); a = args[i])
+    i += ['-c', '-C', '--git-dir', '--work-tree', '--namespace'].includes(a) ? 2 : 1
   if (args[i] !== 'config') return null
   i++
-  while (i < args.length && args[i].startsWith('-')) i += ['-f', '--file', '--blob', '--type'].includes(args[i]) ? 2 : 1
+  for (let a = args[i]; a?.startsWith('-'); a = args[i]) i += ['-f', '--file', '--blob', '--type'].includes(a) ? 2 : 1
   const m = /^alias\.(.+)$/i.exec(args[i] ?? '')
-  return m && args[i + 1] !== undefined ? { name: m[1].toLowerCase(), value: args[i + 1] } : null
+  const value = args[i + 1]
+  return m && value !== undefined ? { name: m[1]!.toLowerCase(), value } : null
 }
 
 /** `git -c alias.x='push --force' x …` → the alias's words; `!cmd` aliases are shell code. */
 function gitAlias(args: string[], defined: Map<string, string> = new Map()): { words?: string; shell?: string } | null {
   const aliases = new Map(defined)
   let i = 0
-  while (i < args.length && args[i].startsWith('-')) {
-    if (args[i] === '-c' && args[i + 1]) {
-      const m = /^alias\.([^=]+)=([\s\S]*)$/i.exec(args[i + 1])
-      if (m) aliases.set(m[1].toLowerCase(), m[2])
+  for (let a = args[i]; a?.startsWith('-'); a = args[i]) {
+    const setting = args[i + 1]
+    if (a === '-c' && setting) {
+      const m = /^alias\.([^=]+)=([\s\S]*)$/i.exec(setting)
+      if (m) aliases.set(m[1]!.toLowerCase(), m[2]!)
     }
-    i +=
-      args[i] === '-c' ||
-      args[i] === '-C' ||
-      args[i] === '--git-dir' ||
-      args[i] === '--work-tree' ||
-      args[i] === '--namespace'
-        ? 2
-        : 1
+    i += a === '-c' || a === '-C' || a === '--git-dir' || a === '--work-tree' || a === '--namespace' ? 2 : 1
   }
   const value = aliases.get((args[i] ?? '').toLowerCase())
   if (value === undefined) return null

@@ -21,8 +21,8 @@ function interpreter(c: Cmd): Peeled {
   const fi = args.findIndex(
     (a) => interp.flags.includes(a) || ((lang === 'perl' || lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(a)),
   )
-  if (fi >= 0 && args[fi + 1] !== undefined) {
-    const code = args[fi + 1]
+  const code = fi >= 0 ? args[fi + 1] : undefined
+  if (code !== undefined) {
     // `python3 -c "$(cat x.py)"`: the file on disk is the code.
     const cat = argComp[fi + 1] ? catOf(code) : undefined
     if (cat && runsFile(c, cat, lang as ScriptLang, [])) {
@@ -50,7 +50,7 @@ function scriptOrStdin(
   const { name, args, simple, st } = c
   const script = args.find(
     (a, i) =>
-      !a.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1])) && !(i === 0 && name === 'deno' && a === 'run'),
+      !a.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1]!)) && !(i === 0 && name === 'deno' && a === 'run'),
   )
   const fromStdin = !script || script === '-' || script === '/dev/stdin'
   const file = fromStdin ? stdinFile(simple) : undefined
@@ -77,13 +77,14 @@ function awk(c: Cmd): Peeled {
   const { name, args, st } = c
   let prog: string | undefined
   for (let k = 0; k < args.length; k++) {
-    if (args[k] === '-f' || args[k] === '--file') break
-    if (/^(-F|-v|--field-separator|--assign)$/.test(args[k])) k++
-    else if (args[k] === '--') {
+    const a = args[k]!
+    if (a === '-f' || a === '--file') break
+    if (/^(-F|-v|--field-separator|--assign)$/.test(a)) k++
+    else if (a === '--') {
       prog = args[k + 1]
       break
-    } else if (!args[k].startsWith('-')) {
-      prog = args[k]
+    } else if (!a.startsWith('-')) {
+      prog = a
       break
     }
   }

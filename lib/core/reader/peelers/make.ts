@@ -43,7 +43,7 @@ function makeRun(args: string[], st: LineState, via: string[], depth: number, cw
   const targets: string[] = []
   const overrides: Record<string, string> = Object.create(null)
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]
+    const a = args[i]!
     if (MAKE_VALUES.has(a)) i++
     else if (a === '-j' || a === '--jobs') {
       if (/^\d+$/.test(args[i + 1] ?? '')) i++

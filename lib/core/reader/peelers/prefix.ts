@@ -52,7 +52,7 @@ function env(c: Cmd): Peeled {
   const { args, argComp } = c
   c.via.push('env')
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]
+    const a = args[i]!
     if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir' || a === '-P') {
       i++
       continue
@@ -113,7 +113,8 @@ function flock(c: Cmd): Peeled {
 /** `busybox rm -rf x`: the applet named is the program; `busybox --list` runs none. */
 function busybox(c: Cmd): Peeled {
   c.via.push(c.name)
-  if (!c.args.length || c.args[0].startsWith('-')) {
+  const applet = c.args[0]
+  if (applet === undefined || applet.startsWith('-')) {
     c.push()
     return 'read'
   }

@@ -50,7 +50,8 @@ function su(c: Cmd): Peeled {
   c.via.push(name)
   const dd = args.indexOf('--')
   if (name === 'runuser' && dd >= 0 && args.includes('-u')) return rest(c, args.slice(dd + 1))
-  if (name === 'sg' && args.length >= 2 && !args[1].startsWith('-')) {
+  const group = args[1]
+  if (name === 'sg' && group !== undefined && !group.startsWith('-')) {
     c.code(args.slice(1).join(' '), 'sg')
     return 'read'
   }

@@ -14,10 +14,10 @@ function shellOperand(args: string[]): { code?: number; script?: string } {
   let k = 0
   let cFlag = false
   let stdinFlag = false
-  while (k < args.length && /^[-+]/.test(args[k]) && args[k] !== '-' && args[k] !== '--') {
-    if (/^-[a-zA-Z]+$/.test(args[k]) && args[k].includes('c')) cFlag = true
-    if (/^-[a-zA-Z]+$/.test(args[k]) && args[k].includes('s')) stdinFlag = true
-    k += /^[-+][oO]$|^--(rcfile|init-file)$/.test(args[k]) ? 2 : 1
+  for (let a = args[k]; a !== undefined && /^[-+]/.test(a) && a !== '-' && a !== '--'; a = args[k]) {
+    if (/^-[a-zA-Z]+$/.test(a) && a.includes('c')) cFlag = true
+    if (/^-[a-zA-Z]+$/.test(a) && a.includes('s')) stdinFlag = true
+    k += /^[-+][oO]$|^--(rcfile|init-file)$/.test(a) ? 2 : 1
   }
   if (args[k] === '--') k++
   if (cFlag && args[k] !== undefined) return { code: k }
@@ -28,11 +28,13 @@ function shellOperand(args: string[]): { code?: number; script?: string } {
 function shell(c: Cmd): Peeled {
   const { name, args, argComp, simple, st } = c
   const { code: k, script } = shellOperand(args)
-  if (k !== undefined) {
+  // shellOperand gives the code's index only where there is a word.
+  const code = k === undefined ? undefined : args[k]
+  if (k !== undefined && code !== undefined) {
     // `bash -c "$(cat x.sh)"`: the file on disk is the code.
-    const cat = argComp[k] ? catOf(args[k]) : undefined
+    const cat = argComp[k] ? catOf(code) : undefined
     if (cat && runsFile(c, cat, 'shell', args.slice(k + 2))) c.push()
-    else c.code(args[k], `${name} -c`, simple.pipedFrom)
+    else c.code(code, `${name} -c`, simple.pipedFrom)
     return 'read'
   }
   const fromStdin = !script || script === '/dev/stdin'
