@@ -12,7 +12,7 @@
 
 import path from 'node:path'
 import type { Decision } from '../../lib/core/decision'
-import { isResumePrompt, type HookPayload } from '../../lib/core/payloads'
+import { isResumePrompt, type HookPayload, type PayloadOf } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/drift-checks'
 import type { Verdict } from '../../lib/core/verdict'
 import { PACKAGE_ROOT } from '../../lib/io/package-root'
@@ -184,123 +184,148 @@ function startClaimed(paths: Paths, session: string, c: Claim): void {
   )
 }
 
+/** What every event's handling reads: where the state is, the configuration, the clock, the session. */
+interface Turn {
+  paths: Paths
+  cfg: CustodietConfig
+  now: Date
+  session: string
+}
+
 async function handle(payload: HookPayload, paths: Paths): Promise<Decision> {
   // Inside the reviewer's own `claude -p` nothing is watched: no recursion, whatever its settings.
   if (process.env.RATCHET_REVIEWER === '1') return { kind: 'allow' }
-  const cfg = custodietConfig(paths)
-  const now = new Date()
-  const session = payload.session_id
+  const t: Turn = { paths, cfg: custodietConfig(paths), now: new Date(), session: payload.session_id }
   switch (payload.hook_event_name) {
-    case 'UserPromptSubmit': {
-      const prompt = payload.prompt
-      const first = !hasRecord(paths, session)
-      // A late verdict about the last turn is delivered with the user's next prompt.
-      const d = updateState(paths, session, (s) => {
-        // Claude Code's resume prompt is not the user speaking: the request stays, and no hold lifts.
-        const r = deliver({
-          ...(isResumePrompt(prompt) ? s : onPrompt(s, prompt)),
-          transcript_path: payload.transcript_path ?? s.transcript_path,
-        })
-        return { next: r.state, result: r.decision }
-      })
-      return first ? relayEarlier(paths, session, d, now) : d
-    }
+    case 'UserPromptSubmit':
+      return onUserPrompt(t, payload)
     case 'PostToolUse':
-    case 'PostToolUseFailure': {
-      const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
-      const event: ToolEvent = {
-        tool: payload.tool_name,
-        input: summarize(payload.tool_input),
-        ...(failed ? { error: true } : {}),
-      }
-      const before = readState(paths, session).findings.length
-      const r = updateState(paths, session, (s) => {
-        const settled = settleReviewing(s, reviewerAlive(s, cfg, now.getTime()))
-        const res = onToolDone(
-          { ...settled.state, transcript_path: payload.transcript_path ?? s.transcript_path },
-          event,
-          cfg.policy,
-          now,
-          settled.running,
-        )
-        const claim = res.launch && canReview(paths, cfg, now) ? claimFor(res.launch, now) : undefined
-        return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
-      })
-      if (r.claim) startClaimed(paths, session, r.claim)
-      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
-        logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
-      return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
-    }
-    case 'Stop': {
-      const active = payload.stop_hook_active === true
-      const before = readState(paths, session).findings.length
-      const gate = cfg.stopGate === 'block'
-      const r = updateState(paths, session, (s) => {
-        const checked = deterministicChecks(s, cfg.policy, now)
-        // With the gate the turn waits for its own review (below), whatever else runs; without it, one review
-        // at a time: a turn that ends while one runs is queued for it.
-        const settled = gate
-          ? { state: checked, running: false }
-          : settleReviewing(checked, reviewerAlive(checked, cfg, now.getTime()))
-        const res = onStop(settled.state, active, settled.running)
-        const background = res.launch && (!gate || res.decision.kind !== 'allow' || active)
-        const claim = background && canReview(paths, cfg, now) ? claimFor(res.launch!, now) : undefined
-        return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
-      })
-      for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
-        logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
-      if (r.claim) startClaimed(paths, session, r.claim)
-      if (!gate || r.decision.kind !== 'allow' || !r.launch || active)
-        return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
-      if (!canReview(paths, cfg, now)) return withNotice(r.decision, costNotice(paths, session, cfg, now))
-      // The gate (custodiet.stopGate: "block"): the turn's review, within a budget. An answer in time keeps the
-      // turn going with the warning; a late one is recorded by the reviewer and delivered with the next prompt.
-      await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
-      return updateState(paths, session, (s) => {
-        const d = stopDelivery(s, active)
-        return { next: d.state, result: d.decision }
-      })
-    }
-    case 'PreToolUse': {
-      if (payload.tool_name !== 'TodoWrite') return { kind: 'allow' }
-      const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
-      const state = readState(paths, session)
-      let reviewer: Verdict | undefined
-      const open = todos.filter(
-        (t) =>
-          t.status !== 'completed' &&
-          !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')),
-      )
-      if (state.envelope && open.length && canReview(paths, cfg, now) && cfg.todoBudgetMs > 0) {
-        const plan = todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n')
-        reviewer = await reviewWithin(session, { trigger: 'todo', from: state.toolCount + 1 }, plan, cfg.todoBudgetMs)
-      }
-      const before = state.findings.length
-      const r = updateState(paths, session, (s) => {
-        const res = onTodos(s, todos, cfg.policy, now, reviewer)
-        return { next: res.state, result: res }
-      })
-      const f = r.state.findings[r.state.findings.length - 1]
-      if (r.state.findings.length > before && f)
-        logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
-      return state.envelope && open.length && cfg.todoBudgetMs > 0
-        ? withNotice(r.decision, costNotice(paths, session, cfg, now))
-        : r.decision
-    }
-    case 'SubagentStop': {
-      if (!canReview(paths, cfg, now)) return withNotice({ kind: 'allow' }, costNotice(paths, session, cfg, now))
-      const extra = [
-        '--transcript',
-        payload.agent_transcript_path ?? '',
-        '--message',
-        (payload.last_assistant_message ?? '').slice(0, 2000),
-      ]
-      launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
-      return { kind: 'allow' }
-    }
+    case 'PostToolUseFailure':
+      return onToolEvent(t, payload)
+    case 'Stop':
+      return onStopEvent(t, payload)
+    case 'PreToolUse':
+      return onPreToolUse(t, payload)
+    case 'SubagentStop':
+      return onSubagentStop(t, payload)
     default:
       return { kind: 'allow' }
   }
+}
+
+function onUserPrompt({ paths, now, session }: Turn, payload: PayloadOf<'UserPromptSubmit'>): Decision {
+  const prompt = payload.prompt
+  const first = !hasRecord(paths, session)
+  // A late verdict about the last turn is delivered with the user's next prompt.
+  const d = updateState(paths, session, (s) => {
+    // Claude Code's resume prompt is not the user speaking: the request stays, and no hold lifts.
+    const r = deliver({
+      ...(isResumePrompt(prompt) ? s : onPrompt(s, prompt)),
+      transcript_path: payload.transcript_path ?? s.transcript_path,
+    })
+    return { next: r.state, result: r.decision }
+  })
+  return first ? relayEarlier(paths, session, d, now) : d
+}
+
+function onToolEvent(
+  { paths, cfg, now, session }: Turn,
+  payload: PayloadOf<'PostToolUse'> | PayloadOf<'PostToolUseFailure'>,
+): Decision {
+  const failed = payload.hook_event_name === 'PostToolUseFailure' || responseIsError(payload.tool_response)
+  const event: ToolEvent = {
+    tool: payload.tool_name,
+    input: summarize(payload.tool_input),
+    ...(failed ? { error: true } : {}),
+  }
+  const before = readState(paths, session).findings.length
+  const r = updateState(paths, session, (s) => {
+    const settled = settleReviewing(s, reviewerAlive(s, cfg, now.getTime()))
+    const res = onToolDone(
+      { ...settled.state, transcript_path: payload.transcript_path ?? s.transcript_path },
+      event,
+      cfg.policy,
+      now,
+      settled.running,
+    )
+    const claim = res.launch && canReview(paths, cfg, now) ? claimFor(res.launch, now) : undefined
+    return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
+  })
+  if (r.claim) startClaimed(paths, session, r.claim)
+  for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
+    logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+  return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
+}
+
+async function onStopEvent({ paths, cfg, now, session }: Turn, payload: PayloadOf<'Stop'>): Promise<Decision> {
+  const active = payload.stop_hook_active === true
+  const before = readState(paths, session).findings.length
+  const gate = cfg.stopGate === 'block'
+  const r = updateState(paths, session, (s) => {
+    const checked = deterministicChecks(s, cfg.policy, now)
+    // With the gate the turn waits for its own review (below), whatever else runs; without it, one review
+    // at a time: a turn that ends while one runs is queued for it.
+    const settled = gate
+      ? { state: checked, running: false }
+      : settleReviewing(checked, reviewerAlive(checked, cfg, now.getTime()))
+    const res = onStop(settled.state, active, settled.running)
+    const background = res.launch && (!gate || res.decision.kind !== 'allow' || active)
+    const claim = background && canReview(paths, cfg, now) ? claimFor(res.launch!, now) : undefined
+    return { next: claim ? { ...res.state, reviewing: claim } : res.state, result: { ...res, claim } }
+  })
+  for (const f of r.state.findings.slice(before).filter((x) => x.source === 'deterministic'))
+    logFinding(paths, session, f.trigger, 'ATTENTION', f.verdict.issue, 'deterministic', f.level, f.category)
+  if (r.claim) startClaimed(paths, session, r.claim)
+  if (!gate || r.decision.kind !== 'allow' || !r.launch || active)
+    return r.launch ? withNotice(r.decision, costNotice(paths, session, cfg, now)) : r.decision
+  if (!canReview(paths, cfg, now)) return withNotice(r.decision, costNotice(paths, session, cfg, now))
+  // The gate (custodiet.stopGate: "block"): the turn's review, within a budget. An answer in time keeps the
+  // turn going with the warning; a late one is recorded by the reviewer and delivered with the next prompt.
+  await reviewWithin(session, r.launch, '', cfg.stopBudgetMs)
+  return updateState(paths, session, (s) => {
+    const d = stopDelivery(s, active)
+    return { next: d.state, result: d.decision }
+  })
+}
+
+/** Before a TodoWrite: the plan is weighed against the envelope (by the reviewer, within a budget, when one runs). */
+async function onPreToolUse({ paths, cfg, now, session }: Turn, payload: PayloadOf<'PreToolUse'>): Promise<Decision> {
+  if (payload.tool_name !== 'TodoWrite') return { kind: 'allow' }
+  const todos = (Array.isArray(payload.tool_input.todos) ? payload.tool_input.todos : []) as Todo[]
+  const state = readState(paths, session)
+  let reviewer: Verdict | undefined
+  const open = todos.filter(
+    (t) =>
+      t.status !== 'completed' && !state.acceptedTodos.includes(t.content.trim().toLowerCase().replace(/\s+/g, ' ')),
+  )
+  if (state.envelope && open.length && canReview(paths, cfg, now) && cfg.todoBudgetMs > 0) {
+    const plan = todos.map((t) => `- [${t.status ?? 'pending'}] ${t.content}`).join('\n')
+    reviewer = await reviewWithin(session, { trigger: 'todo', from: state.toolCount + 1 }, plan, cfg.todoBudgetMs)
+  }
+  const before = state.findings.length
+  const r = updateState(paths, session, (s) => {
+    const res = onTodos(s, todos, cfg.policy, now, reviewer)
+    return { next: res.state, result: res }
+  })
+  const f = r.state.findings[r.state.findings.length - 1]
+  if (r.state.findings.length > before && f)
+    logFinding(paths, session, 'todo', 'ATTENTION', f.verdict.issue, f.source, f.level, f.category)
+  return state.envelope && open.length && cfg.todoBudgetMs > 0
+    ? withNotice(r.decision, costNotice(paths, session, cfg, now))
+    : r.decision
+}
+
+/** A subagent's end: its transcript is reviewed in the background. */
+function onSubagentStop({ paths, cfg, now, session }: Turn, payload: PayloadOf<'SubagentStop'>): Decision {
+  if (!canReview(paths, cfg, now)) return withNotice({ kind: 'allow' }, costNotice(paths, session, cfg, now))
+  const extra = [
+    '--transcript',
+    payload.agent_transcript_path ?? '',
+    '--message',
+    (payload.last_assistant_message ?? '').slice(0, 2000),
+  ]
+  launchReview(paths, session, { trigger: 'subagent', from: readState(paths, session).toolCount + 1 }, extra)
+  return { kind: 'allow' }
 }
 
 /** A session's first prompt also carries what earlier sessions never heard (see relay), newest sessions first. */

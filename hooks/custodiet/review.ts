@@ -39,6 +39,38 @@ export async function review1(
 ): Promise<Verdict | undefined> {
   const started = Date.now()
   const late = () => (o.budgetMs !== undefined && Date.now() - started > o.budgetMs ? { late: true } : {})
+  const run: ReviewRun = { paths, session, trigger, cfg, started, late }
+  const { system, prompt } = await reviewInput(s, trigger, extra, cfg, o)
+  const key = fnv64(`${trigger}\u0000${system}\u0000${prompt}`)
+  const cachedText = cacheGet(paths, key, cfg.cacheTtlMs, Date.now())
+  const answer =
+    cachedText !== undefined
+      ? { text: cachedText, usage: {} }
+      : await askReviewer(run, system, prompt, o.timeoutSeconds)
+  if (!answer) return undefined
+  return recordAnswer(run, answer.text, cachedText !== undefined, answer.usage, key)
+}
+
+/** One review as it runs: where it is recorded, and since when (for `ms` and `late`). */
+interface ReviewRun {
+  paths: Paths
+  session: string
+  trigger: Trigger
+  cfg: CustodietConfig
+  started: number
+  late: () => { late?: boolean }
+}
+
+type Usage = { input_tokens?: number; output_tokens?: number; usd?: number }
+
+/** The reviewer's system prompt and the review's prompt: the calls under review and the transcript, secrets masked. */
+async function reviewInput(
+  s: CustodietState,
+  trigger: Trigger,
+  extra: string,
+  cfg: CustodietConfig,
+  o: { from?: number; transcript?: string },
+): Promise<{ system: string; prompt: string }> {
   const from = o.from ?? Math.max(1, s.toolCount - 9)
   const file = o.transcript || s.transcript_path
   const excerpt = file ? await transcriptExcerpt(file, cfg.tokenBudget * 4) : '(no transcript)'
@@ -47,53 +79,65 @@ export async function review1(
   const system = fs.readFileSync(path.join(PACKAGE_ROOT, 'agents', 'custodiet.md'), 'utf8')
   const template = fs.readFileSync(path.join(PACKAGE_ROOT, 'templates', `custodiet-${trigger}.md`), 'utf8')
   const prompt = maskSecrets(reviewPrompt(template, s, trigger, excerpt, extra, window)) // no secret leaves for the reviewer
-  const key = fnv64(`${trigger}\u0000${system}\u0000${prompt}`)
-  let text = cacheGet(paths, key, cfg.cacheTtlMs, Date.now())
-  const cached = text !== undefined
-  let usage: { input_tokens?: number; output_tokens?: number; usd?: number } = {}
-  if (!cached) {
-    if (overCap(paths, cfg, new Date())) {
-      record(
-        paths,
-        session,
-        { at: new Date().toISOString(), trigger, status: 'skipped', note: 'daily reviewer cap reached' },
-        cfg,
-      )
-      return undefined
-    }
-    try {
-      const out = await runReviewer(
-        { ...cfg.reviewer, ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}) },
-        system,
-        prompt,
-      )
-      text = out.text
-      usage = {
+  return { system, prompt }
+}
+
+/** The reviewer's answer and what it cost; undefined (recorded as skipped, a timeout or an error) when there is none. */
+async function askReviewer(
+  { paths, session, trigger, cfg, started, late }: ReviewRun,
+  system: string,
+  prompt: string,
+  timeoutSeconds: number | undefined,
+): Promise<{ text: string; usage: Usage } | undefined> {
+  if (overCap(paths, cfg, new Date())) {
+    record(
+      paths,
+      session,
+      { at: new Date().toISOString(), trigger, status: 'skipped', note: 'daily reviewer cap reached' },
+      cfg,
+    )
+    return undefined
+  }
+  try {
+    const out = await runReviewer({ ...cfg.reviewer, ...(timeoutSeconds ? { timeoutSeconds } : {}) }, system, prompt)
+    return {
+      text: out.text,
+      usage: {
         input_tokens: out.input_tokens,
         output_tokens: out.output_tokens,
         usd: out.usd ?? estimateUsd(out, cfg),
-      }
-    } catch (e) {
-      const kind = e instanceof RatchetError && e.code === 'reviewer_timeout' ? 'timeout' : 'error'
-      record(
-        paths,
-        session,
-        {
-          at: new Date().toISOString(),
-          trigger,
-          status: kind,
-          ms: Date.now() - started,
-          note: (e as Error).message,
-          ...late(),
-        },
-        cfg,
-        true,
-      )
-      logFinding(paths, session, trigger, kind, (e as Error).message, 'reviewer')
-      return undefined
+      },
     }
+  } catch (e) {
+    const kind = e instanceof RatchetError && e.code === 'reviewer_timeout' ? 'timeout' : 'error'
+    record(
+      paths,
+      session,
+      {
+        at: new Date().toISOString(),
+        trigger,
+        status: kind,
+        ms: Date.now() - started,
+        note: (e as Error).message,
+        ...late(),
+      },
+      cfg,
+      true,
+    )
+    logFinding(paths, session, trigger, kind, (e as Error).message, 'reviewer')
+    return undefined
   }
-  const parsed = parseVerdict(text!)
+}
+
+/** The answer parsed strictly, recorded (cost too) and logged; cached only when it parsed. */
+function recordAnswer(
+  { paths, session, trigger, cfg, started, late }: ReviewRun,
+  text: string,
+  cached: boolean,
+  usage: Usage,
+  key: string,
+): Verdict | undefined {
+  const parsed = parseVerdict(text)
   if (!parsed.ok) {
     // Never taken as OK: logged with the reason, and the answer is not cached.
     record(
@@ -110,10 +154,10 @@ export async function review1(
       },
       cfg,
     )
-    logFinding(paths, session, trigger, 'unparseable', `${parsed.error.message}: ${text!.slice(0, 120)}`, 'reviewer')
+    logFinding(paths, session, trigger, 'unparseable', `${parsed.error.message}: ${text.slice(0, 120)}`, 'reviewer')
     return undefined
   }
-  if (!cached) cachePut(paths, key, text!, cfg.cacheTtlMs, 200, Date.now())
+  if (!cached) cachePut(paths, key, text, cfg.cacheTtlMs, 200, Date.now())
   record(
     paths,
     session,
@@ -223,7 +267,7 @@ async function reviewCommand(args: string[]): Promise<void> {
     // Now that the reviewer's own timeout is known: each run gets it plus a margin for reading and recording.
     watchdog(bound, paths, session, claim)
     const { trigger, from } = job
-    let next: { trigger: Trigger; from: number; claim: string } | undefined
+    let next: NextReview | undefined
     try {
       const s = readState(paths, session)
       const verdict = await review1(paths, session, s, trigger, n ? '' : (arg('--message') ?? ''), cfg, {
@@ -232,34 +276,7 @@ async function reviewCommand(args: string[]): Promise<void> {
         transcript: n ? undefined : arg('--transcript'),
         budgetMs: num(arg('--budget')),
       })
-      next = updateState(paths, session, (st) => {
-        let s2: CustodietState = claim && st.reviewing?.claim === claim ? { ...st, reviewing: undefined } : st
-        if (verdict?.status === 'ATTENTION') {
-          const to = Math.max(st.toolCount, from ?? 0)
-          const calls: [number, number] | undefined =
-            from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
-          s2 = addFinding(s2, trigger, verdict, 'reviewer', cfg.policy, new Date(), {
-            calls,
-            event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined,
-          })
-        }
-        if (!claim || print || s2.reviewing || !s2.queued || n + 1 >= MAX_CHAIN) return { next: s2, result: undefined }
-        const c = `${process.pid}.${Date.now().toString(36)}.${n + 1}`
-        return {
-          next: {
-            ...s2,
-            queued: undefined,
-            reviewing: {
-              pid: process.pid,
-              since: Date.now(),
-              trigger: s2.queued.trigger,
-              from: s2.queued.from,
-              claim: c,
-            },
-          },
-          result: { ...s2.queued, claim: c },
-        }
-      })
+      next = updateState(paths, session, (st) => afterReview(st, verdict, { trigger, from }, { claim, print, n }, cfg))
       // Printed after recording: a gate that reads the state on this line finds the finding there.
       if (print && verdict) process.stdout.write(JSON.stringify(verdict) + '\n')
     } catch (e) {
@@ -269,6 +286,48 @@ async function reviewCommand(args: string[]): Promise<void> {
     if (!next) break
     claim = next.claim
     job = { trigger: next.trigger, from: next.from }
+  }
+}
+
+/** A claimed review that another is queued behind: the next one, claimed by this reviewer. */
+type NextReview = { trigger: Trigger; from: number; claim: string }
+
+/**
+ * After one review: its verdict recorded as a finding about the calls from `from` on, this reviewer's claim
+ * released, and (for the session's background reviewer, below MAX_CHAIN) the queued review claimed as the next.
+ */
+function afterReview(
+  st: CustodietState,
+  verdict: Verdict | undefined,
+  { trigger, from }: { trigger: Trigger; from?: number },
+  { claim, print, n }: { claim: string | undefined; print: boolean; n: number },
+  cfg: CustodietConfig,
+): { next: CustodietState; result: NextReview | undefined } {
+  let s2: CustodietState = claim && st.reviewing?.claim === claim ? { ...st, reviewing: undefined } : st
+  if (verdict?.status === 'ATTENTION') {
+    const to = Math.max(st.toolCount, from ?? 0)
+    const calls: [number, number] | undefined =
+      from !== undefined ? [from, trigger === 'todo' ? from : Math.max(from, to)] : undefined
+    s2 = addFinding(s2, trigger, verdict, 'reviewer', cfg.policy, new Date(), {
+      calls,
+      event: trigger === 'todo' && from !== undefined ? `todo@${from}` : undefined,
+    })
+  }
+  if (!claim || print || s2.reviewing || !s2.queued || n + 1 >= MAX_CHAIN) return { next: s2, result: undefined }
+  const c = `${process.pid}.${Date.now().toString(36)}.${n + 1}`
+  return {
+    next: {
+      ...s2,
+      queued: undefined,
+      reviewing: {
+        pid: process.pid,
+        since: Date.now(),
+        trigger: s2.queued.trigger,
+        from: s2.queued.from,
+        claim: c,
+      },
+    },
+    result: { ...s2.queued, claim: c },
   }
 }
 

@@ -14,7 +14,8 @@ import { rememberSecrets } from '../../lib/io/known-secrets'
 import { updateState } from '../../lib/io/custodiet-state'
 import { addFinding } from '../custodiet/decide'
 import { custodietConfig } from '../../lib/io/custodiet-config'
-import { routeAroundVerdict, type Effect } from './compose'
+import { routeAroundVerdict } from './compose'
+import type { Effect } from './outcome'
 import { recordCapabilities } from './pause'
 import { countDown } from '../../lib/core/courtroom/probation'
 import { updateProbation } from '../../lib/io/courtroom/probation'
@@ -63,68 +64,79 @@ function applyOne(paths: Paths, session: string, e: Effect, now: number): void {
       return
     }
     case 'session':
-      updateSession(paths, session, (s) => {
-        const reads = { ...s.reads }
-        for (const r of e.reads) reads[r] = now
-        const checks = { ...s.checks }
-        if (e.checkIssued) checks[e.checkIssued] = now
-        if (e.checkAnswered) delete checks[e.checkAnswered]
-        const blocked = e.block ? [...(s.blocked ?? []), e.block].slice(-10) : e.clearBlocks ? [] : s.blocked
-        const remember = (old: Record<string, number> | undefined, add: string[] | undefined) =>
-          add?.length
-            ? Object.fromEntries([...Object.entries(old ?? {}), ...add.map((k) => [k, now] as const)].slice(-1000))
-            : old
-        const created = remember(s.created, e.created)
-        const secrets = remember(s.secrets, e.secrets)
-        return {
-          next: {
-            ...s,
-            reads,
-            checks,
-            blocked,
-            updated: now,
-            ...(created ? { created } : {}),
-            ...(secrets ? { secrets } : {}),
-          },
-          result: undefined,
-        }
-      })
-      // The values in the secret files this call reads are remembered, hashed, so they are known if they leave later.
-      if (e.secrets?.length) rememberSecrets({ ...paths, homeDir: homeDir() }, session, e.secrets, now)
-      return
+      return recordSession(paths, session, e, now)
     case 'fires':
       recordFires(paths, e.ids, new Date(now).toISOString())
       return
-    case 'route-around': {
-      // An allowed route-around becomes a custodiet finding (category route_around, level 3 by default).
-      const { policy } = custodietConfig(paths)
-      updateState(paths, session, (s) => ({
-        next: addFinding(
-          s,
-          'periodic',
-          { status: 'ATTENTION', ...routeAroundVerdict(e.blocked, e.attempt) },
-          'deterministic',
-          policy,
-          new Date(now),
-          'route_around',
-        ),
-        result: undefined,
-      }))
-      // The courtroom's hook point (one existsSync while it is off): a route-around may open a hearing.
-      openHearing(paths, {
-        source: 'route_around',
-        signal: 'route_around',
-        summary: routeAroundVerdict(e.blocked, e.attempt).issue,
-        confidence: 0.9,
-        session,
-        evidence: [`blocked: ${e.blocked}`, `then: ${e.attempt}`],
-      })
-      return
-    }
+    case 'route-around':
+      return recordRouteAround(paths, session, e, now)
     case 'probation':
       updateProbation(paths, (list) => ({ next: countDown(list, e.counted, e.lifted), result: undefined }))
       return
   }
+}
+
+/** What the session remembers of this call: files read, created, secrets read, checks, blocks. */
+function recordSession(paths: Paths, session: string, e: Extract<Effect, { kind: 'session' }>, now: number): void {
+  updateSession(paths, session, (s) => {
+    const reads = { ...s.reads }
+    for (const r of e.reads) reads[r] = now
+    const checks = { ...s.checks }
+    if (e.checkIssued) checks[e.checkIssued] = now
+    if (e.checkAnswered) delete checks[e.checkAnswered]
+    const blocked = e.block ? [...(s.blocked ?? []), e.block].slice(-10) : e.clearBlocks ? [] : s.blocked
+    const remember = (old: Record<string, number> | undefined, add: string[] | undefined) =>
+      add?.length
+        ? Object.fromEntries([...Object.entries(old ?? {}), ...add.map((k) => [k, now] as const)].slice(-1000))
+        : old
+    const created = remember(s.created, e.created)
+    const secrets = remember(s.secrets, e.secrets)
+    return {
+      next: {
+        ...s,
+        reads,
+        checks,
+        blocked,
+        updated: now,
+        ...(created ? { created } : {}),
+        ...(secrets ? { secrets } : {}),
+      },
+      result: undefined,
+    }
+  })
+  // The values in the secret files this call reads are remembered, hashed, so they are known if they leave later.
+  if (e.secrets?.length) rememberSecrets({ ...paths, homeDir: homeDir() }, session, e.secrets, now)
+}
+
+/** An allowed route-around becomes a custodiet finding (category route_around, level 3 by default). */
+function recordRouteAround(
+  paths: Paths,
+  session: string,
+  e: Extract<Effect, { kind: 'route-around' }>,
+  now: number,
+): void {
+  const { policy } = custodietConfig(paths)
+  updateState(paths, session, (s) => ({
+    next: addFinding(
+      s,
+      'periodic',
+      { status: 'ATTENTION', ...routeAroundVerdict(e.blocked, e.attempt) },
+      'deterministic',
+      policy,
+      new Date(now),
+      'route_around',
+    ),
+    result: undefined,
+  }))
+  // The courtroom's hook point (one existsSync while it is off): a route-around may open a hearing.
+  openHearing(paths, {
+    source: 'route_around',
+    signal: 'route_around',
+    summary: routeAroundVerdict(e.blocked, e.attempt).issue,
+    confidence: 0.9,
+    session,
+    evidence: [`blocked: ${e.blocked}`, `then: ${e.attempt}`],
+  })
 }
 
 /** Outside PreToolUse (UserPromptSubmit): decisions on this session's pauses, as notes, marked heard. */

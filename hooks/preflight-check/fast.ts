@@ -32,7 +32,7 @@ import { secretFileFacts } from '../../lib/io/secret-files'
 import { appendJsonl, readRegularFile, setStateRoot, withLock, writeFileAtomic } from '../../lib/io/store-core'
 import { readStdinSync, stdinIsTerminal } from '../../lib/runtime/stdio'
 
-/** Read-only tools the fast path may settle (all in compose.ts READ_ONLY_TOOLS; a test keeps it so). */
+/** Read-only tools the fast path may settle (all in facts.ts READ_ONLY_TOOLS; a test keeps it so). */
 export const FAST_TOOLS: ReadonlySet<string> = new Set([
   'Read',
   'NotebookRead',

@@ -27,7 +27,7 @@ import type { Paths } from '../../lib/io/registry'
 import { telegramConfig } from '../../lib/io/telegram-config'
 import { floorHold, sandboxedCall } from '../../lib/io/floor'
 import type { Finding as HoldFinding } from '../../lib/core/custodiet'
-import type { PreflightFacts, QueueFacts } from './compose'
+import type { PreflightFacts, QueueFacts } from './facts'
 import { capabilitiesUsed, isHeadless } from './pause'
 
 export function gatherFacts(

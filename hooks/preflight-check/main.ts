@@ -16,7 +16,7 @@ import { hookSpec, CLI } from '../../lib/core/manifest'
 import { tellClientStderr } from '../../lib/io/terminal'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
 import { applyEffects, takeOutcomes } from './apply'
-import { READ_ONLY_TOOLS } from './compose'
+import { READ_ONLY_TOOLS } from './facts'
 import { judge } from './judge'
 
 const MAX_PROMPTS = 20

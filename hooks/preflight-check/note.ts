@@ -1,4 +1,4 @@
-// The agent's note, as a value: each stage of the decision (decide.ts, compose.ts) fills in or tightens its fields,
+// The agent's note, as a value: each stage of the decision (decide.ts, verdict-stages.ts) fills in or tightens its fields,
 // and `decisionOf` renders it once, here, into what the agent reads. Nothing edits the rendered text.
 //
 //   [PRE-FLIGHT] Action: <action>

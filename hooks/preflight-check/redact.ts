@@ -4,7 +4,7 @@
 // send something or hold a long token, since knowing the secrets costs a few milliseconds.
 
 import { redactKnown, type Recognizer } from '../../lib/core/known-secrets'
-import type { PreflightOutcome } from './compose'
+import type { PreflightOutcome } from './outcome'
 
 /** A run of letters and digits long enough to be (part of) a key, with letters and digits both (not a long file name). */
 const LONG_TOKEN = /[A-Za-z0-9]{16,}/g

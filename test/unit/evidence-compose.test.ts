@@ -2,7 +2,8 @@
 // whatever the rules, the retry or the request say; clean evidence of a requested push passes quietly;
 // otherwise the note names what would leave. Pure: facts in, decision out.
 import { describe, expect, it } from 'vitest'
-import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../hooks/preflight-check/facts'
 import { assessEvidence, type Gathered } from '../../lib/core/evidence'
 import { compileRules } from '../../lib/core/rule-match'
 import { validateGuardrails } from '../../lib/core/guardrails'

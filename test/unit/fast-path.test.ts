@@ -8,7 +8,8 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { manyGuardrails } from '../../bench/run'
 import { readCorpus } from '../../bench/classifier-corpus'
-import { READ_ONLY_TOOLS, decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import { READ_ONLY_TOOLS, type PreflightFacts } from '../../hooks/preflight-check/facts'
 import {
   FAST_TOOLS,
   fastPaths,

@@ -202,7 +202,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { BUILTIN_RULES, withBuiltins } from '../../lib/core/builtins'
 import { isPublicRemote } from '../../hooks/preflight-check/gather'
-import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../hooks/preflight-check/facts'
 
 const active = (rules: unknown[]) => withBuiltins(validateGuardrails(rules).rules)
 const verdictWith = (

@@ -1,5 +1,5 @@
 // Deletions that lose the user's data pause, with evidence of what would be lost (issue 9 item 2). The pure
-// decision (compose.ts's loss stage) over a small fake world: what git says of each path and how big it is. Every
+// decision (compose.ts; the loss stage, applyLoss in verdict-stages.ts) over a small fake world: what git says of each path and how big it is. Every
 // "must stop" is a pause on the first call AND on the identical retry (a check's retry would pass); every one has a
 // "must stay quiet" twin. The gathering itself (lib/io/loss-facts.ts) is tested against a real repository below.
 
@@ -8,7 +8,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../hooks/preflight-check/facts'
 import { withBuiltins } from '../../lib/core/builtins'
 import { compileRules } from '../../lib/core/rule-match'
 import type { Deletion, FileState } from '../../lib/core/actions/types'

@@ -1,7 +1,9 @@
 // The precedence of the whole PreToolUse decision (compose.ts), table-driven over facts: rules, queue,
 // custodiet's hold, outcomes of earlier pauses, route-around, floors. Pure: no files, no clock.
 import { describe, expect, it } from 'vitest'
-import { FLOORS, decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { FLOORS } from '../../hooks/preflight-check/verdict-stages'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../hooks/preflight-check/facts'
 import { compileRules } from '../../lib/core/rule-match'
 import { validateGuardrails } from '../../lib/core/guardrails'
 import { withBuiltins } from '../../lib/core/builtins'

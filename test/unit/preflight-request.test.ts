@@ -1,7 +1,8 @@
 // The user's request counts (issue 10 item 4), and approvals bind exactly (issue 9 item 4).
 import { describe, expect, it } from 'vitest'
 import { requestedBy } from '../../hooks/preflight-check/request'
-import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../hooks/preflight-check/facts'
 import { withBuiltins } from '../../lib/core/builtins'
 import { compileRules } from '../../lib/core/rule-match'
 import { fingerprint } from '../../lib/core/fingerprint'

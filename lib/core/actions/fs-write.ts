@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess, writtenText } from './util'
 import { gitFileWrite } from './git-config'
-import { gitStoreWrite } from './git'
+import { gitStoreWrite } from './git/push'
 import { plantedWrite } from './planted'
 import { catastrophicTarget } from './fs-delete'
 

@@ -4,7 +4,8 @@
 // whole PreToolUse composition over facts, with the built-in rules. The same forms through the built hook and
 // the real client: test/e2e/irrevocable.test.ts.
 import { describe, expect, it } from 'vitest'
-import { decidePreToolUse, type PreflightFacts } from '../../../hooks/preflight-check/compose'
+import { decidePreToolUse } from '../../../hooks/preflight-check/compose'
+import type { PreflightFacts } from '../../../hooks/preflight-check/facts'
 import { withBuiltins } from '../../../lib/core/builtins'
 import { compileRules } from '../../../lib/core/rule-match'
 import type { PendingEntry } from '../../../lib/core/pending'
