@@ -97,7 +97,8 @@ function computedWord(word: string, computed: boolean): string | null {
     if (
       slash >= 0 &&
       !/[$`]/.test(word.slice(slash + 1)) &&
-      /^(?:[^$`]|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)*$/.test(word.slice(0, slash))
+      // `(?!\w)`: a `$NAME` takes its whole name, so a run like `$aaaa$aaaa…$` has one reading, not exponentially many.
+      /^(?:[^$`]|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*(?!\w))*$/.test(word.slice(0, slash))
     )
       return null
   }
