@@ -41,8 +41,8 @@ import {
   evidenceLines,
   evidenceSummary,
   requestedByUser,
-  type EvidenceFacts,
-} from '../../lib/core/evidence'
+} from '../../lib/core/evidence/decision'
+import type { EvidenceFacts } from '../../lib/core/evidence/gathered'
 import { fnv64 } from '../../lib/core/fingerprint'
 import { decisionRecord, type ActivityRecord } from '../../lib/core/activity'
 import { STRENGTH, type RuleDecision } from '../../lib/core/guardrails'

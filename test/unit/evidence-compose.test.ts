@@ -3,7 +3,8 @@
 // otherwise the note names what would leave. Pure: facts in, decision out.
 import { describe, expect, it } from 'vitest'
 import { decidePreToolUse, type PreflightFacts } from '../../hooks/preflight-check/compose'
-import { assessEvidence, type Gathered } from '../../lib/core/evidence'
+import { assessEvidence } from '../../lib/core/evidence/assess'
+import type { Gathered } from '../../lib/core/evidence/gathered'
 import { compileRules } from '../../lib/core/rule-match'
 import { validateGuardrails } from '../../lib/core/guardrails'
 import type { PendingEntry } from '../../lib/core/pending'

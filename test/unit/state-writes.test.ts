@@ -181,7 +181,7 @@ describe('one table of state files', () => {
       'lib/io/registry.ts',
       'lib/io/store.ts',
       'lib/core/actions/ratchet-self.ts',
-      'lib/core/evidence.ts',
+      'lib/core/evidence/private-names.ts',
       'hooks/preflight-check/fast.ts',
       'lib/io/fast-index.ts',
     ])
