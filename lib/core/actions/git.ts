@@ -3,7 +3,7 @@
 import path from 'node:path'
 import { gitConfigArgs, gitConfigEnv } from './git-config'
 import { deletion } from './fs-delete'
-import { protectedPath } from './ratchet-self'
+import { protectedPath } from './protected-paths'
 import type { Detector, FamilyMeta, Sink } from './types'
 import { splitWords } from '../shell'
 import { nothingToDiscard, shortFlags } from './util'
