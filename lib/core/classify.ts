@@ -35,9 +35,9 @@ import {
   sandboxBypass,
   unrequestedPublish,
   webAccess,
-  type Change,
   type ScopeSink,
 } from './actions/scope'
+import type { Change } from './actions/mutators'
 import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { joinLiterals, oneLine } from './actions/util'
 import { PATTERNS } from './patterns'
