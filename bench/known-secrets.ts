@@ -3,13 +3,14 @@
 //   - recognition: 200 random 40-character keys, each cut into pieces of n characters with words between them
 //     (prose, so joining string literals does not help): the share found, per piece length;
 //   - false alarms: every .js/.ts/.json/.md/.map file under node_modules (up to 40 MB) scanned as it would leave
-//     (lib/core/evidence.ts ContentScan) against 50 random known values: files raised, and the time it took.
+//     (lib/core/evidence/content-scan.ts ContentScan) against 50 random known values: files raised, and the time
+//     it took.
 // The keyed hash is a stand-in with the same shape as lib/io/known-secrets.ts (SHA-256, a 20-bit quick mix).
 
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { ContentScan } from '../lib/core/evidence'
+import { ContentScan } from '../lib/core/evidence/content-scan'
 import { entriesOf, recognizer, type FragmentKeys } from '../lib/core/known-secrets'
 
 const key = crypto.randomBytes(32).toString('hex')

@@ -4,7 +4,7 @@
 import type { ClassifyContext, FileState } from '../../lib/core/classify'
 import type { Deletion, Finding, FsFacts } from '../../lib/core/actions/types'
 import type { LossFacts } from '../../lib/core/loss'
-import type { EvidenceFacts } from '../../lib/core/evidence'
+import type { EvidenceFacts } from '../../lib/core/evidence/gathered'
 import type { RuleIndex } from '../../lib/core/rule-match'
 import type { DestroyedState, PendingEntry } from '../../lib/core/pending'
 import type { Blocked } from '../../lib/core/route-around'

@@ -6,7 +6,8 @@ import type { ToolCall } from '../../lib/core/classify'
 import type { Decision } from '../../lib/core/decision'
 import { trimTrailingSlashes } from '../../lib/core/actions/util'
 import { lossSummary, type LossFacts } from '../../lib/core/loss'
-import { evidenceFloor, evidenceSummary, type EvidenceFacts } from '../../lib/core/evidence'
+import { evidenceFloor, evidenceSummary } from '../../lib/core/evidence/decision'
+import type { EvidenceFacts } from '../../lib/core/evidence/gathered'
 import { fnv64 } from '../../lib/core/fingerprint'
 import {
   approvalCovers,

@@ -9,7 +9,7 @@
 
 import type { Finding } from '../../lib/core/actions/types'
 import { lossIrrecoverable, type LossFacts } from '../../lib/core/loss'
-import { evidenceClean, evidenceFloor, evidenceLines, requestedByUser } from '../../lib/core/evidence'
+import { evidenceClean, evidenceFloor, evidenceLines, requestedByUser } from '../../lib/core/evidence/decision'
 import { STRENGTH, type RuleDecision } from '../../lib/core/guardrails'
 import { askedFor, requestedBy } from './request'
 import { checkAnswered as answered, type Staged } from './decide'
@@ -248,7 +248,7 @@ export function applyLoss(r: Staged, facts: PreflightFacts, loss: LossFacts | un
 }
 
 /**
- * The evidence (lib/core/evidence.ts) sets a minimum and names what would leave:
+ * The evidence (lib/core/evidence/decision.ts) sets a minimum and names what would leave:
  * - a secret or private file would leave → pause: a human decides; retrying the call changes nothing;
  * - it would only be staged → check, naming the files; gathering could not finish → pause;
  * - otherwise the note, if there is one, gains the Evidence lines (commit count, files) and nothing else changes.

@@ -3,7 +3,7 @@
 // pattern-detect's mining, the courtroom); a line read back from disk may be older or damaged, so readers take
 // `Partial<ActivityRecord>`.
 
-/** What preflight-check found about what a push or upload would send (lib/core/evidence.ts), in brief. */
+/** What preflight-check found about what a push or upload would send (lib/core/evidence/), in brief. */
 export interface EvidenceSummary {
   status: string
   commits?: number

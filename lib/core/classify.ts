@@ -21,15 +21,10 @@ import { gitStoreWrite } from './actions/git/push'
 import { mcpTool } from './actions/mcp'
 import { socketRedirects } from './actions/network'
 import { servers } from './actions/serve'
-import {
-  hasEffect,
-  keyMention,
-  keyReadMcp,
-  keyReadTool,
-  mcpInputs,
-  packageJsonChange,
-  selfProtection,
-} from './actions/ratchet-self'
+import { mcpInputs } from './actions/protected-paths'
+import { keyMention, keyReadMcp, keyReadTool } from './actions/ratchet-keys'
+import { packageJsonChange } from './actions/ratchet-package'
+import { hasEffect, selfProtection } from './actions/ratchet-self'
 import { scheduleFile } from './actions/schedule'
 import { plantedWrite } from './actions/planted'
 import { NETWORK_CLIENTS, grepToolReads, noteSecretPath, secretSends } from './actions/secrets'
@@ -40,9 +35,9 @@ import {
   sandboxBypass,
   unrequestedPublish,
   webAccess,
-  type Change,
   type ScopeSink,
 } from './actions/scope'
+import type { Change } from './actions/mutators'
 import type { Classification, ClassifyContext, Deletion, Finding, Irrevocable, ToolCall } from './actions/types'
 import { joinLiterals, oneLine } from './actions/util'
 import { PATTERNS } from './patterns'

@@ -1,4 +1,4 @@
-// What the human saw of the evidence (lib/core/evidence.ts), in a form two gatherings can be compared by, so an
+// What the human saw of the evidence (lib/core/evidence/), in a form two gatherings can be compared by, so an
 // approval binds to it (lib/core/pending.ts approvalCovers). Small and pure: the approval queue's module loads it
 // in every bundle that reads the queue, without the evidence scanner.
 

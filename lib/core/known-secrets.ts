@@ -8,8 +8,8 @@
 //      array items and joining them at run time changes nothing here.
 //   2. Each value is also taken in the encodings an agent reaches for: reversed, ROT13, hex, base64 and base32
 //      (at every byte offset, so it is found inside the encoding of a whole file), URL-encoded. base64url folds
-//      into base64 by step 1, upper-case hex into hex. What leaves is also decoded once (lib/core/evidence.ts
-//      ContentScan), so a value encoded twice is found, and code's string literals are joined in order.
+//      into base64 by step 1, upper-case hex into hex. What leaves is also decoded once (lib/core/evidence/
+//      content-scan.ts ContentScan), so a value encoded twice is found, and code's string literals are joined in order.
 //   3. From each normalised form, fragments of FRAGMENT characters are chosen by winnowing (Schleimer et al.,
 //      2003: the smallest of every WINDOW consecutive fragment hashes), on both sides with the same rule, so
 //      any run of at least FRAGMENT + WINDOW - 1 = 15 characters shared with a value is always found, shorter
@@ -19,9 +19,9 @@
 //      so ordinary code cannot raise a false alarm, and most of it is never hashed at all.
 //   4. A fragment is stored as a keyed hash (the key lives outside every project); at 12 characters of a
 //      random key a fragment holds ~60 bits, so a digest gives nothing away without the key either.
-// Values worth tracking are those the evidence scanner already calls secrets (lib/core/evidence.ts
-// secretValuesIn): well-known credential shapes and credential-named assignments with real-looking values;
-// values meant to be public (`NEXT_PUBLIC_…`, `VITE_…`, a publishable key) are not.
+// Values worth tracking are those the evidence scanner already calls secrets (lib/core/evidence/secrets-in-text.ts
+// secretValuesIn): well-known credential shapes and credential-named assignments with real-looking values; values
+// meant to be public (`NEXT_PUBLIC_…`, `VITE_…`, a publishable key) are not.
 
 export const FRAGMENT = 12
 export const WINDOW = 8

@@ -10,24 +10,20 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { statusEntries } from './git'
 import { readScript } from './script-facts'
+import { assessEvidence, repoIdentity } from '../core/evidence/assess'
+import { ContentScan } from '../core/evidence/content-scan'
+import type { Destination, EvidenceFacts, Gathered, GatheredFile } from '../core/evidence/gathered'
+import { planEvidence } from '../core/evidence/plan'
+import { privateByName } from '../core/evidence/private-names'
 import {
   BODY,
-  ContentScan,
   DEFAULT_LIMITS,
   LEAVING,
-  assessEvidence,
-  repoIdentity,
-  type Destination,
-  planEvidence,
-  privateByName,
-  type EvidenceFacts,
   type EvidenceLimits,
   type EvidencePlan,
   type EvidenceTarget,
-  type Gathered,
-  type GatheredFile,
   type StageSpec,
-} from '../core/evidence'
+} from '../core/evidence/targets'
 import { shellCommandsOf } from '../core/actions/mcp'
 import type { Recognizer } from '../core/known-secrets'
 import { StringDecoder } from 'node:string_decoder'

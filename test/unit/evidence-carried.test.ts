@@ -4,7 +4,9 @@
 // Each must-find has must-stay-quiet neighbours (a substitution that reads no file, a download, a literal
 // file that is not secret).
 import { describe, expect, it } from 'vitest'
-import { planEvidence, substitutionsIn, type EvidenceTarget } from '../../lib/core/evidence'
+import { planEvidence } from '../../lib/core/evidence/plan'
+import { substitutionsIn } from '../../lib/core/evidence/shell-reads'
+import type { EvidenceTarget } from '../../lib/core/evidence/targets'
 
 const filesOf = (t: EvidenceTarget[]) => t.flatMap((x) => (x.kind === 'files' ? x.paths : []))
 

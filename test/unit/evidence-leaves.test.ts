@@ -3,16 +3,12 @@
 // serves, a script's own modules, and uploads whatever their options. Plan (pure) and assess, with quiet twins.
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  LEAVING,
-  assessEvidence,
-  planEvidence,
-  repoIdentity,
-  requestedByUser,
-  withoutOwnCredentials,
-  type EvidenceTarget,
-  type Gathered,
-} from '../../lib/core/evidence'
+import { assessEvidence, repoIdentity } from '../../lib/core/evidence/assess'
+import { requestedByUser } from '../../lib/core/evidence/decision'
+import type { Gathered } from '../../lib/core/evidence/gathered'
+import { planEvidence } from '../../lib/core/evidence/plan'
+import { withoutOwnCredentials } from '../../lib/core/evidence/secrets-in-text'
+import { LEAVING, type EvidenceTarget } from '../../lib/core/evidence/targets'
 import type { ScriptReader } from '../../lib/core/commands'
 import { FAKE } from '../support/fake-secrets'
 

@@ -2,21 +2,20 @@
 // decision uses (assess). Every must-find has must-stay-quiet neighbours.
 import { describe, expect, it } from 'vitest'
 import { FAKE } from '../support/fake-secrets'
-import { requestedByUser } from '../../lib/core/evidence'
+import { assessEvidence } from '../../lib/core/evidence/assess'
+import { scanFile } from '../../lib/core/evidence/content-scan'
 import {
-  assessEvidence,
-  credentialName,
   evidenceClean,
   evidenceFloor,
   evidenceSummary,
   evidenceLines,
-  planEvidence,
-  privateByName,
-  scanFile,
-  secretsIn,
-  type EvidenceTarget,
-  type Gathered,
-} from '../../lib/core/evidence'
+  requestedByUser,
+} from '../../lib/core/evidence/decision'
+import type { Gathered } from '../../lib/core/evidence/gathered'
+import { planEvidence } from '../../lib/core/evidence/plan'
+import { privateByName } from '../../lib/core/evidence/private-names'
+import { credentialName, secretsIn } from '../../lib/core/evidence/secrets-in-text'
+import type { EvidenceTarget } from '../../lib/core/evidence/targets'
 import { STATE_FILES } from '../../lib/io/registry'
 
 const git = (t: EvidenceTarget) => (t.kind === 'git' ? t : undefined)

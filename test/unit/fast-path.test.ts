@@ -20,7 +20,7 @@ import {
   type FastContext,
 } from '../../hooks/preflight-check/fast'
 import { withBuiltins } from '../../lib/core/builtins'
-import { planEvidence } from '../../lib/core/evidence'
+import { planEvidence } from '../../lib/core/evidence/plan'
 import { fingerprint } from '../../lib/core/fingerprint'
 import { compileRules, matchRules } from '../../lib/core/rule-match'
 import { fastIndexOf } from '../../lib/core/bucketed-index'

@@ -14,7 +14,8 @@ import {
   variantsOf,
   type FragmentKeys,
 } from '../../lib/core/known-secrets'
-import { ContentScan, secretValuesIn } from '../../lib/core/evidence'
+import { ContentScan } from '../../lib/core/evidence/content-scan'
+import { secretValuesIn } from '../../lib/core/evidence/secrets-in-text'
 import { FAKE } from '../support/fake-secrets'
 
 const key = crypto.randomBytes(32).toString('hex')

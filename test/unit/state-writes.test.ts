@@ -180,8 +180,8 @@ describe('one table of state files', () => {
     const exempt = new Set([
       'lib/io/registry.ts',
       'lib/io/store.ts',
-      'lib/core/actions/ratchet-self.ts',
-      'lib/core/evidence.ts',
+      'lib/core/actions/protected-paths.ts',
+      'lib/core/evidence/private-names.ts',
       'hooks/preflight-check/fast.ts',
       'lib/io/fast-index.ts',
     ])

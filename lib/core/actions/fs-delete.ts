@@ -3,7 +3,7 @@
 
 import path from 'node:path'
 import { findRoots, programName, type Invocation } from '../commands'
-import { protectedPath, protectedRemoval } from './ratchet-self'
+import { protectedPath, protectedRemoval } from './protected-paths'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { globMatch, hasFlag, outsideProject, recoverableDeletion, trimTrailingSlashes } from './util'
 

@@ -2,7 +2,7 @@
 // existing file the agent has not read in this context is stale data; outside the project it is out of scope.
 
 import type { Invocation } from '../commands'
-import { protectedPath } from './ratchet-self'
+import { protectedPath } from './protected-paths'
 import path from 'node:path'
 import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
 import { chmodWords, isBuildOutput, outsideProject, recoverableDeletion, removesAccess, writtenText } from './util'

@@ -2,7 +2,7 @@
 // SQL, its paths as file changes, deletions or reads, its URL and method as an upload, through the same families.
 
 import path from 'node:path'
-import { scanSql } from './database'
+import { scanSql } from './sql-losses'
 import { fileChange } from './fs-write'
 import { httpIrrevocable } from './network'
 import { paymentTool } from './payments'

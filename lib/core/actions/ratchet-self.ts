@@ -10,11 +10,12 @@
 //   names a guarded path and is not a plain read is refused; a spelling that hides the name gets past it, by design
 //   (docs/residual-risk.md): proving from a command's text that it cannot touch Ratchet is a race a reader loses.
 
-import path from 'node:path'
 import type { CodeSnippet, Invocation } from '../commands'
-import { EXECUTABLES, PACKAGE_NAME } from '../manifest'
-import type { ClassifyContext, CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
-import { joinLiterals, mcpInputPaths } from './util'
+import { EXECUTABLES } from '../manifest'
+import { globHits, markers, mentions, protectedRemoval } from './protected-paths'
+import { scanKeyCode } from './ratchet-keys'
+import type { CodeScanner, Detector, FamilyMeta, InvocationFacts, Sink } from './types'
+import { joinLiterals } from './util'
 
 export type { FsFacts } from './types'
 
@@ -31,75 +32,12 @@ export const meta: FamilyMeta = {
   ],
 }
 
-// Ratchet's executables with a bin/ launcher (lib/core/manifest.ts); a launcher of one in the project's
-// node_modules/.bin is protected.
-// `ratchet-guard` is the package's own name for the CLI's launcher (package.json bin).
-const RATCHET_BINS = new Set<string>([...EXECUTABLES.filter((e) => e.bin).map((e) => e.name), PACKAGE_NAME])
 /**
  * The executables Claude Code runs with a hook payload on stdin. Run by hand, one would record the payload as
  * Claude Code's (a prompt the user never typed widens what the agent was asked for). Inside the sandbox it could not
  * write that record; the name is still refused, so the agent hears why.
  */
 const HOOK_BINS = new Set<string>(EXECUTABLES.filter((e) => e.kind === 'hook').map((e) => e.name))
-
-const inside = (abs: string, dir: string) => abs === dir || abs.startsWith(dir.endsWith('/') ? dir : dir + '/')
-
-interface Roots {
-  /** Folders whose every file is protected. */
-  dirs: string[]
-  /** The `.claude` folders: their settings files are protected, and removing or moving them. */
-  claude: string[]
-}
-
-function rootsOf(ctx: ClassifyContext): Roots {
-  const { stateDir, projectDir, homeDir } = ctx
-  const dirs = [
-    stateDir,
-    path.posix.join(projectDir, '.ratchet'),
-    path.posix.join(homeDir, '.config', 'ratchet'),
-    ...(ctx.configHome ? [ctx.configHome] : []),
-    ...(ctx.warmDirs ?? []),
-  ]
-  // The installed package's executables and bundles (not the whole package: a checkout of Ratchet is also a project).
-  if (ctx.packageDir) dirs.push(path.posix.join(ctx.packageDir, 'bin'), path.posix.join(ctx.packageDir, 'dist'))
-  const claude = [path.posix.join(projectDir, '.claude'), path.posix.join(homeDir, '.claude')]
-  for (const list of [dirs, claude])
-    for (const d of [...list]) {
-      const r = ctx.fs?.realpath(d)
-      if (r && r !== d) list.push(r)
-    }
-  return { dirs: [...new Set(dirs)], claude: [...new Set(claude)] }
-}
-
-const roots = perContext(rootsOf)
-
-function lexical(ctx: ClassifyContext, abs: string): boolean {
-  const r = roots(ctx)
-  if (r.dirs.some((d) => inside(abs, d))) return true
-  const dir = path.posix.dirname(abs)
-  const base = path.posix.basename(abs)
-  if (r.claude.includes(dir) && /^settings[^/]*\.json$/.test(base)) return true
-  if (dir === path.posix.join(ctx.projectDir, 'node_modules/.bin') && RATCHET_BINS.has(base)) return true
-  return false
-}
-
-/** Whether writing `abs` changes something protected: the path itself or, through a link, where it leads. */
-export function protectedPath(ctx: ClassifyContext, abs: string): boolean {
-  if (lexical(ctx, abs)) return true
-  const real = ctx.fs?.realpath(abs)
-  return !!real && real !== abs && lexical(ctx, real)
-}
-
-/** Whether removing or moving `abs` (and everything under it) changes something protected. */
-export function protectedRemoval(ctx: ClassifyContext, abs: string): boolean {
-  if (protectedPath(ctx, abs)) return true
-  // Removing the project itself takes Ratchet's state with it; removing a folder above the project (`/`, home)
-  // is left to the catastrophic and scope checks, which say more than "Ratchet's configuration".
-  const above = (q: string) => (q !== ctx.projectDir && inside(ctx.projectDir, q)) || inside(ctx.homeDir, q)
-  if (above(abs)) return false
-  const r = roots(ctx)
-  return [...r.dirs, ...r.claude].some((d) => inside(d, abs))
-}
 
 // ---- in every mode: Ratchet's own CLI and hooks, by name ------------------------------------
 
@@ -227,99 +165,11 @@ function harmless(inv: Invocation): boolean {
   return false
 }
 
-/**
- * Lists made from the context alone, once per context (as roots are): a process that classifies many calls with one
- * context (pattern-detect over transcripts, the warm process) built them again for every invocation.
- */
-function perContext<T>(make: (ctx: ClassifyContext) => T): (ctx: ClassifyContext) => T {
-  const cache = new WeakMap<ClassifyContext, T>()
-  return (ctx) => {
-    let v = cache.get(ctx)
-    if (v === undefined) cache.set(ctx, (v = make(ctx)))
-    return v
-  }
-}
-
-/** The names in a command that point at what the floor guards (as written, not resolved: this is the coarse screen). */
-const markers = perContext(markersOf)
-function markersOf(ctx: ClassifyContext): string[] {
-  const rel = (p: string) => path.posix.relative(ctx.projectDir, p)
-  const state = rel(ctx.stateDir)
-  return [
-    ...(state && !state.startsWith('..') ? [state] : [ctx.stateDir]),
-    '.ratchet',
-    '.claude',
-    'disableAllHooks',
-    'allowUnsandboxedCommands',
-    'node_modules/ratchet',
-    // Names only Ratchet's state and Claude Code's personal settings have: reached through an unknown variable too.
-    'guardrails.json',
-    'pending-actions.json',
-    ...[...RATCHET_BINS].map((b) => `.bin/${b}`),
-    ...(ctx.packageDir ? [ctx.packageDir] : []),
-  ]
-}
-
-/**
- * A glob (resolved against the folder the command runs in) that can name a protected path, or a folder above one:
- * compared segment by segment, bash's way (a leading dot is matched only by a dot).
- */
-function globHits(ctx: ClassifyContext, abs: string): string | undefined {
-  const pat = abs.split('/').filter(Boolean)
-  if (pat.length > 64 || abs.length > 1024) return abs
-  const r = roots(ctx)
-  const candidates = [
-    ...r.dirs,
-    ...r.claude,
-    ...r.claude.flatMap((c) => ['settings.json', 'settings.local.json'].map((n) => path.posix.join(c, n))),
-  ]
-  for (const cand of candidates) {
-    const segs = cand.split('/').filter(Boolean)
-    let ok = true
-    for (let i = 0; i < Math.min(pat.length, segs.length) && ok; i++) ok = segmentMatches(pat[i], segs[i])
-    // It names the path, something in it, or (shorter) a folder that holds it.
-    if (ok) return cand
-  }
-  return undefined
-}
-
-function segmentMatches(glob: string, name: string): boolean {
-  if (!/[*?[]/.test(glob)) return glob === name
-  if (name.startsWith('.') && !glob.startsWith('.')) return false
-  if (glob.split('*').length > 8) return true // past a few stars, the worst reading
-  try {
-    return new RegExp(
-      '^' +
-        glob
-          .replace(/[.+^${}()|\\]/g, '\\$&')
-          .replace(/\*/g, '.*')
-          .replace(/\?/g, '.') +
-        '$',
-    ).test(name)
-  } catch {
-    return true // an unclosed class: the worst reading
-  }
-}
-
 const INTERPRETER = /^(python[\d.]*|node|nodejs|perl|ruby|php|bun|deno)$/
 
 /** Interpreter code that can change files (its reads of Ratchet's files are allowed, as `cat` is). */
 const CODE_WRITES =
   /\b(write\w*|touch|mkfifo|mknod|mkdir\w*|remove|unlink|rename|replace|rmtree|move|copy\w*|chmod|chown|truncate|mkdirs?|makedirs|symlink|link|system|popen|Popen|run|call|check_output|spawn\w*|exec\w*|appendFile\w*|writeFile\w*|rmSync|rmdirSync|cpSync|unpack_archive|extractall|extractAllTo|File\.(write|delete)|IO\.write)\b|\bopen\s*\([^)]*['"][wax+]|[>|]\s*['"]|`/
-
-/** Where Ratchet's keys are, as a command could name them. */
-const keyMarkers = perContext(keyMarkersOf)
-function keyMarkersOf(ctx: ClassifyContext): string[] {
-  return [
-    '.config/ratchet',
-    'ratchet-warm',
-    'ratchet/warm',
-    ...(ctx.configHome ? [ctx.configHome] : []),
-    ...(ctx.warmDirs ?? []),
-  ]
-}
-
-const mentions = (text: string, names: string[]) => names.find((n) => text.includes(n))
 
 /** An install or removal that names Ratchet's package (`npm uninstall ratchet`, `npm i ratchet@0.0.1`, an alias to it). */
 function namesOwnPackage(inv: Invocation): boolean {
@@ -462,243 +312,10 @@ const EFFECTFUL = new Set([
   'ratchet',
 ])
 
-/** Programs that only name, list, make or remove files: they read no contents. */
-const LISTERS =
-  /^(ls|stat|du|test|\[|\[\[|realpath|readlink|dirname|basename|echo|printf|tree|mkdir|cd|pushd|ratchet|find|rm|rmdir|unlink|shred|chmod|chown|chgrp|touch|ln|truncate|setfacl|mv)$/
-/** Programs that read a whole folder they are given, with or without a recursive flag. */
-const TREE_READERS = /^(tar|bsdtar|zip|7z|7za|rsync|rclone|restic|borg|rg|ag|ack|duplicity)$/
-const RECURSIVE_READERS = /^(cp|scp|grep|egrep|fgrep|zip|diff|cat|sftp|gsutil|aws|rclone)$/
-
-/**
- * Ratchet's private files, read by a shell command where no sandbox hides them (best-effort): a word that is, or a
- * glob that can be, a path into the key folders, a recursive read of a folder holding them, or a mention in the text.
- */
-export function keyMention(c: Sink, inv: Invocation, f: InvocationFacts): void {
-  if (c.ctx.sandboxed || LISTERS.test(inv.name)) return
-  const tree =
-    TREE_READERS.test(inv.name) ||
-    (RECURSIVE_READERS.test(inv.name) &&
-      inv.args.some(
-        (a) => (/^-[a-zA-Z]+$/.test(a) && /[rRa]/.test(a)) || /^--(recursive|archive|dereference-recursive)$/.test(a),
-      ))
-  const words = [
-    ...inv.args.map((a) =>
-      a.startsWith('-')
-        ? a.includes('=')
-          ? a.slice(a.indexOf('=') + 1)
-          : ''
-        : a.replace(/^[\w.-]*=/, '').replace(/^[@<]/, ''),
-    ),
-    ...inv.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target ?? ''),
-  ]
-  for (const w of words) {
-    if (!w || /^[a-z][\w+.-]*:\/\//i.test(w)) continue
-    const glob = w.search(/[*?[]/)
-    // `~/.config/rat*/telegram.json`: a glob whose literal start is the start of a key folder's path can name it.
-    const prefix = glob >= 0 ? f.at(w.slice(0, glob)) : ''
-    const hit =
-      glob >= 0
-        ? keyDirs(c.ctx).find((d) => d.startsWith(prefix) && prefix.length >= path.posix.dirname(d).length)
-        : reaches(c.ctx, f.at(w), tree)
-    if (hit) return note(c, f.cmd, hit)
-  }
-  const named = mentions(
-    [...inv.args, ...inv.redirects.map((r) => r.target ?? '')].join('\n').replace(/~(?=\/)/g, c.ctx.homeDir),
-    keyMarkers(c.ctx),
-  )
-  if (named) note(c, f.cmd, named)
-}
-
-/** The same for interpreter code. */
-const scanKeyCode: CodeScanner = (c, s, detail) => {
-  if (c.ctx.sandboxed) return
-  const hit = mentions(joinLiterals(s.code), keyMarkers(c.ctx))
-  if (hit) c.add('ratchet_key_read', `${detail} (reads ${hit}: Ratchet's private keys and token)`)
-}
-
 /** Interpreter code that writes Ratchet's state, then code that reads its keys. */
 export const scanCode: CodeScanner = (c, s, detail) => {
   scanStateCode(c, s, detail)
   scanKeyCode(c, s, detail)
-}
-
-// ---- the file tools and MCP: outside every sandbox, judged by their paths --------------------
-
-const note = (c: Sink, detail: string, what: string) =>
-  c.add('ratchet_key_read', `${detail} (reads ${what}: Ratchet's private keys and token)`)
-
-const keyDirs = perContext(keyDirsOf)
-function keyDirsOf(ctx: ClassifyContext): string[] {
-  const dirs = [
-    path.posix.join(ctx.homeDir, '.config', 'ratchet'),
-    ...(ctx.configHome ? [ctx.configHome] : []),
-    ...(ctx.warmDirs ?? []),
-  ]
-  for (const d of [...dirs]) {
-    const r = ctx.fs?.realpath(d)
-    if (r && r !== d) dirs.push(r)
-  }
-  return [...new Set(dirs)]
-}
-
-/** Why reading `abs` reaches Ratchet's private files, or undefined. `tree`: the reader recurses into folders. */
-function reaches(ctx: ClassifyContext, abs: string, tree: boolean): string | undefined {
-  const real = ctx.fs?.realpath(abs)
-  for (const dir of keyDirs(ctx)) {
-    if (inside(abs, dir) || (real && inside(real, dir))) return abs
-    if (tree && (inside(dir, abs) || (real && inside(dir, real)))) return `${abs} (holds ${dir})`
-  }
-  return undefined
-}
-
-/** Read, NotebookRead and Grep (a search reads every file under its path). */
-export function keyReadTool(
-  c: Sink,
-  tool: string,
-  input: Record<string, unknown>,
-  resolve: (p: string) => string,
-): void {
-  const str = (v: unknown) => (typeof v === 'string' ? v : '')
-  const file = tool === 'Grep' ? str(input.path) : str(input.file_path) || str(input.notebook_path)
-  if (!file) return
-  const hit = reaches(c.ctx, resolve(file), tool === 'Grep')
-  if (hit) note(c, `${tool} ${file}`, hit)
-}
-
-const MCP_PATH_KEY =
-  /^(path|paths|file|files|file_?path|filename|dir|directory|source|source_?path|src|from|uri|root)$/i
-/** Tools that only list names or sizes (`list_directory`, `directory_tree`, `get_file_info`): no contents. */
-const MCP_LISTS = /(^|_)(list|tree|info|stat|ls)(_|$)/
-
-/** An MCP tool (a filesystem server's read_file, search_files…) given a path into the folder. */
-export function keyReadMcp(
-  c: Sink,
-  tool: string,
-  input: Record<string, unknown>,
-  resolve: (p: string) => string,
-): void {
-  const action = tool.split('__').slice(2).join('__').toLowerCase()
-  if (MCP_LISTS.test(action)) return
-  for (const p of mcpInputPaths(input, MCP_PATH_KEY)) {
-    const hit = reaches(
-      c.ctx,
-      resolve(p.replace(/^~(?=\/|$)/, c.ctx.homeDir)),
-      /search|grep|find|archive|zip|copy/.test(action),
-    )
-    if (hit) return note(c, `${tool} ${p}`, hit)
-  }
-}
-
-const MCP_READS =
-  /(^|_)(read|get|list|search|find|view|stat|info|tree|show|describe|query|fetch|head|tail|grep|glob|ls|cat|open_nodes|directory_tree)(_|$)/
-const MCP_REMOVES = /(^|_)(delete|remove|rm|unlink|move|rename|mv|trash|purge|destroy)(_|$)/
-const PATH_KEY =
-  /^(path|paths|file|files|file_?path|filename|dir|directory|dest|destination|target|target_?path|source|source_?path|src|from|to|uri|new_?path|old_?path|output|out)$/i
-
-/** An MCP tool that writes, moves or removes a protected path named in its input. */
-export function mcpInputs(c: Sink, tool: string, input: Record<string, unknown>): void {
-  const action = tool.split('__').slice(2).join('__').toLowerCase()
-  if (
-    MCP_READS.test(action) &&
-    !MCP_REMOVES.test(action) &&
-    !/write|edit|create|put|set|update|append|save|copy|patch|upload/.test(action)
-  )
-    return
-  const removal = MCP_REMOVES.test(action)
-  for (const p of mcpInputPaths(input, PATH_KEY)) {
-    const abs = path.posix.resolve(c.ctx.projectDir, p.replace(/^~(?=\/|$)/, c.ctx.homeDir))
-    if (removal ? protectedRemoval(c.ctx, abs) : protectedPath(c.ctx, abs)) {
-      c.add('ratchet_state_edit', `${tool} ${p}`)
-      return
-    }
-  }
-}
-
-// ---- a package.json edit that changes how Ratchet is installed (planted for the next install) ----
-
-const DEP_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
-
-/** The names Ratchet's package goes by here: `ratchet-guard` (and `ratchet`, its name before 0.1.0 was published), and the folder it is installed in. */
-function ratchetNames(ctx: ClassifyContext): Set<string> {
-  const names = new Set(['ratchet', PACKAGE_NAME])
-  if (ctx.packageDir) {
-    const parts = ctx.packageDir.split('/')
-    const i = parts.lastIndexOf('node_modules')
-    if (i >= 0 && parts[i + 1])
-      names.add(parts[i + 1].startsWith('@') ? `${parts[i + 1]}/${parts[i + 2] ?? ''}` : parts[i + 1])
-  }
-  return names
-}
-
-/** A package.json's specs for these names (dependencies of every kind, and overrides/resolutions); undefined when it is not JSON. */
-function packageSpecs(text: string, names: Set<string>): Map<string, string> | undefined {
-  let pkg: Record<string, unknown>
-  try {
-    pkg = JSON.parse(text) as Record<string, unknown>
-  } catch {
-    return undefined
-  }
-  if (!pkg || typeof pkg !== 'object') return undefined
-  const out = new Map<string, string>()
-  const pnpm = (pkg.pnpm as { overrides?: unknown } | undefined)?.overrides
-  for (const field of [...DEP_FIELDS, 'overrides', 'resolutions'] as const) {
-    const deps = (field === 'overrides' && !pkg.overrides ? pnpm : pkg[field]) as Record<string, unknown> | undefined
-    if (!deps || typeof deps !== 'object') continue
-    for (const n of names) if (typeof deps[n] === 'string' && !out.has(n)) out.set(n, deps[n] as string)
-  }
-  return out
-}
-
-/**
- * Write/Edit of a package.json that changes how Ratchet's package is installed (its spec changed, or removed,
- * or overridden): the next `npm install` replaces or removes Ratchet. Adding an ordinary dependency stays quiet.
- */
-export function packageJsonChange(c: Sink, abs: string, tool: string, input: Record<string, unknown>): void {
-  if (path.posix.basename(abs) !== 'package.json' || abs.includes('/node_modules/')) return
-  const names = ratchetNames(c.ctx)
-  const before = c.ctx.fs?.readText(abs)
-  const str = (v: unknown) => (typeof v === 'string' ? v : '')
-  let after: string | undefined
-  if (tool === 'Write') after = str(input.content)
-  else if (before !== undefined) {
-    const edits =
-      tool === 'MultiEdit' && Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [input]
-    after = before
-    for (const ed of edits) {
-      const o = str(ed.old_string)
-      if (!o) continue
-      after = ed.replace_all ? after.split(o).join(str(ed.new_string)) : after.replace(o, () => str(ed.new_string))
-    }
-  }
-  const was = before === undefined ? undefined : packageSpecs(before, names)
-  if (after === undefined) {
-    // The file cannot be read: an edit that names Ratchet's package is taken at its worst.
-    const text = [
-      input.old_string,
-      input.new_string,
-      ...(Array.isArray(input.edits)
-        ? (input.edits as Record<string, unknown>[]).flatMap((x) => [x.old_string, x.new_string])
-        : []),
-    ]
-      .map(str)
-      .join('\n')
-    if ([...names].some((n) => text.includes(`"${n}"`)))
-      c.add(
-        'ratchet_state_edit',
-        `${tool} ${abs} (changes Ratchet's package entry in a package.json that cannot be read)`,
-      )
-    return
-  }
-  const now = packageSpecs(after, names)
-  if (!was?.size) return
-  for (const [name, spec] of was) {
-    const next = now?.get(name)
-    if (next !== spec)
-      c.add(
-        'ratchet_state_edit',
-        `${tool} ${abs} (${next === undefined ? `removes ${name}` : `changes ${name} from ${spec} to ${next}`}: the next install would replace or remove Ratchet's package)`,
-      )
-  }
 }
 
 export const programs: Record<string, Detector> = {}

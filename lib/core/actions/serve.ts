@@ -1,7 +1,7 @@
 // Serving beyond this machine: a file server bound to every interface (`python3 -m http.server` does so unless
 // told `--bind 127.0.0.1`), `git daemon`, a listener fed a file, a tunnel that puts a local port on the internet.
 // Anyone who can reach the machine can then fetch what is served, `.env` included: it is a public surface, and
-// what the folder holds is its evidence (lib/core/evidence.ts plans the served folder as files that leave). A
+// what the folder holds is its evidence (lib/core/evidence/plan.ts plans the served folder as files that leave). A
 // server on loopback (127.0.0.1, localhost, ::1) is a dev server like any other and stays quiet.
 //
 // Not here: an application's own dev server (`npm run dev`, `next dev`) without an explicit public host: it

@@ -8,7 +8,7 @@
 
 import path from 'node:path'
 import { gitConfigArgs, gitConfigEnv } from '../git-config'
-import { protectedPath } from '../ratchet-self'
+import { protectedPath } from '../protected-paths'
 import type { Invocation } from '../../commands'
 import type { Detector, FamilyMeta, InvocationFacts } from '../types'
 import { splitWords } from '../../shell'

@@ -108,7 +108,7 @@ const LEAVES_REFS = new Set([
  * A git command that changes refs in a repository outside the project (`git -C ../remote.git fetch ../project
  * main:leak`, `--git-dir=`, `cd ../remote.git && git update-ref …`): what it takes from the project reaches whoever
  * reads that repository, so it is a push there. Under the floor the only such repositories the agent can write
- * are the project's local remotes (and temporary folders). lib/core/evidence.ts gathers what would leave.
+ * are the project's local remotes (and temporary folders). lib/core/evidence/ plans what would leave.
  */
 export function outsideRepo(
   c: Sink,
