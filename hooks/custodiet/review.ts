@@ -24,7 +24,7 @@ import {
   type CustodietState,
   type Trigger,
 } from './decide'
-import { logFinding } from './main'
+import { logFinding } from './record'
 import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: window + excerpt → prompt → cache or reviewer → strict parse → recorded (cost too). */
