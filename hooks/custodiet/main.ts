@@ -21,19 +21,9 @@ import { hasRecord, readState, recentSessions } from '../../lib/io/custodiet-sta
 import { closeIndexSources } from '../../lib/io/guardrails'
 import { hookSpec, CLI } from '../../lib/core/manifest'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
-import {
-  deliver,
-  deterministicChecks,
-  onPrompt,
-  onStop,
-  onTodos,
-  onToolDone,
-  relay,
-  relayNote,
-  settleReviewing,
-  stopDelivery,
-} from './decide'
+import { deterministicChecks, onPrompt, onStop, onTodos, onToolDone, settleReviewing, stopDelivery } from './decide'
 import { capReason, custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { deliver, relay, relayNote } from './findings'
 import { logFinding, updateState } from './record'
 import { canReview, claimFor, launchReview, reviewerAlive, reviewWithin, startClaimed } from './reviewer-process'
 

@@ -15,15 +15,8 @@ import { addDailyCost, cacheGet, cachePut, readState, updateState } from '../../
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer } from '../../lib/io/reviewer'
 import { RatchetError } from '../../lib/core/errors'
-import {
-  CATEGORY_OF,
-  TRIGGERS,
-  addFinding,
-  reviewPrompt,
-  windowText,
-  type CustodietState,
-  type Trigger,
-} from './decide'
+import { CATEGORY_OF, TRIGGERS, reviewPrompt, windowText, type CustodietState, type Trigger } from './decide'
+import { addFinding } from './findings'
 import { logFinding } from './record'
 import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
