@@ -50,7 +50,6 @@ export {
   emptyState,
   hold,
   release,
-  type Category,
   type CustodietState,
   type Finding,
   type Policy,
