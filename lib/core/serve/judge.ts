@@ -101,7 +101,8 @@ export function judge(
       ? acceptNext(c, item, i, { state, trust }, keyOf, known, out)
       : acceptGenesis(c, item, i, ctx, keyOf, out)
     if (isRefusal(next)) return next
-    ;({ state, trust } = next)
+    state = next.state
+    trust = next.trust
   }
   out.agent = state!
   const outer = state!.revoked ? undefined : outerSignatureRefused(c, p, known(state!.key_id)!)
