@@ -10,41 +10,22 @@
 // `custodiet review …` is the background reviewer itself, started detached by the hook: the hook
 // never waits for a model, and never asks the main agent to do the reviewing.
 
-import path from 'node:path'
 import type { Decision } from '../../lib/core/decision'
 import { isResumePrompt, type HookPayload, type PayloadOf } from '../../lib/core/payloads'
 import type { Todo, ToolEvent } from '../../lib/core/drift-checks'
 import type { Verdict } from '../../lib/core/verdict'
-import { PACKAGE_ROOT } from '../../lib/io/package-root'
 import { logActivity, logError } from '../../lib/io/activity'
-import { readSession } from '../../lib/io/session-state'
 import { resolvePaths } from '../../lib/io/paths'
 import type { Paths } from '../../lib/io/registry'
-import { hasRecord, readState, recentSessions, updateState as updateRecord } from '../../lib/io/custodiet-state'
+import { hasRecord, readState, recentSessions } from '../../lib/io/custodiet-state'
 import { closeIndexSources } from '../../lib/io/guardrails'
-import { extractEnvelope } from '../../lib/core/envelope'
 import { hookSpec, CLI } from '../../lib/core/manifest'
 import { processIO, runHook, type HookIO } from '../../lib/runtime/run-hook'
-import { spawnDetached } from '../../lib/io/spawn'
-import { openHearing } from '../../lib/io/courtroom/trigger'
-import {
-  CATEGORY_OF,
-  deliver,
-  deterministicChecks,
-  onPrompt,
-  onStop,
-  onTodos,
-  onToolDone,
-  relay,
-  relayNote,
-  settleReviewing,
-  stopDelivery,
-  type CustodietState,
-  type Launch,
-  type Trigger,
-} from './decide'
-import { mergeSpans } from '../../lib/core/custodiet'
-import { capReason, custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { deterministicChecks, onPrompt, onStop, onTodos, onToolDone, settleReviewing, stopDelivery } from './decide'
+import { capReason, custodietConfig, type CustodietConfig } from '../../lib/io/custodiet-config'
+import { deliver, relay, relayNote } from './findings'
+import { logFinding, updateState } from './record'
+import { canReview, claimFor, launchReview, reviewerAlive, reviewWithin, startClaimed } from './reviewer-process'
 
 const HELP = `custodiet — Ratchet's ultra vires watchdog (a Claude Code hook; reads one hook payload on stdin)
 
@@ -80,74 +61,6 @@ function responseIsError(r: unknown): boolean {
   return o.is_error === true || o.isError === true || (typeof o.error === 'string' && o.error.length > 0)
 }
 
-/**
- * Whether the session's claimed review still runs: its process is there, within the reviewer's own bound (its
- * watchdog ends the run at the reviewer's timeout + 30 s). A claim with no pid yet is a reviewer still starting.
- */
-function reviewerAlive(s: CustodietState, cfg: CustodietConfig, now: number): boolean {
-  const r = s.reviewing
-  if (!r) return false
-  if (now - r.since > ((cfg.reviewer.timeoutSeconds ?? 60) + 45) * 1000) return false
-  if (!r.pid) return now - r.since < 30_000 // claimed; its reviewer has not written its pid yet
-  try {
-    process.kill(r.pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-type Claim = NonNullable<CustodietState['reviewing']> & { claim: string; from: number }
-const claimFor = (launch: Launch, now: Date): Claim => ({
-  pid: 0,
-  since: now.getTime(),
-  trigger: launch.trigger,
-  from: launch.from,
-  claim: `${process.pid}.${now.getTime().toString(36)}`,
-})
-
-function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
-  try {
-    return spawnDetached('custodiet', [
-      'review',
-      '--session',
-      session,
-      '--trigger',
-      launch.trigger,
-      '--from',
-      String(launch.from),
-      ...extra,
-    ])
-  } catch (e) {
-    logError(paths, 'custodiet', e)
-    return undefined
-  }
-}
-
-/**
- * Every write of the session's record. A damaged record starts afresh (its hold carried, lib/io/custodiet-state.ts),
- * and what the user asked for is rebuilt from the session file's prompts (masked), so the scope checks go on
- * before the user speaks again.
- */
-function updateState<R>(
-  paths: Paths,
-  session: string,
-  change: (s: CustodietState) => { next: CustodietState; result: R },
-): R {
-  return updateRecord(paths, session, change, {
-    afterReset: (s) => {
-      const envelope = readSession(paths, session).prompts.reduce<CustodietState['envelope']>(
-        (e, p) => extractEnvelope(p, e),
-        undefined,
-      )
-      return envelope ? { ...s, envelope } : s
-    },
-  })
-}
-
-const canReview = (paths: Paths, cfg: CustodietConfig, now: Date) =>
-  cfg.reviewer.kind !== 'none' && !overCap(paths, cfg, now)
-
 const COST_UNREADABLE = 'cost-file-unreadable'
 /**
  * Once per session, when a review was due and the cost file cannot be read: one line for the user (the file,
@@ -169,20 +82,6 @@ function costNotice(paths: Paths, session: string, cfg: CustodietConfig, now: Da
 
 const withNotice = (d: Decision, notice: string | undefined): Decision =>
   notice ? { ...d, notice: d.notice ? `${d.notice}\n${notice}` : notice } : d
-
-/**
- * Starts the review a hook has claimed (the claim was written with the decision, under the record's lock, so a
- * second hook finds it and queues instead). The reviewer writes its pid into the claim when it starts and clears
- * the claim when it has recorded its verdict; one that could not be started puts its span back in the queue.
- */
-function startClaimed(paths: Paths, session: string, c: Claim): void {
-  if (launchReview(paths, session, c, ['--claim', c.claim])) return
-  updateState(paths, session, (s) =>
-    s.reviewing?.claim === c.claim
-      ? { next: { ...s, reviewing: undefined, queued: mergeSpans(s.queued, c) }, result: undefined }
-      : { next: s, result: undefined },
-  )
-}
 
 /** What every event's handling reads: where the state is, the configuration, the clock, the session. */
 interface Turn {
@@ -354,96 +253,6 @@ function relayEarlier(paths: Paths, session: string, d: Decision, now: Date): De
     })
   }
   return out
-}
-
-export function logFinding(
-  paths: Paths,
-  session: string,
-  trigger: Trigger,
-  status: string,
-  issue: string,
-  source: string,
-  level?: number,
-  category?: string,
-): void {
-  logActivity(paths, {
-    time: new Date().toISOString(),
-    hook: 'custodiet',
-    event: 'verdict',
-    session,
-    decision: status === 'ATTENTION' ? 'attention' : status.toLowerCase(),
-    note: issue,
-    trigger,
-    source,
-    ...(level ? { level } : {}),
-    ...(category ? { category } : {}),
-  })
-  // The courtroom's hook point: a confident finding may open a hearing (one existsSync while it is off).
-  if (status === 'ATTENTION')
-    openHearing(paths, {
-      source: 'custodiet',
-      signal: category ?? CATEGORY_OF[trigger],
-      summary: issue,
-      confidence: source === 'deterministic' ? 0.8 : 0.7,
-      session,
-    })
-}
-
-/**
- * A blocking gate asks the reviewer and waits at most `budgetMs`. The reviewer is a detached child in
- * its own process group (so the hook bundle never loads the model clients, and a kill takes its whole
- * tree): when the budget runs out the gate decides without it, and the reviewer finishes on its own —
- * bounded by its own timeout — recording its cost and, if it found drift, a finding delivered later.
- */
-function reviewWithin(session: string, launch: Launch, plan: string, budgetMs: number): Promise<Verdict | undefined> {
-  return new Promise((resolve) => {
-    const { spawn } = require('node:child_process') as typeof import('node:child_process')
-    const args = [
-      path.join(PACKAGE_ROOT, 'bin', 'custodiet'),
-      'review',
-      '--session',
-      session,
-      '--trigger',
-      launch.trigger,
-      '--from',
-      String(launch.from),
-      '--print',
-      '--budget',
-      String(budgetMs),
-      ...(plan ? ['--message', plan] : []),
-    ]
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: process.env,
-      detached: true,
-    })
-    let out = ''
-    let done = false
-    const finish = (v: Verdict | undefined) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      child.stdout.removeAllListeners('data')
-      child.stdout.destroy()
-      child.unref()
-      resolve(v)
-    }
-    const timer = setTimeout(() => finish(undefined), budgetMs)
-    child.stdout.on('data', (d) => {
-      out += d
-      // The verdict is one line of JSON; the reviewer goes on recording after printing it.
-      const nl = out.indexOf('\n')
-      if (nl >= 0) {
-        try {
-          finish(JSON.parse(out.slice(0, nl)) as Verdict)
-        } catch {
-          finish(undefined)
-        }
-      }
-    })
-    child.on('error', () => finish(undefined))
-    child.on('close', () => finish(undefined))
-  })
 }
 
 /**

@@ -15,16 +15,9 @@ import { addDailyCost, cacheGet, cachePut, readState, updateState } from '../../
 import { transcriptExcerpt } from '../../lib/io/transcript'
 import { runReviewer } from '../../lib/io/reviewer'
 import { RatchetError } from '../../lib/core/errors'
-import {
-  CATEGORY_OF,
-  TRIGGERS,
-  addFinding,
-  reviewPrompt,
-  windowText,
-  type CustodietState,
-  type Trigger,
-} from './decide'
-import { logFinding } from './main'
+import { CATEGORY_OF, TRIGGERS, reviewPrompt, windowText, type CustodietState, type Trigger } from './decide'
+import { addFinding } from './findings'
+import { logFinding } from './record'
 import { custodietConfig, overCap, type CustodietConfig } from '../../lib/io/custodiet-config'
 
 /** One review: window + excerpt → prompt → cache or reviewer → strict parse → recorded (cost too). */

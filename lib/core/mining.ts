@@ -105,91 +105,108 @@ export function addEvent(a: Aggregate, e: ActivityEvent): void {
   }
   const decision = e.decision ?? ''
   inc(a.decisions, `${e.hook ?? '?'}:${decision}`)
-  const day = e.time?.slice(0, 10) ?? 'unknown'
-
-  if (e.hook === 'preflight-check' && e.event === 'PreToolUse') {
-    for (const c of e.classes ?? []) inc(a.classes, c)
-    const fired = e.guardrails ?? []
-    for (const id of fired) {
-      let r = a.rules.get(id)
-      if (!r)
-        a.rules.set(
-          id,
-          (r = { fires: 0, overrides: 0, approvals: 0, denials: 0, sessions: new Set(), byDay: new Map() }),
-        )
-      if (decision === 'proceeded_after_check') r.overrides++
-      else if (decision === 'approved_by_human') r.approvals++
-      else {
-        r.fires++
-        if (decision === 'deny') r.denials++
-        inc(r.byDay, day)
-        if (!r.lastFired || (e.time && e.time > r.lastFired)) r.lastFired = e.time
-      }
-      addSession(r.sessions, e.session)
-    }
-    if (fired.length && STOPPING.has(decision)) {
-      const f = { time: e.time, session: e.session, action: e.action, rules: [...fired] }
-      sampleFire(a, { id: fireId(f), ...f, decision })
-    }
-    if (decision === 'proceeded_after_check')
-      for (const p of e.patterns ?? []) {
-        let s = a.selfApproved.get(p)
-        if (!s) a.selfApproved.set(p, (s = { count: 0, sessions: new Set(), rules: new Set(), examples: [] }))
-        s.count++
-        addSession(s.sessions, e.session)
-        for (const id of fired) if (s.rules.size < 50) s.rules.add(id)
-        addExample(s.examples, e.action)
-      }
-    if (decision !== 'proceeded_after_check' && decision !== 'approved_by_human')
-      for (const p of e.patterns ?? []) {
-        let s = a.patterns.get(p)
-        if (!s) a.patterns.set(p, (s = { count: 0, unguarded: 0, sessions: new Set(), examples: [], rules: new Set() }))
-        s.count++
-        if (!fired.length) s.unguarded++
-        for (const id of fired) if (s.rules.size < 50) s.rules.add(id)
-        addSession(s.sessions, e.session)
-        addExample(s.examples, e.action)
-      }
-    // A retry after a check or an approval is the same action again: count first attempts only.
-    if (
-      (e.classes ?? []).includes('public_surface') &&
-      decision !== 'proceeded_after_check' &&
-      decision !== 'approved_by_human'
-    ) {
-      a.publicSurface.total++
-      if (STOPPING.has(decision) || decision === 'custodiet_checkpoint' || decision === 'custodiet_block')
-        a.publicSurface.checked++
-    }
-    if ((e.classes ?? []).includes('prior_incident') && e.session && STOPPING.has(decision)) {
-      let m = a.sessionIncidentClasses.get(e.session)
-      if (!m) {
-        if (a.sessionIncidentClasses.size >= MAX_SESSIONS) m = undefined
-        else a.sessionIncidentClasses.set(e.session, (m = new Map()))
-      }
-      if (m) for (const c of e.classes ?? []) if (c !== 'prior_incident') inc(m, c)
-    }
-    // A route-around that a rule already stopped needs no new rule.
-    if ((e.signals ?? []).includes('route_around') && !(fired.length && STOPPING.has(decision))) {
-      a.routeArounds.count++
-      addSession(a.routeArounds.sessions, e.session)
-      addExample(a.routeArounds.examples, e.action)
-    }
-  } else if (e.hook === 'custodiet' && e.event === 'verdict') {
-    const key = e.trigger ?? 'periodic'
-    let c = a.custodiet.get(key)
-    if (!c) a.custodiet.set(key, (c = { attention: 0, ok: 0, other: 0, sessions: new Set(), examples: [] }))
-    if (decision === 'attention') {
-      c.attention++
-      addSession(c.sessions, e.session)
-      addExample(c.examples, e.note)
-    } else if (decision === 'ok') c.ok++
-    else c.other++
-  } else if (e.hook === 'pause-and-ask') {
-    if (decision === 'paused') a.pauses.paused++
-    else if (decision === 'approved') a.pauses.approved++
-    else if (decision === 'denied') a.pauses.denied++
-    else if (decision.startsWith('timeout')) a.pauses.timeout++
-  }
+  if (e.hook === 'preflight-check' && e.event === 'PreToolUse') addPreflightCall(a, e, decision)
+  else if (e.hook === 'custodiet' && e.event === 'verdict') addVerdict(a, e, decision)
+  else if (e.hook === 'pause-and-ask') addPauseOutcome(a, decision)
   if (e.hook === 'preflight-check' && decision === 'pause') a.pauses.paused++
   if (e.hook === 'preflight-check' && decision === 'approved_by_human') a.pauses.consumed++
+}
+
+/** A tool call preflight-check decided on: its classes, the rules that fired, its patterns, and the first-attempt counts. */
+function addPreflightCall(a: Aggregate, e: ActivityEvent, decision: string): void {
+  for (const c of e.classes ?? []) inc(a.classes, c)
+  const fired = e.guardrails ?? []
+  addRuleFires(a, e, fired, decision)
+  if (fired.length && STOPPING.has(decision)) {
+    const f = { time: e.time, session: e.session, action: e.action, rules: [...fired] }
+    sampleFire(a, { id: fireId(f), ...f, decision })
+  }
+  if (decision === 'proceeded_after_check')
+    for (const p of e.patterns ?? []) {
+      let s = a.selfApproved.get(p)
+      if (!s) a.selfApproved.set(p, (s = { count: 0, sessions: new Set(), rules: new Set(), examples: [] }))
+      s.count++
+      addSession(s.sessions, e.session)
+      for (const id of fired) if (s.rules.size < 50) s.rules.add(id)
+      addExample(s.examples, e.action)
+    }
+  if (decision !== 'proceeded_after_check' && decision !== 'approved_by_human')
+    for (const p of e.patterns ?? []) {
+      let s = a.patterns.get(p)
+      if (!s) a.patterns.set(p, (s = { count: 0, unguarded: 0, sessions: new Set(), examples: [], rules: new Set() }))
+      s.count++
+      if (!fired.length) s.unguarded++
+      for (const id of fired) if (s.rules.size < 50) s.rules.add(id)
+      addSession(s.sessions, e.session)
+      addExample(s.examples, e.action)
+    }
+  addFirstAttempt(a, e, fired, decision)
+}
+
+/** Each rule that fired: a fire, an override (the agent retried after a check) or an approval by a human. */
+function addRuleFires(a: Aggregate, e: ActivityEvent, fired: string[], decision: string): void {
+  const day = e.time?.slice(0, 10) ?? 'unknown'
+  for (const id of fired) {
+    let r = a.rules.get(id)
+    if (!r)
+      a.rules.set(id, (r = { fires: 0, overrides: 0, approvals: 0, denials: 0, sessions: new Set(), byDay: new Map() }))
+    if (decision === 'proceeded_after_check') r.overrides++
+    else if (decision === 'approved_by_human') r.approvals++
+    else {
+      r.fires++
+      if (decision === 'deny') r.denials++
+      inc(r.byDay, day)
+      if (!r.lastFired || (e.time && e.time > r.lastFired)) r.lastFired = e.time
+    }
+    addSession(r.sessions, e.session)
+  }
+}
+
+/** What counts first attempts only: public-surface actions checked, repeated incident classes, route-arounds. */
+function addFirstAttempt(a: Aggregate, e: ActivityEvent, fired: string[], decision: string): void {
+  // A retry after a check or an approval is the same action again: count first attempts only.
+  if (
+    (e.classes ?? []).includes('public_surface') &&
+    decision !== 'proceeded_after_check' &&
+    decision !== 'approved_by_human'
+  ) {
+    a.publicSurface.total++
+    if (STOPPING.has(decision) || decision === 'custodiet_checkpoint' || decision === 'custodiet_block')
+      a.publicSurface.checked++
+  }
+  if ((e.classes ?? []).includes('prior_incident') && e.session && STOPPING.has(decision)) {
+    let m = a.sessionIncidentClasses.get(e.session)
+    if (!m) {
+      if (a.sessionIncidentClasses.size >= MAX_SESSIONS) m = undefined
+      else a.sessionIncidentClasses.set(e.session, (m = new Map()))
+    }
+    if (m) for (const c of e.classes ?? []) if (c !== 'prior_incident') inc(m, c)
+  }
+  // A route-around that a rule already stopped needs no new rule.
+  if ((e.signals ?? []).includes('route_around') && !(fired.length && STOPPING.has(decision))) {
+    a.routeArounds.count++
+    addSession(a.routeArounds.sessions, e.session)
+    addExample(a.routeArounds.examples, e.action)
+  }
+}
+
+/** custodiet's verdict, by what triggered the review. */
+function addVerdict(a: Aggregate, e: ActivityEvent, decision: string): void {
+  const key = e.trigger ?? 'periodic'
+  let c = a.custodiet.get(key)
+  if (!c) a.custodiet.set(key, (c = { attention: 0, ok: 0, other: 0, sessions: new Set(), examples: [] }))
+  if (decision === 'attention') {
+    c.attention++
+    addSession(c.sessions, e.session)
+    addExample(c.examples, e.note)
+  } else if (decision === 'ok') c.ok++
+  else c.other++
+}
+
+/** How a pause-and-ask ended. */
+function addPauseOutcome(a: Aggregate, decision: string): void {
+  if (decision === 'paused') a.pauses.paused++
+  else if (decision === 'approved') a.pauses.approved++
+  else if (decision === 'denied') a.pauses.denied++
+  else if (decision.startsWith('timeout')) a.pauses.timeout++
 }

@@ -86,7 +86,48 @@ export function buildReport(
   sampleSize = 5,
 ): Report {
   const ls = labelStats(labels, agg.first, agg.last)
-  const rows: RuleRow[] = rules.map((r) => {
+  const rows = ruleRows(agg, rules, ls)
+  const repeatedInSession: Report['repeatedInSession'] = []
+  for (const [session, m] of agg.sessionIncidentClasses)
+    for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
+  const repeatedSameDay = repeatsSameDay(incidents)
+  return {
+    period: { from: agg.first, to: agg.last, events: agg.events },
+    rules: rows.sort((a, b) => b.fires - a.fires || a.id.localeCompare(b.id)),
+    stale: rows.filter((r) => r.stale).map((r) => r.id),
+    quiet: rows.filter((r) => r.quiet).map((r) => r.id),
+    fpRate: ls.rate,
+    labelled: ls.labelled,
+    toLabel: toLabel(
+      agg.fireSample.map(({ rank: _rank, ...f }) => f),
+      labels,
+      sampleSize,
+    ),
+    pauses: agg.pauses,
+    custodiet: [...agg.custodiet].map(([trigger, c]) => ({
+      trigger,
+      attention: c.attention,
+      ok: c.ok,
+      other: c.other,
+    })),
+    repeatedInSession,
+    incidents: {
+      open: incidents.filter((i) => i.status === 'open').length,
+      closed: incidents.filter((i) => i.status === 'closed').length,
+      repeatedSameDay,
+    },
+    proposals: {
+      pending: proposals.filter((p) => p.status === 'pending').length,
+      approved: proposals.filter((p) => p.status === 'approved').length,
+      rejected: proposals.filter((p) => p.status === 'rejected').length,
+    },
+    criteria: successCriteria(agg, rows, ls, proposals, repeatedSameDay),
+  }
+}
+
+/** One row per rule: its fires, overrides and human labels in the period, and whether it is stale or quiet by design. */
+function ruleRows(agg: Aggregate, rules: Guardrail[], ls: ReturnType<typeof labelStats>): RuleRow[] {
+  return rules.map((r) => {
     const s = agg.rules.get(r.id)
     const fires = s?.fires ?? 0
     const l = ls.byRule[r.id] ?? { labelled: 0, needless: 0 }
@@ -107,14 +148,10 @@ export function buildReport(
       source: r.source,
     }
   })
-  const totalFires = rows.reduce((a, r) => a + r.fires, 0)
-  const fpRate = ls.rate
+}
 
-  const repeatedInSession: Report['repeatedInSession'] = []
-  for (const [session, m] of agg.sessionIncidentClasses)
-    for (const [cls, times] of m) if (times >= 2) repeatedInSession.push({ session, cls, times })
-
-  // Two incidents of one class on the same day (or in the same recorded session) count as a repeat.
+/** Two incidents of one class on the same day (or in the same recorded session) count as a repeat. */
+function repeatsSameDay(incidents: Incident[]): string[] {
   const seen = new Map<string, string>()
   const repeatedSameDay: string[] = []
   for (const i of incidents) {
@@ -122,9 +159,22 @@ export function buildReport(
     if (seen.has(k)) repeatedSameDay.push(`${seen.get(k)} → ${i.id}`)
     else seen.set(k, i.id)
   }
+  return repeatedSameDay
+}
+
+/** The five success criteria of the seed, each met or not, with the number behind it. */
+function successCriteria(
+  agg: Aggregate,
+  rows: RuleRow[],
+  ls: ReturnType<typeof labelStats>,
+  proposals: Proposal[],
+  repeatedSameDay: string[],
+): Criterion[] {
+  const totalFires = rows.reduce((a, r) => a + r.fires, 0)
+  const fpRate = ls.rate
   const approvedFromDetect = proposals.filter((p) => p.status === 'approved' && p.guardrail).length
   const prevented = agg.pauses.denied + agg.pauses.timeout
-  const criteria: Criterion[] = [
+  return [
     {
       n: 1,
       text: 'Zero repeated-class incidents within a session',
@@ -156,38 +206,6 @@ export function buildReport(
       value: `${approvedFromDetect} added`,
     },
   ]
-  return {
-    period: { from: agg.first, to: agg.last, events: agg.events },
-    rules: rows.sort((a, b) => b.fires - a.fires || a.id.localeCompare(b.id)),
-    stale: rows.filter((r) => r.stale).map((r) => r.id),
-    quiet: rows.filter((r) => r.quiet).map((r) => r.id),
-    fpRate,
-    labelled: ls.labelled,
-    toLabel: toLabel(
-      agg.fireSample.map(({ rank: _rank, ...f }) => f),
-      labels,
-      sampleSize,
-    ),
-    pauses: agg.pauses,
-    custodiet: [...agg.custodiet].map(([trigger, c]) => ({
-      trigger,
-      attention: c.attention,
-      ok: c.ok,
-      other: c.other,
-    })),
-    repeatedInSession,
-    incidents: {
-      open: incidents.filter((i) => i.status === 'open').length,
-      closed: incidents.filter((i) => i.status === 'closed').length,
-      repeatedSameDay,
-    },
-    proposals: {
-      pending: proposals.filter((p) => p.status === 'pending').length,
-      approved: proposals.filter((p) => p.status === 'approved').length,
-      rejected: proposals.filter((p) => p.status === 'rejected').length,
-    },
-    criteria,
-  }
 }
 
 export function reportText(r: Report): string {

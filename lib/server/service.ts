@@ -6,16 +6,8 @@ import { canonicalJson } from '../core/courtroom/canonical'
 import { keyIdOf } from '../core/courtroom/chain'
 import type { CaseRecord } from '../core/courtroom/hearing'
 import { listWhere, cursorOf, type ListQuery } from '../core/serve/query'
-import {
-  isRefusal,
-  judge,
-  parseSubmission,
-  refuse,
-  type AgentOnRecord,
-  type Context,
-  type KeyOnRecord,
-  type Refusal,
-} from '../core/serve/submission'
+import { isRefusal, parseSubmission, refuse, type Refusal } from '../core/serve/submission'
+import { judge, type AgentOnRecord, type Context, type KeyOnRecord } from '../core/serve/judge'
 import { nodeCrypto } from '../io/courtroom/keys'
 import { TTL, type Cache } from './cache'
 import { StoreUnavailable, type Db } from './db'

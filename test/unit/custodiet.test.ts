@@ -6,21 +6,18 @@ import { HELDOUT, score } from '../../bench/custodiet-envelope-heldout'
 import { parseVerdict } from '../../lib/core/verdict'
 import {
   DEFAULT_POLICY,
-  addFinding,
-  deliver,
   emptyState,
   hold,
-  holdDecision,
   onPrompt,
   onStop,
   onTodos,
   onToolDone,
-  relay,
   release,
   settleReviewing,
   type CustodietState,
   type Policy,
 } from '../../hooks/custodiet/decide'
+import { addFinding, deliver, holdDecision, relay } from '../../hooks/custodiet/findings'
 import { mergeSpans } from '../../lib/core/custodiet'
 
 const NOW = new Date('2026-11-21T12:00:00Z')

@@ -11,14 +11,13 @@ import { readCorpus } from '../../bench/classifier-corpus'
 import { decidePreToolUse } from '../../hooks/preflight-check/compose'
 import { READ_ONLY_TOOLS, type PreflightFacts } from '../../hooks/preflight-check/facts'
 import {
-  FAST_TOOLS,
   fastPaths,
   plainProjectPath,
   plainSession,
-  readOnlyCall,
   withReads,
   type FastContext,
 } from '../../hooks/preflight-check/fast'
+import { FAST_TOOLS, readOnlyCall } from '../../hooks/preflight-check/fast-call'
 import { withBuiltins } from '../../lib/core/builtins'
 import { planEvidence } from '../../lib/core/evidence/plan'
 import { fingerprint } from '../../lib/core/fingerprint'

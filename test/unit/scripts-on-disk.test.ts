@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest'
 import { classify } from '../../lib/core/classify'
 import type { ClassifyContext, FileState } from '../../lib/core/actions/types'
-import { makeRecipes, pmScripts, scriptLang } from '../../lib/core/scripts'
+import { makeRecipes } from '../../lib/core/makefile'
+import { pmScripts, scriptLang } from '../../lib/core/scripts'
 import { PROJECT, ctx } from './actions/table'
 
 const FIFO = '\u0000fifo'

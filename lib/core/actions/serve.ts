@@ -86,9 +86,17 @@ const WITH_VALUE: Record<string, string[]> = {
  * folder after its `cd`s).
  */
 export function publicServer(inv: Invocation, at: (p: string) => string): Served | undefined {
+  // The three groups name different programs, so at most one of them speaks for a command.
+  return fileServer(inv, at) ?? listenerOrTunnel(inv) ?? devServerOnEveryInterface(inv)
+}
+
+/** What it is, said only when it serves (most commands do not: this runs on every one). */
+const commandLine = ({ name, args }: Invocation): string => [name, ...args].join(' ')
+
+/** A program that serves a folder (python, git daemon, php, ruby, busybox, the Node file servers), unless bound to this machine. */
+function fileServer(inv: Invocation, at: (p: string) => string): Served | undefined {
   const { name, args } = inv
-  // What it is, said only when it serves (most commands do not: this runs on every one).
-  const cmd = (): string => [name, ...args].join(' ')
+  const cmd = () => commandLine(inv)
   const operands = (skip: string[]) =>
     args.filter((a, i) => !a.startsWith('-') && !(i > 0 && skip.includes(args[i - 1])))
   // python -m http.server [port] [--bind ADDR] [--directory DIR]; python2's SimpleHTTPServer binds every interface.
@@ -154,6 +162,13 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
       by: cmd(),
     }
   }
+  return undefined
+}
+
+/** A listener fed a file or a command (nc, socat), or a tunnel that puts a local port on the internet. */
+function listenerOrTunnel(inv: Invocation): Served | undefined {
+  const { name, args } = inv
+  const cmd = () => commandLine(inv)
   // A listener fed a file or a folder: `nc -l -p 8000 < .env`, `socat TCP-LISTEN:8000 FILE:x`.
   if (/^(nc|ncat|netcat)$/.test(name) && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === '--listen')) {
     const local = args.some((a) => LOOPBACK.test(a))
@@ -180,7 +195,13 @@ export function publicServer(inv: Invocation, at: (p: string) => string): Served
   )
     return { host: 'the internet (a tunnel)', by: cmd() }
   if (name === 'ssh' && args.some((a) => /^-[a-zA-Z]*R/.test(a))) return { host: 'the remote host (ssh -R)', by: cmd() }
-  // An app's dev server told to listen on every interface.
+  return undefined
+}
+
+/** An app's dev server (vite, next, flask, rails, Django's runserver…) told to listen beyond this machine. */
+function devServerOnEveryInterface(inv: Invocation): Served | undefined {
+  const { name, args } = inv
+  const cmd = () => commandLine(inv)
   const devServer =
     /^(vite|next|nuxt|astro|webpack|webpack-dev-server|ng|react-scripts|remix|svelte-kit|parcel|flask|uvicorn|gunicorn|hugo|jekyll|mkdocs|eleventy)$/.test(
       name,

@@ -101,119 +101,165 @@ export function verifyChain(c: ChainCrypto, lines: string[], trust: Trust): Veri
   const envelopes: DsseEnvelope[] = []
   const warnings: string[] = []
   const fail = (index: number, problem: string): VerifyResult => ({ ok: false, index, problem, entries, warnings })
-  let keys: Record<string, string> = {}
-  let current: string | undefined
-  let revoked = false
-  let prev: string | null = null
-  const caseIds = new Set<string>()
+  const walk: Walk = { keys: {}, current: undefined, revoked: false, prev: null, caseIds: new Set() }
   const hashes: string[] = []
 
   for (let i = 0; i < lines.length; i++) {
-    let env: unknown
-    try {
-      env = JSON.parse(lines[i])
-    } catch {
-      return fail(i, 'not valid JSON')
-    }
-    if (!isEnvelope(env)) return fail(i, 'not a DSSE envelope')
-    if (env.payloadType !== ENTRY_TYPE) return fail(i, `payloadType is "${env.payloadType}", not a ledger entry`)
-    const bytes = fromBase64(env.payload)
-    let entry: Entry
-    try {
-      entry = JSON.parse(bytes.toString('utf8'))
-    } catch {
-      return fail(i, 'payload is not JSON')
-    }
-    if (canonicalJson(entry) !== bytes.toString('utf8')) return fail(i, 'payload is not in RFC 8785 canonical form')
-    if (
-      entry.v !== 1 ||
-      typeof entry.kind !== 'string' ||
-      typeof entry.seq !== 'number' ||
-      !entry.body ||
-      typeof entry.body !== 'object'
-    )
-      return fail(i, 'not a version 1 ledger entry')
-    if (entry.agent !== trust.agent)
-      return fail(i, `belongs to agent ${entry.agent}, not ${trust.agent} (replayed from another ledger?)`)
-    if (entry.seq !== i)
-      return fail(
-        i,
-        `seq is ${entry.seq} where ${i} was expected (an entry was deleted, inserted, reordered or replayed)`,
-      )
-    if (entry.prev !== prev) return fail(i, `prev hash does not match entry ${i - 1} (the chain is broken here)`)
-    if (revoked) return fail(i, 'written after the key was revoked')
-
-    if (i === 0) {
-      if (entry.kind !== 'genesis') return fail(i, 'the first entry is not the genesis')
-      const pub = entry.body.public_key
-      if (typeof pub !== 'string') return fail(i, 'genesis has no public_key')
-      if (trust.genesisKey && pub !== trust.genesisKey)
-        return fail(i, 'genesis key is not the key on record (swapped key)')
-      if (!trust.genesisKey) warnings.push('no key on record to anchor the genesis: its own key was trusted')
-      current = keyIdOf(c, pub)
-      keys = { [current]: pub }
-      if (!signersOf(c, env, keys).has(current)) return fail(i, 'genesis signature does not verify')
-    } else if (entry.kind === 'genesis') {
-      return fail(i, 'a second genesis')
-    } else if (entry.kind === 'rotation') {
-      const pub = entry.body.new_public_key
-      if (typeof pub !== 'string') return fail(i, 'rotation has no new_public_key')
-      const next = keyIdOf(c, pub)
-      const signers = signersOf(c, env, { [current!]: keys[current!], [next]: pub })
-      if (!signers.has(current!)) return fail(i, 'rotation is not signed by the key in force')
-      if (!signers.has(next)) return fail(i, 'rotation is not signed by the new key')
-      keys = { [next]: pub }
-      current = next
-    } else {
-      if (!signersOf(c, env, keys).has(current!))
-        return fail(
-          i,
-          `signature does not verify with the key in force (${current!.slice(0, 12)}…): edited, or signed by another key`,
-        )
-      if (entry.kind === 'case') {
-        const id = (entry.body as { case_id?: unknown }).case_id
-        if (typeof id !== 'string') return fail(i, 'case entry has no case_id')
-        if (caseIds.has(id)) return fail(i, `case ${id} appears twice (replayed)`)
-        caseIds.add(id)
-      } else if (entry.kind === 'checkpoint') {
-        if (entry.body.through !== i - 1 || entry.body.head !== prev)
-          return fail(i, 'checkpoint does not match the entries before it')
-      } else if (entry.kind === 'revocation') {
-        revoked = true
-      } else if (entry.kind === 'repair') {
-        // A torn last line, moved out of the ledger and recorded here (its digest and bytes): see ledger.ts repairTail.
-        if (typeof entry.body.torn_digest !== 'string') return fail(i, 'repair entry names no torn_digest')
-      } else {
-        return fail(i, `unknown entry kind ${entry.kind}`)
-      }
-    }
+    const read = readEntryLine(lines[i])
+    if (typeof read === 'string') return fail(i, read)
+    const { env, entry } = read
+    const problem = linkProblem(entry, i, trust, walk) ?? kindProblem(c, env, entry, i, trust, walk, warnings)
+    if (problem) return fail(i, problem)
     const h = envelopeHash(c, env)
     hashes.push(h)
-    prev = h
+    walk.prev = h
     entries.push(entry)
     envelopes.push(env)
   }
 
   if (trust.head) {
-    const head = trust.head
-    const headBody = Buffer.from(
-      canonicalJson({ agent: head.agent, seq: head.seq, hash: head.hash, at: head.at }),
-      'utf8',
-    )
-    const signer = [...Object.entries(allKeys(c, entries))].find(
-      ([id, pub]) => id === head.keyid && safeVerify(c, pub, pae(HEAD_TYPE, headBody), fromBase64(head.sig)),
-    )
-    if (!signer)
-      return fail(Math.min(head.seq, lines.length), 'the signed head kept outside the project does not verify')
-    if (head.seq >= lines.length)
-      return fail(
-        lines.length,
-        `entries ${lines.length}–${head.seq} are missing: the signed head says the ledger reached seq ${head.seq}`,
-      )
-    if (hashes[head.seq] !== head.hash) return fail(head.seq, 'does not match the signed head kept outside the project')
+    const wrong = signedHeadProblem(c, trust.head, entries, hashes)
+    if (wrong) return fail(wrong.index, wrong.problem)
   } else if (lines.length) warnings.push('no signed head on record: deleting entries from the end cannot be detected')
 
-  return { ok: true, entries, envelopes, head: lines.length ? { seq: lines.length - 1, hash: prev! } : null, warnings }
+  const head = lines.length ? { seq: lines.length - 1, hash: walk.prev! } : null
+  return { ok: true, entries, envelopes, head, warnings }
+}
+
+/** Where the walk along the ledger stands: the keys in force, and what the entries so far have said. */
+interface Walk {
+  keys: Record<string, string>
+  current: string | undefined
+  revoked: boolean
+  prev: string | null
+  caseIds: Set<string>
+}
+
+/** One JSONL line as a canonical version 1 ledger entry in its envelope, or what is wrong with it. */
+function readEntryLine(line: string): { env: DsseEnvelope; entry: Entry } | string {
+  let env: unknown
+  try {
+    env = JSON.parse(line)
+  } catch {
+    return 'not valid JSON'
+  }
+  if (!isEnvelope(env)) return 'not a DSSE envelope'
+  if (env.payloadType !== ENTRY_TYPE) return `payloadType is "${env.payloadType}", not a ledger entry`
+  const bytes = fromBase64(env.payload)
+  let entry: Entry
+  try {
+    entry = JSON.parse(bytes.toString('utf8'))
+  } catch {
+    return 'payload is not JSON'
+  }
+  if (canonicalJson(entry) !== bytes.toString('utf8')) return 'payload is not in RFC 8785 canonical form'
+  if (
+    entry.v !== 1 ||
+    typeof entry.kind !== 'string' ||
+    typeof entry.seq !== 'number' ||
+    !entry.body ||
+    typeof entry.body !== 'object'
+  )
+    return 'not a version 1 ledger entry'
+  return { env, entry }
+}
+
+/** Why entry `i` is not the next link of this agent's chain: another agent's, out of place, or after a revocation. */
+function linkProblem(entry: Entry, i: number, trust: Trust, walk: Walk): string | undefined {
+  if (entry.agent !== trust.agent)
+    return `belongs to agent ${entry.agent}, not ${trust.agent} (replayed from another ledger?)`
+  if (entry.seq !== i)
+    return `seq is ${entry.seq} where ${i} was expected (an entry was deleted, inserted, reordered or replayed)`
+  if (entry.prev !== walk.prev) return `prev hash does not match entry ${i - 1} (the chain is broken here)`
+  if (walk.revoked) return 'written after the key was revoked'
+  return undefined
+}
+
+/** What is wrong with entry `i` for its kind and its signatures; the keys in force move on at the genesis and a rotation. */
+function kindProblem(
+  c: ChainCrypto,
+  env: DsseEnvelope,
+  entry: Entry,
+  i: number,
+  trust: Trust,
+  walk: Walk,
+  warnings: string[],
+): string | undefined {
+  if (i === 0) {
+    if (entry.kind !== 'genesis') return 'the first entry is not the genesis'
+    const pub = entry.body.public_key
+    if (typeof pub !== 'string') return 'genesis has no public_key'
+    if (trust.genesisKey && pub !== trust.genesisKey) return 'genesis key is not the key on record (swapped key)'
+    if (!trust.genesisKey) warnings.push('no key on record to anchor the genesis: its own key was trusted')
+    walk.current = keyIdOf(c, pub)
+    walk.keys = { [walk.current]: pub }
+    if (!signersOf(c, env, walk.keys).has(walk.current)) return 'genesis signature does not verify'
+    return undefined
+  }
+  if (entry.kind === 'genesis') return 'a second genesis'
+  const current = walk.current!
+  if (entry.kind === 'rotation') {
+    const pub = entry.body.new_public_key
+    if (typeof pub !== 'string') return 'rotation has no new_public_key'
+    const next = keyIdOf(c, pub)
+    const signers = signersOf(c, env, { [current]: walk.keys[current], [next]: pub })
+    if (!signers.has(current)) return 'rotation is not signed by the key in force'
+    if (!signers.has(next)) return 'rotation is not signed by the new key'
+    walk.keys = { [next]: pub }
+    walk.current = next
+    return undefined
+  }
+  if (!signersOf(c, env, walk.keys).has(current))
+    return `signature does not verify with the key in force (${current.slice(0, 12)}…): edited, or signed by another key`
+  return bodyProblem(entry, i, walk)
+}
+
+/** What is wrong with the body of a signed case, checkpoint, revocation or repair entry (any other kind is unknown). */
+function bodyProblem(entry: Entry, i: number, walk: Walk): string | undefined {
+  if (entry.kind === 'case') {
+    const id = (entry.body as { case_id?: unknown }).case_id
+    if (typeof id !== 'string') return 'case entry has no case_id'
+    if (walk.caseIds.has(id)) return `case ${id} appears twice (replayed)`
+    walk.caseIds.add(id)
+  } else if (entry.kind === 'checkpoint') {
+    if (entry.body.through !== i - 1 || entry.body.head !== walk.prev)
+      return 'checkpoint does not match the entries before it'
+  } else if (entry.kind === 'revocation') {
+    walk.revoked = true
+  } else if (entry.kind === 'repair') {
+    // A torn last line, moved out of the ledger and recorded here (its digest and bytes): see ledger.ts repairTail.
+    if (typeof entry.body.torn_digest !== 'string') return 'repair entry names no torn_digest'
+  } else {
+    return `unknown entry kind ${entry.kind}`
+  }
+  return undefined
+}
+
+/** The signed head kept outside the project against the ledger: signed by one of its keys, reached, and matching. */
+function signedHeadProblem(
+  c: ChainCrypto,
+  head: NonNullable<Trust['head']>,
+  entries: Entry[],
+  hashes: string[],
+): { index: number; problem: string } | undefined {
+  const length = hashes.length
+  const headBody = Buffer.from(
+    canonicalJson({ agent: head.agent, seq: head.seq, hash: head.hash, at: head.at }),
+    'utf8',
+  )
+  const signer = [...Object.entries(allKeys(c, entries))].find(
+    ([id, pub]) => id === head.keyid && safeVerify(c, pub, pae(HEAD_TYPE, headBody), fromBase64(head.sig)),
+  )
+  if (!signer)
+    return { index: Math.min(head.seq, length), problem: 'the signed head kept outside the project does not verify' }
+  if (head.seq >= length)
+    return {
+      index: length,
+      problem: `entries ${length}–${head.seq} are missing: the signed head says the ledger reached seq ${head.seq}`,
+    }
+  if (hashes[head.seq] !== head.hash)
+    return { index: head.seq, problem: 'does not match the signed head kept outside the project' }
+  return undefined
 }
 
 function safeVerify(c: ChainCrypto, pub: string, msg: Uint8Array, sig: Uint8Array): boolean {

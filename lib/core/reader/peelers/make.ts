@@ -1,7 +1,7 @@
 // make runs the recipes of the targets it is given: each recipe line is read as shell code, from the Makefile on
 // disk, in the folder make works in (`-C dir`), or from the one this line wrote (`printf … > Makefile && make`).
 
-import { makeRecipes } from '../../scripts'
+import { makeRecipes } from '../../makefile'
 import { inScript, openScript } from '../scripts'
 import type { Cmd, LineState, Peeled, ReaderFamily, ScriptFile, ScriptOrigin } from '../types'
 import { normPath, optionValue } from '../words'
