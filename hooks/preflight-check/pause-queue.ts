@@ -9,8 +9,8 @@ import { lossSummary, type LossFacts } from '../../lib/core/loss'
 import { evidenceFloor, evidenceSummary } from '../../lib/core/evidence/decision'
 import type { EvidenceFacts } from '../../lib/core/evidence/gathered'
 import { fnv64 } from '../../lib/core/fingerprint'
+import { approvalCovers } from '../../lib/core/approval-binding'
 import {
-  approvalCovers,
   outcomeNote,
   type DestroyedState,
   type NewAction,
@@ -89,8 +89,8 @@ export function meetQueue(
 
 /**
  * The queue as it bears on this call now: an approval only if it covers the call (given in this session or for the
- * project, and the evidence is what the human saw; pending.ts approvalCovers), an open entry only if it asks about
- * this session's call with this evidence. `stale`: why an approval of the same call does not cover it.
+ * project, and the evidence is what the human saw; approval-binding.ts approvalCovers), an open entry only if it
+ * asks about this session's call with this evidence. `stale`: why an approval of the same call does not cover it.
  */
 function boundQueue(
   q: QueueFacts,

@@ -2,18 +2,12 @@
 // know about the world (which files exist, what was read, the current branch) comes in `ctx`.
 //
 // This module only routes: each tool to its reader, each shell invocation to its program's detector in the
-// action catalogue (lib/core/actions/, one file per family), each interpreter one-liner to the code scanners.
+// action catalogue (lib/core/actions/, one file per family), each interpreter one-liner to the code scanners, each
+// script on disk a command runs to classify-scripts.ts (its lines are read as if typed).
 
 import path from 'node:path'
-import {
-  readCommandLine,
-  shellCallsIn,
-  type CodeSnippet,
-  type Invocation,
-  type ScriptFile,
-  type ScriptOrigin,
-} from './commands'
-import { lineAt } from './scripts'
+import { readCommandLine, shellCallsIn, type CodeSnippet, type Invocation } from './commands'
+import { ScriptFindings, type ScriptHost } from './classify-scripts'
 import { CODE_SCANNERS, PROGRAMS, programKey } from './actions'
 import { fileChange, redirects } from './actions/fs-write'
 import { gitFileWrite } from './actions/git-config'
@@ -52,7 +46,7 @@ export function classify(call: ToolCall, ctx: ClassifyContext): Classification {
   return c.result()
 }
 
-class Collector implements ScopeSink {
+class Collector implements ScopeSink, ScriptHost {
   findings: Finding[] = []
   /** Changes of state no written path shows (`npx jest -u`, `npm install x`): for the request's scope (scope.ts). */
   changes: Change[] = []
@@ -72,7 +66,9 @@ class Collector implements ScopeSink {
   /** The literal operands of commands whose program is computed at run time (`$(echo rm) -f notes.txt`). */
   computedOperands: string[] = []
   summary = ''
-  private readonly cwd: string
+  readonly cwd: string
+  /** Scripts on disk the command runs, read as if their lines were here (classify-scripts.ts). */
+  private readonly scripts = new ScriptFindings(this)
 
   constructor(
     private readonly call: ToolCall,
@@ -228,113 +224,28 @@ class Collector implements ScopeSink {
 
   private depth = 0
 
-  // ---- Scripts on disk (issue 9): `sh x.sh`, `npm test`, `make deploy` are read as if their lines were here.
-
-  /** Reads a file a command names, from the folder the command runs in (after its `cd`s). */
-  readonly readScript = (file: string, cwdChanges: string[]): ScriptFile | undefined => {
-    let base = this.cwd
-    for (const d of cwdChanges) base = this.resolve(d, base)
-    const abs = this.resolve(file, base)
-    const got = this.ctx.fs?.script?.(abs)
-    return got && { abs, ...got }
-  }
-
-  /**
-   * Whether a script may be the agent's: created in this session, or untracked or modified in git (or not known).
-   * A committed, unchanged script is the project's own code.
-   */
-  private agentsScript(abs: string): boolean {
-    if (abs in (this.ctx.session.created ?? {})) return true
-    const state = this.ctx.fileState?.(abs)
-    return state === undefined || state === 'untracked' || state === 'tracked-modified' || state === 'missing'
-  }
-
-  /** What could not be read inside scripts, by script, until judged (judgeScripts). */
-  private pendingScripts = new Map<string, { origin: ScriptOrigin; reasons: Set<string> }>()
-
-  private scriptUnreadable(origin: ScriptOrigin, why: string): void {
-    const key = `${origin.abs}\u0000${origin.file}\u0000${origin.line ?? ''}`
-    const p = this.pendingScripts.get(key) ?? { origin, reasons: new Set<string>() }
-    p.reasons.add(why)
-    this.pendingScripts.set(key, p)
-  }
-
-  /**
-   * Findings from a script's commands name the script and line. A computed word inside a script is kept apart
-   * (judgeScripts): committed scripts are full of `"$(dirname "$0")"`, and that is not the agent's doing.
-   */
-  private fromScript(origin: ScriptOrigin | undefined, work: () => void): void {
-    if (!origin) return work()
-    const before = this.findings.length
-    work()
-    const added = this.findings.splice(before)
-    for (const f of added) {
-      if (f.pattern === 'unreadable' && !f.catastrophic) this.scriptUnreadable(origin, f.detail)
-      else this.findings.push({ ...f, detail: `${f.detail} (${where(origin, f.detail)})` })
-    }
-  }
-
-  /**
-   * What could not be read in a script: in one the agent wrote or changed (created this session, untracked or
-   * modified in git) it is unreadable like the same text typed in the command (a check, at least). In a committed
-   * script it stays quiet unless its worst reading is catastrophic or touches Ratchet's files (then a deny).
-   */
-  private judgeScripts(): void {
-    if (!this.pendingScripts.size) return
-    const pending = [...this.pendingScripts.values()]
-    this.pendingScripts.clear()
-    for (const { origin, reasons } of pending) {
-      // A committed script's computed words are the project's own code, not the agent's doing: what it plainly
-      // does is judged (above); what it computes is left to it. Reading a whole file at its worst (every word
-      // that names a program, comments included) would interrupt every ordinary `npm test`.
-      if (!this.agentsScript(origin.abs)) continue
-      const place = origin.line ? `${origin.file} line ${origin.line}` : origin.file
-      for (const why of [...reasons].slice(0, 4))
-        this.add('unreadable', `${place} (a script changed in this session or not committed): ${why}`)
-      if (this.probe || !origin.text) continue
-      const { readings, truncated } = worstReadings(origin.text, (n) => programKey(n) in PROGRAMS || hasEffect(n))
-      if (truncated)
-        this.add('unreadable', `${place}: too many commands are hidden in it to read them all at their worst`, true)
-      if (!readings.length) continue
-      const probe = new Collector(
-        { tool_name: 'Bash', tool_input: { command: readings.join('\n') }, cwd: this.cwd },
-        this.ctx,
-      )
-      probe.probe = true
-      probe.bash(readings.join('\n'))
-      const self = probe.findings.find((f) => f.class === 'self_protection')
-      const worst = probe.findings.find((f) => f.catastrophic)
-      if (self)
-        this.add(
-          'ratchet_state_edit',
-          `${this.summary ? oneLine(this.summary, 80) : place} runs ${place}, which read at its worst changes Ratchet's files: ${self.detail}`,
-        )
-      else if (worst) this.add('unreadable', `${place}, read at its worst, is catastrophic: ${worst.detail}`, true)
-    }
-  }
-
   private bashOnce(command: string): void {
-    const line = readCommandLine(command, this.ctx.fs?.script ? this.readScript : undefined)
+    const line = readCommandLine(command, this.ctx.fs?.script ? this.scripts.read : undefined)
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
     line.invocations.forEach((inv, i) => {
-      this.fromScript(inv.origin, () =>
+      this.scripts.within(inv.origin, () =>
         this.invocation(
           inv,
           line.invocations.slice(0, i).filter((e) => e.origin === inv.origin),
         ),
       )
     })
-    for (const s of line.snippets) this.fromScript(s.origin, () => this.snippet(s))
+    for (const s of line.snippets) this.scripts.within(s.origin, () => this.snippet(s))
     for (const run of line.scripts) {
       if (run.problem)
         this.add(
           'unreadable',
           `${command.length > 80 ? run.file : oneLine(command, 80)} runs ${run.file}, which cannot be read: ${run.problem}`,
         )
-      for (const why of run.unreadable) this.scriptUnreadable({ file: run.file, abs: run.abs, text: run.text }, why)
+      for (const why of run.unreadable) this.scripts.unreadable({ file: run.file, abs: run.abs, text: run.text }, why)
     }
-    this.judgeScripts()
+    this.scripts.judge()
     // (`[ \t]*`, not `\s*`, under /m: a run of newlines made `^\s*` quadratic — redos test.)
     // `env`, `set`, `export -p` alone print the environment (commands.ts peels `env` as a wrapper, so it is read here).
     if (/(^|[|;&(]|\$\()[ \t]*(env|set|export[ \t]+-p|declare[ \t]+-x)[ \t]*($|[|;&)>])/m.test(command)) {
@@ -370,9 +281,7 @@ class Collector implements ScopeSink {
     if (!readings.length) return
     // All readings in one pass (one per line): the classifier is linear in the commands it reads.
     const text = readings.join('\n')
-    const probe = new Collector({ tool_name: 'Bash', tool_input: { command: text }, cwd: this.cwd }, this.ctx)
-    probe.probe = true
-    probe.bash(text)
+    const probe = this.readAtWorst(text)
     const self = probe.findings.find((f) => f.class === 'self_protection')
     if (self) {
       this.add('ratchet_state_edit', `${oneLine(this.summary || command, 80)} (read at its worst: ${self.detail})`)
@@ -390,6 +299,18 @@ class Collector implements ScopeSink {
       const del = probe.findings.find((f) => f.pattern === 'file_delete' || f.pattern === 'git_discard')
       if (del) this.add(del.pattern, `${oneLine(this.summary || command, 80)} (read at its worst: ${del.detail})`)
     }
+  }
+
+  probeFindings(text: string): readonly Finding[] {
+    return this.readAtWorst(text).findings
+  }
+
+  /** Classifies the readings of a command at its worst, one per line, in a probe that takes no worst readings. */
+  private readAtWorst(text: string): Collector {
+    const probe = new Collector({ tool_name: 'Bash', tool_input: { command: text }, cwd: this.cwd }, this.ctx)
+    probe.probe = true
+    probe.bash(text)
+    return probe
   }
 
   invocation(inv: Invocation, earlier: Invocation[] = []): void {
@@ -443,16 +364,8 @@ class Collector implements ScopeSink {
     this.commands.push(detail)
     const before = this.findings.length
     for (const scan of CODE_SCANNERS) scan(this, s, detail)
-    // The code scanners look for kinds of calls anywhere in a snippet (any deletion, any write near a mention of
-    // `.ratchet`): right for a one-liner the agent typed, noise over a whole committed build script. There only
-    // the catastrophic ones count; the shell commands it runs (below) are judged in full either way.
-    // (Asked only when a scanner found something: the answer costs a git run.)
-    if (s.origin && this.findings.slice(before).some((f) => !f.catastrophic) && !this.agentsScript(s.origin.abs))
-      this.findings.splice(
-        before,
-        this.findings.length - before,
-        ...this.findings.slice(before).filter((f) => f.catastrophic),
-      )
+    // In a committed script only the catastrophic ones count; the shell commands it runs (below) are judged in full.
+    if (s.origin) this.scripts.judgeCode(s.origin, before)
     // Shell commands run from the code: os.system("…"), subprocess.run([...]), execSync("…"), system("…").
     // (A linear scanner in commands.ts: the regex that was here backtracked catastrophically.)
     // A command built at run time is unreadable; what its literal pieces spell is still read.
@@ -480,21 +393,4 @@ function asksForHelp(args: string[]): boolean {
     if (a.startsWith('-')) return false
   }
   return false
-}
-
-/** `deploy.sh line 12`: the line is known for package.json scripts and Makefile recipes; for a script, the first line naming the command. */
-function where(origin: ScriptOrigin, detail: string): string {
-  if (origin.line) return `in ${origin.file} line ${origin.line}`
-  const text = origin.text ?? ''
-  // The command's first words as they stand in the file (quotes may differ: try fewer words).
-  const words = detail
-    .split(/\s+/)
-    .filter((w) => w && !/^[('"]/.test(w))
-    .slice(0, 3)
-  for (let n = Math.min(words.length, 2); n >= 1; n--) {
-    let k = text.indexOf(words.slice(0, n).join(' '))
-    if (k < 0 && n === 1) k = text.indexOf(words[0])
-    if (k >= 0) return `in ${origin.file} line ${lineAt(text, k)}`
-  }
-  return `in ${origin.file}`
 }

@@ -2,7 +2,8 @@
 // (envelope.ts) — scope expansions in a todo list, reactions to errors, edits when the user only asked a question,
 // touches of what the user ruled out. Pure.
 
-import { type Envelope, forbiddenPart, forbiddenTargets, MAX_READ, trimEnd } from './envelope'
+import { type Envelope, forbiddenPart, forbiddenTargets } from './envelope'
+import { MAX_READ, trimEnd } from './prompt-clauses'
 
 // ---- deterministic checks (no model needed) -------------------------------------------------------
 

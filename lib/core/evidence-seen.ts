@@ -1,6 +1,6 @@
 // What the human saw of the evidence (lib/core/evidence/), in a form two gatherings can be compared by, so an
-// approval binds to it (lib/core/pending.ts approvalCovers). Small and pure: the approval queue's module loads it
-// in every bundle that reads the queue, without the evidence scanner.
+// approval binds to it (lib/core/approval-binding.ts approvalCovers). Small and pure: the approval binding loads it
+// in every bundle that checks an approval, without the evidence scanner.
 
 import { fnv64 } from './fingerprint'
 

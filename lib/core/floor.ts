@@ -1,5 +1,6 @@
 // The floor: what Ratchet asks Claude Code's own sandbox and permission layer to enforce, so that no reading of
-// a command has to prove it leaves Ratchet alone. Pure: settings objects in, settings, problems and facts out.
+// a command has to prove it leaves Ratchet alone. Pure: settings objects in, settings and problems out (which changes
+// of the floor wait for a human: floor-changes.ts).
 //
 // Measured on Claude Code 2.1.330 (docs/threat-model.md has the table):
 // - a `permissions.deny` rule `Edit(<path>)` stops the file tools (Write, Edit, NotebookEdit) and is merged into
@@ -355,49 +356,6 @@ export function runsExcluded(command: string, excluded: string[]): boolean {
       .map((w) => w.split('/').pop()!),
   )
   return excluded.some((e) => programs.has(e.trim().split(/[\s:*]+/)[0]))
-}
-
-/**
- * What a session is started under, as named facts: compared with the last session a human confirmed, any change
- * waits for a human (session-start). Each value is a short string, so a change can be shown as before → after.
- */
-export type FloorFacts = Record<string, string>
-
-export interface FloorChange {
-  fact: string
-  before: string
-  after: string
-}
-
-/**
- * The facts that changed, in a stable order. Rules that were added or made stricter are not a change a human must
- * confirm (only the user can write the rules); a rule removed or made weaker is.
- */
-export function floorChanges(before: FloorFacts, after: FloorFacts): FloorChange[] {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
-  const out: FloorChange[] = []
-  for (const fact of keys) {
-    const b = before[fact] ?? '(none)'
-    const a = after[fact] ?? '(none)'
-    if (b === a) continue
-    if (fact.startsWith('rule ') && !weaker(b, a)) continue
-    out.push({ fact, before: b, after: a })
-  }
-  return out
-}
-
-/** Rule strengths, weakest first (lib/core/guardrails.ts STRENGTH agrees in order). */
-const STRENGTHS = ['off', 'warn', 'check', 'ask', 'pause', 'deny']
-function weaker(before: string, after: string): boolean {
-  const b = STRENGTHS.indexOf(before)
-  const a = after === '(none)' ? -1 : STRENGTHS.indexOf(after)
-  return a < b
-}
-
-export function describeChange(c: FloorChange): string {
-  if (c.fact.startsWith('rule '))
-    return `${c.fact} ${c.after === '(none)' ? 'was removed' : `went from ${c.before} to ${c.after}`}`
-  return `${c.fact}: ${c.before} → ${c.after}`
 }
 
 /** The one line session-start and doctor show for a mode. */

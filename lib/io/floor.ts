@@ -6,15 +6,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {
   SCOPES,
-  describeChange,
   excludedCommands,
-  floorChanges,
   floorFragment,
   floorProblems,
   guardedPaths,
   runsExcluded,
-  type FloorChange,
-  type FloorFacts,
   type FloorFragment,
   type FloorInputs,
   type FloorMode,
@@ -22,6 +18,7 @@ import {
   type Scope,
   type ScopeSettings,
 } from '../core/floor'
+import { describeChange, floorChanges, type FloorChange, type FloorFacts } from '../core/floor-changes'
 import { BIN_NAMES, NATIVE_CLIENT, PACKAGE_NAME, distFiles } from '../core/manifest'
 import { REGISTRATIONS, commandExecutable, registeredRatchetHooks } from '../core/settings'
 import { decisionOf } from '../core/guardrails'

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest'
 import {
   SANDBOX_SWITCHES,
   denyRules,
-  floorChanges,
   floorFragment,
   floorProblems,
   guardedPaths,
@@ -14,6 +13,7 @@ import {
   type FloorInputs,
   type ScopeSettings,
 } from '../../lib/core/floor'
+import { floorChanges } from '../../lib/core/floor-changes'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

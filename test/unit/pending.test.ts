@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import {
   CLAIM_TTL_MS,
   applyTimeouts,
-  approvalCovers,
   claimSend,
   consumeApproval,
   decideEntry,
@@ -16,6 +15,7 @@ import {
   validatePendingList,
   type PendingEntry,
 } from '../../lib/core/pending'
+import { approvalCovers } from '../../lib/core/approval-binding'
 import { maskSecrets } from '../../lib/core/secrets'
 import { interpret } from '../../lib/io/telegram'
 
