@@ -1,7 +1,7 @@
 // The warm decision process: the engines of the hooks the manifest marks `warm` (preflight-check, custodiet),
 // loaded once and kept in memory, so a call costs a hand-over instead of a node start and ~300 KB of engine.
-// One per state folder and install, started in the background by the first call that needed an engine, gone
-// after RATCHET_WARM_IDLE_MS (10 minutes) without a call. Its clients: the node launcher (lib/runtime/loader.ts
+// One per state folder and install, started in the background by SessionStart (or else by the first call that
+// needed an engine), gone after RATCHET_WARM_IDLE_MS (10 minutes) without a call. Its clients: the node launcher (lib/runtime/loader.ts
 // warmFirst, through `ask` below) and the compiled client (native/hook-client.c), which speaks the same files.
 //
 // It must never decide less safely than the hook would in its own process:
