@@ -65,7 +65,13 @@ describe('ratchet init / uninstall', () => {
           { type: 'command', command: 'say done' },
           {
             type: 'command',
-            command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet')), 'Stop'),
+            command: guardedCommand(
+              'custodiet',
+              JSON.stringify(path.join(ROOT, 'bin', 'custodiet')),
+              'Stop',
+              undefined,
+              JSON.stringify(path.join(fs.realpathSync(ROOT), 'dist', NATIVE_CLIENT.file)),
+            ),
             timeout: 40,
           },
         ],
@@ -73,7 +79,7 @@ describe('ratchet init / uninstall', () => {
     ])
     expect(s.hooks.PreToolUse).toEqual([
       // Run from a source checkout (not installed as a package), the checkout's bin/ is registered.
-      // preflight-check's through the compiled client in the same checkout's dist/ when this machine runs it.
+      // preflight-check's and custodiet's through the compiled client in the same checkout's dist/.
       {
         matcher: '*',
         hooks: [
@@ -96,7 +102,13 @@ describe('ratchet init / uninstall', () => {
         hooks: [
           {
             type: 'command',
-            command: guardedCommand('custodiet', JSON.stringify(path.join(ROOT, 'bin', 'custodiet'))),
+            command: guardedCommand(
+              'custodiet',
+              JSON.stringify(path.join(ROOT, 'bin', 'custodiet')),
+              undefined,
+              undefined,
+              JSON.stringify(path.join(fs.realpathSync(ROOT), 'dist', NATIVE_CLIENT.file)),
+            ),
             timeout: 40,
           },
         ],
