@@ -169,7 +169,13 @@ async function runOnce(mode: Mode, floorUrl: string, serviceEnv: NodeJS.ProcessE
   const dir = project()
   const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-home-')))
   const model = await startMockModel(steps(dir))
-  const env = claudeEnv(model.url, home, { XDG_CONFIG_HOME: path.join(home, '.config'), ...serviceEnv })
+  // The per-user config folder is the run's own, except under the service, which is one per user and stays up
+  // between sessions: its runs share one (serviceEnv's), so the first run starts it and the later ones find it, as a
+  // user's sessions do.
+  const env = claudeEnv(model.url, home, {
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    ...(mode === 'service' ? serviceEnv : {}),
+  })
   if (!setUp(mode, dir, floorUrl, env)) {
     await model.close()
     return undefined
@@ -216,7 +222,10 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
   await new Promise<void>((r) => floor.listen(0, '127.0.0.1', r))
   const floorUrl = `http://127.0.0.1:${(floor.address() as { port: number }).port}/hook`
   // The service this bench starts listens on a port of its own, away from any the user's sessions use.
-  const serviceEnv = { RATCHET_SERVICE_PORT: String(42000 + (process.pid % 1000)) }
+  const serviceEnv = {
+    RATCHET_SERVICE_PORT: String(42000 + (process.pid % 1000)),
+    XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-service-config-')),
+  }
   const results: Record<Mode, RunResult[]> = {
     none: [],
     command: [],

@@ -96,7 +96,8 @@ async function withService(d: Decision, session: string): Promise<Decision> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'CLAUDE_ENV_FILE'),
   )
-  const r = await ensureService({ session_id: session, env, cwd: process.cwd(), ppid: process.ppid })
+  // Within the hook's own budget (3 s), so a service that cannot come up is said in a line, not lost to the budget.
+  const r = await ensureService({ session_id: session, env, cwd: process.cwd(), ppid: process.ppid }, process.env, 2000)
   if (r.ok || d.kind !== 'allow') return d
   const line = `[RATCHET] Ratchet's decision service could not start (${r.why}), so every tool call it checks is refused. Tell the user: \`${CLI} service start\` in a terminal, then \`claude --continue\`.`
   return {
