@@ -38,18 +38,20 @@ export const claimFor = (launch: Launch, now: Date): Claim => ({
   claim: `${process.pid}.${now.getTime().toString(36)}`,
 })
 
+/** `custodiet review` for a session's span of calls: what both the background review and a gate's review run. */
+const reviewArgs = (session: string, launch: Launch): string[] => [
+  'review',
+  '--session',
+  session,
+  '--trigger',
+  launch.trigger,
+  '--from',
+  String(launch.from),
+]
+
 export function launchReview(paths: Paths, session: string, launch: Launch, extra: string[] = []): number | undefined {
   try {
-    return spawnDetached('custodiet', [
-      'review',
-      '--session',
-      session,
-      '--trigger',
-      launch.trigger,
-      '--from',
-      String(launch.from),
-      ...extra,
-    ])
+    return spawnDetached('custodiet', [...reviewArgs(session, launch), ...extra])
   } catch (e) {
     logError(paths, 'custodiet', e)
     return undefined
@@ -89,13 +91,7 @@ export function reviewWithin(
     const { spawn } = require('node:child_process') as typeof import('node:child_process')
     const args = [
       path.join(PACKAGE_ROOT, 'bin', 'custodiet'),
-      'review',
-      '--session',
-      session,
-      '--trigger',
-      launch.trigger,
-      '--from',
-      String(launch.from),
+      ...reviewArgs(session, launch),
       '--print',
       '--budget',
       String(budgetMs),

@@ -32,6 +32,7 @@ import {
   type SessionRegistration,
 } from '../io/service'
 import { writeAll } from './stdio'
+import { filesStamp } from './stamp'
 import { REGISTRATIONS } from '../core/settings'
 import { oneLine, renderHttp, type Rendered } from './render'
 import { CLI } from '../core/manifest'
@@ -53,16 +54,7 @@ const loopback = (port: number) => `0100007F:${port.toString(16).toUpperCase().p
 
 /** The files this process runs from: when any changes (an upgrade, a rebuild), it is out of date. */
 function stamp(): string {
-  return [__filename, path.join(__dirname, 'loader.cjs')]
-    .map((f) => {
-      try {
-        const s = fs.statSync(f)
-        return `${s.ino}:${s.size}:${s.mtimeMs}`
-      } catch {
-        return 'gone'
-      }
-    })
-    .join('|')
+  return filesStamp([__filename, path.join(__dirname, 'loader.cjs')])
 }
 
 const alive = (pid: number) => Number.isInteger(pid) && pid > 1 && fs.existsSync(`/proc/${pid}`)

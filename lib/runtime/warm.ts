@@ -34,6 +34,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { EXECUTABLES, type Executable } from '../core/manifest'
+import { filesStamp } from './stamp'
 
 const WAIT_MS = 3500 // the engine's own budget is 3 s: a call taken and not decided by then has overrun
 const PICKUP_MS = 500 // a request not taken by then: the process is stopped or stuck, the hook decides itself
@@ -375,17 +376,7 @@ export function serve(load: (name: string) => Engine, name: string): void {
   }
   // The files it runs from: when any changes (an upgrade, a rebuild), this process is out of date.
   const own = [...WARM_HOOKS.map((h) => path.join(__dirname, `${h}.cjs`)), LOADER, __filename]
-  const stamp = () =>
-    own
-      .map((f) => {
-        try {
-          const s = fs.statSync(f)
-          return `${s.ino}:${s.size}:${s.mtimeMs}`
-        } catch {
-          return 'gone'
-        }
-      })
-      .join('|')
+  const stamp = () => filesStamp(own)
   const built = stamp()
   // Every engine now, in the background of the call that started it: none is loaded on a call's time.
   const engines = new Map(WARM_HOOKS.map((h) => [h, load(h)]))
