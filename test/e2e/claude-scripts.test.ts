@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, ROOT, exec, tempProject } from '../support/fixtures'
+import { BIN, ROOT, exec, tempProject, removeScratch } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
@@ -83,8 +83,8 @@ describe('scripts the agent wrote, run in a later call, inside the real claude C
 
   afterAll(async () => {
     await model?.close()
-    fs.rmSync(base, { recursive: true, force: true })
-    fs.rmSync(home, { recursive: true, force: true })
+    removeScratch(base)
+    removeScratch(home)
   })
 
   it('runs to the end', () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, ROOT, exec, tempProject, type Run } from '../support/fixtures'
+import { BIN, ROOT, exec, tempProject, type Run, removeScratch } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel, type MessagesRequest } from '../support/mock-anthropic'
 
 const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
@@ -90,7 +90,7 @@ describe('a session record damaged mid-session, in the real claude CLI', () => {
 
   afterAll(async () => {
     await model?.close()
-    fs.rmSync(base, { recursive: true, force: true })
+    removeScratch(base)
   })
 
   it('runs to the end', () => {

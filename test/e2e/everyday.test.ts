@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PROMPT, everydayCalls, everydayProject, everydaySession } from '../../bench/everyday'
-import { BIN, ROOT, exec } from '../support/fixtures'
+import { BIN, ROOT, exec, removeScratch } from '../support/fixtures'
 import { claudeEnv, startMockModel } from '../support/mock-anthropic'
 
 describe('everyday session', () => {
@@ -67,7 +67,7 @@ describe('everyday session', () => {
       expect(remote).toContain('Document greet()')
     } finally {
       await model.close()
-      fs.rmSync(base, { recursive: true, force: true })
+      removeScratch(base)
     }
   }, 660_000)
 

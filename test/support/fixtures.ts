@@ -24,6 +24,15 @@ export function tempProject(prefix = 'ratchet-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
 }
 
+/**
+ * Removes a scratch folder a real session used. custodiet's background PostToolUse and a detached reviewer may still
+ * be writing in its state folder when `claude` has exited, so a removal that meets a file created meanwhile
+ * (ENOTEMPTY) tries again (node's own retries, up to about a second) instead of failing the suite in its clean-up.
+ */
+export function removeScratch(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+}
+
 export interface Run {
   status: number | null
   stdout: string
