@@ -25,12 +25,50 @@ export function tempProject(prefix = 'ratchet-test-'): string {
 }
 
 /**
- * Removes a scratch folder a real session used. custodiet's background PostToolUse and a detached reviewer may still
- * be writing in its state folder when `claude` has exited, so a removal that meets a file created meanwhile
- * (ENOTEMPTY) tries again (node's own retries, up to about a second) instead of failing the suite in its clean-up.
+ * Removes a scratch folder a real session used. When `claude` has exited, what it started may still be at work in the
+ * project: custodiet's background PostToolUse, a detached reviewer (whose own `claude` retries for many seconds once
+ * the mock model has closed), the warm process. Each writes into the state folder, so a removal alone can meet a file
+ * created meanwhile (ENOTEMPTY, seen in CI even with retries). Those processes are found by their working folder or
+ * command line (Linux's /proc) and stopped first; the removal then retries for what was mid-write.
  */
 export function removeScratch(dir: string): void {
+  for (let round = 0; round < 20; round++) {
+    const left = processesIn(dir)
+    if (left.length === 0) break
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    spawnSync('sleep', ['0.1'])
+  }
   fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+}
+
+/** Live processes (not this one nor its parent) working in `dir` or naming it on their command line. */
+function processesIn(dir: string): number[] {
+  let entries: string[]
+  try {
+    entries = fs.readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const own = new Set([process.pid, process.ppid])
+  const pids: number[] = []
+  for (const name of entries) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid) || own.has(pid)) continue
+    try {
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      if (cwd === dir || cwd.startsWith(`${dir}/`) || cmdline.includes(dir)) pids.push(pid)
+    } catch {
+      // gone, a zombie, or not ours to read
+    }
+  }
+  return pids
 }
 
 export interface Run {
