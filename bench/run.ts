@@ -24,6 +24,7 @@ import { approvalLatency } from './approval-latency'
 import { run as minePatterns, transcripts as mineTranscripts } from './pattern-detect'
 import { run as stopWait } from './custodiet-stop'
 import { sessionBench } from './session'
+import { reviewerCpu } from './reviewer-cpu'
 
 const ROOT = path.resolve(__dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 60)
@@ -564,7 +565,10 @@ async function main() {
   }
   fs.rmSync(CONFIG_HOME, { recursive: true, force: true })
   // A whole session in the real client, per transport (BENCH_SESSION=0 skips it; BENCH_HOOKS_ONLY=1 too).
-  if (process.env.BENCH_SESSION !== '0' && process.env.BENCH_HOOKS_ONLY !== '1') await sessionBench()
+  if (process.env.BENCH_SESSION !== '0' && process.env.BENCH_HOOKS_ONLY !== '1') {
+    await sessionBench()
+    await reviewerCpu()
+  }
 }
 
 if (require.main === module)

@@ -10,7 +10,8 @@
 // Transports, each with Claude Code's sandbox on as `ratchet init` turns it on (it costs the same in each, ~40 ms
 // of CPU per Bash call; under it an http hook goes through the sandbox's proxy, so 127.0.0.1 is allowed there):
 // none (no hooks); command (`ratchet init`, the default: a process per hook, preflight-check's through the compiled
-// client native/hook-client.c where the build made it); command-node (the same, every hook through the node launcher); http-floor (one `type: "http"`
+// client native/hook-client.c where the build made it); command-no-reviewer (the same with custodiet's reviewer off:
+// each review starts a `claude -p`, ~0.9 s of CPU, every 7 calls and at the end of a turn, see bench/reviewer-cpu.ts); command-node (the same, every hook through the node launcher); http-floor (one `type: "http"`
 // PreToolUse hook that answers `{}`: the least any hook can cost); command-floor (`/bin/true` as a command hook before
 // each call and as an async one after it: the least Ratchet's shape of hooks, a process per call, can cost); service
 // (`ratchet init --transport http`).
@@ -28,8 +29,8 @@ const CALLS = 30
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[xs.length >> 1] : NaN)
 const load = () => os.loadavg()[0].toFixed(2)
 
-type Mode = 'none' | 'command' | 'command-node' | 'http-floor' | 'command-floor' | 'service'
-const ALL: Mode[] = ['none', 'command', 'command-node', 'http-floor', 'command-floor', 'service']
+type Mode = 'none' | 'command' | 'command-no-reviewer' | 'command-node' | 'http-floor' | 'command-floor' | 'service'
+const ALL: Mode[] = ['none', 'command', 'command-no-reviewer', 'command-node', 'http-floor', 'command-floor', 'service']
 // BENCH_SESSION_MODES=none,command,command-node: only these (none is always run: it is the baseline).
 const MODES: Mode[] = process.env.BENCH_SESSION_MODES
   ? ALL.filter((m) => m === 'none' || process.env.BENCH_SESSION_MODES!.split(',').includes(m))
@@ -109,6 +110,12 @@ function setUp(mode: Mode, dir: string, floorUrl: string, env: NodeJS.ProcessEnv
     if (r.status !== 0) {
       process.stdout.write(`  (${mode} skipped: ratchet init said: ${(r.stderr || r.stdout).trim().split('\n')[0]})\n`)
       return false
+    }
+    // The same install with custodiet's reviewer off: what the hooks cost, apart from the reviews' CPU.
+    if (mode === 'command-no-reviewer') {
+      const config = path.join(dir, '.ratchet', 'config.json')
+      const c = fs.existsSync(config) ? JSON.parse(fs.readFileSync(config, 'utf8')) : {}
+      fs.writeFileSync(config, JSON.stringify({ ...c, custodiet: { ...c.custodiet, reviewer: { kind: 'none' } } }))
     }
     // The same install without the compiled client: every call starts the node launcher.
     const text = fs.readFileSync(settings, 'utf8')
@@ -229,6 +236,7 @@ export async function sessionBench(rounds = Number(process.env.BENCH_SESSION_ROU
   const results: Record<Mode, RunResult[]> = {
     none: [],
     command: [],
+    'command-no-reviewer': [],
     'command-node': [],
     'http-floor': [],
     'command-floor': [],

@@ -3,6 +3,7 @@
 // with --print to get the verdict back within the gate's budget.
 
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { maskSecrets } from '../../lib/core/secrets'
 import { fnv64 } from '../../lib/core/fingerprint'
@@ -224,6 +225,15 @@ function record(
  * session's one background reviewer, claimed by the hook that started it) it clears the claim when done and
  * runs what was queued meanwhile.
  */
+/** The lowest CPU priority for this process and what it starts (a niceness that cannot be raised back). */
+function lowerPriority(): void {
+  try {
+    os.setPriority(os.constants.priority.PRIORITY_LOW)
+  } catch {
+    // not allowed here: it runs at the priority it has
+  }
+}
+
 async function reviewCommand(args: string[]): Promise<void> {
   const arg = (name: string) => {
     const i = args.indexOf(name)
@@ -240,6 +250,10 @@ async function reviewCommand(args: string[]): Promise<void> {
     process.exitCode = 2
     return
   }
+  // A background review is background work: its reviewer (a `claude -p` costs ~0.85 s of CPU to start, measured
+  // in bench/reviewer-cpu.ts) gives way to the session it watches instead of competing with it for the same cores.
+  // A gate's review (--print) is what the session is waiting for, so it keeps its priority.
+  if (!print) lowerPriority()
   const cfg = custodietConfig(paths)
   const num = (v?: string) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined)
   const bound = ((num(arg('--timeout')) ?? cfg.reviewer.timeoutSeconds ?? 60) + 30) * 1000

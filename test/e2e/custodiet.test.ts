@@ -1,6 +1,7 @@
 // custodiet end to end: the built hook and its background reviewer, with a scripted stand-in for the
 // reviewer model (a fake `claude` on PATH, or the mock Messages API over HTTP).
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { BIN, ROOT, exec, preToolUse, runBinAsync, tempProject } from '../support/fixtures'
@@ -130,6 +131,8 @@ describe('custodiet', () => {
     )
     expect(denied(r.stdout)).toContain('The agent is refactoring the auth module')
     expect(reviewerCalls()[0].prompt).toContain('- [pending] Refactor auth')
+    // The session waits on a gate's review: it keeps the hook's own priority.
+    expect(reviewerCalls()[0].priority).toBe(os.getPriority())
     // The gate and its reviewer saw one event: one finding, delivered once (by the refusal).
     expect(state().findings).toHaveLength(1)
     expect(context((await post('Read', { file_path: '/p/a.ts' })).stdout)).toBe('')
@@ -329,6 +332,8 @@ describe('custodiet: reactions, turn ends, holds and cost', () => {
     expect(p).toContain('The calls under review (the error, then the agent')
     expect(p).toMatch(/#1 mcp__outlook__get_emails\s*→ ERROR/)
     expect(p).toContain('#4 Bash outlook-cli auth login --tenant x')
+    // A background review gives way to the session it watches: its reviewer runs at the lowest CPU priority.
+    expect(reviewerCalls()[0].priority).toBe(19)
   })
 
   it('Stop: a question answered with an edit is caught without a model, and the turn goes on once to report it', async () => {

@@ -1,0 +1,76 @@
+// What one custodiet review costs the machine it runs on, in CPU: the default reviewer (`claude -p --model haiku`,
+// started as lib/io/reviewer.ts starts it) against a bare `node -e ''`, both answered by the local mock model, so
+// the figure is the client's own start-up and not a model's think time. custodiet reviews every 7 calls and at the
+// end of a turn; on a machine with two cores this CPU competes with the session being watched, which is why a
+// background review runs at the lowest priority (hooks/custodiet/review.ts).
+//
+//   npx tsx bench/reviewer-cpu.ts        3 runs of each (BENCH_REVIEWER_RUNS=n)
+//   npm run bench                        after the session bench (BENCH_SESSION=0 skips both)
+
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { claudeEnv, startMockModel } from '../test/support/mock-anthropic'
+
+const ROOT = path.resolve(__dirname, '..')
+const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+
+/** CPU (user + system, the command and its children) of one command, as bash's `time` reports it. */
+function cpuOf(argv: string[], env: NodeJS.ProcessEnv, input: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+    const c = spawn('bash', ['-c', `TIMEFORMAT='%U %S'; time ${quoted} >/dev/null 2>&1`], { env })
+    let err = ''
+    c.stderr.on('data', (d) => (err += d))
+    c.stdin.end(input)
+    c.on('close', () => {
+      const [u, s] = err.trim().split('\n').pop()!.split(' ').map(Number)
+      Number.isFinite(u + s) ? resolve((u + s) * 1000) : reject(new Error(`bench/reviewer-cpu.ts: no time in ${err}`))
+    })
+  })
+}
+
+export async function reviewerCpu(runs = Number(process.env.BENCH_REVIEWER_RUNS ?? 3)): Promise<void> {
+  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ratchet-bench-reviewer-')))
+  const model = await startMockModel([])
+  try {
+    // A clean environment: this machine's NODE_EXTRA_CA_CERTS alone adds ~90 ms to every node start.
+    const env = {
+      ...claudeEnv(model.url, home),
+      RATCHET_REVIEWER: '1',
+      NODE_EXTRA_CA_CERTS: undefined,
+      NODE_OPTIONS: undefined,
+    }
+    // The arguments lib/io/reviewer.ts passes (its prompt is the review; any short one starts the client the same).
+    const review = [CLAUDE, '-p', '--model', 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '']
+    const args = [
+      ...review,
+      '--no-session-persistence',
+      '--settings',
+      '{"disableAllHooks":true}',
+      '--system-prompt',
+      'Reply OK.',
+    ]
+    const claude: number[] = []
+    const node: number[] = []
+    for (let i = 0; i < runs; i++) {
+      claude.push(await cpuOf(args, env, 'Review these calls.'))
+      node.push(await cpuOf([process.execPath, '-e', ''], env, ''))
+    }
+    const c = median(claude)
+    const n = median(node)
+    process.stdout.write(
+      `\n### One custodiet review, CPU (median of ${runs}, load ${os.loadavg()[0].toFixed(2)})\n\n` +
+        `| reviewer | CPU per review | against \`node -e ''\` |\n|---|---|---|\n` +
+        `| claude -p --model haiku (the default) | ${c.toFixed(0)} ms | ${(c / n).toFixed(1)}× |\n` +
+        `| node -e '' | ${n.toFixed(0)} ms | 1× |\n`,
+    )
+  } finally {
+    await model.close()
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+if (require.main === module) reviewerCpu()
