@@ -437,7 +437,7 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
     ).stdout.toString('utf8')
     if (tags.trim()) leaving(LEAVING.tags, 'in the tags', tags.replace(/\0/g, '\n'))
   }
-  const refNames = [...(t.push.refspecs ?? []), ...sources, ...(branch ? [branch] : [])]
+  const refNames = [...(t.push.refspecs ?? []), ...(t.push.lineBranches ?? []), ...sources, ...(branch ? [branch] : [])]
   if (t.push.allBranches || t.push.tags)
     refNames.push(
       ...(

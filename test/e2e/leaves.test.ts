@@ -361,6 +361,23 @@ const STOP: Case[] = [
     says: /Private: `\(ref names\)`.*holds/,
   },
   {
+    // docs/residual-risk.md §14, found by a real session: the branch does not exist when the push's evidence is read.
+    name: 'a branch named after the key, made in the same line as its push',
+    read: true,
+    setup: 'echo y >> README.md && git commit -qam y',
+    call: `git checkout -q -b k${SECRET} && git push -u origin HEAD`,
+    teardown: undo,
+    says: /Private: `\(ref names\)`.*holds/,
+  },
+  {
+    name: 'a branch renamed after the key in the line of its push',
+    read: true,
+    setup: 'git checkout -q -b work && echo y >> README.md && git commit -qam y',
+    call: `git branch -m k${SECRET} && git push origin --all`,
+    teardown: `git checkout -q main && git branch -D work $(git branch --format='%(refname:short)' | grep ^k) >/dev/null 2>&1; ${undo}`,
+    says: /Private: `\(ref names\)`.*holds/,
+  },
+  {
     name: 'the key as the commit author',
     read: true,
     setup: 'echo z >> README.md && git commit -qam z --author="$SECRET <x@y.z>"',
@@ -503,6 +520,15 @@ const QUIET: Case[] = [
     call: 'git commit -qam "fix typo" && git push',
     prompt: 'fix the typo and push',
     teardown: undo,
+    says: /^$/,
+  },
+  {
+    name: 'a branch for the work made and pushed in one line, after reading .env',
+    read: true,
+    setup: 'echo "fixed" >> README.md && git commit -qam "fix typo"',
+    call: 'git checkout -q -b feature/typo && git push -u origin HEAD',
+    prompt: 'fix the typo, make a branch for it and push it',
+    teardown: `git checkout -q main; git branch -D feature/typo >/dev/null 2>&1; ${undo}`,
     says: /^$/,
   },
   {

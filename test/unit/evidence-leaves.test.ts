@@ -59,6 +59,29 @@ describe('where a push goes, when the line changes it first', () => {
     const t = git(cmd)
     expect(t?.redirected ?? t?.push?.redirected).toBeUndefined()
   })
+  it.each([
+    ['git checkout -b k-x && git push origin HEAD', ['k-x']],
+    ['git checkout -qB k-x && git push', ['k-x']],
+    ['git switch -c k-x && git push -u origin HEAD', ['k-x']],
+    ['git switch --create=k-x && git push', ['k-x']],
+    ['git checkout --orphan k-x && git commit -qm x && git push', ['k-x']],
+    ['git branch -m k-x && git push origin --all', ['k-x']],
+    ['git branch -M old k-x; git push --all', ['k-x']],
+    ['git branch k-x && git push --branches', ['k-x']],
+    ['git worktree add -b k-x ../w && git push --all', ['k-x']],
+    ['git switch k-x && git push', ['k-x']],
+  ])('a branch the line makes or switches to leaves by name with its push: %s', (cmd, names) => {
+    expect(git(cmd)?.push?.lineBranches).toEqual(names)
+  })
+  it.each([
+    'git push origin HEAD',
+    'git branch -d old && git push',
+    'git branch --list && git push',
+    'git checkout -- README.md && git push',
+    'git -C ../other checkout -b k-x && git push',
+  ])('quiet: no branch made in the line of %s', (cmd) => {
+    expect(git(cmd)?.push?.lineBranches).toBeUndefined()
+  })
   it('the refspecs leave by name', () => {
     expect(git('git push origin HEAD:refs/heads/feature-x v1.2')?.push?.refspecs).toEqual([
       'HEAD:refs/heads/feature-x',

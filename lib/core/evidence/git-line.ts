@@ -30,22 +30,30 @@ interface GitCall {
   repo: () => GitTarget
 }
 
+/** What the git commands of one line have done so far, for the ones after them. */
+export interface GitLine {
+  /** The line's target per repository, made when a command first adds to it. */
+  byDir: Map<string, GitTarget>
+  targets: EvidenceTarget[]
+  /** Commands earlier in the line that change where a push goes (`git remote set-url`, `git config url.…`). */
+  redirects: string[]
+  /**
+   * Per repository, the branches the line creates, renames or switches to (`git checkout -b <name> && git push
+   * origin HEAD`): they do not exist yet when the push's evidence is gathered, but their names leave with it.
+   */
+  branches: Map<string, string[]>
+}
+
 /** Adds what one git command of the line stages, commits, tags or pushes to the target of its repository. */
-export function gitStep(
-  inv: Invocation,
-  cwd: string,
-  home: string,
-  cmd: string,
-  byDir: Map<string, GitTarget>,
-  targets: EvidenceTarget[],
-  redirects: string[],
-): void {
-  const call = readGitCall(inv, cwd, home, cmd, byDir, targets)
+export function gitStep(inv: Invocation, cwd: string, home: string, cmd: string, line: GitLine): void {
+  const call = readGitCall(inv, cwd, home, cmd, line.byDir, line.targets)
   if (!call) return
   const { sub, rest } = call
   if (sub === 'add' || sub === 'stage') return addStep(call)
   if (sub === 'commit') return commitStep(call)
-  if (sub === 'push') return pushStep(call, redirects)
+  if (sub === 'push') return pushStep(call, line)
+  const made = branchMade(sub, rest)
+  if (made) line.branches.set(call.dir, [...(line.branches.get(call.dir) ?? []), made])
   // An annotated tag made in the line: its message leaves with `git push --tags` or `--follow-tags`.
   if (sub === 'tag') return tagStep(call)
   // Where later pushes in the line go is changed before they run: what git config says now is not what they use.
@@ -53,7 +61,34 @@ export function gitStep(
     (sub === 'remote' && /^(add|set-url|rename)$/.test(rest[0] ?? '')) ||
     (sub === 'config' && rest.some((x) => REDIRECTING_KEY.test(x)))
   )
-    redirects.push(oneLine(cmd))
+    line.redirects.push(oneLine(cmd))
+}
+
+/**
+ * The branch a `checkout`, `switch`, `branch` or `worktree add` creates, renames to or switches to; for a plain
+ * `git checkout <x>` it may be a file being restored instead, which only costs a name checked for nothing.
+ */
+function branchMade(sub: string, rest: string[]): string | undefined {
+  if (sub === 'checkout' || sub === 'switch') {
+    const o = gitOptions(rest, new Set(['--orphan', '--create', '--force-create']), new Set(['b', 'B', 'c', 'C']))
+    const named = o.values('-b', '-B', '-c', '-C', '--orphan', '--create', '--force-create').pop()
+    return named ?? (rest.includes('--') ? undefined : o.operands[0])
+  }
+  if (sub === 'branch') {
+    const o = gitOptions(
+      rest,
+      new Set(['--set-upstream-to', '-u', '--contains', '--no-contains', '--merged']),
+      new Set(),
+    )
+    if (['d', 'D', '--delete', 'l', '--list', 'a', 'r', '--all', '--remotes'].some((f) => o.has(f))) return undefined
+    const renames = ['m', 'M', 'c', 'C', '--move', '--copy'].some((f) => o.has(f))
+    return renames ? o.operands.at(-1) : o.operands[0]
+  }
+  if (sub === 'worktree' && rest[0] === 'add') {
+    const o = gitOptions(rest.slice(1), new Set(['--reason']), new Set(['b', 'B']))
+    return o.values('-b', '-B').pop()
+  }
+  return undefined
 }
 
 /** The global options before the subcommand (`-C`, `-c`, an alias defined there); undefined when nothing is left to read. */
@@ -155,7 +190,7 @@ function commitStep({ rest, dir, home, cmd, repo }: GitCall): void {
 }
 
 /** `git push`: where it goes and which refs it sends. */
-function pushStep({ rest, cmd, redirectedBy, repo }: GitCall, redirects: string[]): void {
+function pushStep({ rest, cmd, dir, redirectedBy, repo }: GitCall, line: GitLine): void {
   const o = gitOptions(
     rest,
     new Set(['--repo', '-o', '--push-option', '--receive-pack', '--exec', '--signed', '--recurse-submodules']),
@@ -178,10 +213,11 @@ function pushStep({ rest, cmd, redirectedBy, repo }: GitCall, redirects: string[
     allBranches,
     tags,
     refspecs,
+    ...(line.branches.get(dir)?.length ? { lineBranches: [...line.branches.get(dir)!] } : {}),
     ...(redirectedBy ? { redirected: redirectedBy } : {}),
     command: cmd,
   }
-  if (redirects.length) t.redirected = redirects[0]
+  if (line.redirects.length) t.redirected = line.redirects[0]
   t.command = cmd
   t.commands.push(cmd)
 }

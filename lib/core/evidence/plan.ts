@@ -13,7 +13,7 @@
 import { type CommandLine, type Invocation, readCommandLine, type ScriptReader, shellCallsIn } from '../commands'
 import { publicServer } from '../actions/serve'
 import { argumentsSent, carriedSecrets } from './arguments-sent'
-import { gitStep } from './git-line'
+import { type GitLine, gitStep } from './git-line'
 import { snippetSends } from './interpreter-code'
 import { outsideRepoPush } from './outside-repo'
 import { PACKAGERS } from './packagers'
@@ -35,13 +35,16 @@ export function planEvidence(
   // With a reader, a push inside a script on disk (`sh release.sh`, `npm run release`) is planned like a typed one.
   const line = readCommandLine(command, reader)
   const targets: EvidenceTarget[] = []
-  const gitByDir = new Map<string, Extract<EvidenceTarget, { kind: 'git' }>>()
   const invs = line.invocations
   const touched: { path: string; by: string }[] = []
-  // Commands earlier in the line that change where a push goes (`git remote set-url`, `git config url.…`).
-  const redirects: string[] = /\bGIT_CONFIG_(COUNT|PARAMETERS|GLOBAL|SYSTEM)\b/.test(command)
-    ? ['GIT_CONFIG_* in the environment']
-    : []
+  const git: GitLine = {
+    byDir: new Map(),
+    targets,
+    redirects: /\bGIT_CONFIG_(COUNT|PARAMETERS|GLOBAL|SYSTEM)\b/.test(command)
+      ? ['GIT_CONFIG_* in the environment']
+      : [],
+    branches: new Map(),
+  }
   for (let i = 0; i < invs.length; i++) {
     const inv = invs[i]
     const dir = cwdOf(inv, cwd, home)
@@ -54,8 +57,8 @@ export function planEvidence(
     const outside = project ? outsideRepoPush(inv, dir, home, cmd, project) : undefined
     if (outside) targets.push(outside)
     if (inv.name === 'git') {
-      gitStep(inv, dir, home, cmd, gitByDir, targets, redirects)
-      for (const t of gitByDir.values()) if (touched.length && t.stages.length) t.touched = [...touched]
+      gitStep(inv, dir, home, cmd, git)
+      for (const t of git.byDir.values()) if (touched.length && t.stages.length) t.touched = [...touched]
     }
     // `gh repo create --source . --push` pushes the local commits to the new repository.
     else if (inv.name === 'gh' && inv.args[0] === 'repo' && inv.args[1] === 'create' && inv.args.includes('--push')) {
@@ -78,7 +81,7 @@ export function planEvidence(
     ...snippetSends(line.snippets, cwd, home, command, reader),
     ...argumentsSent(invs),
   )
-  if (/\bGIT_(DIR|WORK_TREE)=/.test(command)) for (const t of gitByDir.values()) t.uncertain = true
+  if (/\bGIT_(DIR|WORK_TREE)=/.test(command)) for (const t of git.byDir.values()) t.uncertain = true
   // A push Ratchet cannot read (inside an interpreter one-liner, an unreadable line): its worst reading.
   if (!targets.some((t) => t.kind === 'git' && t.push) && hiddenPush(line, command))
     targets.push(worstCasePush(cwd, command))

@@ -45,6 +45,8 @@ export interface PushSpec {
   tags: boolean
   /** The refspecs as written (`main`, `HEAD:refs/heads/x`, `v1.2`): their names leave too. */
   refspecs?: string[]
+  /** Branches the line creates or switches to before the push: not there yet when it is read, named when it runs. */
+  lineBranches?: string[]
   /** Git options on the push itself that change where it goes (`-c remote.origin.pushurl=…`). */
   redirected?: string
   command: string
