@@ -77,7 +77,7 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
 /** The verbs that ask for each kind of what cannot be undone. */
 const UNDO_VERBS: Record<Irrevocable['kind'], RegExp> = {
   destroys:
-    /\b(?:delete|destroy|drop|remove|tear(?:ing)?\s*down|teardown|uninstall|truncate|wipe|purge|prune|erase|reset|roll\s*back|rollback|downgrade|unpublish|yank|nuke|empty|clear|clean|flush|revert|undo|terminate|cancel|rm)\w*/i,
+    /\b(?:delete|destroy|drop|remove|force|overwrite|tear(?:ing)?\s*down|teardown|uninstall|truncate|wipe|purge|prune|erase|reset|roll\s*back|rollback|downgrade|unpublish|yank|nuke|empty|clear|clean|flush|revert|undo|terminate|cancel|rm)\w*/i,
   sends:
     /\b(?:send|e-?mail|mail|post|comment|reply|message|notify|announce|tweet|ping|dm|tell|let\s+\w+\s+know|ask)\w*/i,
   pays: /\b(?:refund|charge|pay|payout|transfer|capture|bill|invoice)\w*/i,

@@ -283,10 +283,10 @@ describe('an approval of a destructive call binds to what it destroys', () => {
     )
     sh('git clone -q remote.git mate', root)
   })
-  const call = (session: string, n: number) => {
+  const call = (session: string, n: number, command = 'git push origin --delete feature') => {
     const r = runBin(
       'preflight-check',
-      { ...preToolUse(dir, 'Bash', { command: 'git push origin --delete feature' }, session), tool_use_id: `d${n}` },
+      { ...preToolUse(dir, 'Bash', { command }, session), tool_use_id: `d${n}` },
       { cwd: dir, env },
     )
     expect(r.status, r.stderr).toBe(0)
@@ -330,6 +330,26 @@ describe('an approval of a destructive call binds to what it destroys', () => {
     },
     60_000,
   )
+
+  // Seen in a real session: `git push --force origin feature` under "Don't push anything" was a check, so its
+  // identical retry overwrote the remote branch; and after an approval that no longer fit, the retry ran the same way.
+  it('a force push over feature nobody asked for waits for a human, retry or not; approved, then a teammate pushes: asked again', () => {
+    sh('git checkout -q feature && git commit -q --amend -m rewritten && git checkout -q main')
+    const force = 'git push --force origin feature'
+    const first = call('F', 1, force)
+    expect(first.decision, first.reason).toBe('deny')
+    expect(first.reason).toMatch(/the commits on feature at remote origin that the push does not keep/)
+    expect(first.reason).toMatch(/a retry will not run it/)
+    expect(call('F', 2, force).decision).toBe('deny')
+    const id = pendingId(first.reason)!
+    expect(ratchet('pending', 'approve', id).status).toBe(0)
+    teammatePushes()
+    const after = call('F', 3, force)
+    expect(after.decision, after.reason).toBe('deny')
+    expect(after.reason).toMatch(new RegExp(`what would be destroyed is not what the human approved in ${id}`))
+    expect(call('F', 4, force).decision).toBe('deny')
+    expect(sh('git log --format=%s -1 feature', path.join(root, 'remote.git')).trim()).toBe('teammate')
+  }, 60_000)
 
   it('approved with the remote unchanged: runs once without asking again; a project approval says it stays approved', () => {
     const first = call('S', 1)

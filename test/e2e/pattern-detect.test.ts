@@ -155,9 +155,21 @@ describe('the incident loop', () => {
     r.stdout ? (JSON.parse(r.stdout).hookSpecificOutput?.permissionDecision ?? 'allow') : 'allow'
 
   it('retries after checks weaken nothing; repeated self-approved force pushes become a proposed pause', async () => {
-    // Three sessions, each: a force push is checked, and the agent retries it (it approves itself).
+    // Three sessions, each: a force push the user asked for by name is checked, and the agent retries it (it
+    // approves itself). (Unasked, a force push that overwrites a remote branch waits for a human instead.)
     for (const [i, session] of ['a', 'b', 'a'].entries()) {
       const cmd = `git push --force origin feature-${i}`
+      await exec(BIN('preflight-check'), [], {
+        cwd: dir,
+        env: { ...process.env, ...env },
+        input: JSON.stringify({
+          session_id: session,
+          transcript_path: '',
+          cwd: dir,
+          hook_event_name: 'UserPromptSubmit',
+          prompt: `rebase feature-${i} and force-push feature-${i}`,
+        }),
+      })
       expect(decision(await preflight(cmd, session))).toBe('deny')
       expect(decision(await preflight(cmd, session))).toBe('allow')
     }

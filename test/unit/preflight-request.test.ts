@@ -72,7 +72,11 @@ describe('a request answers a generic check, nothing more', () => {
     ['git push origin feature', 'fix the typo and push the branch', 'allow'],
     ['git push origin feature', "fix the typo, don't push", 'check'],
     ['git push origin feature', 'fix the typo', 'check'],
-    ['git push --force origin feature', 'push the branch', 'check'],
+    // Overwriting a remote branch loses what it holds there: asked for by name, a check that names it; else a human.
+    ['git push --force origin feature', 'push the branch', 'pause'],
+    ['git push --force origin feature', "reword the last commit on feature. Don't push anything.", 'pause'],
+    ['git push --force-with-lease origin feature', 'rebase feature on main and force-push feature', 'check'],
+    ['git push origin +feature', 'overwrite the feature branch on origin with mine', 'check'],
     ['git push --force origin main', 'force push to main', 'deny'],
     ['rm -rf ~', 'delete everything in my home folder', 'deny'],
   ])('%s after %j → %s', (command, prompt, verdict) => {

@@ -20,17 +20,33 @@ export const push: SubcommandHandler = ({ c, f, rest, ops, flags, dry, dir }) =>
     flags.includes('f') ||
     ops.slice(1).some((r) => r.startsWith('+'))
   const del = rest.includes('--delete') || flags.includes('d') || ops.slice(1).some((r) => r.startsWith(':'))
-  const refs = ops.slice(1).map((r) => r.replace(/^\+/, '').split(':').pop() ?? '')
+  // Where each refspec lands on the remote; `HEAD` lands on the branch checked out (unknown: the worst case).
+  const refs = ops
+    .slice(1)
+    .map((r) => r.replace(/^\+/, '').split(':').pop() ?? '')
+    .map((r) => (r === 'HEAD' ? (c.ctx.currentBranch(dir) ?? 'HEAD') : r))
   const branch = refs.length ? undefined : c.ctx.currentBranch(dir)
-  const hitsDefault = refs.length
-    ? refs.some((r) => DEFAULT_BRANCHES.test(r.replace(/^refs\/heads\//, ''))) ||
-      rest.includes('--all') ||
-      rest.includes('--mirror')
-    : branch === undefined || DEFAULT_BRANCHES.test(branch)
-  if (force) c.add('git_history_rewrite', f.cmd, hitsDefault)
+  const hitsDefault =
+    rest.includes('--all') ||
+    rest.includes('--mirror') ||
+    (refs.length
+      ? refs.some((r) => r === 'HEAD' || DEFAULT_BRANCHES.test(r.replace(/^refs\/heads\//, '')))
+      : branch === undefined || DEFAULT_BRANCHES.test(branch))
+  const remote = ops[0] ?? 'origin'
+  if (force && hitsDefault) c.add('git_history_rewrite', f.cmd, true)
+  else if (force) {
+    // Overwriting another branch on the remote loses what it holds there as surely as deleting it: a human decides
+    // unless the user asked for it by name, and an approval binds to the remote's tips as they were.
+    const over = refs.length ? refs.filter(Boolean) : [branch!]
+    c.irrevocable('git_history_rewrite', f.cmd, {
+      kind: 'destroys',
+      what: `the commits on ${over.join(', ')} at remote ${remote} that the push does not keep (anyone who fetches from it loses them; a local copy, if any, can be pushed back)`,
+      names: over.map((r) => [r, r.replace(/^refs\/(heads|tags)\//, '')]),
+      remoteRefs: { dir, remote, refs: over },
+    })
+  }
   if (del) {
     // Deleting on the remote: what others fetched from there is gone from it (a local copy may still exist).
-    const remote = ops[0] ?? 'origin'
     const gone = refs.filter(Boolean)
     const catastrophic = refs.some((r) => DEFAULT_BRANCHES.test(r))
     if (catastrophic || !gone.length) c.add('git_ref_delete', f.cmd, catastrophic)
