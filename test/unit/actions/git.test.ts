@@ -148,6 +148,11 @@ describe('git: details', () => {
     // Unknown branch (detached, no repo): assume the worst.
     expect(catastrophic('git push -f', ctx({ currentBranch: () => undefined }))).toBe(true)
   })
+  it('a force push of HEAD lands on the branch checked out', () => {
+    expect(catastrophic('git push --force origin HEAD', ctx({ currentBranch: () => 'main' }))).toBe(true)
+    expect(catastrophic('git push -f origin HEAD', ctx({ currentBranch: () => undefined }))).toBe(true)
+    expect(catastrophic('git push --force origin HEAD', ctx({ currentBranch: () => 'feature/x' }))).toBe(false)
+  })
   it('a commit message naming commands is only a commit, never a push or a delete', () => {
     expect(patterns('git commit -m "do not git push --force to main; rm -rf is bad"')).toEqual(['git_commit'])
   })

@@ -245,6 +245,13 @@ const CASES: Case[] = [
     twin: 'git branch -r',
   },
   {
+    family: 'git',
+    input: 'git push --force origin feature/old',
+    what: /Destroys: the commits on feature\/old at remote origin that the push does not keep/,
+    asked: 'rebase feature/old on main and force-push feature/old',
+    twin: 'git push origin feature/old',
+  },
+  {
     family: 'mail',
     input: 'echo hi | mail -s report boss@example.com',
     what: /Sends: mail to boss@example\.com/,
