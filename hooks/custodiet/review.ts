@@ -225,7 +225,7 @@ function record(
  * session's one background reviewer, claimed by the hook that started it) it clears the claim when done and
  * runs what was queued meanwhile.
  */
-/** The lowest CPU priority for this process and what it starts (a niceness that cannot be raised back). */
+/** The lowest CPU priority for this process and what it starts (which inherit it). */
 function lowerPriority(): void {
   try {
     os.setPriority(os.constants.priority.PRIORITY_LOW)
