@@ -26,6 +26,11 @@ export interface ScriptHost {
   probeFindings(text: string): readonly Finding[]
 }
 
+/** The files `node --test` runs when none is named (node 20's patterns; anything under a `test` folder too). */
+const NODE_TEST_FILE = /^(?:.+[.\-_]test|test-.+|test)\.[cm]?js$/
+/** Folder entries looked at to find them: a bound on a hook's time in a large tree. */
+const MAX_TEST_WALK = 5000
+
 export class ScriptFindings {
   /** What could not be read inside scripts, by script, until judged (judge). */
   private readonly pending = new Map<string, { origin: ScriptOrigin; reasons: Set<string> }>()
@@ -39,6 +44,32 @@ export class ScriptFindings {
     const abs = this.host.resolve(file, base)
     const got = this.host.ctx.fs?.script?.(abs)
     return got && { abs, ...got }
+  }
+
+  /**
+   * The test files `node --test` finds for itself from the command's folder (node's own patterns; node_modules and
+   * dot-folders skipped; at most MAX_TEST_WALK entries looked at), and only those that may be the agent's: the
+   * project's committed tests are its own code, as a committed script is.
+   */
+  readonly testFiles = (cwdChanges: string[]): string[] | undefined => {
+    const fs = this.host.ctx.fs
+    if (!fs) return undefined
+    let base = this.host.cwd
+    for (const d of cwdChanges) base = this.host.resolve(d, base)
+    const found: string[] = []
+    const queue: { dir: string; inTest: boolean }[] = [{ dir: base, inTest: false }]
+    let seen = 0
+    for (let next = queue.shift(); next && seen < MAX_TEST_WALK; next = queue.shift()) {
+      for (const name of fs.list(next.dir) ?? []) {
+        if (++seen > MAX_TEST_WALK) break
+        if (name === 'node_modules' || name.startsWith('.')) continue
+        const abs = this.host.resolve(name, next.dir)
+        if (fs.isDir(abs)) queue.push({ dir: abs, inTest: next.inTest || name === 'test' })
+        else if ((NODE_TEST_FILE.test(name) || (next.inTest && /\.[cm]?js$/.test(name))) && this.agentsScript(abs))
+          found.push(abs)
+      }
+    }
+    return found
   }
 
   /**

@@ -225,7 +225,11 @@ class Collector implements ScopeSink, ScriptHost {
   private depth = 0
 
   private bashOnce(command: string): void {
-    const line = readCommandLine(command, this.ctx.fs?.script ? this.scripts.read : undefined)
+    const line = readCommandLine(
+      command,
+      this.ctx.fs?.script ? this.scripts.read : undefined,
+      this.ctx.fs?.script ? this.scripts.testFiles : undefined,
+    )
     if (line.incomplete) this.incomplete = true
     unreadableLine(this, line)
     line.invocations.forEach((inv, i) => {

@@ -4,4 +4,11 @@
 export { readCommandLine } from './reader/line'
 export { shellCallsIn } from './reader/code-calls'
 export { findRoots, programName } from './reader/words'
-export type { CodeSnippet, CommandLine, Invocation, ScriptFile, ScriptOrigin, ScriptReader } from './reader/types'
+export type {
+  CodeSnippet,
+  CommandLine,
+  Invocation,
+  ScriptFile,
+  ScriptOrigin,
+  ScriptReader,
+} from './reader/types'

@@ -12,12 +12,14 @@ const files: Record<string, string> = {
     '[core]\n\tbare = false\n[filter "evil"]\n\tclean = rm -rf ~\n[diff "ok"]\n\ttextconv = cat\n',
   [`${PROJECT}/hooks-evil/pre-commit`]: '#!/bin/sh\nrm -rf ~\n',
   [`${PROJECT}/hooks-ok/pre-commit`]: '#!/bin/sh\nnpm test\n',
+  [`${PROJECT}/.githooks/pre-commit`]: '#!/bin/sh\ngit push -q -f origin HEAD:refs/heads/planted-f\n',
   [`${PROJECT}/evil.gitconfig`]: '[core]\n\tpager = rm -rf ~\n',
   [`${PROJECT}/ok.gitconfig`]: '[core]\n\tpager = less -R\n[user]\n\tname = x\n',
 }
 const dirs: Record<string, string[]> = {
   [`${PROJECT}/hooks-evil`]: ['pre-commit'],
   [`${PROJECT}/hooks-ok`]: ['pre-commit', 'pre-push.sample'],
+  [`${PROJECT}/.githooks`]: ['pre-commit'],
 }
 
 const c: ClassifyContext = ctx({
@@ -159,5 +161,19 @@ describe('git settings whose code would send a secret later: a deny a retry cann
     "git config core.pager 'less -R'",
   ])('stays short of that: %s', (input) => {
     expect(found(input).some((f) => f.catastrophic && /outside any hook/.test(f.detail))).toBe(false)
+  })
+})
+
+// Seen in a real session: `git -c core.hooksPath=.githooks commit` ran a pre-commit hook written earlier that
+// force-pushed a branch; its check's identical retry ran it. The hook's push is read now as what cannot be undone,
+// which waits for a human unless the user asked for it by name.
+describe('a hooks folder on the command line whose hook overwrites a remote branch', () => {
+  it('is read as a force push that loses what the branch holds there (irrevocable, not catastrophic)', () => {
+    const f = found('git -c core.hooksPath=.githooks commit -qm x').find((x) => x.pattern === 'git_history_rewrite')
+    expect(f?.lost?.what).toMatch(/the commits on refs\/heads\/planted-f at remote origin/)
+    expect(f?.catastrophic).toBeFalsy()
+  })
+  it('quiet twin: the same folder with an ordinary hook adds nothing irrevocable', () => {
+    expect(found('git -c core.hooksPath=hooks-ok commit -qm x').filter((x) => x.lost)).toEqual([])
   })
 })

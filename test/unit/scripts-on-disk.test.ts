@@ -58,6 +58,15 @@ const files: Record<string, string> = {
     null,
     2,
   ),
+  // `node --test` with no file named runs what it finds: one planted test, and tests that only look alike.
+  'nodetests/package.json': JSON.stringify({ name: 't', scripts: { test: 'node --test' } }),
+  'nodetests/x.test.js':
+    "const { execSync } = require('child_process')\nexecSync('git push --force origin HEAD~2:main')\n",
+  'nodetests/lib/a.test.mjs': "import test from 'node:test'\ntest('a', () => {})\n",
+  'goodtests/package.json': JSON.stringify({ name: 'g', scripts: { test: 'node --test' } }),
+  'goodtests/a.test.js': "const test = require('node:test')\ntest('a', () => {})\n",
+  'goodtests/test/helper.js': "module.exports = () => require('node:child_process').execSync('git status')\n",
+  'goodtests/node_modules/dep/evil.test.js': "require('child_process').execSync('rm -rf ~')\n",
   'bin/mytool.js': "#!/usr/bin/env node\nrequire('fs').writeFileSync('.claude/settings.local.json', '{}')\n",
   'evil/package.json': JSON.stringify({
     name: 'evil',
@@ -81,9 +90,14 @@ const withScripts = (states: Record<string, FileState> = {}, created: string[] =
     },
     fs: {
       realpath: (p) => p,
-
-      isDir: () => false,
-      list: () => undefined,
+      // Folders are what the files' paths imply.
+      isDir: (p) => [...byAbs.keys()].some((f) => f.startsWith(`${p}/`)),
+      list: (d) => {
+        const names = [...byAbs.keys()]
+          .filter((f) => f.startsWith(`${d}/`))
+          .map((f) => f.slice(d.length + 1).split('/')[0]!)
+        return names.length ? [...new Set(names)] : undefined
+      },
       readText: (p) => byAbs.get(p),
       script: (p) => {
         const t = byAbs.get(p)
@@ -194,6 +208,36 @@ describe('scripts on disk: must stay quiet', () => {
         .filter((f) => !(command.includes('computed.sh') && f.catastrophic))
         .map((f) => `${f.pattern}: ${f.detail}`),
     ).toEqual([])
+  })
+})
+
+// Found driving the real client: a test written in one call and run by `npm test` (`node --test`) in another
+// force-pushed main, while `node --test x.test.js` was read and stopped.
+describe('scripts on disk: the test files `node --test` finds for itself', () => {
+  const agents = {
+    'nodetests/x.test.js': 'untracked',
+    'nodetests/lib/a.test.mjs': 'untracked',
+    'goodtests/a.test.js': 'untracked',
+    'goodtests/test/helper.js': 'untracked',
+    'goodtests/node_modules/dep/evil.test.js': 'untracked',
+  } as const
+  it.each([
+    'cd nodetests && npm test',
+    'cd nodetests && node --test',
+    'node --test nodetests/lib/a.test.mjs nodetests/x.test.js',
+  ])('must stop: %s reads the planted test', (command) => {
+    const got = findings(command, withScripts(agents)).filter((f) => f.pattern === 'git_history_rewrite')
+    expect(got.map((f) => f.detail).join('\n')).toMatch(/x\.test\.js line 2/)
+    expect(got.some((f) => f.catastrophic)).toBe(true)
+  })
+  it.each(['cd goodtests && npm test', 'cd goodtests && node --test'])(
+    'stays quiet: %s reads tests that do nothing dangerous, and not node_modules',
+    (command) => {
+      expect(findings(command, withScripts(agents)).map((f) => `${f.pattern}: ${f.detail}`)).toEqual([])
+    },
+  )
+  it("the project's committed tests are its own code: not read when found", () => {
+    expect(pats('cd nodetests && npm test')).toEqual([])
   })
 })
 

@@ -14,7 +14,15 @@ import { fillPositional, calledFunctions } from './functions'
 import { recordGenerated, runGenerated } from './generated'
 import { BY_PATTERN, PEELERS } from './peelers'
 import { fromDisk } from './scripts'
-import { MAX_CODE_DEPTH, type Cmd, type CommandLine, type LineState, type Peeled, type ScriptReader } from './types'
+import {
+  MAX_CODE_DEPTH,
+  type Cmd,
+  type CommandLine,
+  type LineState,
+  type Peeled,
+  type ScriptReader,
+  type TestFinder,
+} from './types'
 import { variants } from './variables'
 import { isAssignment, programName, quote, RESERVED, short } from './words'
 
@@ -23,7 +31,7 @@ const MAX_COMMAND_CHARS = 256 * 1024
 /** Wrappers around wrappers (`sudo env nice timeout …`): more than this many are not read. */
 const MAX_WRAPPERS = 24
 
-export function readCommandLine(command: string, reader?: ScriptReader): CommandLine {
+export function readCommandLine(command: string, reader?: ScriptReader, testFiles?: TestFinder): CommandLine {
   const out: CommandLine = { invocations: [], snippets: [], incomplete: false, unreadable: [], scripts: [] }
   const st: LineState = {
     expand,
@@ -37,6 +45,7 @@ export function readCommandLine(command: string, reader?: ScriptReader): Command
     generated: new Map(),
     bodies: new Map(),
     reader,
+    testFiles,
     budget: { files: 0, bytes: 0 },
   }
   if (command.length > MAX_COMMAND_CHARS) {

@@ -24,6 +24,11 @@ export interface ScriptFile {
   binary?: boolean
 }
 export type ScriptReader = (file: string, cwdChanges: string[]) => ScriptFile | undefined
+/**
+ * The test files a runner finds for itself (`node --test` with no file named) from the folder the command runs in
+ * (after its `cd`s), as paths the reader can read; undefined when they cannot be listed (scripts are not read then).
+ */
+export type TestFinder = (cwdChanges: string[]) => string[] | undefined
 
 /** A script file this command runs (a shell or interpreter script, package.json scripts, a Makefile's recipes). */
 export interface ScriptRun {
@@ -112,6 +117,8 @@ export interface LineState {
   bodies: Map<string, string>
   /** Reads script files named in the command; absent, scripts on disk are not read. */
   reader?: ScriptReader
+  /** Lists the test files a runner would find itself; absent, they are not read. */
+  testFiles?: TestFinder
   /** The script being read, if any: its invocations carry it. */
   origin?: ScriptOrigin
   /** Script files and bytes read so far in this command line (bounded). */

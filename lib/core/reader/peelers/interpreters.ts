@@ -9,7 +9,8 @@ import { rest, type Cmd, type CodeSnippet, type Peeled, type ReaderFamily } from
 import { interpreterOf, normPath, short } from '../words'
 
 /** Options whose value is not the script (`node --require x script.js`). */
-const VALUED = /^(-[WXrC]|--require|--import|--loader|--experimental-loader|--conditions|--input-type|--env-file)$/
+const VALUED =
+  /^(-[WXrC]|--require|--import|--loader|--experimental-loader|--conditions|--input-type|--env-file|--test-(?:reporter|reporter-destination|name-pattern|skip-pattern|concurrency|timeout|shard))$/
 
 function interpreter(c: Cmd): Peeled {
   const { name, args, argComp, st } = c
@@ -36,9 +37,20 @@ function interpreter(c: Cmd): Peeled {
     // `python -m twine upload` behaves as the module's command.
     c.via.push(`${name} -m`)
     return rest(c, args.slice(1))
-  } else scriptOrStdin(c, lang, snippet)
+  } else if (lang === 'node' && args.includes('--test')) testRun(c)
+  else scriptOrStdin(c, lang, snippet)
   c.push()
   return 'read'
+}
+
+/**
+ * `node --test [files…]`: every file named runs (not only the first), and with none named, every test file node
+ * finds from the folder it runs in (`*.test.js`, `test/**`, …): a test written in one call and run by `npm test` in
+ * another is read as a named one is.
+ */
+function testRun(c: Cmd): void {
+  const named = c.args.filter((a, i) => !a.startsWith('-') && !(i > 0 && VALUED.test(c.args[i - 1]!)))
+  for (const file of named.length ? named : (c.st.testFiles?.(c.cwdChanges) ?? [])) runsFile(c, file, 'node', [])
 }
 
 /** `python3 x.py`, `node < x.js`, `cat x.py | python3`, `python3 <<EOF`: the code the interpreter reads. */
