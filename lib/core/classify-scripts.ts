@@ -38,10 +38,15 @@ export class ScriptFindings {
   constructor(private readonly host: ScriptHost) {}
 
   /** Reads a file a command names, from the folder the command runs in (after its `cd`s). */
-  readonly read = (file: string, cwdChanges: string[]): ScriptFile | undefined => {
+  /** The folder a command runs in after its `cd`s. */
+  private folderAfter(cwdChanges: string[]): string {
     let base = this.host.cwd
     for (const d of cwdChanges) base = this.host.resolve(d, base)
-    const abs = this.host.resolve(file, base)
+    return base
+  }
+
+  readonly read = (file: string, cwdChanges: string[]): ScriptFile | undefined => {
+    const abs = this.host.resolve(file, this.folderAfter(cwdChanges))
     const got = this.host.ctx.fs?.script?.(abs)
     return got && { abs, ...got }
   }
@@ -54,10 +59,8 @@ export class ScriptFindings {
   readonly testFiles = (cwdChanges: string[]): string[] | undefined => {
     const fs = this.host.ctx.fs
     if (!fs) return undefined
-    let base = this.host.cwd
-    for (const d of cwdChanges) base = this.host.resolve(d, base)
     const found: string[] = []
-    const queue: { dir: string; inTest: boolean }[] = [{ dir: base, inTest: false }]
+    const queue: { dir: string; inTest: boolean }[] = [{ dir: this.folderAfter(cwdChanges), inTest: false }]
     let seen = 0
     for (let next = queue.shift(); next && seen < MAX_TEST_WALK; next = queue.shift()) {
       for (const name of fs.list(next.dir) ?? []) {

@@ -1,6 +1,7 @@
 // Secrets carried in arguments: $(…) into a URL, a DNS name, a header; a file printed into a socket; a key typed
 // into a network program's arguments.
 
+import { NETWORK_CLIENTS } from '../actions/secrets'
 import type { Invocation } from '../commands'
 import { CONTENT_READERS, filesReadBy, quoted, substitutionsIn } from './shell-reads'
 import { cwdOf, type EvidenceTarget, LEAVING, oneLine, resolvePath } from './targets'
@@ -11,30 +12,11 @@ import { cwdOf, type EvidenceTarget, LEAVING, oneLine, resolvePath } from './tar
  * attacker's name server without a single upload flag.
  */
 const TALKERS = new Set([
-  'curl',
-  'wget',
-  'http',
-  'https',
-  'xh',
+  // The clients classify.ts already knows for network programs (a secret read in the same call can leave by them)…
+  ...NETWORK_CLIENTS,
+  // …and the ones that send what they are given as a name, a query or a request of their own.
   'getent',
   'resolvectl',
-  'nc',
-  'ncat',
-  'netcat',
-  'socat',
-  'telnet',
-  'openssl',
-  'ssh',
-  'scp',
-  'sftp',
-  'ftp',
-  'lftp',
-  'rsync',
-  'rclone',
-  'aws',
-  'gsutil',
-  'gcloud',
-  'az',
   'gh',
   'dig',
   'nslookup',

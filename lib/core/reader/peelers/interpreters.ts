@@ -12,6 +12,9 @@ import { interpreterOf, normPath, short } from '../words'
 const VALUED =
   /^(-[WXrC]|--require|--import|--loader|--experimental-loader|--conditions|--input-type|--env-file|--test-(?:reporter|reporter-destination|name-pattern|skip-pattern|concurrency|timeout|shard))$/
 
+/** Whether `args[i]` is an operand (a script or file), not an option or an option's value. */
+const isOperand = (args: string[], i: number) => !args[i]!.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1]!))
+
 function interpreter(c: Cmd): Peeled {
   const { name, args, argComp, st } = c
   const interp = interpreterOf(name)
@@ -49,7 +52,7 @@ function interpreter(c: Cmd): Peeled {
  * another is read as a named one is.
  */
 function testRun(c: Cmd): void {
-  const named = c.args.filter((a, i) => !a.startsWith('-') && !(i > 0 && VALUED.test(c.args[i - 1]!)))
+  const named = c.args.filter((_a, i) => isOperand(c.args, i))
   for (const file of named.length ? named : (c.st.testFiles?.(c.cwdChanges) ?? [])) runsFile(c, file, 'node', [])
 }
 
@@ -60,10 +63,7 @@ function scriptOrStdin(
   snippet: (code: string, label: string, cwd?: string[] | null) => void,
 ): void {
   const { name, args, simple, st } = c
-  const script = args.find(
-    (a, i) =>
-      !a.startsWith('-') && !(i > 0 && VALUED.test(args[i - 1]!)) && !(i === 0 && name === 'deno' && a === 'run'),
-  )
+  const script = args.find((a, i) => isOperand(args, i) && !(i === 0 && name === 'deno' && a === 'run'))
   const fromStdin = !script || script === '-' || script === '/dev/stdin'
   const file = fromStdin ? stdinFile(simple) : undefined
   if (script && /^[<>]\(/.test(script))
