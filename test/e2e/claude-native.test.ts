@@ -123,7 +123,9 @@ describe.skipIf(!built)('the compiled hook client in a sandboxed claude session'
     expect(lines.filter((l) => l === 'answered preflight-check').length).toBeGreaterThan(0)
     const session = JSON.parse(result.stdout).session_id as string
     const record = JSON.parse(fs.readFileSync(path.join(project, '.ratchet', 'custodiet', `${session}.json`), 'utf8'))
-    // Its PostToolUse ran in the background: the five calls that ran are counted, whichever process took each.
-    expect(record.toolCount).toBe(5)
+    // Its PostToolUse runs in the background: the calls that ran are counted, whichever process took each. The last
+    // one's can be cut off when `claude -p` exits right after it (residual-risk.md §17; seen in CI): 4 or 5.
+    expect(record.toolCount).toBeGreaterThanOrEqual(4)
+    expect(record.toolCount).toBeLessThanOrEqual(5)
   })
 })
