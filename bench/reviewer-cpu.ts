@@ -1,5 +1,6 @@
-// What one custodiet review costs the machine it runs on, in CPU: the default reviewer (`claude -p --model haiku`,
-// started as lib/io/reviewer.ts starts it) against a bare `node -e ''`, both answered by the local mock model, so
+// What one custodiet review costs the machine it runs on, in CPU: the default reviewer's two roads (`claude -p --model
+// haiku` started as lib/io/reviewer.ts starts it, and one Messages API call from node, which it makes instead when
+// claude's key is in the session's environment) against a bare `node -e ''`, both answered by the local mock model, so
 // the figure is the client's own start-up and not a model's think time. custodiet reviews every 7 calls and at the
 // end of a turn; on a machine with two cores this CPU competes with the session being watched, which is why a
 // background review runs at the lowest priority (hooks/custodiet/review.ts).
@@ -53,18 +54,25 @@ export async function reviewerCpu(runs = Number(process.env.BENCH_REVIEWER_RUNS 
       '--system-prompt',
       'Reply OK.',
     ]
+    // The API road (lib/io/reviewer.ts claudeRoad): the review's own node process makes one Messages call, as
+    // postJson makes it (node's http client, not fetch, which loads undici first: ~80 ms of CPU).
+    const call = `const r = require('http').request(${JSON.stringify(`${model.url}/v1/messages`)}, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } }, (res) => { let t = ''; res.on('data', (d) => (t += d)); res.on('end', () => JSON.parse(t)) }); r.end(JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 400, system: 'Reply OK.', messages: [{ role: 'user', content: 'Review these calls.' }] }))`
     const claude: number[] = []
+    const api: number[] = []
     const node: number[] = []
     for (let i = 0; i < runs; i++) {
       claude.push(await cpuOf(args, env, 'Review these calls.'))
+      api.push(await cpuOf([process.execPath, '-e', call], env, ''))
       node.push(await cpuOf([process.execPath, '-e', ''], env, ''))
     }
     const c = median(claude)
+    const a = median(api)
     const n = median(node)
     process.stdout.write(
       `\n### One custodiet review, CPU (median of ${runs}, load ${os.loadavg()[0].toFixed(2)})\n\n` +
         `| reviewer | CPU per review | against \`node -e ''\` |\n|---|---|---|\n` +
-        `| claude -p --model haiku (the default) | ${c.toFixed(0)} ms | ${(c / n).toFixed(1)}× |\n` +
+        `| claude -p --model haiku (the default without claude's key in the session's environment, or \`"via": "cli"\`) | ${c.toFixed(0)} ms | ${(c / n).toFixed(1)}× |\n` +
+        `| node making one Messages API call (the default with claude's key in the environment) | ${a.toFixed(0)} ms | ${(a / n).toFixed(1)}× |\n` +
         `| node -e '' | ${n.toFixed(0)} ms | 1× |\n`,
     )
   } finally {

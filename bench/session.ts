@@ -181,6 +181,10 @@ async function runOnce(mode: Mode, floorUrl: string, serviceEnv: NodeJS.ProcessE
   // user's sessions do.
   const env = claudeEnv(model.url, home, {
     XDG_CONFIG_HOME: path.join(home, '.config'),
+    // A clean environment: a machine's NODE_EXTRA_CA_CERTS (this one sets it) makes every node start read its CA
+    // bundle, 30-40 ms of CPU; NODE_OPTIONS could load anything.
+    NODE_EXTRA_CA_CERTS: undefined,
+    NODE_OPTIONS: undefined,
     ...(mode === 'service' ? serviceEnv : {}),
   })
   if (!setUp(mode, dir, floorUrl, env)) {

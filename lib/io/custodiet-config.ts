@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { DEFAULT_POLICY, type Policy } from '../core/custodiet'
 import { readDailyCosts } from './custodiet-state'
-import type { ReviewerConfig } from './reviewer'
+import { claudeRoad, type ReviewerConfig } from './reviewer'
 import { readConfig } from './config'
 import type { Paths } from './registry'
 import { CLI } from '../core/manifest'
@@ -166,14 +166,17 @@ export function reviewerStatus(
     .sort()
     .map((day) => ({ day, ...all[day] }))
   const t = all[today] ?? { calls: 0, usd: 0 }
+  const road = r.kind === 'claude' ? claudeRoad(r, env) : undefined
   const reviewer =
-    r.kind === 'claude'
-      ? `claude -p --model ${r.model ?? 'haiku'}`
-      : r.kind === 'http'
-        ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})`
-        : r.kind === 'command'
-          ? `the command ${JSON.stringify(r.command ?? '')}`
-          : 'off'
+    road?.via === 'api'
+      ? `the Anthropic API with claude's key (${road.model}; \`claude -p\` where the key is not in the session's environment)`
+      : r.kind === 'claude'
+        ? `claude -p --model ${r.model ?? 'haiku'}`
+        : r.kind === 'http'
+          ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})`
+          : r.kind === 'command'
+            ? `the command ${JSON.stringify(r.command ?? '')}`
+            : 'off'
   return {
     on: r.kind !== 'none',
     reviewer,

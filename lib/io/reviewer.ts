@@ -1,16 +1,24 @@
 // custodiet's reviewer backends. Each takes the prompt and returns the model's text (and token use):
-//   claude   headless Claude Code: `claude -p --model haiku --output-format json --max-turns 1 --tools ""`
-//            with `--settings {"disableAllHooks":true}` so the child cannot run our hooks again;
+//   claude   Claude with claude's own login. Where the environment holds the key `claude -p` would use
+//            (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, no Bedrock/Vertex/Foundry), the Messages API is called
+//            with it directly: the same account, model and answer, without starting the client (~0.9 s of CPU
+//            per review on the cores the session runs on; bench/reviewer-cpu.ts). Otherwise, or with
+//            `"via": "cli"`, headless Claude Code: `claude -p --model haiku --output-format json --max-turns 1
+//            --tools ""` with `--settings {"disableAllHooks":true}` so the child cannot run our hooks again;
 //   http     the Anthropic Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), model configurable;
 //   command  any command that reads the prompt on stdin and prints the verdict (local models).
 // Always bounded by a timeout; a hung reviewer is killed with its whole process group (claude -p
 // starts children of its own) and reported, never waited on forever.
 
 import { spawn } from 'node:child_process'
+import http from 'node:http'
+import https from 'node:https'
 import { RatchetError } from '../core/errors'
 
 export interface ReviewerConfig {
   kind: 'claude' | 'http' | 'command' | 'none'
+  /** For `claude`: "cli" always starts `claude -p`; "auto" (the default) calls the API when claude's key is at hand. */
+  via?: 'auto' | 'cli'
   model?: string
   command?: string
   claudePath?: string
@@ -92,6 +100,13 @@ export async function runReviewer(
   try {
     switch (cfg.kind) {
       case 'claude': {
+        const road = claudeRoad(cfg, env)
+        if (road.via === 'api') {
+          const r = await messagesApi(road, cfg, system, prompt, timeout)
+          // Only a model the API does not know (an alias this table lacks, a proxy's own names) goes to the client,
+          // which knows its aliases; any other failure is the review's, as it would be the client's.
+          if (r !== 'unknown-model') return r
+        }
         const args = [
           '-p',
           '--model',
@@ -146,35 +161,18 @@ export async function runReviewer(
         }
       }
       case 'http': {
-        const base = (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/+$/, '')
         const key = env.ANTHROPIC_API_KEY
         if (!key) throw new RatchetError('reviewer', 'ANTHROPIC_API_KEY is not set for the http reviewer')
-        const res = await fetch(`${base}/v1/messages`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-          body: JSON.stringify({
-            model: cfg.model ?? 'claude-haiku-4-5',
-            max_tokens: cfg.maxTokens ?? 400,
-            system,
-            messages: [{ role: 'user', content: prompt }],
-          }),
-          signal: AbortSignal.timeout(timeout),
-        })
-        const body = (await res.json().catch(() => ({}))) as {
-          content?: { type: string; text?: string }[]
-          usage?: { input_tokens?: number; output_tokens?: number }
-          error?: { message?: string }
-        }
-        if (!res.ok)
-          throw new RatchetError('reviewer', `reviewer API answered ${res.status}: ${body.error?.message ?? ''}`.trim())
-        return {
-          text: (body.content ?? [])
-            .filter((b) => b.type === 'text')
-            .map((b) => b.text)
-            .join('\n'),
-          input_tokens: body.usage?.input_tokens,
-          output_tokens: body.usage?.output_tokens,
-        }
+        const r = await messagesApi(
+          { base: apiBase(env), headers: { 'x-api-key': key }, model: cfg.model ?? 'claude-haiku-4-5' },
+          cfg,
+          system,
+          prompt,
+          timeout,
+        )
+        if (r === 'unknown-model')
+          throw new RatchetError('reviewer', `reviewer API does not know the model ${cfg.model}`)
+        return r
       }
       case 'command': {
         if (!cfg.command) throw new RatchetError('reviewer', 'reviewer.kind is "command" but reviewer.command is empty')
@@ -198,11 +196,139 @@ export async function runReviewer(
     }
   } catch (e) {
     if (e instanceof RatchetError) throw e
-    const err = e as Error & { name?: string }
-    if (err.name === 'TimeoutError' || err.name === 'AbortError')
-      throw new RatchetError('reviewer_timeout', `reviewer timed out after ${timeout / 1000}s`)
-    throw new RatchetError('reviewer', `reviewer failed: ${oneLine(err.message ?? String(e)).slice(0, 200)}`)
+    const err = e as NodeJS.ErrnoException
+    throw new RatchetError(
+      'reviewer',
+      `reviewer failed: ${oneLine(err.code ?? err.message ?? String(e)).slice(0, 200)}`,
+    )
   }
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
+
+const apiBase = (env: NodeJS.ProcessEnv) => (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/+$/, '')
+
+/** Claude Code's model aliases, as it resolves them (its ANTHROPIC_DEFAULT_*_MODEL variables win). */
+const ALIASES: Record<string, { env: string; model: string }> = {
+  haiku: { env: 'ANTHROPIC_DEFAULT_HAIKU_MODEL', model: 'claude-haiku-4-5' },
+  sonnet: { env: 'ANTHROPIC_DEFAULT_SONNET_MODEL', model: 'claude-sonnet-4-5' },
+  opus: { env: 'ANTHROPIC_DEFAULT_OPUS_MODEL', model: 'claude-opus-4-1' },
+}
+
+interface ApiRoad {
+  via: 'api'
+  base: string
+  headers: Record<string, string>
+  model: string
+}
+
+/**
+ * How a `claude` reviewer reaches the model: the API, with the key and address `claude -p` would use, when the
+ * environment holds them; the client otherwise (a login in its keychain or credentials file, a cloud provider, a
+ * model name it alone resolves), or when the configuration says `"via": "cli"`.
+ */
+export function claudeRoad(cfg: ReviewerConfig, env: NodeJS.ProcessEnv): ApiRoad | { via: 'cli'; why: string } {
+  if (cfg.via === 'cli') return { via: 'cli', why: 'custodiet.reviewer.via is "cli"' }
+  for (const k of ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'])
+    if (env[k] && env[k] !== '0') return { via: 'cli', why: `${k} is set` }
+  const headers: Record<string, string> = env.ANTHROPIC_API_KEY
+    ? { 'x-api-key': env.ANTHROPIC_API_KEY }
+    : env.ANTHROPIC_AUTH_TOKEN
+      ? { authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN}` }
+      : {}
+  if (!Object.keys(headers).length)
+    return { via: 'cli', why: "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN: claude's own login" }
+  const name = cfg.model ?? 'haiku'
+  const alias = ALIASES[name]
+  const model = alias ? env[alias.env] || alias.model : /^claude-/.test(name) ? name : undefined
+  if (!model) return { via: 'cli', why: `the model ${JSON.stringify(name)} is a name only claude resolves` }
+  // Claude Code's ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines) go along, as the client sends them.
+  for (const line of (env.ANTHROPIC_CUSTOM_HEADERS ?? '').split('\n')) {
+    const m = /^\s*([\w-]+)\s*:\s*(.*?)\s*$/.exec(line)
+    if (m) headers[m[1].toLowerCase()] = m[2]
+  }
+  return { via: 'api', base: apiBase(env), headers, model }
+}
+
+/**
+ * POSTs JSON and reads the answer, with node's own http(s) client: `fetch` would load undici first, ~80 ms of CPU
+ * in a process that exists for this one request.
+ */
+function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url)
+    const client = u.protocol === 'https:' ? https : http
+    const req = client.request(
+      u,
+      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        res.on('error', reject)
+      },
+    )
+    const timer = setTimeout(
+      () => req.destroy(new RatchetError('reviewer_timeout', `reviewer timed out after ${timeoutMs / 1000}s`)),
+      timeoutMs,
+    )
+    req.on('close', () => clearTimeout(timer))
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e instanceof RatchetError
+          ? e
+          : new RatchetError('reviewer', `reviewer API at ${u.origin}: ${e.code ?? e.message}`),
+      ),
+    )
+    req.end(body)
+  })
+}
+
+/** One Messages API call; 'unknown-model' when the API answers that the model does not exist. */
+async function messagesApi(
+  road: Omit<ApiRoad, 'via'>,
+  cfg: ReviewerConfig,
+  system: string,
+  prompt: string,
+  timeout: number,
+): Promise<ReviewOutput | 'unknown-model'> {
+  const res = await postJson(
+    `${road.base}/v1/messages`,
+    { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...road.headers },
+    JSON.stringify({
+      model: road.model,
+      max_tokens: cfg.maxTokens ?? 400,
+      system,
+      messages: [{ role: 'user', content: prompt }],
+    }),
+    timeout,
+  )
+  let body: {
+    content?: { type: string; text?: string }[]
+    usage?: { input_tokens?: number; output_tokens?: number }
+    error?: { type?: string; message?: string }
+  } = {}
+  try {
+    body = JSON.parse(res.text)
+  } catch {
+    /* not JSON: said below by the status */
+  }
+  if (res.status === 404 && body.error?.type === 'not_found_error' && /model/i.test(body.error.message ?? ''))
+    return 'unknown-model'
+  if (res.status < 200 || res.status > 299)
+    throw new RatchetError('reviewer', `reviewer API answered ${res.status}: ${body.error?.message ?? ''}`.trim())
+  return {
+    text: (body.content ?? [])
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('\n'),
+    input_tokens: body.usage?.input_tokens,
+    output_tokens: body.usage?.output_tokens,
+  }
+}

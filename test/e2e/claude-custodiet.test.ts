@@ -28,7 +28,9 @@ describe('custodiet inside the real claude CLI', () => {
     ).toBe(0)
     fs.writeFileSync(
       path.join(project, '.ratchet', 'config.json'),
-      JSON.stringify({ custodiet: { every: 2, reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 } } }),
+      JSON.stringify({
+        custodiet: { every: 2, reviewer: { kind: 'claude', via: 'cli', claudePath: CLAUDE, timeoutSeconds: 60 } },
+      }),
     )
     fs.writeFileSync(path.join(project, 'README.md'), '# Helo\n')
     const stateFile = path.join(project, '.ratchet', 'custodiet')
@@ -151,7 +153,7 @@ async function session(
     path.join(project, '.ratchet', 'config.json'),
     JSON.stringify({
       custodiet: {
-        reviewer: { kind: 'claude', claudePath: CLAUDE, timeoutSeconds: 60 },
+        reviewer: { kind: 'claude', via: 'cli', claudePath: CLAUDE, timeoutSeconds: 60 },
         todoBudgetMs: MAX_GATE_MS,
         stopBudgetMs: MAX_GATE_MS,
         ...config,
@@ -235,6 +237,46 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
         .map((r) => JSON.stringify(r))
         .join('\n'),
     ).toContain('started re-authenticating instead of reporting it')
+  }, 240_000)
+
+  it('the default reviewer, with the key claude uses in its environment, asks the API itself: one plain Messages call per review, no nested client', async () => {
+    const s = await session(
+      'list the project',
+      [
+        { tool: 'Bash', input: { command: 'ls', description: 'List' } },
+        { tool: 'Bash', input: { command: 'ls /usr', description: 'Look around' } },
+        { tool: 'Bash', input: { command: 'ls /etc', description: 'Look around more' } },
+        { text: 'Done.' },
+      ],
+      () => attention('The agent is listing system folders nobody asked about.'),
+      // No claudePath and no "via": the install's default. Were `claude -p` started, it would be the scripted
+      // stand-in first on the tests' PATH, which never calls the mock: no review would reach it.
+      { reviewer: { kind: 'claude', timeoutSeconds: 60 }, every: 2 },
+      {},
+      async (req, findings) => {
+        const turns = req.messages.filter(
+          (m) =>
+            m.role === 'assistant' &&
+            Array.isArray(m.content) &&
+            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
+        ).length
+        if (turns === 3)
+          for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
+      },
+    )
+    expect(s.result.status, s.result.stderr).toBe(0)
+    const asked = s.model.requests.filter(isReviewer)
+    expect(asked.length).toBeGreaterThan(0)
+    // The client streams every request it makes; a plain call with the API's own model id is the hook's.
+    for (const r of asked) expect(r).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 400 })
+    expect(asked.filter((r) => r.stream === true)).toEqual([])
+    expect(s.findings()).toContainEqual(expect.objectContaining({ source: 'reviewer' }))
+    expect(
+      s.model
+        .mainTurns()
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    ).toContain('listing system folders nobody asked about')
   }, 240_000)
 
   it('Stop with the gate on: a turn no review covered is reviewed before it ends, and the agent is told before it finishes', async () => {
