@@ -100,3 +100,23 @@ export function renderHttp(event: string | undefined, r: Rendered): string {
   if (why && out.systemMessage === undefined) out.systemMessage = why
   return JSON.stringify(out)
 }
+
+/** Two hook answers as one: their texts joined line by line (two findings told at once), the later's other fields. */
+export function joinAnswers(earlier: string | undefined, later: string): string {
+  if (!earlier) return later
+  const a = JSON.parse(earlier) as Record<string, unknown>
+  const b = JSON.parse(later) as Record<string, unknown>
+  const join = (x: Record<string, unknown>, y: Record<string, unknown>) => {
+    const out: Record<string, unknown> = { ...x, ...y }
+    for (const k of Object.keys(y))
+      if (typeof x[k] === 'string' && typeof y[k] === 'string' && x[k] !== y[k]) out[k] = `${x[k]}\n${y[k]}`
+    return out
+  }
+  const out = join(a, b)
+  if (a.hookSpecificOutput && b.hookSpecificOutput)
+    out.hookSpecificOutput = join(
+      a.hookSpecificOutput as Record<string, unknown>,
+      b.hookSpecificOutput as Record<string, unknown>,
+    )
+  return JSON.stringify(out)
+}

@@ -34,7 +34,7 @@ import {
 import { writeAll } from './stdio'
 import { filesStamp } from './stamp'
 import { REGISTRATIONS } from '../core/settings'
-import { oneLine, renderHttp, type Rendered } from './render'
+import { joinAnswers, oneLine, renderHttp, type Rendered } from './render'
 import { CLI } from '../core/manifest'
 
 type Engine = typeof preflightCheck
@@ -44,6 +44,18 @@ const SERVED: Record<string, Set<string>> = Object.fromEntries(
   Object.keys(ENGINES).map((n) => [
     n,
     new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served).map((r) => r.event)),
+  ]),
+)
+/**
+ * The events Claude Code is to run in the background (the manifest's `async`: custodiet's PostToolUse). Over http
+ * it waits for them anyway (2.1.330's debug log: the next model request starts after the hook's response, ~10-30 ms
+ * per call), so they are answered at once and decided after; what the decision says goes with the session's next
+ * such answer, one call later, as an async command hook's output reaches the model a request later.
+ */
+const LATER: Record<string, Set<string>> = Object.fromEntries(
+  Object.keys(ENGINES).map((n) => [
+    n,
+    new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served && r.async).map((r) => r.event)),
   ]),
 )
 const MAX_BODY = 16 * 1024 * 1024
@@ -106,6 +118,8 @@ async function serve(): Promise<void> {
   const ppid = Object.getOwnPropertyDescriptor(process, 'ppid')
   const uid = process.getuid?.() ?? 0
   const answered = new Map<string, Set<string>>()
+  /** Per session: what a background event's decision said, for its next answer. */
+  const toldLater = new Map<string, string>()
   let tail: Promise<unknown> = Promise.resolve()
   let lastUsed = Date.now()
   let leaving = false
@@ -224,9 +238,19 @@ async function serve(): Promise<void> {
         answered.set(s.session_id, seen)
       }
       lastUsed = Date.now()
-      const done = serial(() => decide(name, s, body)).then((r) =>
-        answer(200, renderHttp(String(payload.hook_event_name), r)),
-      )
+      const event = String(payload.hook_event_name)
+      let done: Promise<void>
+      if (LATER[name].has(event)) {
+        // Answered after what was queued before it (so it carries all of that), decided right after.
+        void serial(async () => {
+          answer(200, toldLater.get(s.session_id) ?? '{}')
+          toldLater.delete(s.session_id)
+        })
+        done = serial(() => decide(name, s, body)).then((r) => {
+          const said = renderHttp(event, r)
+          if (said !== '{}') toldLater.set(s.session_id, joinAnswers(toldLater.get(s.session_id), said))
+        })
+      } else done = serial(() => decide(name, s, body)).then((r) => answer(200, renderHttp(event, r)))
       // Out of date: this call is still answered, by the engine it was taken by; the next goes to the new process.
       if (stamp() !== built) void done.finally(restart)
     })
@@ -260,7 +284,7 @@ async function serve(): Promise<void> {
   writePrivate(files.keys, JSON.stringify({ pid: process.pid, port, key }))
   process.on('SIGTERM', quit)
   setInterval(() => {
-    for (const [id, s] of sessions) if (!alive(s.ppid)) sessions.delete(id), answered.delete(id)
+    for (const [id, s] of sessions) if (!alive(s.ppid)) sessions.delete(id), answered.delete(id), toldLater.delete(id)
     // Its own environment, not whichever session's a decision in flight has put in process.env.
     if (readServiceKeys(home.env)?.pid !== process.pid) quit()
     if (stamp() !== built) restart()

@@ -163,22 +163,6 @@ describe('the resident decision service', () => {
         ),
       )
     }
-    // custodiet's PostToolUse, served by the same process.
-    const post = (dir: string) => ({
-      session_id: 'sess-1',
-      transcript_path: path.join(dir, 't.jsonl'),
-      cwd: dir,
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'ls' },
-      tool_response: { stdout: 'x', stderr: '' },
-      tool_use_id: 'toolu_post',
-    })
-    const x = await ask('custodiet', post(on))
-    const y = await command('custodiet', post(off), off)
-    expect(normalise(x.body, on)).toEqual(
-      normalise(renderHttp('PostToolUse', { exitCode: y.status as 0 | 2, stdout: y.stdout, stderr: y.stderr }), off),
-    )
     const activity = (dir: string) =>
       fs
         .readFileSync(path.join(dir, '.ratchet', 'activity.jsonl'), 'utf8')
@@ -190,6 +174,49 @@ describe('the resident decision service', () => {
       normalise(fs.readFileSync(path.join(dir, '.ratchet', 'sessions', 'sess-1.json'), 'utf8'), dir)
     expect(sessionFile(on)).toEqual(sessionFile(off))
   }, 240_000)
+
+  it("answers custodiet's PostToolUse at once and tells what it decided with the session's next one, as an async command hook's output reaches the model a call later", async () => {
+    const on = project()
+    const off = project()
+    await session(on, 'sess-later')
+    const prompt = (dir: string) => ({
+      session_id: 'sess-later',
+      transcript_path: path.join(dir, 't.jsonl'),
+      cwd: dir,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'Fix the typo in README.md. Do not touch src/app.ts.',
+    })
+    await command('custodiet', prompt(on), on)
+    await command('custodiet', prompt(off), off)
+    const post = (dir: string, i: number, tool_name: string, tool_input: Record<string, unknown>) => ({
+      session_id: 'sess-later',
+      transcript_path: path.join(dir, 't.jsonl'),
+      cwd: dir,
+      hook_event_name: 'PostToolUse',
+      tool_name,
+      tool_input,
+      tool_response: { stdout: '', stderr: '' },
+      tool_use_id: `toolu_later_${i}`,
+    })
+    const steps = [
+      ['Edit', (dir: string) => ({ file_path: path.join(dir, 'src', 'app.ts'), old_string: '1', new_string: '2' })],
+      ['Bash', () => ({ command: 'ls' })],
+      ['Bash', () => ({ command: 'git status' })],
+    ] as const
+    const overHttp: string[] = []
+    const byCommand: string[] = []
+    for (const [i, [tool, input]] of steps.entries()) {
+      overHttp.push((await ask('custodiet', post(on, i, tool, input(on)))).body)
+      const y = await command('custodiet', post(off, i, tool, input(off)), off)
+      byCommand.push(renderHttp('PostToolUse', { exitCode: y.status as 0 | 2, stdout: y.stdout, stderr: y.stderr }))
+    }
+    // The command hook tells the touch of what the user ruled out with the call that made it...
+    expect(byCommand[0]).toContain('src/app.ts')
+    // ...the service answers that call at once, before deciding it, and tells the same with the next call.
+    expect(overHttp[0]).toBe('{}')
+    expect(normalise(overHttp[1], on)).toEqual(normalise(byCommand[0], off))
+    expect(normalise(overHttp[2], on)).toEqual(normalise(byCommand[1], off))
+  }, 120_000)
 
   it('refuses what no registered hook sent: no key, an unknown session, a replay, a prompt; and says so in one line', async () => {
     const dir = project()

@@ -1,7 +1,7 @@
 // renderHttp: a command hook's output, as the resident service answers an http hook with it. Both transports must
 // say the same thing to Claude Code, which reads no exit code and no stderr from an http hook.
 import { describe, expect, it } from 'vitest'
-import { renderHttp } from '../../lib/runtime/render'
+import { joinAnswers, renderHttp } from '../../lib/runtime/render'
 
 describe('renderHttp', () => {
   it.each([
@@ -51,5 +51,41 @@ describe('renderHttp', () => {
     ],
   ])('%s', (_what, event, rendered, expected) => {
     expect(JSON.parse(renderHttp(event, rendered))).toEqual(expected)
+  })
+})
+
+describe('joinAnswers: two answers of background events told at once', () => {
+  const ctx = (text: string) =>
+    JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: text } })
+  it.each([
+    [
+      'nothing waiting: the later alone',
+      undefined,
+      ctx('b'),
+      { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'b' } },
+    ],
+    [
+      'two findings: both texts, in order',
+      ctx('first finding'),
+      ctx('second finding'),
+      { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'first finding\nsecond finding' } },
+    ],
+    [
+      'a notice and a finding: each kept',
+      JSON.stringify({ systemMessage: 'cost file unreadable' }),
+      ctx('a finding'),
+      {
+        systemMessage: 'cost file unreadable',
+        hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'a finding' },
+      },
+    ],
+    [
+      'the same notice twice: once',
+      JSON.stringify({ systemMessage: 'n' }),
+      JSON.stringify({ systemMessage: 'n' }),
+      { systemMessage: 'n' },
+    ],
+  ])('%s', (_what, earlier, later, want) => {
+    expect(JSON.parse(joinAnswers(earlier, later))).toEqual(want)
   })
 })
