@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { DEFAULT_POLICY, type Policy } from '../core/custodiet'
 import { readDailyCosts } from './custodiet-state'
-import { claudeRoad, type ReviewerConfig } from './reviewer'
+import { claudeRoad, httpModel, type ReviewerConfig } from './reviewer'
 import { readConfig } from './config'
 import type { Paths } from './registry'
 import { CLI } from '../core/manifest'
@@ -113,7 +113,7 @@ export function overCap(paths: Paths, cfg: CustodietConfig, now: Date): boolean 
 /** What the reviewer is, whether it runs, where its key comes from, and what it spent: for doctor, init and the report. */
 export interface ReviewerStatus {
   on: boolean
-  /** In words: `claude -p --model haiku`, `the Anthropic API (claude-haiku-4-5)`, `the command "…"`, or `off`. */
+  /** In words: `claude -p --model haiku`, `the Anthropic API (claude-haiku-5-5)`, `the command "…"`, or `off`. */
   reviewer: string
   /** Where the model's key comes from, or what is missing (never the key). */
   credential: { found: boolean; detail: string }
@@ -173,7 +173,7 @@ export function reviewerStatus(
       : r.kind === 'claude'
         ? `claude -p --model ${r.model ?? 'haiku'}`
         : r.kind === 'http'
-          ? `the Anthropic API (${r.model ?? 'claude-haiku-4-5'})`
+          ? `the Anthropic API (${httpModel(r, env)})`
           : r.kind === 'command'
             ? `the command ${JSON.stringify(r.command ?? '')}`
             : 'off'

@@ -164,7 +164,7 @@ export async function runReviewer(
         const key = env.ANTHROPIC_API_KEY
         if (!key) throw new RatchetError('reviewer', 'ANTHROPIC_API_KEY is not set for the http reviewer')
         const r = await messagesApi(
-          { base: apiBase(env), headers: { 'x-api-key': key }, model: cfg.model ?? 'claude-haiku-4-5' },
+          { base: apiBase(env), headers: { 'x-api-key': key }, model: httpModel(cfg, env) },
           cfg,
           system,
           prompt,
@@ -196,11 +196,7 @@ export async function runReviewer(
     }
   } catch (e) {
     if (e instanceof RatchetError) throw e
-    const err = e as NodeJS.ErrnoException
-    throw new RatchetError(
-      'reviewer',
-      `reviewer failed: ${oneLine(err.code ?? err.message ?? String(e)).slice(0, 200)}`,
-    )
+    throw new RatchetError('reviewer', `reviewer failed: ${oneLine((e as Error)?.message ?? String(e)).slice(0, 200)}`)
   }
 }
 
@@ -208,11 +204,25 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 
 const apiBase = (env: NodeJS.ProcessEnv) => (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/+$/, '')
 
-/** Claude Code's model aliases, as it resolves them (its ANTHROPIC_DEFAULT_*_MODEL variables win). */
-const ALIASES: Record<string, { env: string; model: string }> = {
-  haiku: { env: 'ANTHROPIC_DEFAULT_HAIKU_MODEL', model: 'claude-haiku-4-5' },
-  sonnet: { env: 'ANTHROPIC_DEFAULT_SONNET_MODEL', model: 'claude-sonnet-4-5' },
-  opus: { env: 'ANTHROPIC_DEFAULT_OPUS_MODEL', model: 'claude-opus-4-1' },
+/**
+ * Claude Code's model aliases as the client this package supports resolves them (2.1.330: `claude -p --model haiku`
+ * asks for claude-haiku-5-5), its ANTHROPIC_DEFAULT_*_MODEL variables winning as they do there.
+ * test/e2e/claude-reviewer-aliases.test.ts holds this table to what the installed client asks for.
+ */
+export const ALIASES: Record<string, { env: string; model: string }> = {
+  haiku: { env: 'ANTHROPIC_DEFAULT_HAIKU_MODEL', model: 'claude-haiku-5-5' },
+  sonnet: { env: 'ANTHROPIC_DEFAULT_SONNET_MODEL', model: 'claude-sonnet-5-5' },
+  opus: { env: 'ANTHROPIC_DEFAULT_OPUS_MODEL', model: 'claude-opus-5-5' },
+}
+
+/** The http reviewer's model: the configured one (an alias resolved as claude resolves it), haiku by default. */
+export const httpModel = (cfg: ReviewerConfig, env: NodeJS.ProcessEnv): string =>
+  modelId(cfg.model ?? 'haiku', env) ?? (cfg.model as string)
+
+/** The API's id for a model named as Claude Code names it: an alias resolved, a full id as it is; else undefined. */
+export function modelId(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const alias = ALIASES[name]
+  return alias ? env[alias.env] || alias.model : /^claude-/.test(name) ? name : undefined
 }
 
 interface ApiRoad {
@@ -230,24 +240,51 @@ interface ApiRoad {
 export function claudeRoad(cfg: ReviewerConfig, env: NodeJS.ProcessEnv): ApiRoad | { via: 'cli'; why: string } {
   if (cfg.via === 'cli') return { via: 'cli', why: 'custodiet.reviewer.via is "cli"' }
   for (const k of ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'])
-    if (env[k] && env[k] !== '0') return { via: 'cli', why: `${k} is set` }
-  const headers: Record<string, string> = env.ANTHROPIC_API_KEY
-    ? { 'x-api-key': env.ANTHROPIC_API_KEY }
-    : env.ANTHROPIC_AUTH_TOKEN
-      ? { authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN}` }
-      : {}
-  if (!Object.keys(headers).length)
+    if (/^(1|true|yes|on)$/i.test(env[k] ?? '')) return { via: 'cli', why: `${k} is set` }
+  if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN)
     return { via: 'cli', why: "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN: claude's own login" }
   const name = cfg.model ?? 'haiku'
-  const alias = ALIASES[name]
-  const model = alias ? env[alias.env] || alias.model : /^claude-/.test(name) ? name : undefined
+  const model = modelId(name, env)
   if (!model) return { via: 'cli', why: `the model ${JSON.stringify(name)} is a name only claude resolves` }
-  // Claude Code's ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines) go along, as the client sends them.
+  const base = apiBase(env)
+  // Node's http client does not take a proxy from the environment; the client does, so a proxied API is its road.
+  const proxy = proxyFor(base, env)
+  if (proxy) return { via: 'cli', why: `${proxy} is set: claude reaches the API through the proxy` }
+  // Claude Code's ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines) go along, as the client sends them; the key after
+  // them, so a custom header cannot stand in for it.
+  const headers: Record<string, string> = {}
   for (const line of (env.ANTHROPIC_CUSTOM_HEADERS ?? '').split('\n')) {
     const m = /^\s*([\w-]+)\s*:\s*(.*?)\s*$/.exec(line)
     if (m) headers[m[1].toLowerCase()] = m[2]
   }
-  return { via: 'api', base: apiBase(env), headers, model }
+  // Both when both are set, as the client sends them.
+  if (env.ANTHROPIC_API_KEY) headers['x-api-key'] = env.ANTHROPIC_API_KEY
+  if (env.ANTHROPIC_AUTH_TOKEN) headers.authorization = `Bearer ${env.ANTHROPIC_AUTH_TOKEN}`
+  return { via: 'api', base, headers, model }
+}
+
+/** The proxy variable that applies to `url`, if one does (NO_PROXY's hosts and domains, or `*`, excepted). */
+export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefined {
+  const host = new URL(url).hostname.toLowerCase()
+  const skip = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(/[\s,]+/)
+    .map((x) =>
+      x
+        .trim()
+        .toLowerCase()
+        .replace(/^\*?\./, '')
+        .replace(/:\d+$/, ''),
+    )
+    .filter(Boolean)
+  if (skip.some((d) => d === '*' || host === d || host.endsWith(`.${d}`))) return undefined
+  const https = url.startsWith('https:')
+  const names = [
+    ...(https ? ['HTTPS_PROXY', 'https_proxy'] : ['HTTP_PROXY', 'http_proxy']),
+    ...(https ? ['HTTP_PROXY', 'http_proxy'] : []),
+    'ALL_PROXY',
+    'all_proxy',
+  ]
+  return names.find((n) => env[n])
 }
 
 /**

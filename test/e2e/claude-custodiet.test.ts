@@ -268,7 +268,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
     const asked = s.model.requests.filter(isReviewer)
     expect(asked.length).toBeGreaterThan(0)
     // The client streams every request it makes; a plain call with the API's own model id is the hook's.
-    for (const r of asked) expect(r).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 400 })
+    for (const r of asked) expect(r).toMatchObject({ model: 'claude-haiku-5-5', max_tokens: 400 })
     expect(asked.filter((r) => r.stream === true)).toEqual([])
     expect(s.findings()).toContainEqual(expect.objectContaining({ source: 'reviewer' }))
     expect(

@@ -460,7 +460,7 @@ describe('doctor tells the truth about every dependency', () => {
     const r = ratchet(p.dir, p.home, ['doctor', '--no-probe', '--json'], { ANTHROPIC_API_KEY: 'sk-ant-test' })
     // With claude's key at hand the review asks the API itself, and says so.
     expect(find(r, 'reviewer')[0].detail).toMatch(
-      /^on: the Anthropic API with claude's key \(claude-haiku-4-5; `claude -p` where the key is not in the session's environment\) reviews the session in the background, a paid model call each; at most \$2\.00 or 500 calls a day/,
+      /^on: the Anthropic API with claude's key \(claude-haiku-5-5; `claude -p` where the key is not in the session's environment\) reviews the session in the background, a paid model call each; at most \$2\.00 or 500 calls a day/,
     )
     expect(find(r, 'reviewer key')[0]).toMatchObject({ ok: true, detail: "claude's login: ANTHROPIC_API_KEY is set" })
     expect(r.stdout).not.toContain('sk-ant-test')

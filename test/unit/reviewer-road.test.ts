@@ -16,8 +16,8 @@ const claude = (more: Partial<ReviewerConfig> = {}): ReviewerConfig => ({ kind: 
 describe('claudeRoad: which road a claude review takes', () => {
   const KEY = { ANTHROPIC_API_KEY: 'sk-ant-x' }
   it.each([
-    ['the API key claude would use', claude(), KEY, { via: 'api', model: 'claude-haiku-4-5' }],
-    ['a bearer token instead', claude(), { ANTHROPIC_AUTH_TOKEN: 't' }, { via: 'api', model: 'claude-haiku-4-5' }],
+    ['the API key claude would use', claude(), KEY, { via: 'api', model: 'claude-haiku-5-5' }],
+    ['a bearer token instead', claude(), { ANTHROPIC_AUTH_TOKEN: 't' }, { via: 'api', model: 'claude-haiku-5-5' }],
     [
       'claude’s own haiku override',
       claude(),
@@ -31,8 +31,36 @@ describe('claudeRoad: which road a claude review takes', () => {
     ['Bedrock', claude(), { ...KEY, CLAUDE_CODE_USE_BEDROCK: '1' }, { via: 'cli' }],
     ['Vertex', claude(), { ...KEY, CLAUDE_CODE_USE_VERTEX: '1' }, { via: 'cli' }],
     ['a model name only claude resolves', claude({ model: 'opusplan' }), KEY, { via: 'cli' }],
+    ['Bedrock written off', claude(), { ...KEY, CLAUDE_CODE_USE_BEDROCK: 'false' }, { via: 'api' }],
+    // Node's http client takes no proxy from the environment; the client does.
+    ['a proxy for the API', claude(), { ...KEY, HTTPS_PROXY: 'http://proxy.corp:3128' }, { via: 'cli' }],
+    ['a lower-case proxy', claude(), { ...KEY, https_proxy: 'http://proxy.corp:3128' }, { via: 'cli' }],
+    ['an http proxy, which reaches https too', claude(), { ...KEY, HTTP_PROXY: 'http://p:3128' }, { via: 'cli' }],
+    [
+      'a proxy NO_PROXY excepts the API from',
+      claude(),
+      { ...KEY, HTTPS_PROXY: 'http://p:3128', NO_PROXY: 'localhost,.anthropic.com' },
+      { via: 'api' },
+    ],
+    ['NO_PROXY=*', claude(), { ...KEY, HTTPS_PROXY: 'http://p:3128', NO_PROXY: '*' }, { via: 'api' }],
+    [
+      'a proxy for another scheme than the API’s',
+      claude(),
+      { ...KEY, ANTHROPIC_BASE_URL: 'http://gw.internal', HTTPS_PROXY: 'http://p:3128' },
+      { via: 'api' },
+    ],
   ])('%s', (_what, cfg, env, want) => {
     expect(claudeRoad(cfg, env)).toMatchObject(want)
+  })
+
+  it('sends both credentials when both are set, as the client does, and no custom header stands in for the key', () => {
+    expect(
+      claudeRoad(claude(), {
+        ...KEY,
+        ANTHROPIC_AUTH_TOKEN: 'tok',
+        ANTHROPIC_CUSTOM_HEADERS: 'x-api-key: planted\nAuthorization: Bearer planted',
+      }),
+    ).toMatchObject({ via: 'api', headers: { 'x-api-key': 'sk-ant-x', authorization: 'Bearer tok' } })
   })
 
   it('sends the address, the key and claude’s custom headers as claude does', () => {
@@ -44,7 +72,7 @@ describe('claudeRoad: which road a claude review takes', () => {
     expect(r).toEqual({
       via: 'api',
       base: 'https://proxy.example',
-      model: 'claude-haiku-4-5',
+      model: 'claude-haiku-5-5',
       headers: { 'x-api-key': 'sk-ant-x', 'x-team': 'blue', 'x-cost-centre': '42' },
     })
   })
@@ -82,7 +110,7 @@ describe('runReviewer, claude: the API road and the client road', () => {
     const out = await runReviewer(claude({ claudePath: FAKE_CLAUDE }), 'You are custodiet.', 'the window', env())
     expect(out).toEqual({ text: VERDICT, input_tokens: 321, output_tokens: 45 })
     expect(model.requests.slice(before)).toMatchObject([
-      { model: 'claude-haiku-4-5', system: 'You are custodiet.', messages: [{ role: 'user', content: 'the window' }] },
+      { model: 'claude-haiku-5-5', system: 'You are custodiet.', messages: [{ role: 'user', content: 'the window' }] },
     ])
     expect(model.requests[before].stream).toBeUndefined()
     expect(started()).toEqual([])
