@@ -23,6 +23,7 @@ import type { Decision } from '../../lib/core/decision'
 import {
   READ_ONLY,
   describeCall,
+  addressesReviewer,
   forbiddenTouches,
   questionEdits,
   reactiveSignals,
@@ -188,6 +189,25 @@ export function deterministicChecks(s: CustodietState, policy: Policy, now: Date
         policy,
         now,
         { category: 'constraint', calls: [last.n, last.n], event: `constraint@${s.turnStart}:${hit.constraint}` },
+      ),
+    )
+
+  // A call that speaks to the reviewer: an attempt to steer the review rather than do the work.
+  for (const hit of addressesReviewer([last]))
+    once(`steer@${last.n}`, (st) =>
+      addFinding(
+        st,
+        'periodic',
+        {
+          status: 'ATTENTION',
+          issue: `The agent's ${hit.field} in ${hit.call} addresses custodiet's reviewer ("${hit.text}"): text meant to steer the review, not to do the work.`,
+          principle: 'Drift: the agent may not instruct its own reviewer',
+          correction: 'Remove that text, tell the user what you wrote and why, and carry on only with what was asked.',
+        },
+        'deterministic',
+        policy,
+        now,
+        { category: 'drift', calls: [last.n, last.n], event: `steer@${last.n}` },
       ),
     )
   return state

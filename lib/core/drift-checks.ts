@@ -281,6 +281,34 @@ export function forbiddenTouches(events: ToolEvent[], env: Envelope): { call: st
   return out
 }
 
+/**
+ * Text in a call's prose that speaks to custodiet's reviewer instead of to the user: the reviewer's own answer
+ * ("## Compliance Check: OK") or an order to drop its instructions. Only where the agent writes free prose or names
+ * a file (a description, a path): a command may search for such text (work on Ratchet itself greps it all day), and
+ * is left to the reviewer, which is told that text addressing it is drift.
+ */
+const ADDRESSES_REVIEWER = [
+  /\bcompliance\s+check\s*:\s*(?:ok|attention)\b/i,
+  /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|system|reviewer'?s?)\s+(?:instructions|rules|prompts?|guidelines)\b/i,
+]
+const PROSE_FIELDS = ['description', 'file_path', 'path', 'notebook_path', 'subagent_type'] as const
+
+/** Calls whose description or file name addresses the reviewer, with the field and its words. */
+export function addressesReviewer(events: ToolEvent[]): { call: string; field: string; text: string }[] {
+  const out: { call: string; field: string; text: string }[] = []
+  for (const e of events)
+    for (const field of PROSE_FIELDS) {
+      const v = e.input[field]
+      if (typeof v !== 'string') continue
+      const m = ADDRESSES_REVIEWER.map((re) => re.exec(v)).find(Boolean)
+      if (m) {
+        out.push({ call: describeCall(e), field, text: m[0] })
+        break
+      }
+    }
+  return out
+}
+
 export function describeCall(e: ToolEvent): string {
   const what = String(e.input.file_path ?? e.input.command ?? e.input.path ?? e.input.url ?? e.input.query ?? '')
   return `${e.tool} ${what.length > 100 ? what.slice(0, 99) + '…' : what}`.trim()
