@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { claudeArgs, modelId } from '../lib/io/reviewer'
 import { claudeEnv, startMockModel } from '../test/support/mock-anthropic'
 
 const ROOT = path.resolve(__dirname, '..')
@@ -44,19 +45,11 @@ export async function reviewerCpu(runs = Number(process.env.BENCH_REVIEWER_RUNS 
       NODE_EXTRA_CA_CERTS: undefined,
       NODE_OPTIONS: undefined,
     }
-    // The arguments lib/io/reviewer.ts passes (its prompt is the review; any short one starts the client the same).
-    const review = [CLAUDE, '-p', '--model', 'haiku', '--output-format', 'json', '--max-turns', '1', '--tools', '']
-    const args = [
-      ...review,
-      '--no-session-persistence',
-      '--settings',
-      '{"disableAllHooks":true}',
-      '--system-prompt',
-      'Reply OK.',
-    ]
+    // The arguments the reviewer passes (its prompt is the review; any short one starts the client the same).
+    const args = [CLAUDE, ...claudeArgs('haiku', 'Reply OK.')]
     // The API road (lib/io/reviewer.ts claudeRoad): the review's own node process makes one Messages call, as
     // postJson makes it (node's http client, not fetch, which loads undici first: ~80 ms of CPU).
-    const call = `const r = require('http').request(${JSON.stringify(`${model.url}/v1/messages`)}, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } }, (res) => { let t = ''; res.on('data', (d) => (t += d)); res.on('end', () => JSON.parse(t)) }); r.end(JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 400, system: 'Reply OK.', messages: [{ role: 'user', content: 'Review these calls.' }] }))`
+    const call = `const r = require('http').request(${JSON.stringify(`${model.url}/v1/messages`)}, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } }, (res) => { let t = ''; res.on('data', (d) => (t += d)); res.on('end', () => JSON.parse(t)) }); r.end(JSON.stringify({ model: ${JSON.stringify(modelId('haiku', {}))}, max_tokens: 400, system: 'Reply OK.', messages: [{ role: 'user', content: 'Review these calls.' }] }))`
     const claude: number[] = []
     const api: number[] = []
     const node: number[] = []

@@ -86,6 +86,27 @@ export function runGroup(
   })
 }
 
+/**
+ * The client's road: one headless turn with no tools, no session file, and no hooks (the child cannot run ours
+ * again), the review's instructions as its whole system prompt; the prompt goes on stdin.
+ */
+export const claudeArgs = (model: string, system: string): string[] => [
+  '-p',
+  '--model',
+  model,
+  '--output-format',
+  'json',
+  '--max-turns',
+  '1',
+  '--tools',
+  '',
+  '--no-session-persistence',
+  '--settings',
+  '{"disableAllHooks":true}',
+  '--system-prompt',
+  system,
+]
+
 /** Marks the reviewer's own processes: our hooks step aside if they ever run inside it. */
 const REVIEWER_ENV = 'RATCHET_REVIEWER'
 
@@ -107,23 +128,11 @@ export async function runReviewer(
           // which knows its aliases; any other failure is the review's, as it would be the client's.
           if (r !== 'unknown-model') return r
         }
-        const args = [
-          '-p',
-          '--model',
-          cfg.model ?? 'haiku',
-          '--output-format',
-          'json',
-          '--max-turns',
-          '1',
-          '--tools',
-          '',
-          '--no-session-persistence',
-          '--settings',
-          '{"disableAllHooks":true}',
-          '--system-prompt',
-          system,
-        ]
-        const r = await runGroup(cfg.claudePath ?? 'claude', args, { input: prompt, env: childEnv, timeoutMs: timeout })
+        const r = await runGroup(cfg.claudePath ?? 'claude', claudeArgs(cfg.model ?? 'haiku', system), {
+          input: prompt,
+          env: childEnv,
+          timeoutMs: timeout,
+        })
         if (r.timedOut) throw new RatchetError('reviewer_timeout', `claude reviewer timed out after ${timeout / 1000}s`)
         let out: {
           result?: string

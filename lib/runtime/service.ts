@@ -39,25 +39,24 @@ import { CLI } from '../core/manifest'
 
 type Engine = typeof preflightCheck
 const ENGINES: Record<string, Engine> = { 'preflight-check': preflightCheck, custodiet }
+/** Per engine, the events it answers here (the manifest's `served`) that `also` holds for. */
+function servedEvents(also: (r: (typeof REGISTRATIONS)[number]) => boolean): Record<string, Set<string>> {
+  return Object.fromEntries(
+    Object.keys(ENGINES).map((n) => [
+      n,
+      new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served && also(r)).map((r) => r.event)),
+    ]),
+  )
+}
 /** The events each engine answers here (the manifest's `served`): any other event over http is refused unread. */
-const SERVED: Record<string, Set<string>> = Object.fromEntries(
-  Object.keys(ENGINES).map((n) => [
-    n,
-    new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served).map((r) => r.event)),
-  ]),
-)
+const SERVED = servedEvents(() => true)
 /**
  * The events Claude Code is to run in the background (the manifest's `async`: custodiet's PostToolUse). Over http
  * it waits for them anyway (2.1.330's debug log: the next model request starts after the hook's response, ~10-30 ms
  * per call), so they are answered at once and decided after; what the decision says goes with the session's next
  * such answer, one call later, as an async command hook's output reaches the model a request later.
  */
-const LATER: Record<string, Set<string>> = Object.fromEntries(
-  Object.keys(ENGINES).map((n) => [
-    n,
-    new Set(REGISTRATIONS.filter((r) => r.hook === n && r.served && r.async).map((r) => r.event)),
-  ]),
-)
+const LATER = servedEvents((r) => r.async === true)
 const MAX_BODY = 16 * 1024 * 1024
 const idleMs = () => Number(process.env.RATCHET_SERVICE_IDLE_MS) || 30 * 60_000
 

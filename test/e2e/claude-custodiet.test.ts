@@ -14,6 +14,22 @@ const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude')
 const VERDICT =
   '## Compliance Check: ATTENTION\n\n**Issue**: The agent is listing unrelated folders instead of fixing the typo.\n**Principle**: Type B scope expansion\n**Correction**: Fix the typo in README.md and stop.'
 
+/** How many tool calls the main model has made before this request. */
+const mainTurnCount = (req: { messages: { role: string; content: unknown }[] }) =>
+  req.messages.filter(
+    (m) =>
+      m.role === 'assistant' &&
+      Array.isArray(m.content) &&
+      (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
+  ).length
+
+/** Before the main model's request after `turn` calls, up to 30 s for a background review's finding to land. */
+const untilFoundBefore =
+  (turn: number) => async (req: { messages: { role: string; content: unknown }[] }, findings: () => unknown[]) => {
+    if (mainTurnCount(req) === turn)
+      for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
+  }
+
 describe('custodiet inside the real claude CLI', () => {
   let model: MockModel
   let project: string
@@ -59,11 +75,7 @@ describe('custodiet inside the real claude CLI', () => {
             return { text: VERDICT }
           }
           // Before the main model's third turn, wait for the background review to land.
-          const turns = req.messages.filter(
-            (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'),
-          ).length
-          if (req.tools?.length && turns === 2)
-            for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
+          if (req.tools?.length) await untilFoundBefore(2)(req, findings)
           return undefined
         },
       },
@@ -214,16 +226,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       { reactionCalls: 2, every: 0 },
       {},
       // Before the model's last turn, let the background review land (a real turn takes that long).
-      async (req, findings) => {
-        const turns = req.messages.filter(
-          (m) =>
-            m.role === 'assistant' &&
-            Array.isArray(m.content) &&
-            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
-        ).length
-        if (turns === 4)
-          for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
-      },
+      untilFoundBefore(4),
     )
     expect(s.result.status, s.result.stderr).toBe(0)
     const review = s.reviews.find((r) => r.includes('has since reacted'))!
@@ -253,16 +256,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       // stand-in first on the tests' PATH, which never calls the mock: no review would reach it.
       { reviewer: { kind: 'claude', timeoutSeconds: 60 }, every: 2 },
       {},
-      async (req, findings) => {
-        const turns = req.messages.filter(
-          (m) =>
-            m.role === 'assistant' &&
-            Array.isArray(m.content) &&
-            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
-        ).length
-        if (turns === 3)
-          for (let i = 0; i < 300 && !findings().length; i++) await new Promise((r) => setTimeout(r, 100))
-      },
+      untilFoundBefore(3),
     )
     expect(s.result.status, s.result.stderr).toBe(0)
     const asked = s.model.requests.filter(isReviewer)
@@ -298,13 +292,7 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
       // longer than they do, the mock's takes milliseconds. Before that answer, let both calls be recorded (a full
       // CI run once ended the turn before the Write's record landed, and Stop saw nothing to review).
       async (req, _findings, project) => {
-        const turns = req.messages.filter(
-          (m) =>
-            m.role === 'assistant' &&
-            Array.isArray(m.content) &&
-            (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
-        ).length
-        if (turns !== 2) return
+        if (mainTurnCount(req) !== 2) return
         const recorded = () => {
           try {
             const dir = path.join(project, '.ratchet', 'custodiet')
@@ -377,14 +365,6 @@ describe('custodiet in the real client: the reaction, the turn end, the plan', (
 // The default: the end of a turn does not wait for custodiet. The review runs after the turn has ended and its
 // verdict reaches the agent with the next prompt of the resumed session (`claude -p --resume`).
 describe('the end of a turn in the real client, without the gate', () => {
-  const mainTurnCount = (req: { messages: { role: string; content: unknown }[] }) =>
-    req.messages.filter(
-      (m) =>
-        m.role === 'assistant' &&
-        Array.isArray(m.content) &&
-        (m.content as { type: string }[]).some((b) => b.type === 'tool_use'),
-    ).length
-
   async function twoRuns(verdict: { text: string }, steps: Parameters<typeof startMockModel>[0]) {
     const project = tempProject('ratchet-claude-custodiet-')
     const home = tempProject('ratchet-home-')

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALIASES, modelId } from '../../lib/io/reviewer'
+import { ALIASES, claudeArgs, modelId } from '../../lib/io/reviewer'
 import { ROOT, exec } from '../support/fixtures'
 import { claudeEnv, startMockModel, type MockModel } from '../support/mock-anthropic'
 
@@ -27,23 +27,11 @@ describe('the model aliases, as the installed client resolves them', () => {
     '%s',
     async (alias) => {
       const before = model.requests.length
-      // The arguments the reviewer passes on the client road (lib/io/reviewer.ts).
-      const r = await exec(
-        CLAUDE,
-        [
-          '-p',
-          '--model',
-          alias,
-          '--output-format',
-          'json',
-          '--max-turns',
-          '1',
-          '--tools',
-          '',
-          '--no-session-persistence',
-        ],
-        { env: claudeEnv(model.url, home), input: 'Reply OK.' },
-      )
+      // The arguments the reviewer passes on the client road.
+      const r = await exec(CLAUDE, claudeArgs(alias, 'Reply OK.'), {
+        env: claudeEnv(model.url, home),
+        input: 'Reply OK.',
+      })
       expect(r.status, r.stderr).toBe(0)
       const asked = new Set(model.requests.slice(before).map((q) => q.model))
       expect([...asked]).toEqual([modelId(alias, {})])

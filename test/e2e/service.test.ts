@@ -10,7 +10,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureService, readServiceKeys, stopService } from '../../lib/io/service'
 import { renderHttp } from '../../lib/runtime/render'
-import { BIN, ROOT, preToolUse, tempProject, type Run } from '../support/fixtures'
+import { BIN, ROOT, preToolUse, tempProject, userPrompt, type Run } from '../support/fixtures'
 
 const PORT = 44000 + (process.pid % 1000)
 let home: string
@@ -121,13 +121,7 @@ describe('the resident decision service', () => {
       .map((l) => JSON.parse(l).cmd as string)
       .filter((_c, i) => i % 8 === 0)
     // The user's words reach both through the command hook (UserPromptSubmit is never served over http).
-    const prompt = (dir: string) => ({
-      session_id: 'sess-1',
-      transcript_path: path.join(dir, 't.jsonl'),
-      cwd: dir,
-      hook_event_name: 'UserPromptSubmit',
-      prompt: 'Fix the typo in README.md and delete notes.txt',
-    })
+    const prompt = (dir: string) => userPrompt(dir, 'Fix the typo in README.md and delete notes.txt')
     await command('preflight-check', prompt(on), on)
     await command('preflight-check', prompt(off), off)
     const calls = (dir: string) =>
@@ -179,13 +173,7 @@ describe('the resident decision service', () => {
     const on = project()
     const off = project()
     await session(on, 'sess-later')
-    const prompt = (dir: string) => ({
-      session_id: 'sess-later',
-      transcript_path: path.join(dir, 't.jsonl'),
-      cwd: dir,
-      hook_event_name: 'UserPromptSubmit',
-      prompt: 'Fix the typo in README.md. Do not touch src/app.ts.',
-    })
+    const prompt = (dir: string) => userPrompt(dir, 'Fix the typo in README.md. Do not touch src/app.ts.', 'sess-later')
     await command('custodiet', prompt(on), on)
     await command('custodiet', prompt(off), off)
     const post = (dir: string, i: number, tool_name: string, tool_input: Record<string, unknown>) => ({

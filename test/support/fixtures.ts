@@ -121,6 +121,16 @@ export function runBinAsync(
   })
 }
 
+/** A UserPromptSubmit payload: the user's words, as Claude Code sends them. */
+export const userPrompt = (cwd: string, prompt: string, session_id = 'sess-1') => ({
+  session_id,
+  transcript_path: path.join(cwd, 'transcript.jsonl'),
+  cwd,
+  permission_mode: 'default',
+  hook_event_name: 'UserPromptSubmit',
+  prompt,
+})
+
 export const preToolUse = (
   cwd: string,
   tool_name: string,
