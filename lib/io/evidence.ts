@@ -356,7 +356,16 @@ async function gatherGit(t: Extract<EvidenceTarget, { kind: 'git' }>, ctx: Ctx):
         .filter(Boolean)
     : []
   const sources = t.push.sources.map((s) => (s === '@' ? 'HEAD' : s))
-  const revs = [...sources, ...(t.push.allBranches ? ['--branches'] : []), ...(t.push.tags ? ['--tags'] : [])]
+  // A branch the line creates before its push is not there yet: its commits are its start's (and the line's own
+  // commit, read above as what it would stage). `--all` adds them to every branch.
+  const lineStarts = t.push.lineStarts ?? {}
+  const starts = Object.values(lineStarts)
+  const fromLine = (s: string) => lineStarts[s.replace(/^refs\/heads\//, '')] ?? s
+  const revs = [
+    ...sources.map(fromLine),
+    ...(t.push.allBranches ? ['--branches', ...starts] : []),
+    ...(t.push.tags ? ['--tags'] : []),
+  ]
   const dstBranch =
     t.push.sources.length === 1 &&
     (t.push.sources[0] === 'HEAD' ? branch : t.push.sources[0].replace(/^refs\/heads\//, ''))

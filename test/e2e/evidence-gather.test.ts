@@ -122,6 +122,39 @@ describe('git: what a push would send', () => {
     expect(facts.lines[0]).toContain('1 commit (new on the remote), 1 file: `README.md`')
   })
 
+  // An agent's everyday line: the branch does not exist when the push's evidence is read, so it is read from where
+  // the line starts it (a real session paused for a human on this, as unreadable, after being asked to push it).
+  it.each([
+    'git checkout -b feature/typo && git commit -qam "fix typo" && git push -u origin feature/typo',
+    'git switch -c feature/typo && git commit -am "fix typo" && git push origin feature/typo:feature/typo',
+    'git branch feature/typo && git checkout -q feature/typo && git commit -am x && git push origin refs/heads/feature/typo',
+  ])('a branch the line makes is read from its start: %s', async (line) => {
+    const { dir } = inc003({ ignoreEnv: true })
+    const { gathered, facts } = await evidence(line, dir)
+    expect(gathered[0]).toMatchObject({ commits: 1, newBranch: true })
+    expect(facts.status).toBe('clean')
+    expect(facts.lines[0]).toContain('1 commit (new on the remote), 1 file: `README.md`')
+  })
+
+  it('…and what its start carries leaves with it: a secret committed on the start branch, or staged by the line', async () => {
+    const { dir } = inc003()
+    sh(dir, 'git checkout -qb wip', 'git add .env', 'git commit -qm wip', 'git checkout -q main')
+    const fromWip = await evidence('git checkout -b feature/x wip && git push origin feature/x', dir)
+    expect(fromWip.facts.hazards.map((h) => h.path)).toContain('.env')
+    // (Switching back to main took .env out of the tree: the untracked one of a fresh project.)
+    const staged = await evidence(
+      'git checkout -b feature/y && git add -A && git commit -m x && git push origin feature/y',
+      inc003().dir,
+    )
+    expect(staged.facts.hazards.map((h) => h.path)).toContain('.env')
+  })
+
+  it('an orphan branch, or one whose start the line hides behind `--`, stays unread (a human decides)', async () => {
+    const { dir } = inc003({ ignoreEnv: true })
+    const { facts } = await evidence('git checkout --orphan fresh && git commit -qm x && git push origin fresh', dir)
+    expect(facts.status).toBe('incomplete')
+  })
+
   it('a remote that has nothing yet gets every commit', async () => {
     const { dir } = inc003({ ignoreEnv: true })
     const other = path.join(path.dirname(dir), 'other.git')

@@ -82,6 +82,26 @@ describe('where a push goes, when the line changes it first', () => {
   ])('quiet: no branch made in the line of %s', (cmd) => {
     expect(git(cmd)?.push?.lineBranches).toBeUndefined()
   })
+  it.each([
+    ['git checkout -b k-x && git push origin k-x', { 'k-x': 'HEAD' }],
+    ['git checkout -qB k-x origin/main && git push', { 'k-x': 'origin/main' }],
+    ['git switch -c k-x --track origin/dev && git push', { 'k-x': 'origin/dev' }],
+    ['git switch --create=k-x v1.2 && git push', { 'k-x': 'v1.2' }],
+    ['git branch k-x main~2 && git push origin k-x', { 'k-x': 'main~2' }],
+    ['git worktree add -b k-x ../w && git push --all', { 'k-x': 'HEAD' }],
+    ['git worktree add -b k-x ../w dev && git push --all', { 'k-x': 'dev' }],
+  ])('a branch the line creates is read from its start: %s', (cmd, starts) => {
+    expect(git(cmd)?.push?.lineStarts).toEqual(starts)
+  })
+  it.each([
+    'git switch k-x && git push',
+    'git checkout --orphan k-x && git commit -qm x && git push',
+    'git branch -m k-x && git push origin --all',
+    'git checkout -b k-x -- README.md && git push',
+    'git push origin HEAD',
+  ])('no start for a branch it only switches to, renames, orphans or hides behind --: %s', (cmd) => {
+    expect(git(cmd)?.push?.lineStarts).toBeUndefined()
+  })
   it('the refspecs leave by name', () => {
     expect(git('git push origin HEAD:refs/heads/feature-x v1.2')?.push?.refspecs).toEqual([
       'HEAD:refs/heads/feature-x',

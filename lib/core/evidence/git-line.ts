@@ -42,6 +42,11 @@ export interface GitLine {
    * origin HEAD`): they do not exist yet when the push's evidence is gathered, but their names leave with it.
    */
   branches: Map<string, string[]>
+  /**
+   * Per repository, the branches the line creates from a known start (`git checkout -b x [start]`, `git branch x
+   * [start]`): what a push of one carries is what its start carries, plus what the line commits.
+   */
+  starts: Map<string, Map<string, string>>
 }
 
 /** Adds what one git command of the line stages, commits, tags or pushes to the target of its repository. */
@@ -53,7 +58,8 @@ export function gitStep(inv: Invocation, cwd: string, home: string, cmd: string,
   if (sub === 'commit') return commitStep(call)
   if (sub === 'push') return pushStep(call, line)
   const made = branchMade(sub, rest)
-  if (made) line.branches.set(call.dir, [...(line.branches.get(call.dir) ?? []), made])
+  if (made) line.branches.set(call.dir, [...(line.branches.get(call.dir) ?? []), made.name])
+  if (made?.start) line.starts.set(call.dir, new Map(line.starts.get(call.dir)).set(made.name, made.start))
   // An annotated tag made in the line: its message leaves with `git push --tags` or `--follow-tags`.
   if (sub === 'tag') return tagStep(call)
   // Where later pushes in the line go is changed before they run: what git config says now is not what they use.
@@ -66,13 +72,17 @@ export function gitStep(inv: Invocation, cwd: string, home: string, cmd: string,
 
 /**
  * The branch a `checkout`, `switch`, `branch` or `worktree add` creates, renames to or switches to; for a plain
- * `git checkout <x>` it may be a file being restored instead, which only costs a name checked for nothing.
+ * `git checkout <x>` it may be a file being restored instead, which only costs a name checked for nothing. `start`:
+ * where a branch it creates begins (HEAD unless named), when that is plain (not an orphan, no `--` in the line).
  */
-function branchMade(sub: string, rest: string[]): string | undefined {
+function branchMade(sub: string, rest: string[]): { name: string; start?: string } | undefined {
+  const plain = !rest.includes('--')
   if (sub === 'checkout' || sub === 'switch') {
     const o = gitOptions(rest, new Set(['--orphan', '--create', '--force-create']), new Set(['b', 'B', 'c', 'C']))
-    const named = o.values('-b', '-B', '-c', '-C', '--orphan', '--create', '--force-create').pop()
-    return named ?? (rest.includes('--') ? undefined : o.operands[0])
+    const created = o.values('-b', '-B', '-c', '-C', '--create', '--force-create').pop()
+    if (created) return { name: created, ...(plain ? { start: o.operands[0] ?? 'HEAD' } : {}) }
+    const named = o.values('--orphan').pop() ?? (plain ? o.operands[0] : undefined)
+    return named ? { name: named } : undefined
   }
   if (sub === 'branch') {
     const o = gitOptions(
@@ -82,11 +92,14 @@ function branchMade(sub: string, rest: string[]): string | undefined {
     )
     if (['d', 'D', '--delete', 'l', '--list', 'a', 'r', '--all', '--remotes'].some((f) => o.has(f))) return undefined
     const renames = ['m', 'M', 'c', 'C', '--move', '--copy'].some((f) => o.has(f))
-    return renames ? o.operands.at(-1) : o.operands[0]
+    const name = renames ? o.operands.at(-1) : o.operands[0]
+    if (!name) return undefined
+    return renames || !plain ? { name } : { name, start: o.operands[1] ?? 'HEAD' }
   }
   if (sub === 'worktree' && rest[0] === 'add') {
     const o = gitOptions(rest.slice(1), new Set(['--reason']), new Set(['b', 'B']))
-    return o.values('-b', '-B').pop()
+    const name = o.values('-b', '-B').pop()
+    return name ? { name, ...(plain ? { start: o.operands[1] ?? 'HEAD' } : {}) } : undefined
   }
   return undefined
 }
@@ -214,6 +227,7 @@ function pushStep({ rest, cmd, dir, redirectedBy, repo }: GitCall, line: GitLine
     tags,
     refspecs,
     ...(line.branches.get(dir)?.length ? { lineBranches: [...line.branches.get(dir)!] } : {}),
+    ...(line.starts.get(dir)?.size ? { lineStarts: Object.fromEntries(line.starts.get(dir)!) } : {}),
     ...(redirectedBy ? { redirected: redirectedBy } : {}),
     command: cmd,
   }

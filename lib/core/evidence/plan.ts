@@ -44,6 +44,7 @@ export function planEvidence(
       ? ['GIT_CONFIG_* in the environment']
       : [],
     branches: new Map(),
+    starts: new Map(),
   }
   for (let i = 0; i < invs.length; i++) {
     const inv = invs[i]

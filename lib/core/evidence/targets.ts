@@ -47,6 +47,8 @@ export interface PushSpec {
   refspecs?: string[]
   /** Branches the line creates or switches to before the push: not there yet when it is read, named when it runs. */
   lineBranches?: string[]
+  /** Of those, the ones the line creates, and where each begins: the push's commits are read from there. */
+  lineStarts?: Record<string, string>
   /** Git options on the push itself that change where it goes (`-c remote.origin.pushurl=…`). */
   redirected?: string
   command: string
