@@ -4,6 +4,7 @@
 // or anything catastrophic; "commit it" does not cover a push.
 
 import type { Finding, Irrevocable } from '../../lib/core/actions/types'
+import { BEYOND_ASKED } from '../../lib/core/prompt-clauses'
 
 /** Per pattern, the words that ask for it. A finding without an entry is never covered by a request. */
 const ASKS: Record<string, RegExp> = {
@@ -65,9 +66,12 @@ export function requestedBy(prompt: string | undefined, findings: Finding[], tar
     for (const c of parts) {
       const m = ask.exec(c)
       if (!m) continue
-      // Negated where it is asked ("don't push", "never delete", "push nothing"): not a request, and it vetoes.
-      if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length)))
+      // Negated where it is asked ("don't push", "never delete", "push nothing"): not a request, and it vetoes;
+      // unless it forbids only what goes beyond the request ("don't push anything else"), judged by scope.
+      if (NEGATION.test(c.slice(0, m.index)) || /^\s*(?:nothing|no\b)/i.test(c.slice(m.index + m[0].length))) {
+        if (BEYOND_ASKED.test(c)) continue
         return false
+      }
       asked = true
     }
     return asked

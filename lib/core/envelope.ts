@@ -12,6 +12,7 @@
 // recognisable verb, an unknown language) `unsure` says why and the reviewer gets the raw request.
 
 import {
+  BEYOND_ASKED,
   LEAD,
   MAX_READ,
   METHOD_INLINE,
@@ -45,8 +46,11 @@ export interface Envelope {
    * "leave the code alone", a request to investigate and report. A change of state goes against them.
    */
   readOnly?: string
-  /** Actions a constraint forbids by name ("do not push or tag anything" → push, tag), with the constraint's words. */
-  forbiddenActions?: { action: string; constraint: string }[]
+  /**
+   * Actions a constraint forbids by name ("do not push or tag anything" → push, tag), with the constraint's words;
+   * `beyondAsked`: only where the request did not name what it is done to ("do not push anything else").
+   */
+  forbiddenActions?: { action: string; constraint: string; beyondAsked?: true }[]
 }
 
 const STOP = new Set(
@@ -218,13 +222,14 @@ export function forbiddenPart(constraint: string): string {
   return m ? c.slice(m.index) : c
 }
 
-function forbiddenActionsOf(constraints: string[]): { action: string; constraint: string }[] {
-  const out: { action: string; constraint: string }[] = []
+function forbiddenActionsOf(constraints: string[]): NonNullable<Envelope['forbiddenActions']> {
+  const out: NonNullable<Envelope['forbiddenActions']> = []
   for (const c of constraints) {
     const part = forbiddenPart(c)
+    const beyond = BEYOND_ASKED.test(part)
     for (const [re, action] of ACTION_WORDS)
       if (re.test(part) && !(action === 'push' && out.some((o) => o.action === 'force-push' && o.constraint === c)))
-        out.push({ action, constraint: c })
+        out.push({ action, constraint: c, ...(beyond ? { beyondAsked: true as const } : {}) })
   }
   return out
 }

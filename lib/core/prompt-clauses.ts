@@ -26,6 +26,12 @@ export const NEGATION =
   /\b(?:don['’]?t|do not|does not|doesn['’]?t|never|no need to|without|avoid|must not|mustn['’]?t|shouldn['’]?t|should not|not to|(?:leave|leaving)\b(?:[^,.;]|\.(?=\S)){0,200}\balone|(?:keep|keeping|keeps)\b(?:[^,.;]|\.(?=\S)){0,200}\b(?:as is|as it is|unchanged|untouched|intact|the same|as they are)|stay away from|hands off|off[- ]limits|nicht|kein(?:e|en)?|ohne|niemals|ne\s+\S{1,40}\s+pas|n'\S{1,40}\s+pas|pas (?:de|le|la|les)|sans|jamais|no toques|no cambies|no modifiques|no\s+\w+(?:es|as)\b|sin|nunca|não|nao|senza|non)\b/i
 export const ONLY =
   /\bonly\s+(?:change|touch|edit|modify|update)\b|\bnothing (?:else|more)\b|\bnur\b|\bseulement\b|\buniquement\b|\bsolo\b|\bsolamente\b|\bapenas\b/i
+/**
+ * What a constraint forbids only beyond the request: "do not push anything else", "don't touch any other file",
+ * "nothing besides that". It leaves what the request names alone.
+ */
+export const BEYOND_ASKED =
+  /\b(?:anything|something|everything|nothing)\s+(?:else|more)\b|\bany(?:thing)?\s+other\b|\bother than\b|\bbesides\b|\bbeyond (?:that|this|it)\b/i
 const METHOD =
   /^(?:use|using|via|with the|through|by \w{1,30}ing|stick to|verwende|benutze|mit|utilise|en utilisant|avec|usa|usando|con|use o|utilizza)\b/i
 export const METHOD_INLINE =

@@ -22,6 +22,10 @@ describe('requestedBy', () => {
     ['push the branch', PUSH, true],
     ["don't push, just commit it", PUSH, false],
     ['do not push anything yet', PUSH, false],
+    // "else" forbids only what the request did not name: scope (lib/core/actions/scope.ts) judges the names.
+    ['push a new branch feature/x. Do not push anything else.', PUSH, true],
+    ['commit it. Do not push anything else.', PUSH, false],
+    ["don't push anything other than the docs branch", PUSH, false],
     ['commit it', [f('git_push')], false],
     ['push the branch', [...PUSH, f('git_history_rewrite', 'irreversible')], false],
     ['force-push the branch', [...PUSH, f('git_history_rewrite', 'irreversible')], true],

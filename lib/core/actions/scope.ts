@@ -236,6 +236,17 @@ export function requestOf(prompts: readonly string[]): Envelope | undefined {
 }
 
 const quote = (s: string) => `"${oneLine(s, 140)}"`
+/**
+ * What a change is done to, as a request would name it: a command's operands after its subcommand, less the first
+ * when more follow (`git push origin feature/x` → feature/x; `git tag v1.2` → v1.2); options and flags never.
+ */
+const objectsOf = (what: string): string[] => {
+  const ops = what
+    .split(/\s+/)
+    .slice(2)
+    .filter((w) => w && !w.startsWith('-'))
+  return (ops.length > 1 ? ops.slice(1) : ops).flatMap((w) => w.replace(/^\+/, '').split(':')).filter(Boolean)
+}
 const asked = (env: Envelope, names: string[]) => {
   const words = env.prompts[env.prompts.length - 1]?.toLowerCase() ?? ''
   return names.some(
@@ -280,7 +291,10 @@ export function requestScope(
 function constraintHit(env: Envelope, changes: Change[]): { change: Change; constraint: string } | undefined {
   for (const ch of changes) {
     for (const a of env.forbiddenActions ?? [])
-      if (ch.actions.includes(a.action) || (a.action === 'push' && ch.actions.includes('force-push')))
+      if (
+        (ch.actions.includes(a.action) || (a.action === 'push' && ch.actions.includes('force-push'))) &&
+        !(a.beyondAsked && asked(env, objectsOf(ch.what)))
+      )
         return { change: ch, constraint: a.constraint }
     const how = ch.actions.includes('create') ? 'create' : ch.actions.includes('edit') ? 'edit' : 'other'
     for (const t of ch.targets) {
