@@ -60,8 +60,15 @@ import {
 
 type Call = ToolCall & { session_id: string }
 
-export function decidePreToolUse(call: Call, facts: PreflightFacts): PreflightOutcome {
-  const { result, loss } = verdictAndNote(call, facts) // 1–7
+export function decidePreToolUse(call: Call, given: PreflightFacts): PreflightOutcome {
+  let facts = given
+  let { result, loss } = verdictAndNote(call, facts) // 1–7
+  // A call that destroys something: its check binds to what it would destroy, read now; decided again with that key.
+  const bound = bindToWorld(result, facts)
+  if (bound) {
+    facts = bound
+    ;({ result, loss } = verdictAndNote(call, facts))
+  }
   const o: Draft = { decision: result.decision, verdict: result.verdict, effects: [] }
   // 8. custodiet's hold, read first: it decides whether an approval may be used.
   const held = facts.hold ? holdDecision(facts.hold, READ_ONLY_TOOLS.has(call.tool_name)) : null
@@ -78,12 +85,26 @@ export function decidePreToolUse(call: Call, facts: PreflightFacts): PreflightOu
   return { decision: o.decision, verdict: o.verdict, effects: o.effects, result, record }
 }
 
+/**
+ * What cannot be undone is checked for what it would destroy as it is now (the tip of the remote branch a push
+ * deletes, the content of a file), as an approval is bound to it (pause-queue.ts): the check's key carries its
+ * digest, so the identical retry runs only if nothing moved in between. Read once; the queue reuses the reading.
+ * Undefined for every call that destroys nothing (the hot path reads nothing more).
+ */
+function bindToWorld(result: PreflightResult, facts: PreflightFacts): PreflightFacts | undefined {
+  const lost = result.action.findings.filter((f) => f.lost && !f.catastrophic)
+  if (!lost.length || !facts.destroyed) return undefined
+  const now = facts.destroyed(lost, result.action.deleted)
+  if (!now) return undefined
+  return { ...facts, checkKey: `${facts.fingerprint}:${now.digest}`, destroyed: () => now }
+}
+
 /** Steps 1–7: the verdict and the agent's note, rendered once; and what the call would lose for good (step 6). */
 function verdictAndNote(call: Call, facts: PreflightFacts): { result: PreflightResult; loss?: LossFacts } {
   const opts = {
     checkWindowMs: facts.config.checkWindowMs,
     checks: facts.session.checks,
-    fingerprint: facts.fingerprint,
+    fingerprint: facts.checkKey ?? facts.fingerprint,
     now: facts.now,
     isNewCapability: facts.isNewCapability,
     firstUse: facts.config.firstUse,
@@ -227,8 +248,8 @@ function recordSessionFacts(o: Draft, facts: PreflightFacts, result: PreflightRe
       reads,
       ...(created.length ? { created } : {}),
       ...(secrets.length ? { secrets } : {}),
-      ...(checkIssued ? { checkIssued: fp } : {}),
-      ...(checkAnswered ? { checkAnswered: fp } : {}),
+      ...(checkIssued ? { checkIssued: facts.checkKey ?? fp } : {}),
+      ...(checkAnswered ? { checkAnswered: facts.checkKey ?? fp } : {}),
       ...(blockedNow
         ? { block: { at: facts.now, fingerprint: fp, patterns, paths: action.paths, summary: action.summary } }
         : {}),

@@ -111,7 +111,13 @@ export interface PreflightFacts {
    * (`created`) left out; asked only when a call deletes something the classifier could not call recoverable.
    */
   loss?(deleted: Deletion[], created: Record<string, number>): LossFacts | undefined
-  /** What a paused destructive call would destroy, read now (remote ref tips, file hashes): an approval binds to it. */
+  /**
+   * The key a check on this call is issued and answered under: the fingerprint, and for a call that destroys
+   * something, what it would destroy as read now (compose.ts bindToWorld), so an identical retry after the world
+   * changed (a teammate pushed to the branch it deletes) is checked again instead of running.
+   */
+  checkKey?: string
+  /** What a destructive call would destroy, read now (remote ref tips, file hashes): an approval or a check binds to it. */
   destroyed?(findings: readonly Finding[], deleted: readonly Deletion[]): DestroyedState | undefined
   /** The courtroom's probation (only when its file exists: one existsSync on the hot path), from `courtroom`. */
   probation?: { list: Probation[]; moderate: 'check' | 'ask' }

@@ -136,9 +136,12 @@ export function applyIrrevocable(r: Staged, facts: PreflightFacts): Staged {
   if (!lost.length) return r
   const prompt = facts.session.prompts[facts.session.prompts.length - 1]
   const unasked = lost.filter((f) => !askedFor(prompt, f.lost!))
-  const lines = lostLines(lost)
   const current = strengthOf(r.verdict)
   const unreadable = r.action.findings.some((f) => f.pattern === 'unreadable')
+  // What goes, as read now, when a check will cover it (compose.ts bindToWorld read it, and keyed the check to
+  // it): the retry runs only on the same.
+  const now = !unasked.length && facts.checkKey ? facts.destroyed?.(lost, r.action.deleted) : undefined
+  const lines = [...lostLines(lost), ...(now?.seen.slice(0, 3).map((l) => `Now: ${l}`) ?? [])]
   if (unasked.length) {
     if (current && STRENGTH[current] >= STRENGTH.pause) return { ...r, note: naming(r.note, lines) }
     const note = because(r.note, "it cannot be undone, and the user's latest message did not ask for it by name")
@@ -293,7 +296,7 @@ const stops = (v: Verdict) => v === 'check' || v === 'ask' || v === 'pause' || v
 const checkAnswered = (facts: PreflightFacts) =>
   answered({
     checks: facts.session.checks,
-    fingerprint: facts.fingerprint,
+    fingerprint: facts.checkKey ?? facts.fingerprint,
     now: facts.now,
     checkWindowMs: facts.config.checkWindowMs,
   })

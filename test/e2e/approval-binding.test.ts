@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { fingerprint } from '../../lib/core/fingerprint'
-import { preToolUse, runBin, tempProject } from '../support/fixtures'
+import { preToolUse, runBin, tempProject, userPrompt } from '../support/fixtures'
 import { FAKE } from '../support/fake-secrets'
 
 describe('approvals bind to the folder the call runs in', () => {
@@ -349,6 +349,33 @@ describe('an approval of a destructive call binds to what it destroys', () => {
     expect(after.reason).toMatch(new RegExp(`what would be destroyed is not what the human approved in ${id}`))
     expect(call('F', 4, force).decision).toBe('deny')
     expect(sh('git log --format=%s -1 feature', path.join(root, 'remote.git')).trim()).toBe('teammate')
+  }, 60_000)
+
+  // Seen in a real session (stop 29): asked by name, the delete was a check; a teammate pushed to the branch; the
+  // agent's identical retry deleted the branch with the teammate's commit, which nobody had been shown.
+  const asks = (session: string, prompt: string) =>
+    expect(runBin('preflight-check', userPrompt(dir, prompt, session), { cwd: dir, env }).status).toBe(0)
+  it('asked for by name, a check names the tip that goes; a teammate pushes before the retry: checked again, naming the new tip', () => {
+    asks('N', 'Delete the remote branch feature, it is merged.')
+    const first = call('N', 1)
+    expect(first.decision, first.reason).toBe('deny')
+    const tip = /Now: ref feature on origin at ([0-9a-f]{12})/.exec(first.reason)?.[1]
+    expect(tip, first.reason).toBeTruthy()
+    expect(pendingId(first.reason)).toBeUndefined()
+    teammatePushes()
+    const after = call('N', 2)
+    expect(after.decision, after.reason).toBe('deny')
+    const moved = /Now: ref feature on origin at ([0-9a-f]{12})/.exec(after.reason)?.[1]
+    expect(moved).toBeTruthy()
+    expect(moved).not.toBe(tip)
+    // The retry of that check, with the remote as it showed: runs.
+    expect(call('N', 3).decision).toBe('allow')
+  }, 60_000)
+
+  it('asked for by name and nothing moved: the identical retry of the check runs', () => {
+    asks('M', 'Delete the remote branch feature, it is merged.')
+    expect(call('M', 1).decision).toBe('deny')
+    expect(call('M', 2).decision).toBe('allow')
   }, 60_000)
 
   it('approved with the remote unchanged: runs once without asking again; a project approval says it stays approved', () => {
