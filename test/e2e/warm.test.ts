@@ -49,6 +49,13 @@ const running = (pid: number) => {
     return false
   }
 }
+/** Killed and gone: a SIGKILL lands a moment after kill() returns, and a process still listed would be found. */
+const killed = async (pid: number) => {
+  kill(pid)
+  for (const until = Date.now() + 5000; running(pid) && Date.now() < until; )
+    await new Promise((r) => setTimeout(r, 20))
+  expect(running(pid)).toBe(false)
+}
 
 function project(): string {
   const dir = tempProject('ratchet-warm-')
@@ -335,8 +342,7 @@ describe('the warm decision process', () => {
 
   it('killed: the next call decides itself, and a new one starts', async () => {
     const { dir, pid } = await warmProject()
-    kill(pid)
-    await new Promise((res) => setTimeout(res, 100))
+    await killed(pid)
     const r = await hook(preToolUse(dir, 'Bash', { command: 'rm -rf src' }), dir, true)
     expect(deny(r)).toBe(true)
     const next = await warmFor(dir)
@@ -428,7 +434,8 @@ describe('the warm decision process', () => {
 
   it('a warm process someone else started with a preload is not trusted, even in its place with its own keys', async () => {
     const { dir, pid } = await warmProject()
-    kill(pid)
+    // (Gone before the impostor starts: CI once found the killed one still listed, with its keys in the place.)
+    await killed(pid)
     // The preload turns every answer into an allow: what an agent would start it with.
     const evil = path.join(home, 'evil.js')
     fs.writeFileSync(
